@@ -1,0 +1,123 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
+
+// decodeFields decodes an event one field at a time and reports every
+// field whose JSON type is wrong, and every unknown field. A problem with
+// Field "" means data is not a JSON object at all.
+func decodeFields(data []byte) (Event, fieldErrors) {
+	var e Event
+	var fe fieldErrors
+	top, ok := object(data)
+	if !ok {
+		fe.add("", "the event must be one JSON object")
+		return e, fe
+	}
+	targets := map[string]any{
+		"id": &e.ID, "timestamp": &e.Timestamp, "tenantId": &e.TenantID,
+		"action": &e.Action, "crossTenant": &e.CrossTenant, "category": &e.Category,
+		"outcome": &e.Outcome, "reason": &e.Reason, "before": &e.Before, "after": &e.After,
+		"requestId": &e.RequestID,
+	}
+	nested := map[string]map[string]any{
+		"actor": {"id": &e.Actor.ID, "email": &e.Actor.Email, "role": &e.Actor.Role,
+			"ip": &e.Actor.IP, "userAgent": &e.Actor.UserAgent},
+		"resource": {"type": &e.Resource.Type, "id": &e.Resource.ID},
+	}
+	for _, k := range sortedKeys(top) {
+		raw := top[k]
+		switch {
+		case targets[k] != nil:
+			decodeInto(&fe, k, raw, targets[k])
+		case nested[k] != nil:
+			if isNull(raw) {
+				continue
+			}
+			sub, ok := object(raw)
+			if !ok {
+				fe.add(k, "must be an object")
+				continue
+			}
+			for _, sk := range sortedKeys(sub) {
+				if dst := nested[k][sk]; dst != nil {
+					decodeInto(&fe, k+"."+sk, sub[sk], dst)
+				} else {
+					fe.add(k+"."+sk, "is not a known field")
+				}
+			}
+		case k == "diff":
+			e.Diff = decodeDiff(&fe, raw)
+		default:
+			fe.add(k, "is not a known field")
+		}
+	}
+	return e, fe
+}
+
+func decodeDiff(fe *fieldErrors, raw json.RawMessage) map[string]Change {
+	if isNull(raw) {
+		return nil
+	}
+	entries, ok := object(raw)
+	if !ok {
+		fe.add("diff", "must be an object mapping each changed field to {\"from\", \"to\"}")
+		return nil
+	}
+	diff := make(map[string]Change, len(entries))
+	for _, name := range sortedKeys(entries) {
+		parts, ok := object(entries[name])
+		if !ok {
+			fe.add("diff."+name, "must be an object with both \"from\" and \"to\" (null for absent)")
+			continue
+		}
+		var c Change
+		for _, pk := range sortedKeys(parts) {
+			switch pk {
+			case "from":
+				c.From = parts[pk]
+			case "to":
+				c.To = parts[pk]
+			default:
+				fe.add("diff."+name+"."+pk, "is not a known field (only \"from\" and \"to\")")
+			}
+		}
+		diff[name] = c
+	}
+	return diff
+}
+
+func decodeInto(fe *fieldErrors, field string, raw json.RawMessage, dst any) {
+	err := json.Unmarshal(raw, dst)
+	if err == nil {
+		return
+	}
+	var ae *Error
+	if errors.As(err, &ae) {
+		fe.add(field, "%s", ae.Message)
+		return
+	}
+	switch dst.(type) {
+	case *bool:
+		fe.add(field, "must be a boolean")
+	default:
+		fe.add(field, "must be a string")
+	}
+}
+
+func object(raw []byte) (map[string]json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, false
+	}
+	return m, true
+}
+
+func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

@@ -1,0 +1,198 @@
+// Package audit is the domain of the audit log: events, their validation,
+// the event catalog, query filters, cursors, export jobs and the store
+// interfaces. It imports no transport or backend: HTTP, Kafka,
+// Elasticsearch and SQLite depend on this package, never the reverse.
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+)
+
+// Action is what was done to the resource (spec §2.1).
+type Action string
+
+// The four actions of spec §2.1; no other value is valid.
+const (
+	ActionCreate Action = "create"
+	ActionUpdate Action = "update"
+	ActionDelete Action = "delete"
+	ActionAccess Action = "access"
+)
+
+// Actions lists every valid action, in a stable order.
+var Actions = []Action{ActionCreate, ActionUpdate, ActionDelete, ActionAccess}
+
+// Valid reports whether a is one of the four actions.
+func (a Action) Valid() bool {
+	switch a {
+	case ActionCreate, ActionUpdate, ActionDelete, ActionAccess:
+		return true
+	}
+	return false
+}
+
+// Category groups occurrences as spec §1.1 does (an optional field beyond
+// spec §2.1, see shared/DESIGN.md).
+type Category string
+
+// The categories of spec §1.1.
+const (
+	CategoryConfiguration   Category = "configuration"
+	CategorySensitiveAccess Category = "sensitive_access"
+	CategorySecurity        Category = "security"
+	CategoryCrossTenant     Category = "cross_tenant"
+	CategoryIntegration     Category = "integration"
+)
+
+// Categories lists every valid category.
+var Categories = []Category{CategoryConfiguration, CategorySensitiveAccess, CategorySecurity, CategoryCrossTenant, CategoryIntegration}
+
+// Valid reports whether c is a known category.
+func (c Category) Valid() bool {
+	for _, k := range Categories {
+		if c == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Outcome tells whether the action succeeded; failed login attempts need it.
+type Outcome string
+
+// The outcomes. An event without one is a success.
+const (
+	OutcomeSuccess Outcome = "success"
+	OutcomeFailure Outcome = "failure"
+)
+
+// Valid reports whether o is a known outcome.
+func (o Outcome) Valid() bool { return o == OutcomeSuccess || o == OutcomeFailure }
+
+// Roles named by the spec. actor.role is an open set: any lowercase
+// snake_case value of at most 64 characters is accepted.
+const (
+	RoleAdmin      = "admin"
+	RoleSuperadmin = "superadmin"
+)
+
+// Actor is who performed the action (spec §2.1).
+type Actor struct {
+	ID        string `json:"id"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	IP        string `json:"ip"`
+	UserAgent string `json:"userAgent"`
+}
+
+// Resource is the affected thing (spec §2.1).
+type Resource struct {
+	Type string `json:"type"`
+	ID   string `json:"id"`
+}
+
+// Change is one entry of an event's diff: the value before and after. The
+// values keep the JSON type of the changed field, so they are raw JSON;
+// JSON null stands for "absent" (the "from" of a creation).
+type Change struct {
+	From json.RawMessage `json:"from"`
+	To   json.RawMessage `json:"to"`
+}
+
+// Event is one immutable audit record. Its fields are exactly those of
+// spec §2.1 plus the optional fields of shared/DESIGN.md (category,
+// outcome, reason, before, after, requestId).
+//
+// The spec fields are always serialized, diff as {} when nothing changed;
+// the optional ones are omitted when empty.
+type Event struct {
+	ID          string            `json:"id"`
+	Timestamp   Timestamp         `json:"timestamp"`
+	TenantID    string            `json:"tenantId"`
+	Actor       Actor             `json:"actor"`
+	Action      Action            `json:"action"`
+	Resource    Resource          `json:"resource"`
+	Diff        map[string]Change `json:"diff"`
+	CrossTenant bool              `json:"crossTenant"`
+
+	Category  Category        `json:"category,omitempty"`
+	Outcome   Outcome         `json:"outcome,omitempty"`
+	Reason    string          `json:"reason,omitempty"`
+	Before    json.RawMessage `json:"before,omitempty"`
+	After     json.RawMessage `json:"after,omitempty"`
+	RequestID string          `json:"requestId,omitempty"`
+}
+
+// MarshalJSON writes diff as {} rather than null when it is empty, so the
+// wire shape always has every spec field.
+func (e Event) MarshalJSON() ([]byte, error) {
+	type plain Event
+	p := plain(e)
+	if p.Diff == nil {
+		p.Diff = map[string]Change{}
+	}
+	return json.Marshal(p)
+}
+
+// ChangedFields returns the sorted names of the fields in the diff.
+func (e *Event) ChangedFields() []string {
+	return sortedKeys(e.Diff)
+}
+
+// TimestampLayout is the one wire format of a timestamp: UTC with exactly
+// three fraction digits, e.g. 2026-11-21T09:30:12.345Z.
+const TimestampLayout = "2006-01-02T15:04:05.000Z"
+
+// Timestamp is an instant with millisecond precision, always UTC on the
+// wire in TimestampLayout.
+type Timestamp struct{ time.Time }
+
+// NewTimestamp truncates t to the millisecond and converts it to UTC.
+func NewTimestamp(t time.Time) Timestamp {
+	return Timestamp{t.UTC().Truncate(time.Millisecond)}
+}
+
+// ParseTimestamp accepts RFC 3339 with an optional fraction of up to nine
+// digits and any offset (uppercase T and Z), and normalizes it to UTC
+// milliseconds. It rejects every other shape (no "T", no zone, a date
+// alone, a number).
+func ParseTimestamp(s string) (Timestamp, error) {
+	if len(s) < len("2006-01-02T15:04:05Z") || s[10] != 'T' {
+		return Timestamp{}, Errorf(EINVALID, "%q is not an ISO 8601 timestamp like 2026-11-21T09:30:12.345Z", s)
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return Timestamp{}, Errorf(EINVALID, "%q is not an ISO 8601 timestamp like 2026-11-21T09:30:12.345Z", s)
+	}
+	return NewTimestamp(t), nil
+}
+
+// String formats ts in TimestampLayout.
+func (ts Timestamp) String() string { return ts.UTC().Format(TimestampLayout) }
+
+// MarshalJSON writes ts in TimestampLayout.
+func (ts Timestamp) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(TimestampLayout)+2)
+	b = append(b, '"')
+	b = ts.UTC().AppendFormat(b, TimestampLayout)
+	return append(b, '"'), nil
+}
+
+// UnmarshalJSON reads a timestamp string (see ParseTimestamp).
+func (ts *Timestamp) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(b, []byte("null")) {
+		return Errorf(EINVALID, "timestamp is null")
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return Errorf(EINVALID, "timestamp must be a string")
+	}
+	t, err := ParseTimestamp(s)
+	if err != nil {
+		return err
+	}
+	*ts = t
+	return nil
+}

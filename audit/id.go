@@ -1,0 +1,59 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// NewID returns a fresh event id: IDPrefix followed by a UUIDv7.
+func NewID() string {
+	return IDPrefix + uuid.Must(uuid.NewV7()).String()
+}
+
+// ValidID reports whether id is IDPrefix followed by a canonical UUIDv7.
+func ValidID(id string) bool {
+	rest, ok := strings.CutPrefix(id, IDPrefix)
+	if !ok || len(rest) != 36 {
+		return false
+	}
+	u, err := uuid.Parse(rest)
+	return err == nil && u.Version() == 7 && u.Variant() == uuid.RFC4122 && rest == u.String()
+}
+
+// DeriveID returns a deterministic event id for an event that arrived
+// without one, so that a redelivery or a retried request keeps its id (the
+// id is the idempotency key). It is a valid UUIDv7: the 48-bit time field
+// is the event's timestamp in milliseconds, and the other 74 bits come
+// from SHA-256 of key.
+func DeriveID(ts Timestamp, key []byte) string {
+	sum := sha256.Sum256(key)
+	var u uuid.UUID
+	ms := uint64(ts.UnixMilli())
+	binary.BigEndian.PutUint64(u[:8], ms<<16)
+	copy(u[6:], sum[:10])
+	u[6] = 0x70 | (u[6] & 0x0f) // version 7
+	u[8] = 0x80 | (u[8] & 0x3f) // RFC 4122 variant
+	return IDPrefix + u.String()
+}
+
+// KafkaKey is the DeriveID key for a message at a position of a topic.
+func KafkaKey(topic string, partition int, offset int64) []byte {
+	return []byte("kafka:" + topic + ":" + strconv.Itoa(partition) + ":" + strconv.FormatInt(offset, 10))
+}
+
+// CanonicalKey is the DeriveID key for an event that came over HTTP: its
+// canonical JSON encoding without the id (object keys sorted, raw values
+// compacted), so the same event sent twice gets the same id.
+func CanonicalKey(e Event) []byte {
+	e.ID = ""
+	b, err := json.Marshal(e)
+	if err != nil { // Event always marshals; keep the key non-empty anyway
+		return []byte(e.TenantID + e.Timestamp.String())
+	}
+	return append([]byte("http:"), b...)
+}

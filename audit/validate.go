@@ -1,0 +1,255 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+)
+
+// Limits on one event. They are part of the contract (README, "Event
+// limits"); an event beyond any of them is rejected, never truncated.
+const (
+	// MaxEventBytes is the largest encoded event accepted. It leaves room
+	// for the complete before/after state of a large IVR flow while staying
+	// well under Kafka's default 1 MB message size.
+	MaxEventBytes = 256 << 10
+	// MaxDiffFields is the largest number of changed fields in one diff.
+	MaxDiffFields = 256
+	// MaxFieldNameBytes bounds one changed field name.
+	MaxFieldNameBytes = 128
+	// MaxTokenLen bounds actor.role and resource.type.
+	MaxTokenLen = 64
+	// MaxUserAgentBytes bounds actor.userAgent.
+	MaxUserAgentBytes = 1024
+	// MaxReasonBytes bounds reason.
+	MaxReasonBytes = 1024
+	// MaxRequestIDBytes bounds requestId.
+	MaxRequestIDBytes = 128
+	// MaxEmailBytes bounds actor.email (RFC 5321 path limit).
+	MaxEmailBytes = 254
+	// MaxClockSkew is how far in the future an event's timestamp may be.
+	// A far-future timestamp would pin a backing index past its retention.
+	MaxClockSkew = 24 * time.Hour
+)
+
+// MinTimestamp is the earliest accepted event time.
+var MinTimestamp = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// IDPrefix starts every event id.
+const IDPrefix = "evt_audit_"
+
+// DecodeEvent parses one event from its JSON encoding, fills in the
+// defaults (see Normalize) and validates it at time now. It returns every
+// problem at once as an EINVALID *Error whose Fields name each offending
+// field, or an ETOOLARGE *Error when data exceeds MaxEventBytes. Unknown
+// fields are rejected: an audit record never loses data silently.
+func DecodeEvent(data []byte, now time.Time) (Event, error) {
+	if len(data) > MaxEventBytes {
+		return Event{}, &Error{Code: ETOOLARGE,
+			Message: fmt.Sprintf("event is %d bytes; the limit is %d", len(data), MaxEventBytes),
+			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
+	}
+	var e Event
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err == nil && !dec.More() {
+		e.Normalize()
+		return e, e.validate(now, nil).err("invalid event")
+	}
+	// Slow path: decode field by field so that every type problem is
+	// reported, not only the first one encoding/json meets.
+	e, fe := decodeFields(data)
+	if len(fe) > 0 && fe[0].Field == "" {
+		return Event{}, fe.err("invalid event")
+	}
+	e.Normalize()
+	return e, e.validate(now, fe).err("invalid event")
+}
+
+// Normalize fills in the documented defaults: outcome success, the
+// category of the catalog entry for (action, resource.type), and the
+// cross-tenant flag for every superadmin action (spec §1: actions of the
+// operator team are always flagged, so the tenant can see them).
+func (e *Event) Normalize() {
+	if e.Outcome == "" {
+		e.Outcome = OutcomeSuccess
+	}
+	if e.Actor.Role == RoleSuperadmin {
+		e.CrossTenant = true
+	}
+	if e.Category == "" {
+		if e.CrossTenant {
+			e.Category = CategoryCrossTenant
+		} else if c, ok := CategoryOf(e.Action, e.Resource.Type); ok {
+			e.Category = c
+		}
+	}
+}
+
+// Validate checks every rule at time now and returns an EINVALID *Error
+// listing each offending field, or nil.
+func (e *Event) Validate(now time.Time) error {
+	return e.validate(now, nil).err("invalid event")
+}
+
+// validate appends rule violations to prior, skipping fields prior already
+// names (a field that failed to decode is not also "required").
+func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
+	fe := prior
+	seen := make(map[string]bool, len(prior))
+	for _, f := range prior {
+		seen[f.Field] = true
+	}
+	add := func(field, format string, args ...any) {
+		if !seen[field] {
+			fe.add(field, format, args...)
+		}
+	}
+
+	if e.ID != "" && !ValidID(e.ID) {
+		add("id", "must be %q followed by a UUIDv7", IDPrefix)
+	}
+	switch {
+	case e.Timestamp.IsZero():
+		add("timestamp", "is required")
+	case e.Timestamp.Before(MinTimestamp):
+		add("timestamp", "must not be before %s", MinTimestamp.Format(TimestampLayout))
+	case e.Timestamp.After(now.Add(MaxClockSkew)):
+		add("timestamp", "must not be more than %s in the future", MaxClockSkew)
+	}
+	checkUUID(add, "tenantId", e.TenantID)
+	checkUUID(add, "actor.id", e.Actor.ID)
+	switch {
+	case e.Actor.Email == "":
+		add("actor.email", "is required")
+	case !validEmail(e.Actor.Email):
+		add("actor.email", "must be an e-mail address of at most %d bytes", MaxEmailBytes)
+	}
+	checkToken(add, "actor.role", e.Actor.Role)
+	if e.Actor.IP != "" {
+		if _, err := netip.ParseAddr(e.Actor.IP); err != nil {
+			add("actor.ip", "must be an IPv4 or IPv6 address")
+		}
+	}
+	if len(e.Actor.UserAgent) > MaxUserAgentBytes {
+		add("actor.userAgent", "must be at most %d bytes", MaxUserAgentBytes)
+	}
+	switch {
+	case e.Action == "":
+		add("action", "is required")
+	case !e.Action.Valid():
+		add("action", "must be one of create, update, delete, access")
+	}
+	checkToken(add, "resource.type", e.Resource.Type)
+	checkUUID(add, "resource.id", e.Resource.ID)
+	if len(e.Diff) > MaxDiffFields {
+		add("diff", "must have at most %d changed fields", MaxDiffFields)
+	}
+	for _, name := range sortedKeys(e.Diff) {
+		c := e.Diff[name]
+		switch {
+		case name == "" || len(name) > MaxFieldNameBytes || !utf8.ValidString(name):
+			add("diff", "changed field names must be 1 to %d bytes of UTF-8", MaxFieldNameBytes)
+		case c.From == nil || c.To == nil:
+			add("diff."+name, "must be an object with both \"from\" and \"to\" (null for absent)")
+		}
+	}
+	if e.Category != "" && !e.Category.Valid() {
+		add("category", "must be one of configuration, sensitive_access, security, cross_tenant, integration")
+	}
+	if !e.Outcome.Valid() {
+		add("outcome", "must be success or failure")
+	}
+	switch {
+	case e.CrossTenant && strings.TrimSpace(e.Reason) == "":
+		add("reason", "is required when crossTenant is true (spec §4.3)")
+	case len(e.Reason) > MaxReasonBytes:
+		add("reason", "must be at most %d bytes", MaxReasonBytes)
+	}
+	checkObject(add, "before", e.Before)
+	checkObject(add, "after", e.After)
+	if len(e.RequestID) > MaxRequestIDBytes {
+		add("requestId", "must be at most %d bytes", MaxRequestIDBytes)
+	}
+	return fe
+}
+
+func checkUUID(add func(string, string, ...any), field, v string) {
+	switch {
+	case v == "":
+		add(field, "is required")
+	case !validUUID(v):
+		add(field, "must be a UUID like 0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a6b")
+	}
+}
+
+func checkToken(add func(string, string, ...any), field, v string) {
+	switch {
+	case v == "":
+		add(field, "is required")
+	case !ValidToken(v):
+		add(field, "must be lowercase snake_case (a-z, 0-9, _), starting with a letter, at most %d characters", MaxTokenLen)
+	}
+}
+
+func checkObject(add func(string, string, ...any), field string, raw json.RawMessage) {
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return
+	}
+	if raw[0] != '{' {
+		add(field, "must be a JSON object holding the complete state")
+	}
+}
+
+// ValidToken reports whether s is lowercase snake_case of at most
+// MaxTokenLen characters starting with a letter: the open sets actor.role
+// and resource.type.
+func ValidToken(s string) bool {
+	if len(s) == 0 || len(s) > MaxTokenLen || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// validUUID accepts only the canonical 36-character hyphenated form, in
+// either case.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+// ValidUUID reports whether s is a UUID in canonical hyphenated form.
+func ValidUUID(s string) bool { return validUUID(s) }
+
+func validEmail(s string) bool {
+	if len(s) > MaxEmailBytes || strings.ContainsAny(s, " \t\r\n<>,;\"") {
+		return false
+	}
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && at < len(s)-1 && strings.IndexByte(s[at+1:], '.') > 0 && !strings.HasSuffix(s, ".")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

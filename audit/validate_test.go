@@ -1,0 +1,178 @@
+package audit_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// validJSON returns the spec event as a generic JSON map to mutate.
+func validJSON(t testing.TB) map[string]any {
+	b, err := json.Marshal(specEvent())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func fieldsOf(err error) []string {
+	var out []string
+	for _, f := range audit.ErrorFields(err) {
+		out = append(out, f.Field)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestValidationTable(t *testing.T) {
+	sub := func(m map[string]any, k string) map[string]any { return m[k].(map[string]any) }
+	cases := []struct {
+		name   string
+		mutate func(m map[string]any)
+		fields []string // the offending fields, sorted
+	}{
+		{"valid", func(m map[string]any) {}, nil},
+		{"id absent is allowed (derived later)", func(m map[string]any) { delete(m, "id") }, nil},
+		{"id without prefix", func(m map[string]any) { m["id"] = "019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f" }, []string{"id"}},
+		{"id not v7", func(m map[string]any) { m["id"] = "evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7" }, []string{"id"}},
+		{"missing tenantId", func(m map[string]any) { delete(m, "tenantId") }, []string{"tenantId"}},
+		{"null tenantId", func(m map[string]any) { m["tenantId"] = nil }, []string{"tenantId"}},
+		{"malformed tenantId", func(m map[string]any) { m["tenantId"] = "acme" }, []string{"tenantId"}},
+		{"tenantId wrong type", func(m map[string]any) { m["tenantId"] = 42 }, []string{"tenantId"}},
+		{"malformed actor.id", func(m map[string]any) { sub(m, "actor")["id"] = "7c9e6679742540de944be07fc1f90ae7" }, []string{"actor.id"}},
+		{"malformed resource.id", func(m map[string]any) { sub(m, "resource")["id"] = "queue-1" }, []string{"resource.id"}},
+		{"missing actor", func(m map[string]any) { delete(m, "actor") }, []string{"actor.email", "actor.id", "actor.role"}},
+		{"actor not an object", func(m map[string]any) { m["actor"] = "bob" }, []string{"actor", "actor.email", "actor.id", "actor.role"}},
+		{"bad email", func(m map[string]any) { sub(m, "actor")["email"] = "not-an-email" }, []string{"actor.email"}},
+		{"bad ip", func(m map[string]any) { sub(m, "actor")["ip"] = "999.1.1.1" }, []string{"actor.ip"}},
+		{"ipv6 ip", func(m map[string]any) { sub(m, "actor")["ip"] = "2001:db8::1" }, nil},
+		{"user agent too long", func(m map[string]any) { sub(m, "actor")["userAgent"] = strings.Repeat("a", audit.MaxUserAgentBytes+1) }, []string{"actor.userAgent"}},
+		{"unknown action", func(m map[string]any) { m["action"] = "publish" }, []string{"action"}},
+		{"missing action", func(m map[string]any) { delete(m, "action") }, []string{"action"}},
+		{"action wrong case", func(m map[string]any) { m["action"] = "DELETE" }, []string{"action"}},
+		{"bad timestamp format", func(m map[string]any) { m["timestamp"] = "2026-11-21 09:30:12" }, []string{"timestamp"}},
+		{"timestamp as number", func(m map[string]any) { m["timestamp"] = 1763717412345 }, []string{"timestamp"}},
+		{"missing timestamp", func(m map[string]any) { delete(m, "timestamp") }, []string{"timestamp"}},
+		{"timestamp far in the future", func(m map[string]any) { m["timestamp"] = "2026-11-23T12:00:00.000Z" }, []string{"timestamp"}},
+		{"timestamp before 2000", func(m map[string]any) { m["timestamp"] = "1999-12-31T23:59:59.999Z" }, []string{"timestamp"}},
+		{"resource.type not snake_case", func(m map[string]any) { sub(m, "resource")["type"] = "RecordingPolicy" }, []string{"resource.type"}},
+		{"resource.type too long", func(m map[string]any) { sub(m, "resource")["type"] = strings.Repeat("q", 65) }, []string{"resource.type"}},
+		{"resource.type open set", func(m map[string]any) { sub(m, "resource")["type"] = "wallboard_layout_v2" }, nil},
+		{"actor.role with a dash", func(m map[string]any) { sub(m, "actor")["role"] = "team-lead" }, []string{"actor.role"}},
+		{"actor.role open set", func(m map[string]any) { sub(m, "actor")["role"] = "supervisor" }, nil},
+		{"diff not a map", func(m map[string]any) { m["diff"] = []any{"a", "b"} }, []string{"diff"}},
+		{"diff entry not an object", func(m map[string]any) { sub(m, "diff")["enabled"] = true }, []string{"diff.enabled"}},
+		{"diff entry without to", func(m map[string]any) { sub(m, "diff")["enabled"] = map[string]any{"from": false} }, []string{"diff.enabled"}},
+		{"diff entry with extra key", func(m map[string]any) {
+			sub(m, "diff")["enabled"] = map[string]any{"from": false, "to": true, "by": "x"}
+		}, []string{"diff.enabled.by"}},
+		{"diff null values allowed", func(m map[string]any) { sub(m, "diff")["name"] = map[string]any{"from": nil, "to": "Sales"} }, nil},
+		{"crossTenant wrong type", func(m map[string]any) { m["crossTenant"] = "yes" }, []string{"crossTenant"}},
+		{"crossTenant without reason", func(m map[string]any) { m["crossTenant"] = true }, []string{"reason"}},
+		{"superadmin without reason", func(m map[string]any) { sub(m, "actor")["role"] = "superadmin" }, []string{"reason"}},
+		{"unknown category", func(m map[string]any) { m["category"] = "billing" }, []string{"category"}},
+		{"unknown outcome", func(m map[string]any) { m["outcome"] = "partial" }, []string{"outcome"}},
+		{"before not an object", func(m map[string]any) { m["before"] = "enabled" }, []string{"before"}},
+		{"unknown top-level field", func(m map[string]any) { m["severity"] = "high" }, []string{"severity"}},
+		{"unknown actor field", func(m map[string]any) { sub(m, "actor")["name"] = "Bob" }, []string{"actor.name"}},
+		{"every problem at once", func(m map[string]any) {
+			delete(m, "tenantId")
+			m["action"] = "publish"
+			m["timestamp"] = "yesterday"
+			sub(m, "resource")["type"] = "Queue"
+			sub(m, "actor")["role"] = "Admin"
+			sub(m, "actor")["id"] = "x"
+			m["diff"] = "changed"
+		}, []string{"action", "actor.id", "actor.role", "diff", "resource.type", "tenantId", "timestamp"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := validJSON(t)
+			tc.mutate(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = audit.DecodeEvent(b, now)
+			if tc.fields == nil {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if audit.ErrorCode(err) != audit.EINVALID {
+				t.Fatalf("want EINVALID, got %v", err)
+			}
+			if got := fieldsOf(err); !reflect.DeepEqual(got, tc.fields) {
+				t.Fatalf("offending fields %v, want %v (%v)", got, tc.fields, err)
+			}
+			for _, f := range audit.ErrorFields(err) {
+				if f.Message == "" {
+					t.Errorf("field %s has no message", f.Field)
+				}
+			}
+		})
+	}
+}
+
+func TestDecodeRejectsNonObjectsAndOversize(t *testing.T) {
+	for _, in := range []string{``, `not json`, `[]`, `"event"`, `{"tenantId":`, `null`} {
+		_, err := audit.DecodeEvent([]byte(in), now)
+		if audit.ErrorCode(err) != audit.EINVALID {
+			t.Errorf("DecodeEvent(%q) = %v; want EINVALID", in, err)
+		}
+	}
+	m := validJSON(t)
+	m["after"] = map[string]any{"blob": strings.Repeat("x", audit.MaxEventBytes)}
+	b, _ := json.Marshal(m)
+	if _, err := audit.DecodeEvent(b, now); audit.ErrorCode(err) != audit.ETOOLARGE {
+		t.Fatalf("oversized event: %v; want ETOOLARGE", err)
+	}
+	// Two concatenated objects are not one event.
+	one, _ := json.Marshal(validJSON(t))
+	if _, err := audit.DecodeEvent(append(append(one, ' '), one...), now); err == nil {
+		t.Fatal("two objects accepted as one event")
+	}
+}
+
+func FuzzDecodeEvent(f *testing.F) {
+	valid, _ := json.Marshal(specEvent())
+	f.Add(valid)
+	f.Add([]byte(`{"tenantId":42,"diff":[]}`))
+	f.Add([]byte(`{"actor":{"ip":"::1"},"timestamp":"2026-11-21T09:30:12Z"}`))
+	f.Add([]byte(`not json`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := audit.DecodeEvent(data, now)
+		if err != nil {
+			code := audit.ErrorCode(err)
+			if code != audit.EINVALID && code != audit.ETOOLARGE {
+				t.Fatalf("unexpected error code %q: %v", code, err)
+			}
+			if len(audit.ErrorFields(err)) == 0 {
+				t.Fatalf("a rejection must name at least one field: %v", err)
+			}
+			return
+		}
+		// An accepted event re-encodes and decodes to the same bytes.
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatalf("accepted event does not marshal: %v", err)
+		}
+		e2, err := audit.DecodeEvent(b, now)
+		if err != nil {
+			t.Fatalf("re-encoded event rejected: %v\n%s", err, b)
+		}
+		b2, _ := json.Marshal(e2)
+		if string(b) != string(b2) {
+			t.Fatalf("encoding not stable:\n%s\n%s", b, b2)
+		}
+	})
+}
