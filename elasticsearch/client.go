@@ -1,0 +1,217 @@
+// Package elasticsearch is the Elasticsearch backend: the client, the
+// detection of what the cluster supports, the bootstrap of templates and
+// lifecycle policies, and the event store on per-tenant data streams.
+package elasticsearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	es "github.com/elastic/go-elasticsearch/v8"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Config is the Elasticsearch section of the configuration, resolved in
+// cmd/ and passed in.
+type Config struct {
+	URLs     []string
+	Username string
+	Password string
+	APIKey   string
+	// IndexPrefix names everything this service creates: data streams
+	// "<prefix>-events-<tenant>", templates and policies "<prefix>-…". It
+	// must not start with logs- or metrics- (built-in templates there).
+	IndexPrefix string
+	// Replicas is the replica count of every backing index.
+	Replicas int
+	// RequestTimeout bounds one request.
+	RequestTimeout time.Duration
+}
+
+// Client wraps the official client with the few helpers the backend
+// needs. It sends raw JSON bodies, so that the bodies can be checked
+// against golden files.
+type Client struct {
+	es  *es.Client
+	cfg Config
+}
+
+// New returns a client for cfg. It does not contact the cluster; call
+// Detect to learn what the cluster supports.
+func New(cfg Config) (*Client, error) {
+	if len(cfg.URLs) == 0 {
+		return nil, audit.Errorf(audit.EINVALID, "elasticsearch: no URL configured")
+	}
+	if cfg.IndexPrefix == "" {
+		cfg.IndexPrefix = "auditlog"
+	}
+	if strings.HasPrefix(cfg.IndexPrefix, "logs-") || strings.HasPrefix(cfg.IndexPrefix, "metrics-") {
+		return nil, audit.Errorf(audit.EINVALID, "elasticsearch: index prefix %q collides with built-in templates", cfg.IndexPrefix)
+	}
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	c, err := es.NewClient(es.Config{
+		Addresses: cfg.URLs,
+		Username:  cfg.Username,
+		Password:  cfg.Password,
+		APIKey:    cfg.APIKey,
+		// Retries are the caller's business: the indexer retries forever
+		// with backoff, the API answers 503 at once.
+		DisableRetry: true,
+		Transport: &http.Transport{
+			MaxIdleConnsPerHost:   32,
+			ResponseHeaderTimeout: cfg.RequestTimeout,
+			IdleConnTimeout:       90 * time.Second,
+		},
+	})
+	if err != nil {
+		return nil, audit.Wrap(audit.EINVALID, err, "elasticsearch: bad configuration")
+	}
+	return &Client{es: c, cfg: cfg}, nil
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+// Response is a finished request: its status, headers and whole body.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Do sends one request with an optional JSON (or NDJSON) body and reads
+// the whole answer. Transport failures and 5xx/429 answers come back as
+// EUNAVAILABLE errors; other statuses are returned for the caller to
+// judge.
+func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	res, err := c.Stream(ctx, method, path, body)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "elasticsearch: reading the answer failed")
+	}
+	out := &Response{Status: res.StatusCode, Header: res.Header, Body: b}
+	if res.StatusCode == http.StatusTooManyRequests || res.StatusCode >= 500 {
+		return out, audit.Wrap(audit.EUNAVAILABLE, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, snippet(b)), "elasticsearch is unavailable")
+	}
+	return out, nil
+}
+
+// Stream sends one request and returns the open answer; the caller closes
+// its body. Use it for large answers that are decoded incrementally.
+func (c *Client) Stream(ctx context.Context, method, path string, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, path, rd)
+	if err != nil {
+		return nil, audit.Wrap(audit.EINTERNAL, err, "elasticsearch: building request")
+	}
+	if body != nil {
+		ct := "application/json"
+		if strings.Contains(path, "_bulk") {
+			ct = "application/x-ndjson"
+		}
+		req.Header.Set("Content-Type", ct)
+	}
+	res, err := c.es.Perform(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, ctx.Err(), "elasticsearch: request cancelled or timed out")
+		}
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "elasticsearch is unreachable")
+	}
+	return res, nil
+}
+
+// DoJSON sends body (marshalled unless it is already []byte) and decodes
+// a 2xx answer into out (when out is not nil). Any other status becomes
+// an error carrying Elasticsearch's reason.
+func (c *Client) DoJSON(ctx context.Context, method, path string, body any, out any) error {
+	var raw []byte
+	switch b := body.(type) {
+	case nil:
+	case []byte:
+		raw = b
+	case json.RawMessage:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(body); err != nil {
+			return audit.Wrap(audit.EINTERNAL, err, "elasticsearch: encoding request")
+		}
+	}
+	res, err := c.Do(ctx, method, path, raw)
+	if err != nil {
+		return err
+	}
+	if res.Status < 200 || res.Status > 299 {
+		return StatusError(method, path, res)
+	}
+	if out != nil {
+		if err := json.Unmarshal(res.Body, out); err != nil {
+			return audit.Wrap(audit.EINTERNAL, err, "elasticsearch: decoding answer of %s %s", method, path)
+		}
+	}
+	return nil
+}
+
+// StatusError turns a non-2xx answer into an application error: 404 is
+// ENOTFOUND, 409 ECONFLICT, 429/5xx EUNAVAILABLE, other 4xx EINTERNAL
+// (a request this service built wrongly is a bug, not a client error).
+func StatusError(method, path string, res *Response) error {
+	cause := fmt.Errorf("%s %s: %d %s", method, path, res.Status, snippet(res.Body))
+	switch {
+	case res.Status == http.StatusNotFound:
+		return audit.Wrap(audit.ENOTFOUND, cause, "not found")
+	case res.Status == http.StatusConflict:
+		return audit.Wrap(audit.ECONFLICT, cause, "conflict")
+	case res.Status == http.StatusTooManyRequests || res.Status >= 500:
+		return audit.Wrap(audit.EUNAVAILABLE, cause, "elasticsearch is unavailable")
+	}
+	return audit.Wrap(audit.EINTERNAL, cause, "elasticsearch rejected a request")
+}
+
+func snippet(b []byte) string {
+	const max = 512
+	s := strings.TrimSpace(string(b))
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}
+
+// Ping checks that the cluster answers and is at least yellow, within the
+// context's deadline. It backs /readyz.
+func (c *Client) Ping(ctx context.Context) error {
+	var h struct {
+		Status string `json:"status"`
+	}
+	if err := c.DoJSON(ctx, http.MethodGet, "/_cluster/health?timeout=2s", nil, &h); err != nil {
+		return err
+	}
+	if h.Status == "red" {
+		return audit.Errorf(audit.EUNAVAILABLE, "elasticsearch cluster health is red")
+	}
+	return nil
+}
+
+// IsUnavailable reports whether err means the cluster could not be
+// reached or is overloaded (worth retrying).
+func IsUnavailable(err error) bool {
+	return audit.ErrorCode(err) == audit.EUNAVAILABLE || errors.Is(err, context.DeadlineExceeded)
+}

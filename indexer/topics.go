@@ -1,0 +1,114 @@
+// Package indexer is the Kafka side of the pipeline: a kafka-go consumer
+// group that reads audit events, validates them, hands them to the store
+// in batches, dead-letters what cannot be stored, and commits offsets only
+// behind what is durably written.
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// TopicSpec is a topic to create when missing.
+type TopicSpec struct {
+	Name              string
+	Partitions        int
+	ReplicationFactor int
+}
+
+// EnsureTopics creates the topics that do not exist yet, through the
+// cluster controller. Existing topics are left as they are.
+func EnsureTopics(ctx context.Context, brokers []string, topics ...TopicSpec) error {
+	conn, err := dial(ctx, brokers)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	controller, err := conn.Controller()
+	if err != nil {
+		return fmt.Errorf("kafka: finding the controller: %w", err)
+	}
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, "tcp", net.JoinHostPort(controller.Host, strconv.Itoa(controller.Port)))
+	if err != nil {
+		return fmt.Errorf("kafka: dialing the controller: %w", err)
+	}
+	cc := kafka.NewConn(raw, "", 0)
+	defer cc.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = cc.SetDeadline(dl)
+	}
+	configs := make([]kafka.TopicConfig, 0, len(topics))
+	for _, t := range topics {
+		rf := t.ReplicationFactor
+		if rf == 0 {
+			rf = 1
+		}
+		configs = append(configs, kafka.TopicConfig{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: rf})
+	}
+	if err := cc.CreateTopics(configs...); err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
+		return fmt.Errorf("kafka: creating topics: %w", err)
+	}
+	return waitTopics(ctx, conn, topics)
+}
+
+// waitTopics returns once every topic has leaders for all its partitions.
+func waitTopics(ctx context.Context, conn *kafka.Conn, topics []TopicSpec) error {
+	for {
+		ready := true
+		for _, t := range topics {
+			parts, err := conn.ReadPartitions(t.Name)
+			if err != nil || len(parts) == 0 {
+				ready = false
+				break
+			}
+			for _, p := range parts {
+				if p.Leader.Host == "" {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafka: topics not ready: %w", ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// dial connects to the first broker that answers.
+func dial(ctx context.Context, brokers []string) (*kafka.Conn, error) {
+	var errs []error
+	for _, b := range brokers {
+		conn, err := kafka.DialContext(ctx, "tcp", b)
+		if err == nil {
+			return conn, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("kafka: no broker of %v answers: %w", brokers, errors.Join(errs...))
+}
+
+// Ping checks that a broker answers and the cluster has a controller. It
+// backs /readyz.
+func Ping(ctx context.Context, brokers []string) error {
+	conn, err := dial(ctx, brokers)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	_, err = conn.Controller()
+	return err
+}
