@@ -1,0 +1,54 @@
+# auditlog — see README.md. `make run` and `make test` are the two commands.
+GO      ?= go
+BIN     := bin/auditlog
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+# Development defaults for `make run`: embedded SQLite store, a local data
+# directory and a development JWT secret. Override any AUDITLOG_* variable.
+export AUDITLOG_JWT_SECRET   ?= dev-secret-change-me
+export AUDITLOG_INGEST_TOKEN ?= dev-ingest-token
+export AUDITLOG_LOG_FORMAT   ?= text
+DEMO_TENANT ?= 7c9e6679-7425-40de-944b-e07fc1f90ae7
+
+.PHONY: build run test lint fmt bench up down services-up services-down clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/auditlog
+
+## run: start `auditlog serve` on the embedded default (SQLite, no Elasticsearch or Kafka)
+run: build
+	@echo "auditlog: http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}  (data in $${AUDITLOG_DATA_DIR:-./data})"
+	@echo "dev token for the demo tenant $(DEMO_TENANT):"
+	@echo "  export TOKEN=$$($(BIN) token --tenant $(DEMO_TENANT) --role admin --email admin@demo.example)"
+	@echo "  curl -H \"Authorization: Bearer \$$TOKEN\" http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}/api/audit-logs"
+	$(BIN) serve
+
+## test: the whole suite against real Elasticsearch and Kafka (started for you)
+test:
+	scripts/test.sh
+
+## lint: go vet, staticcheck and gofmt
+lint:
+	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+fmt:
+	gofmt -w .
+
+## up/down: the full stack in Docker (Elasticsearch 8.19 with ILM, Kafka KRaft, serve and index)
+up:
+	docker compose up -d --build
+down:
+	docker compose down
+
+## services-up/services-down: real Elasticsearch and Kafka on loopback without Docker
+services-up:
+	scripts/services.sh up
+	@scripts/services.sh env
+services-down:
+	scripts/services.sh down
+
+clean:
+	rm -rf bin

@@ -1,0 +1,174 @@
+// Package api is the HTTP transport on Gin: the audit-log endpoints, auth,
+// problem+json errors, health, metrics and the OpenAPI document. It depends
+// on the audit domain and never on a backend.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// ReadinessCheck is one dependency reported by /readyz.
+type ReadinessCheck struct {
+	Name  string
+	Check func(ctx context.Context) error
+}
+
+// Config is the HTTP section of the configuration.
+type Config struct {
+	// RequestTimeout bounds the handling of one request (not the streaming
+	// of a large download, which is bounded by its own write deadline).
+	RequestTimeout time.Duration
+}
+
+// Deps are what the server needs from the rest of the program.
+type Deps struct {
+	Logger   *slog.Logger
+	Registry *prometheus.Registry
+	Ready    []ReadinessCheck
+	// Now is the clock; tests may fix it.
+	Now func() time.Time
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg    Config
+	deps   Deps
+	engine *gin.Engine
+
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+// NewServer builds the router. It registers its metrics on deps.Registry.
+func NewServer(cfg Config, deps Deps) *Server {
+	gin.SetMode(gin.ReleaseMode)
+	if cfg.RequestTimeout == 0 {
+		cfg.RequestTimeout = 30 * time.Second
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if deps.Registry == nil {
+		deps.Registry = prometheus.NewRegistry()
+	}
+	s := &Server{cfg: cfg, deps: deps, engine: gin.New()}
+	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "auditlog_http_requests_total", Help: "HTTP requests by route and status.",
+	}, []string{"method", "route", "status"})
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name: "auditlog_http_request_duration_seconds", Help: "HTTP request latency by route.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"method", "route"})
+	deps.Registry.MustRegister(s.requests, s.latency)
+
+	s.engine.Use(s.recoverer, s.requestIDs, s.observe)
+	s.engine.NoRoute(func(c *gin.Context) {
+		writeError(c, s.deps.Logger, audit.Errorf(audit.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	s.engine.GET("/healthz", s.healthz)
+	s.engine.GET("/readyz", s.readyz)
+	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(deps.Registry, promhttp.HandlerOpts{Registry: deps.Registry})))
+	return s
+}
+
+// Handler returns the root handler.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// Engine exposes the router so that other transports (the ingest
+// endpoint, the panel) can add routes.
+func (s *Server) Engine() *gin.Engine { return s.engine }
+
+const requestIDKey = "requestId"
+
+func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// requestIDs takes X-Request-Id from the client when it is sane, or makes
+// one, and echoes it on the answer.
+func (s *Server) requestIDs(c *gin.Context) {
+	rid := c.GetHeader("X-Request-Id")
+	if rid == "" || len(rid) > 128 {
+		rid = uuid.NewString()
+	}
+	c.Set(requestIDKey, rid)
+	c.Header("X-Request-Id", rid)
+	c.Next()
+}
+
+func (s *Server) observe(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	status := c.Writer.Status()
+	s.requests.WithLabelValues(c.Request.Method, route, http.StatusText(status)).Inc()
+	s.latency.WithLabelValues(c.Request.Method, route).Observe(time.Since(start).Seconds())
+	if route != "/healthz" && route != "/readyz" && route != "/metrics" {
+		s.deps.Logger.InfoContext(c.Request.Context(), "request", "requestId", requestID(c), "method", c.Request.Method,
+			"route", route, "status", status, "durationMs", time.Since(start).Milliseconds())
+	}
+}
+
+func (s *Server) recoverer(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			writeError(c, s.deps.Logger, audit.Errorf(audit.EINTERNAL, "panic: %v", r))
+		}
+	}()
+	c.Next()
+}
+
+func (s *Server) healthz(c *gin.Context) {
+	c.JSON(http.StatusOK, gin.H{"status": "ok"})
+}
+
+// readyz runs every dependency check with a short deadline and answers
+// 503 when any fails, listing each.
+func (s *Server) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 3*time.Second)
+	defer cancel()
+	type result struct {
+		Status string `json:"status"`
+		Error  string `json:"error,omitempty"`
+	}
+	checks := map[string]result{}
+	ok := true
+	for _, rc := range s.deps.Ready {
+		if err := rc.Check(ctx); err != nil {
+			ok = false
+			checks[rc.Name] = result{Status: "down", Error: err.Error()}
+			continue
+		}
+		checks[rc.Name] = result{Status: "up"}
+	}
+	status, word := http.StatusOK, "ready"
+	if !ok {
+		status, word = http.StatusServiceUnavailable, "not ready"
+	}
+	c.JSON(status, gin.H{"status": word, "checks": checks})
+}
+
+func jsonEncode(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/indexer"
+)
+
+// Main is the wired program of one command (serve or index). Run opens
+// every dependency and starts serving; Close shuts it all down in reverse
+// order. End-to-end tests run it on port :0 with a temporary directory.
+type Main struct {
+	Command  string
+	Config   Config
+	Logger   *slog.Logger
+	Registry *prometheus.Registry
+
+	ln      net.Listener
+	http    *http.Server
+	closers []func(context.Context) error
+	failed  chan error
+}
+
+// NewMain returns a Main for cmd with the resolved configuration.
+func NewMain(cmd string, cfg Config, logger *slog.Logger) *Main {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return &Main{Command: cmd, Config: cfg, Logger: logger, Registry: reg, failed: make(chan error, 4)}
+}
+
+// Addr is the address the HTTP server listens on (useful with port :0).
+func (m *Main) Addr() string {
+	if m.ln == nil {
+		return ""
+	}
+	return m.ln.Addr().String()
+}
+
+// Failed delivers the error of a background component that stopped on
+// its own; the caller then shuts down.
+func (m *Main) Failed() <-chan error { return m.failed }
+
+func (m *Main) onClose(f func(context.Context) error) { m.closers = append(m.closers, f) }
+
+// Run opens the dependencies and starts the HTTP server. It returns once
+// everything is started; the work goes on in the background until Close.
+func (m *Main) Run(ctx context.Context) error {
+	var ready []api.ReadinessCheck
+	cfg := m.Config
+
+	if cfg.Store == "elasticsearch" {
+		client, err := elasticsearch.New(elasticsearch.Config{
+			URLs: splitList(cfg.ES.URL), Username: cfg.ES.Username, Password: cfg.ES.Password,
+			APIKey: cfg.ES.APIKey, IndexPrefix: cfg.ES.IndexPrefix, Replicas: cfg.ES.Replicas,
+		})
+		if err != nil {
+			return err
+		}
+		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		caps, err := client.Detect(dctx)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("elasticsearch at %s: %w", maskURL(cfg.ES.URL), err)
+		}
+		m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
+		ready = append(ready, api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping})
+	} else {
+		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
+			return fmt.Errorf("data dir %s: %w", cfg.DataDir, err)
+		}
+	}
+
+	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
+		kctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		err := indexer.EnsureTopics(kctx, brokers,
+			indexer.TopicSpec{Name: cfg.Kafka.Topic, Partitions: cfg.Kafka.Partitions},
+			indexer.TopicSpec{Name: cfg.Kafka.DLQTopic, Partitions: cfg.Kafka.Partitions})
+		cancel()
+		if err != nil {
+			return err
+		}
+		ready = append(ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
+	}
+
+	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, api.Deps{
+		Logger: m.Logger, Registry: m.Registry, Ready: ready,
+	})
+	return m.serveHTTP(srv.Handler())
+}
+
+func (m *Main) serveHTTP(h http.Handler) error {
+	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", m.Config.HTTPAddr, err)
+	}
+	m.ln = ln
+	m.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	go func() {
+		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			m.failed <- fmt.Errorf("http server: %w", err)
+		}
+	}()
+	// Registered last, so Close stops it first: no new work while the
+	// rest drains.
+	m.onClose(m.http.Shutdown)
+	return nil
+}
+
+// Close stops everything in reverse order of start, within the configured
+// shutdown timeout.
+func (m *Main) Close() error {
+	timeout := m.Config.ShutdownTimeout
+	if timeout == 0 {
+		timeout = 20 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var errs []error
+	for i := len(m.closers) - 1; i >= 0; i-- {
+		if err := m.closers[i](ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	m.closers = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,250 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole resolved configuration. It is read once, here, from
+// flags and AUDITLOG_* environment variables (a flag wins over its
+// variable), and handed to components as plain structs.
+type Config struct {
+	HTTPAddr        string
+	Store           string
+	DataDir         string
+	LogFormat       string
+	LogLevel        string
+	ShutdownTimeout time.Duration
+	RequestTimeout  time.Duration
+
+	JWTSecret      string
+	JWTPublicKey   string
+	IngestToken    string
+	DefaultPlan    string
+	DevTokenTenant string
+
+	ES    ESConfig
+	Kafka KafkaConfig
+}
+
+// ESConfig is the Elasticsearch section.
+type ESConfig struct {
+	URL         string
+	Username    string
+	Password    string
+	APIKey      string
+	IndexPrefix string
+	Replicas    int
+}
+
+// KafkaConfig is the Kafka section.
+type KafkaConfig struct {
+	Brokers    string
+	Topic      string
+	DLQTopic   string
+	Group      string
+	Partitions int
+}
+
+// option is one flag with its environment variable.
+type option struct {
+	flag, env, usage string
+	secret           bool
+}
+
+// binder registers flags whose defaults come from the environment, and
+// remembers the variable of each for --help and the start-up log.
+type binder struct {
+	fs      *flag.FlagSet
+	getenv  func(string) string
+	options []option
+	errs    []string
+}
+
+func newBinder(name string, getenv func(string) string, out io.Writer) *binder {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	return &binder{fs: fs, getenv: getenv}
+}
+
+func (b *binder) add(name, env, usage string, secret bool) (string, bool) {
+	b.options = append(b.options, option{flag: name, env: env, usage: usage, secret: secret})
+	v := b.getenv(env)
+	return v, v != ""
+}
+
+func (b *binder) str(p *string, name, env, def, usage string) {
+	if v, ok := b.add(name, env, usage, false); ok {
+		def = v
+	}
+	b.fs.StringVar(p, name, def, usage+" (env "+env+")")
+}
+
+func (b *binder) secret(p *string, name, env, usage string) {
+	v, _ := b.add(name, env, usage, true)
+	// Registered with an empty default so that --help never prints it.
+	b.fs.StringVar(p, name, "", usage+" (env "+env+"; secret, masked in logs)")
+	*p = v
+}
+
+func (b *binder) int(p *int, name, env string, def int, usage string) {
+	if v, ok := b.add(name, env, usage, false); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not an integer", env, v))
+		} else {
+			def = n
+		}
+	}
+	b.fs.IntVar(p, name, def, usage+" (env "+env+")")
+}
+
+func (b *binder) duration(p *time.Duration, name, env string, def time.Duration, usage string) {
+	if v, ok := b.add(name, env, usage, false); ok {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not a duration like 30s", env, v))
+		} else {
+			def = d
+		}
+	}
+	b.fs.DurationVar(p, name, def, usage+" (env "+env+")")
+}
+
+// parse parses args and reports every environment and flag problem.
+func (b *binder) parse(args []string) error {
+	if err := b.fs.Parse(args); err != nil {
+		return err
+	}
+	if len(b.errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(b.errs, "; "))
+	}
+	if b.fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments: %v", b.fs.Args())
+	}
+	return nil
+}
+
+// resolved returns every option with its value, secrets masked, for the
+// start-up log.
+func (b *binder) resolved() []any {
+	sort.Slice(b.options, func(i, j int) bool { return b.options[i].flag < b.options[j].flag })
+	out := make([]any, 0, len(b.options))
+	for _, o := range b.options {
+		v := b.fs.Lookup(o.flag).Value.String()
+		switch {
+		case o.secret && v != "":
+			v = "****"
+		case strings.Contains(o.flag, "url"):
+			v = maskURL(v)
+		}
+		out = append(out, slog.String(o.flag, v))
+	}
+	return out
+}
+
+// maskURL hides the password of a URL with user info.
+func maskURL(s string) string {
+	if at := strings.LastIndexByte(s, '@'); at > 0 {
+		if i := strings.Index(s, "://"); i >= 0 && i < at {
+			return s[:i+3] + "****" + s[at:]
+		}
+	}
+	return s
+}
+
+// The sections each command binds.
+
+func (b *binder) common(c *Config, defaultAddr string) {
+	b.str(&c.HTTPAddr, "http-addr", "AUDITLOG_HTTP_ADDR", defaultAddr, "address to listen on for HTTP (API, /healthz, /readyz, /metrics)")
+	b.str(&c.LogFormat, "log-format", "AUDITLOG_LOG_FORMAT", "json", "log format: json or text")
+	b.str(&c.LogLevel, "log-level", "AUDITLOG_LOG_LEVEL", "info", "log level: debug, info, warn or error")
+	b.duration(&c.ShutdownTimeout, "shutdown-timeout", "AUDITLOG_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown may take on SIGTERM")
+}
+
+func (b *binder) elasticsearch(c *Config) {
+	b.str(&c.ES.URL, "es-url", "AUDITLOG_ES_URL", "", "Elasticsearch URL(s), comma-separated")
+	b.str(&c.ES.Username, "es-username", "AUDITLOG_ES_USERNAME", "", "Elasticsearch user for basic auth")
+	b.secret(&c.ES.Password, "es-password", "AUDITLOG_ES_PASSWORD", "Elasticsearch password for basic auth")
+	b.secret(&c.ES.APIKey, "es-api-key", "AUDITLOG_ES_API_KEY", "Elasticsearch API key (overrides user/password)")
+	b.str(&c.ES.IndexPrefix, "es-index-prefix", "AUDITLOG_ES_INDEX_PREFIX", "auditlog", "prefix of data streams, templates and policies")
+	b.int(&c.ES.Replicas, "es-replicas", "AUDITLOG_ES_REPLICAS", 0, "replicas per backing index (0 for a single node)")
+	b.str(&c.DefaultPlan, "default-plan", "AUDITLOG_DEFAULT_PLAN", "enterprise", "plan of a tenant first seen: starter, pro or enterprise (the longest retention by default)")
+}
+
+func (b *binder) kafka(c *Config) {
+	b.str(&c.Kafka.Brokers, "kafka-brokers", "AUDITLOG_KAFKA_BROKERS", "", "Kafka brokers, comma-separated")
+	b.str(&c.Kafka.Topic, "kafka-topic", "AUDITLOG_KAFKA_TOPIC", "audit-events", "topic to consume")
+	b.str(&c.Kafka.DLQTopic, "kafka-dlq-topic", "AUDITLOG_KAFKA_DLQ_TOPIC", "", "dead-letter topic (default <topic>.dlq)")
+	b.str(&c.Kafka.Group, "kafka-group", "AUDITLOG_KAFKA_GROUP", "auditlog-indexer", "consumer group id")
+	b.int(&c.Kafka.Partitions, "kafka-partitions", "AUDITLOG_KAFKA_PARTITIONS", 6, "partitions of the topics created at start when missing")
+}
+
+func (b *binder) auth(c *Config) {
+	b.secret(&c.JWTSecret, "jwt-secret", "AUDITLOG_JWT_SECRET", "HS256 secret for bearer tokens (development)")
+	b.str(&c.JWTPublicKey, "jwt-public-key", "AUDITLOG_JWT_PUBLIC_KEY", "", "PEM file of the RS256 public key (production; replaces the secret)")
+}
+
+// validate checks the cross-field rules of the configuration.
+func (c *Config) validate(needStore bool) error {
+	var errs []string
+	if needStore {
+		switch c.Store {
+		case "sqlite":
+			if c.DataDir == "" {
+				errs = append(errs, "AUDITLOG_DATA_DIR must be set for the sqlite store")
+			}
+		case "elasticsearch":
+			if c.ES.URL == "" {
+				errs = append(errs, "AUDITLOG_ES_URL must be set when AUDITLOG_STORE=elasticsearch")
+			}
+		default:
+			errs = append(errs, fmt.Sprintf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", c.Store))
+		}
+	}
+	switch c.LogFormat {
+	case "json", "text":
+	default:
+		errs = append(errs, fmt.Sprintf("AUDITLOG_LOG_FORMAT=%q: want json or text", c.LogFormat))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("AUDITLOG_LOG_LEVEL=%q: want debug, info, warn or error", s)
+	}
+	return l, nil
+}
+
+func newLogger(c *Config, w io.Writer) *slog.Logger {
+	lvl, _ := parseLevel(c.LogLevel)
+	opts := &slog.HandlerOptions{Level: lvl}
+	if c.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

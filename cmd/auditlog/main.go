@@ -1,0 +1,189 @@
+// Command auditlog is the audit log service: the API (serve), the
+// Kafka→Elasticsearch indexer (index), a development token minter (token)
+// and its version.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `auditlog: a multi-tenant audit log for the contact-center platform.
+
+Usage:
+  auditlog <command> [flags]
+
+Commands:
+  serve     run the HTTP API (GET /api/audit-logs, export, ingest, panel)
+  index     run the Kafka → Elasticsearch indexer
+  token     print a signed development JWT for a tenant and role
+  version   print the version
+
+Every flag can also be set by its AUDITLOG_* environment variable; a flag
+wins over its variable. "auditlog <command> --help" lists them.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
+}
+
+// run is main without the process: tests call it with their own
+// arguments, environment and outputs.
+func run(args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, rest := args[0], args[1:]
+	var err error
+	switch cmd {
+	case "serve", "index":
+		err = runServer(cmd, rest, getenv, stdout, stderr)
+	case "token":
+		err = runToken(rest, getenv, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "auditlog", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "auditlog: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	default:
+		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
+		return 1
+	}
+}
+
+// parseServerConfig binds the flags of serve or index.
+func parseServerConfig(cmd string, args []string, getenv func(string) string, stderr io.Writer) (Config, *binder, error) {
+	var c Config
+	b := newBinder("auditlog "+cmd, getenv, stderr)
+	switch cmd {
+	case "serve":
+		b.common(&c, "127.0.0.1:8080")
+		b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
+		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database and export files")
+		b.duration(&c.RequestTimeout, "request-timeout", "AUDITLOG_REQUEST_TIMEOUT", 30*time.Second, "time limit of one API request")
+		b.auth(&c)
+		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
+		b.elasticsearch(&c)
+		b.kafka(&c)
+	case "index":
+		b.common(&c, "127.0.0.1:8081")
+		c.Store = "elasticsearch"
+		b.elasticsearch(&c)
+		b.kafka(&c)
+	}
+	b.fs.Usage = func() {
+		fmt.Fprintf(b.fs.Output(), "Usage: auditlog %s [flags]\n\nFlags (each also read from its AUDITLOG_* variable):\n", cmd)
+		b.fs.PrintDefaults()
+	}
+	if err := b.parse(args); err != nil {
+		return c, b, err
+	}
+	if cmd == "index" {
+		var errs []string
+		if c.ES.URL == "" {
+			errs = append(errs, "AUDITLOG_ES_URL must be set: the indexer writes to Elasticsearch")
+		}
+		if c.Kafka.Brokers == "" {
+			errs = append(errs, "AUDITLOG_KAFKA_BROKERS must be set: the indexer reads from Kafka")
+		}
+		if len(errs) > 0 {
+			return c, b, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+		}
+	}
+	if c.Kafka.DLQTopic == "" {
+		c.Kafka.DLQTopic = c.Kafka.Topic + ".dlq"
+	}
+	return c, b, c.validate(cmd == "serve")
+}
+
+// runServer runs serve or index until SIGTERM or SIGINT, then shuts down
+// gracefully: stop taking work, flush, commit, close.
+func runServer(cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, b, err := parseServerConfig(cmd, args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	logger := newLogger(&cfg, stdout)
+	logger.Info("starting", append([]any{"command", cmd, "version", version}, b.resolved()...)...)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	m := NewMain(cmd, cfg, logger)
+	if err := m.Run(ctx); err != nil {
+		_ = m.Close()
+		return err
+	}
+	logger.Info("listening", "addr", m.Addr())
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down", "signal", "received")
+	case err = <-m.Failed():
+		logger.Error("a component failed; shutting down", "err", err)
+	}
+	if cerr := m.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// runToken mints a development JWT with the server's secret.
+func runToken(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var c Config
+	var tenant, role, email, user, reason string
+	var ttl time.Duration
+	b := newBinder("auditlog token", getenv, stderr)
+	b.auth(&c)
+	b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required, except for role ingest)")
+	b.fs.StringVar(&role, "role", audit.RoleAdmin, "role: admin, superadmin or ingest")
+	b.fs.StringVar(&email, "email", "", "e-mail of the user (default admin@example.com)")
+	b.fs.StringVar(&user, "user", "", "user UUID (default: a new one)")
+	b.fs.StringVar(&reason, "reason", "", "declared reason of a superadmin access")
+	b.fs.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime of the token")
+	b.fs.Usage = func() {
+		fmt.Fprintf(b.fs.Output(), "Usage: auditlog token --tenant <uuid> --role <role> [--email <e>] [--user <uuid>] [--reason <text>] [--ttl <duration>]\n\nPrints a signed JWT on stdout, signed with AUDITLOG_JWT_SECRET (the server's secret).\n\nFlags:\n")
+		b.fs.PrintDefaults()
+	}
+	if err := b.parse(args); err != nil {
+		return err
+	}
+	if user == "" {
+		user = uuid.NewString()
+	}
+	if email == "" {
+		email = role + "@example.com"
+	}
+	if role == audit.RoleSuperadmin && strings.TrimSpace(reason) == "" {
+		fmt.Fprintln(stderr, "note: a superadmin token without --reason must send X-Access-Reason on every request")
+	}
+	tok, err := api.MintToken([]byte(c.JWTSecret), audit.Principal{UserID: user, Email: email, Role: role, TenantID: tenant, Reason: reason}, ttl, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}

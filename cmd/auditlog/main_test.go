@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestConfigFromEnvAndFlags(t *testing.T) {
+	cfg, b, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:9999"}, env(map[string]string{
+		"AUDITLOG_HTTP_ADDR":   "127.0.0.1:1111",
+		"AUDITLOG_STORE":       "elasticsearch",
+		"AUDITLOG_ES_URL":      "http://elastic:hunter2@es:9200",
+		"AUDITLOG_JWT_SECRET":  "topsecret",
+		"AUDITLOG_KAFKA_TOPIC": "events",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.HTTPAddr != "127.0.0.1:9999" {
+		t.Errorf("a flag must win over its variable: %q", cfg.HTTPAddr)
+	}
+	if cfg.Store != "elasticsearch" || cfg.JWTSecret != "topsecret" || cfg.Kafka.DLQTopic != "events.dlq" {
+		t.Errorf("env not applied: %+v", cfg)
+	}
+	var logged bytes.Buffer
+	newLogger(&cfg, &logged).Info("starting", b.resolved()...)
+	if strings.Contains(logged.String(), "topsecret") || strings.Contains(logged.String(), "hunter2") {
+		t.Fatalf("secrets leaked into the start-up log: %s", logged.String())
+	}
+	if !strings.Contains(logged.String(), `"jwt-secret":"****"`) || !strings.Contains(logged.String(), `"es-url":"http://****@es:9200"`) {
+		t.Fatalf("resolved configuration not logged with masks: %s", logged.String())
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for name, tc := range map[string]struct {
+		cmd  string
+		env  map[string]string
+		want string
+	}{
+		"unknown store":       {"serve", map[string]string{"AUDITLOG_STORE": "mongo"}, `AUDITLOG_STORE="mongo"`},
+		"es without url":      {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch"}, "AUDITLOG_ES_URL must be set"},
+		"bad duration":        {"serve", map[string]string{"AUDITLOG_SHUTDOWN_TIMEOUT": "soon"}, "AUDITLOG_SHUTDOWN_TIMEOUT"},
+		"bad int":             {"serve", map[string]string{"AUDITLOG_KAFKA_PARTITIONS": "many"}, "AUDITLOG_KAFKA_PARTITIONS"},
+		"index needs brokers": {"index", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_KAFKA_BROKERS must be set"},
+		"index needs es":      {"index", map[string]string{"AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ES_URL must be set"},
+		"bad log format":      {"serve", map[string]string{"AUDITLOG_LOG_FORMAT": "xml"}, "AUDITLOG_LOG_FORMAT"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := parseServerConfig(tc.cmd, nil, env(tc.env), io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestHelpNamesEveryVariableAndHidesSecrets(t *testing.T) {
+	var out bytes.Buffer
+	code := run([]string{"serve", "--help"}, env(map[string]string{"AUDITLOG_JWT_SECRET": "topsecret"}), &out, &out)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, v := range []string{"AUDITLOG_HTTP_ADDR", "AUDITLOG_STORE", "AUDITLOG_DATA_DIR", "AUDITLOG_JWT_SECRET",
+		"AUDITLOG_INGEST_TOKEN", "AUDITLOG_ES_URL", "AUDITLOG_KAFKA_BROKERS", "AUDITLOG_KAFKA_TOPIC"} {
+		if !strings.Contains(out.String(), v) {
+			t.Errorf("serve --help does not name %s", v)
+		}
+	}
+	if strings.Contains(out.String(), "topsecret") {
+		t.Error("serve --help printed a secret")
+	}
+	out.Reset()
+	if code := run([]string{"frobnicate"}, env(nil), &out, &out); code != 2 || !strings.Contains(out.String(), "unknown command") {
+		t.Errorf("unknown command: exit %d, %s", code, out.String())
+	}
+	out.Reset()
+	if code := run([]string{"version"}, env(nil), &out, &out); code != 0 || !strings.HasPrefix(out.String(), "auditlog ") {
+		t.Errorf("version: exit %d, %q", code, out.String())
+	}
+}
+
+func TestTokenCommandMintsAVerifiableToken(t *testing.T) {
+	var out, errb bytes.Buffer
+	const tenant = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+	code := run([]string{"token", "--tenant", tenant, "--role", "superadmin", "--email", "ops@platform.example", "--reason", "ticket CS-1", "--ttl", "1h"},
+		env(map[string]string{"AUDITLOG_JWT_SECRET": "s3cret"}), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	v, err := api.NewVerifier(api.AuthConfig{Secret: []byte("s3cret")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := v.Verify(strings.TrimSpace(out.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.TenantID != tenant || p.Role != audit.RoleSuperadmin || p.Email != "ops@platform.example" || p.Reason != "ticket CS-1" || !audit.ValidUUID(p.UserID) {
+		t.Fatalf("claims: %+v", p)
+	}
+	if code := run([]string{"token", "--tenant", "acme"}, env(map[string]string{"AUDITLOG_JWT_SECRET": "s"}), &out, &errb); code == 0 {
+		t.Fatal("a non-UUID tenant must be refused")
+	}
+}
+
+// TestMainServesHealth starts the real wiring of serve on :0 with a
+// temporary data directory.
+func TestMainServesHealth(t *testing.T) {
+	cfg, _, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	m := NewMain("serve", cfg, newLogger(&cfg, &logs))
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	base := "http://" + m.Addr()
+	get := func(path string) (int, string) {
+		res, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("/healthz"); code != 200 || !strings.Contains(body, `"ok"`) {
+		t.Fatalf("/healthz: %d %s", code, body)
+	}
+	if code, body := get("/readyz"); code != 200 || !strings.Contains(body, `"ready"`) {
+		t.Fatalf("/readyz: %d %s", code, body)
+	}
+	if code, body := get("/metrics"); code != 200 || !strings.Contains(body, "auditlog_http_requests_total") || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("/metrics: %d", code)
+	}
+	code, body := get("/nope")
+	var p api.Problem
+	if code != 404 || json.Unmarshal([]byte(body), &p) != nil || p.Code != audit.ENOTFOUND || p.RequestID == "" {
+		t.Fatalf("unknown route: %d %s", code, body)
+	}
+	done := make(chan error, 1)
+	go func() { done <- m.Close() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return")
+	}
+}

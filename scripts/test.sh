@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# make test: the whole suite, unit and integration, under the race
+# detector, against a real Elasticsearch 8.x and a real Kafka broker.
+# Where the services come from, in this order:
+#   (a) AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS, when both set;
+#   (b) Docker, when an engine answers: testcontainers-go
+#       (internal/testenv/containers);
+#   (c) otherwise a local download from Maven Central (scripts/services.sh).
+# Whatever this script starts, it stops on exit, pass or fail.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZTIME=${FUZZTIME:-15s}
+LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
+cleanup=()
+on_exit() {
+	local rc=$?
+	for c in "${cleanup[@]}"; do eval "$c" || true; done
+	exit $rc
+}
+trap on_exit EXIT
+
+if [ -n "${AUDITLOG_TEST_ES_URL:-}" ] && [ -n "${AUDITLOG_TEST_KAFKA_BROKERS:-}" ]; then
+	export AUDITLOG_TEST_SERVICES=${AUDITLOG_TEST_SERVICES:-given}
+elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then
+	envfile=$(mktemp)
+	go run ./internal/testenv/containers -env "$envfile" &
+	pid=$!
+	cleanup+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f $envfile")
+	deadline=$((SECONDS + 600))
+	until [ -s "$envfile" ]; do
+		kill -0 $pid 2>/dev/null || { echo "[test] testcontainers failed to start the services" >&2; exit 1; }
+		[ $SECONDS -lt $deadline ] || { echo "[test] services not ready after 600s" >&2; exit 1; }
+		sleep 1
+	done
+	# shellcheck disable=SC1090
+	. "$envfile"
+else
+	cleanup+=("scripts/services.sh down")
+	scripts/services.sh up
+	# shellcheck disable=SC1090
+	eval "$(scripts/services.sh env)"
+fi
+echo "[test] services ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS"
+
+# -v so that every skip prints its reason; the console gets results,
+# skips and failures, the full log goes to $LOG.
+set +e
+go test -race -count=1 -timeout 30m -v ${GOTEST_FLAGS:-} ./... >"$LOG" 2>&1
+rc=$?
+set -e
+grep -E '^(--- (FAIL|SKIP)|ok |FAIL|panic:|\s+[A-Za-z0-9_]+\.go:[0-9]+: )|^(\s+--- (FAIL|SKIP))' "$LOG" || true
+if [ $rc -ne 0 ]; then
+	echo "[test] go test failed (rc=$rc); full log: $LOG" >&2
+	tail -n 60 "$LOG" >&2
+	exit $rc
+fi
+skips=$(grep -cE '^\s*--- SKIP' "$LOG" || true)
+passes=$(grep -cE '^\s*--- PASS' "$LOG" || true)
+echo "[test] fuzzing event decoding for $FUZZTIME"
+go test -run='^$' -fuzz=FuzzDecodeEvent -fuzztime="$FUZZTIME" ./audit
+echo "[test] each skip above printed its reason"
+echo "test: $passes passed, 0 failed, $skips skipped"
