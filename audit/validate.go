@@ -76,8 +76,13 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 // Normalize fills in the documented defaults: outcome success, the
 // category of the catalog entry for (action, resource.type), and the
 // cross-tenant flag for every superadmin action (spec §1: actions of the
-// operator team are always flagged, so the tenant can see them).
+// operator team are always flagged, so the tenant can see them). UUIDs are
+// lowercased, their canonical form, so that filters match whatever case a
+// producer used.
 func (e *Event) Normalize() {
+	e.TenantID = strings.ToLower(e.TenantID)
+	e.Actor.ID = strings.ToLower(e.Actor.ID)
+	e.Resource.ID = strings.ToLower(e.Resource.ID)
 	if e.Outcome == "" {
 		e.Outcome = OutcomeSuccess
 	}

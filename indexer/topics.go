@@ -20,6 +20,8 @@ type TopicSpec struct {
 	Name              string
 	Partitions        int
 	ReplicationFactor int
+	// Config holds topic configuration entries, e.g. max.message.bytes.
+	Config map[string]string
 }
 
 // EnsureTopics creates the topics that do not exist yet, through the
@@ -50,7 +52,11 @@ func EnsureTopics(ctx context.Context, brokers []string, topics ...TopicSpec) er
 		if rf == 0 {
 			rf = 1
 		}
-		configs = append(configs, kafka.TopicConfig{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: rf})
+		tc := kafka.TopicConfig{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: rf}
+		for k, v := range t.Config {
+			tc.ConfigEntries = append(tc.ConfigEntries, kafka.ConfigEntry{ConfigName: k, ConfigValue: v})
+		}
+		configs = append(configs, tc)
 	}
 	if err := cc.CreateTopics(configs...); err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
 		return fmt.Errorf("kafka: creating topics: %w", err)

@@ -8,14 +8,17 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/indexer"
+	"github.com/auditlog/auditlog/internal/backoff"
 )
 
 // Main is the wired program of one command (serve or index). Run opens
@@ -57,14 +60,27 @@ func (m *Main) onClose(f func(context.Context) error) { m.closers = append(m.clo
 // Run opens the dependencies and starts the HTTP server. It returns once
 // everything is started; the work goes on in the background until Close.
 func (m *Main) Run(ctx context.Context) error {
+	if m.Command == "index" {
+		return m.runIndex(ctx)
+	}
+	return m.runServe(ctx)
+}
+
+func (m *Main) esClient() (*elasticsearch.Client, error) {
+	cfg := m.Config
+	return elasticsearch.New(elasticsearch.Config{
+		URLs: splitList(cfg.ES.URL), Username: cfg.ES.Username, Password: cfg.ES.Password,
+		APIKey: cfg.ES.APIKey, IndexPrefix: cfg.ES.IndexPrefix, Replicas: cfg.ES.Replicas,
+	})
+}
+
+func (m *Main) defaultPlan() (audit.Plan, error) { return audit.ParsePlan(m.Config.DefaultPlan) }
+
+func (m *Main) runServe(ctx context.Context) error {
 	var ready []api.ReadinessCheck
 	cfg := m.Config
-
 	if cfg.Store == "elasticsearch" {
-		client, err := elasticsearch.New(elasticsearch.Config{
-			URLs: splitList(cfg.ES.URL), Username: cfg.ES.Username, Password: cfg.ES.Password,
-			APIKey: cfg.ES.APIKey, IndexPrefix: cfg.ES.IndexPrefix, Replicas: cfg.ES.Replicas,
-		})
+		client, err := m.esClient()
 		if err != nil {
 			return err
 		}
@@ -81,23 +97,95 @@ func (m *Main) Run(ctx context.Context) error {
 			return fmt.Errorf("data dir %s: %w", cfg.DataDir, err)
 		}
 	}
-
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
-		kctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		err := indexer.EnsureTopics(kctx, brokers,
-			indexer.TopicSpec{Name: cfg.Kafka.Topic, Partitions: cfg.Kafka.Partitions},
-			indexer.TopicSpec{Name: cfg.Kafka.DLQTopic, Partitions: cfg.Kafka.Partitions})
-		cancel()
-		if err != nil {
-			return err
-		}
 		ready = append(ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
 	}
-
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, api.Deps{
 		Logger: m.Logger, Registry: m.Registry, Ready: ready,
 	})
 	return m.serveHTTP(srv.Handler())
+}
+
+// runIndex serves health and metrics at once, then, in the background and
+// retrying while Elasticsearch or Kafka is down: detects the cluster,
+// installs templates and policies, creates the topics, starts the
+// lifecycle worker where the cluster has no ILM, and consumes.
+func (m *Main) runIndex(ctx context.Context) error {
+	cfg := m.Config
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return err
+	}
+	client, err := m.esClient()
+	if err != nil {
+		return err
+	}
+	brokers := splitList(cfg.Kafka.Brokers)
+	var started atomic.Bool
+	ready := []api.ReadinessCheck{
+		{Name: "elasticsearch", Check: client.Ping},
+		{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
+		{Name: "indexer", Check: func(context.Context) error {
+			if !started.Load() {
+				return fmt.Errorf("bootstrapping")
+			}
+			return nil
+		}},
+	}
+	srv := api.NewServer(api.Config{}, api.Deps{Logger: m.Logger, Registry: m.Registry, Ready: ready})
+	if err := m.serveHTTP(srv.Handler()); err != nil {
+		return err
+	}
+
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		bo := backoff.New(200*time.Millisecond, 15*time.Second)
+		logErr := func(what string) func(error) {
+			return func(err error) { m.Logger.Warn(what+" failed; retrying", "err", err) }
+		}
+		var caps elasticsearch.Capabilities
+		if backoff.Retry(bg, bo, logErr("detecting elasticsearch"), func() (err error) { caps, err = client.Detect(bg); return err }) != nil {
+			return
+		}
+		m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
+		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan})
+		if err != nil {
+			m.failed <- err
+			return
+		}
+		bo.Reset()
+		if backoff.Retry(bg, bo, logErr("bootstrapping elasticsearch"), func() error { return store.Bootstrap(bg) }) != nil {
+			return
+		}
+		if !caps.ILM {
+			m.Logger.Info("no ILM in this cluster: the built-in lifecycle worker enforces retention", "interval", cfg.Kafka.Indexer.LifecycleInterval)
+			go store.LifecycleLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, m.Logger.With("component", "lifecycle"), m.Registry)
+		}
+		ix := indexer.New(indexer.Config{
+			Brokers: brokers, Topic: cfg.Kafka.Topic, DLQTopic: cfg.Kafka.DLQTopic, Group: cfg.Kafka.Group,
+			Partitions: cfg.Kafka.Partitions, BatchSize: cfg.Kafka.Indexer.BatchSize, BatchBytes: cfg.Kafka.Indexer.BatchBytes,
+			Linger: cfg.Kafka.Indexer.Linger, DrainTimeout: cfg.ShutdownTimeout * 3 / 4,
+		}, indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry})
+		if ix.Setup(bg) != nil {
+			return
+		}
+		started.Store(true)
+		if err := ix.Run(bg); err != nil {
+			m.failed <- fmt.Errorf("indexer: %w", err)
+		}
+	}()
+	m.onClose(func(ctx context.Context) error {
+		cancel()
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("indexer did not stop in time: %w", ctx.Err())
+		}
+	})
+	return nil
 }
 
 func (m *Main) serveHTTP(h http.Handler) error {

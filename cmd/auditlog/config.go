@@ -33,6 +33,14 @@ type Config struct {
 	Kafka KafkaConfig
 }
 
+// IndexerConfig tunes batching of the Kafka consumer.
+type IndexerConfig struct {
+	BatchSize         int
+	BatchBytes        int
+	Linger            time.Duration
+	LifecycleInterval time.Duration
+}
+
 // ESConfig is the Elasticsearch section.
 type ESConfig struct {
 	URL         string
@@ -50,6 +58,7 @@ type KafkaConfig struct {
 	DLQTopic   string
 	Group      string
 	Partitions int
+	Indexer    IndexerConfig
 }
 
 // option is one flag with its environment variable.
@@ -184,6 +193,14 @@ func (b *binder) kafka(c *Config) {
 	b.str(&c.Kafka.DLQTopic, "kafka-dlq-topic", "AUDITLOG_KAFKA_DLQ_TOPIC", "", "dead-letter topic (default <topic>.dlq)")
 	b.str(&c.Kafka.Group, "kafka-group", "AUDITLOG_KAFKA_GROUP", "auditlog-indexer", "consumer group id")
 	b.int(&c.Kafka.Partitions, "kafka-partitions", "AUDITLOG_KAFKA_PARTITIONS", 6, "partitions of the topics created at start when missing")
+	b.int(&c.Kafka.Indexer.BatchSize, "batch-size", "AUDITLOG_BATCH_SIZE", 1000, "events per bulk write at most")
+	b.int(&c.Kafka.Indexer.BatchBytes, "batch-bytes", "AUDITLOG_BATCH_BYTES", 8<<20, "payload bytes per bulk write at most")
+	b.duration(&c.Kafka.Indexer.Linger, "batch-linger", "AUDITLOG_BATCH_LINGER", 200*time.Millisecond, "how long a batch waits for more events")
+}
+
+func (b *binder) lifecycle(c *Config) {
+	b.duration(&c.Kafka.Indexer.LifecycleInterval, "lifecycle-interval", "AUDITLOG_LIFECYCLE_INTERVAL", time.Hour,
+		"interval of the built-in lifecycle worker (runs only where the cluster has no ILM)")
 }
 
 func (b *binder) auth(c *Config) {

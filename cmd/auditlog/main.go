@@ -33,6 +33,7 @@ Commands:
   serve     run the HTTP API (GET /api/audit-logs, export, ingest, panel)
   index     run the Kafka → Elasticsearch indexer
   token     print a signed development JWT for a tenant and role
+  tenant    show or set a tenant's plan (tenant show|set-plan)
   version   print the version
 
 Every flag can also be set by its AUDITLOG_* environment variable; a flag
@@ -57,6 +58,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runServer(cmd, rest, getenv, stdout, stderr)
 	case "token":
 		err = runToken(rest, getenv, stdout, stderr)
+	case "tenant":
+		err = runTenant(rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "auditlog", version)
 	case "help", "-h", "--help":
@@ -95,6 +98,7 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 		c.Store = "elasticsearch"
 		b.elasticsearch(&c)
 		b.kafka(&c)
+		b.lifecycle(&c)
 	}
 	b.fs.Usage = func() {
 		fmt.Fprintf(b.fs.Output(), "Usage: auditlog %s [flags]\n\nFlags (each also read from its AUDITLOG_* variable):\n", cmd)

@@ -1,0 +1,109 @@
+package audit
+
+import (
+	"context"
+	"time"
+)
+
+// Plan is a tenant's subscription plan; it sets the retention of the
+// tenant's log (spec §8).
+type Plan string
+
+// The plans of spec §8.
+const (
+	PlanStarter    Plan = "starter"
+	PlanPro        Plan = "pro"
+	PlanEnterprise Plan = "enterprise"
+)
+
+// Plans lists every plan, shortest retention first.
+var Plans = []Plan{PlanStarter, PlanPro, PlanEnterprise}
+
+// Valid reports whether p is a known plan.
+func (p Plan) Valid() bool { return p == PlanStarter || p == PlanPro || p == PlanEnterprise }
+
+// Retention is how long the plan keeps events (spec §8): Starter 30 days,
+// Pro 1 year, Enterprise 7 years (2557 days, counting the leap days).
+func (p Plan) Retention() time.Duration {
+	const day = 24 * time.Hour
+	switch p {
+	case PlanStarter:
+		return 30 * day
+	case PlanPro:
+		return 365 * day
+	case PlanEnterprise:
+		return 2557 * day
+	}
+	return 0
+}
+
+// ParsePlan returns the plan named s, or EINVALID.
+func ParsePlan(s string) (Plan, error) {
+	p := Plan(s)
+	if !p.Valid() {
+		return "", Errorf(EINVALID, "plan %q: want starter, pro or enterprise", s)
+	}
+	return p, nil
+}
+
+// WriteStatus is the fate of one event in a batch write.
+type WriteStatus int
+
+// The fates of an event handed to an EventWriter.
+const (
+	// WriteCreated: the event is durably stored.
+	WriteCreated WriteStatus = iota
+	// WriteDuplicate: an event with the same id was already stored; the
+	// id is the idempotency key, so this counts as success.
+	WriteDuplicate
+	// WriteRejected: the store refuses this event for good (a mapping or
+	// parsing error); it must be dead-lettered, never retried.
+	WriteRejected
+	// WriteRetry: a transient failure (overload, timeout, unavailable);
+	// the event must be written again later.
+	WriteRetry
+)
+
+func (s WriteStatus) String() string {
+	switch s {
+	case WriteCreated:
+		return "created"
+	case WriteDuplicate:
+		return "duplicate"
+	case WriteRejected:
+		return "rejected"
+	case WriteRetry:
+		return "retry"
+	}
+	return "unknown"
+}
+
+// WriteResult is the outcome of one event of a batch.
+type WriteResult struct {
+	Status WriteStatus
+	// Reason explains a rejection or a retry.
+	Reason string
+}
+
+// EventWriter stores batches of validated events.
+type EventWriter interface {
+	// WriteEvents writes the batch and returns only once every event it
+	// reports as WriteCreated is durable. It returns one result per event,
+	// in order. It returns an EUNAVAILABLE error, and no results, when the
+	// store could not be reached at all; the whole batch must then be
+	// retried.
+	WriteEvents(ctx context.Context, events []Event) ([]WriteResult, error)
+}
+
+// TenantDirectory maps tenants to plans.
+type TenantDirectory interface {
+	// Plan returns the tenant's plan, or ENOTFOUND for an unknown tenant.
+	Plan(ctx context.Context, tenantID string) (Plan, error)
+	// EnsureTenant returns the tenant's plan, registering the tenant with
+	// def first when it is unknown. Concurrent calls agree on one plan.
+	EnsureTenant(ctx context.Context, tenantID string, def Plan) (Plan, error)
+	// SetPlan changes the tenant's plan (registering it if needed), and
+	// applies the new retention to the tenant's data already stored. It
+	// returns EINVALID for a bad tenant id or plan.
+	SetPlan(ctx context.Context, tenantID string, plan Plan) error
+}

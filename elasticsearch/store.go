@@ -1,0 +1,309 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/mappings"
+)
+
+// StoreConfig tunes the store.
+type StoreConfig struct {
+	// DefaultPlan is given to a tenant first seen; the longest retention
+	// by default, since data deleted too early cannot be recovered.
+	DefaultPlan audit.Plan
+	// Policies overrides the lifecycle of plans (tests use short ones).
+	// Unset plans use the policies of ilm/.
+	Policies map[audit.Plan]ilm.Policy
+	// TenantCacheTTL bounds how long a tenant's plan is cached before it is
+	// read again (a plan changed by another process is seen within it).
+	TenantCacheTTL time.Duration
+	// Now is the clock; tests may fix it.
+	Now func() time.Time
+}
+
+// Store is the Elasticsearch event store: one data stream per tenant,
+// named <prefix>-events-<plan>-<tenantId>, whose template carries the
+// plan's lifecycle; and the tenant directory, the index <prefix>-tenants.
+type Store struct {
+	c        *Client
+	caps     Capabilities
+	cfg      StoreConfig
+	policies map[audit.Plan]ilm.Policy
+
+	mu      sync.Mutex
+	tenants map[string]cachedPlan
+}
+
+type cachedPlan struct {
+	plan    audit.Plan
+	expires time.Time
+}
+
+// NewStore returns a store on c for a cluster with caps.
+func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
+	if cfg.DefaultPlan == "" {
+		cfg.DefaultPlan = audit.PlanEnterprise
+	}
+	if !cfg.DefaultPlan.Valid() {
+		return nil, audit.Errorf(audit.EINVALID, "default plan %q: want starter, pro or enterprise", cfg.DefaultPlan)
+	}
+	if cfg.TenantCacheTTL == 0 {
+		cfg.TenantCacheTTL = 30 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	s := &Store{c: c, caps: caps, cfg: cfg, policies: map[audit.Plan]ilm.Policy{}, tenants: map[string]cachedPlan{}}
+	for _, plan := range audit.Plans {
+		p, ok := cfg.Policies[plan]
+		if !ok {
+			var err error
+			if p, err = ilm.For(plan); err != nil {
+				return nil, err
+			}
+		}
+		s.policies[plan] = p
+	}
+	return s, nil
+}
+
+// Capabilities returns what the cluster supports.
+func (s *Store) Capabilities() Capabilities { return s.caps }
+
+// Client returns the underlying client.
+func (s *Store) Client() *Client { return s.c }
+
+func (s *Store) prefix() string { return s.c.cfg.IndexPrefix }
+
+// StreamName is the data stream of a tenant on a plan.
+func (s *Store) StreamName(plan audit.Plan, tenantID string) string {
+	return s.prefix() + "-events-" + string(plan) + "-" + strings.ToLower(tenantID)
+}
+
+// TenantPattern matches every data stream of a tenant, whatever the plan
+// it was written under: queries keep seeing all of a tenant's data across
+// plan changes.
+func (s *Store) TenantPattern(tenantID string) string {
+	return s.prefix() + "-events-*-" + strings.ToLower(tenantID)
+}
+
+// AllStreamsPattern matches every events data stream of this service.
+func (s *Store) AllStreamsPattern() string { return s.prefix() + "-events-*" }
+
+// TemplateName is the index template of a plan.
+func (s *Store) TemplateName(plan audit.Plan) string { return s.prefix() + "-events-" + string(plan) }
+
+// PolicyName is the ILM policy of a plan.
+func (s *Store) PolicyName(plan audit.Plan) string { return s.prefix() + "-" + string(plan) }
+
+// TenantsIndex is the tenant directory.
+func (s *Store) TenantsIndex() string { return s.prefix() + "-tenants" }
+
+// parseStream splits a data stream name into plan and tenant.
+func (s *Store) parseStream(name string) (audit.Plan, string, bool) {
+	rest, ok := strings.CutPrefix(name, s.prefix()+"-events-")
+	if !ok {
+		return "", "", false
+	}
+	plan, tenant, ok := strings.Cut(rest, "-")
+	if !ok || !audit.Plan(plan).Valid() || !audit.ValidUUID(tenant) {
+		return "", "", false
+	}
+	return audit.Plan(plan), tenant, true
+}
+
+// TemplateBody is the composable index template of a plan's data streams.
+// Its priority (200) beats the built-in templates (100). Where the cluster
+// has ILM, the settings name the plan's policy.
+func (s *Store) TemplateBody(plan audit.Plan) json.RawMessage {
+	settings := map[string]any{
+		"number_of_shards":   1,
+		"number_of_replicas": s.c.cfg.Replicas,
+		"codec":              "best_compression",
+	}
+	if s.caps.ILM {
+		settings["index.lifecycle.name"] = s.PolicyName(plan)
+	}
+	body, _ := json.Marshal(map[string]any{
+		"index_patterns": []string{s.TemplateName(plan) + "-*"},
+		"data_stream":    map[string]any{},
+		"priority":       200,
+		"template": map[string]any{
+			"settings": settings,
+			"mappings": mappings.Events(),
+		},
+		"_meta": map[string]any{"managed_by": "auditlog", "plan": plan},
+	})
+	return body
+}
+
+// Bootstrap installs, idempotently, the lifecycle policies (where the
+// cluster has ILM), one index template per plan, and the tenant directory.
+func (s *Store) Bootstrap(ctx context.Context) error {
+	for _, plan := range audit.Plans {
+		if s.caps.ILM {
+			if err := s.c.DoJSON(ctx, http.MethodPut, "/_ilm/policy/"+s.PolicyName(plan), s.policies[plan].Body, nil); err != nil {
+				return fmt.Errorf("installing ILM policy %s: %w", s.PolicyName(plan), err)
+			}
+		}
+		if err := s.c.DoJSON(ctx, http.MethodPut, "/_index_template/"+s.TemplateName(plan), s.TemplateBody(plan), nil); err != nil {
+			return fmt.Errorf("installing index template %s: %w", s.TemplateName(plan), err)
+		}
+	}
+	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.TenantsIndex(), mappings.Tenants())
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
+		return fmt.Errorf("creating the tenant directory: %w", StatusError(http.MethodPut, "/"+s.TenantsIndex(), res))
+	}
+	return nil
+}
+
+// Plan implements audit.TenantDirectory.
+func (s *Store) Plan(ctx context.Context, tenantID string) (audit.Plan, error) {
+	if p, ok := s.cached(tenantID); ok {
+		return p, nil
+	}
+	var doc struct {
+		Found  bool `json:"found"`
+		Source struct {
+			Plan audit.Plan `json:"plan"`
+		} `json:"_source"`
+	}
+	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.TenantsIndex()+"/_doc/"+strings.ToLower(tenantID), nil)
+	if err != nil {
+		return "", err
+	}
+	if res.Status == http.StatusNotFound {
+		return "", audit.Errorf(audit.ENOTFOUND, "tenant %s is not in the directory", tenantID)
+	}
+	if res.Status != http.StatusOK {
+		return "", StatusError(http.MethodGet, "tenant", res)
+	}
+	if err := json.Unmarshal(res.Body, &doc); err != nil || !doc.Source.Plan.Valid() {
+		return "", audit.Errorf(audit.EINTERNAL, "tenant %s has a malformed directory entry", tenantID)
+	}
+	s.remember(tenantID, doc.Source.Plan)
+	return doc.Source.Plan, nil
+}
+
+// EnsureTenant implements audit.TenantDirectory. The entry is created with
+// op_type=create, so concurrent first events agree on one plan.
+func (s *Store) EnsureTenant(ctx context.Context, tenantID string, def audit.Plan) (audit.Plan, error) {
+	p, err := s.Plan(ctx, tenantID)
+	if audit.ErrorCode(err) != audit.ENOTFOUND {
+		return p, err
+	}
+	now := s.cfg.Now().UTC()
+	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.TenantsIndex()+"/_create/"+strings.ToLower(tenantID),
+		mustJSON(map[string]any{"tenantId": strings.ToLower(tenantID), "plan": def, "createdAt": now, "updatedAt": now}))
+	if err != nil {
+		return "", err
+	}
+	switch res.Status {
+	case http.StatusCreated:
+		s.remember(tenantID, def)
+		return def, nil
+	case http.StatusConflict:
+		return s.Plan(ctx, tenantID)
+	}
+	return "", StatusError(http.MethodPut, "tenant", res)
+}
+
+// SetPlan implements audit.TenantDirectory. Where the cluster has ILM, the
+// new plan's policy is set on every backing index the tenant already has
+// (under any plan); otherwise the lifecycle worker reads the plan from the
+// directory on its next pass, so the new retention applies either way.
+func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) error {
+	if !audit.ValidUUID(tenantID) {
+		return audit.Errorf(audit.EINVALID, "tenant %q is not a UUID", tenantID)
+	}
+	if !plan.Valid() {
+		return audit.Errorf(audit.EINVALID, "plan %q: want starter, pro or enterprise", plan)
+	}
+	now := s.cfg.Now().UTC()
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+strings.ToLower(tenantID)+"?refresh=true",
+		map[string]any{
+			"doc":    map[string]any{"plan": plan, "updatedAt": now},
+			"upsert": map[string]any{"tenantId": strings.ToLower(tenantID), "plan": plan, "createdAt": now, "updatedAt": now},
+		}, nil); err != nil {
+		return err
+	}
+	s.remember(tenantID, plan)
+	if !s.caps.ILM {
+		return nil
+	}
+	streams, err := s.resolveStreams(ctx, s.TenantPattern(tenantID))
+	if err != nil {
+		return err
+	}
+	for _, st := range streams {
+		if err := s.c.DoJSON(ctx, http.MethodPut, "/"+st.Name+"/_settings",
+			map[string]any{"index.lifecycle.name": s.PolicyName(plan)}, nil); err != nil {
+			return fmt.Errorf("applying policy %s to %s: %w", s.PolicyName(plan), st.Name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) cached(tenantID string) (audit.Plan, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.tenants[strings.ToLower(tenantID)]
+	if !ok || s.cfg.Now().After(c.expires) {
+		return "", false
+	}
+	return c.plan, true
+}
+
+func (s *Store) remember(tenantID string, p audit.Plan) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tenants[strings.ToLower(tenantID)] = cachedPlan{plan: p, expires: s.cfg.Now().Add(s.cfg.TenantCacheTTL)}
+}
+
+// stream is a data stream with its backing indices, the write index last.
+type stream struct {
+	Name           string   `json:"name"`
+	BackingIndices []string `json:"backing_indices"`
+}
+
+// resolveStreams lists the data streams matching pattern. It uses
+// _resolve/index, which every 8.x server has (the data-stream API may be
+// missing).
+func (s *Store) resolveStreams(ctx context.Context, pattern string) ([]stream, error) {
+	var out struct {
+		DataStreams []stream `json:"data_streams"`
+	}
+	res, err := s.c.Do(ctx, http.MethodGet, "/_resolve/index/"+pattern+"?expand_wildcards=open", nil)
+	if err != nil {
+		return nil, err
+	}
+	if res.Status == http.StatusNotFound {
+		return nil, nil
+	}
+	if res.Status != http.StatusOK {
+		return nil, StatusError(http.MethodGet, "_resolve/index", res)
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, audit.Wrap(audit.EINTERNAL, err, "decoding _resolve/index")
+	}
+	return out.DataStreams, nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,172 @@
+package elasticsearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// doc is an event as stored: @timestamp (the data stream's time field;
+// "timestamp" is an alias of it in the mapping), empty optional strings
+// left out (an empty actor.ip is not an IP), and the changed field names
+// as a keyword list.
+type doc struct {
+	Timestamp     audit.Timestamp         `json:"@timestamp"`
+	ID            string                  `json:"id"`
+	TenantID      string                  `json:"tenantId"`
+	Actor         docActor                `json:"actor"`
+	Action        audit.Action            `json:"action"`
+	Resource      audit.Resource          `json:"resource"`
+	Diff          map[string]audit.Change `json:"diff,omitempty"`
+	ChangedFields []string                `json:"changedFields,omitempty"`
+	CrossTenant   bool                    `json:"crossTenant"`
+	Category      audit.Category          `json:"category,omitempty"`
+	Outcome       audit.Outcome           `json:"outcome,omitempty"`
+	Reason        string                  `json:"reason,omitempty"`
+	Before        json.RawMessage         `json:"before,omitempty"`
+	After         json.RawMessage         `json:"after,omitempty"`
+	RequestID     string                  `json:"requestId,omitempty"`
+}
+
+type docActor struct {
+	ID        string `json:"id"`
+	Email     string `json:"email"`
+	Role      string `json:"role"`
+	IP        string `json:"ip,omitempty"`
+	UserAgent string `json:"userAgent,omitempty"`
+}
+
+func toDoc(e *audit.Event) doc {
+	return doc{
+		Timestamp: e.Timestamp, ID: e.ID, TenantID: strings.ToLower(e.TenantID),
+		Actor:  docActor{ID: e.Actor.ID, Email: e.Actor.Email, Role: e.Actor.Role, IP: e.Actor.IP, UserAgent: e.Actor.UserAgent},
+		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
+		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
+		Before: e.Before, After: e.After, RequestID: e.RequestID,
+	}
+}
+
+func (d *doc) event() audit.Event {
+	return audit.Event{
+		ID: d.ID, Timestamp: d.Timestamp, TenantID: d.TenantID,
+		Actor:  audit.Actor{ID: d.Actor.ID, Email: d.Actor.Email, Role: d.Actor.Role, IP: d.Actor.IP, UserAgent: d.Actor.UserAgent},
+		Action: d.Action, Resource: d.Resource, Diff: d.Diff, CrossTenant: d.CrossTenant,
+		Category: d.Category, Outcome: d.Outcome, Reason: d.Reason, Before: d.Before, After: d.After, RequestID: d.RequestID,
+	}
+}
+
+// AppendBulkCreate appends the two NDJSON lines that create one event in
+// a data stream with _id = event id.
+func AppendBulkCreate(buf *bytes.Buffer, index string, e *audit.Event) error {
+	buf.WriteString(`{"create":{"_index":`)
+	writeJSONString(buf, index)
+	buf.WriteString(`,"_id":`)
+	writeJSONString(buf, e.ID)
+	buf.WriteString("}}\n")
+	b, err := json.Marshal(toDoc(e))
+	if err != nil {
+		return err
+	}
+	buf.Write(b)
+	buf.WriteByte('\n')
+	return nil
+}
+
+func writeJSONString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s)
+	buf.Write(b)
+}
+
+// bulkItem is the part of a _bulk answer item this store reads.
+type bulkItem struct {
+	Create struct {
+		Status int `json:"status"`
+		Error  *struct {
+			Type   string `json:"type"`
+			Reason string `json:"reason"`
+		} `json:"error"`
+	} `json:"create"`
+}
+
+// WriteEvents implements audit.EventWriter with one synchronous _bulk
+// request of create operations. Elasticsearch acknowledges an item only
+// once it is in the translog (fsynced per request by default), so
+// WriteCreated is durable. Per item: 201 is created, 409 a duplicate
+// (the id is already stored), 400 a permanent rejection (mapping or
+// parsing), anything else (429, 5xx, a cluster block) a retry.
+func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(events) * 1024)
+	plans := map[string]audit.Plan{}
+	for i := range events {
+		e := &events[i]
+		plan, ok := plans[e.TenantID]
+		if !ok {
+			var err error
+			if plan, err = s.EnsureTenant(ctx, e.TenantID, s.cfg.DefaultPlan); err != nil {
+				return nil, err
+			}
+			plans[e.TenantID] = plan
+		}
+		if err := AppendBulkCreate(&buf, s.StreamName(plan, e.TenantID), e); err != nil {
+			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
+		}
+	}
+	res, err := s.c.Do(ctx, http.MethodPost, "/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason", buf.Bytes())
+	if err != nil {
+		return nil, err
+	}
+	if res.Status != http.StatusOK {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, StatusError(http.MethodPost, "/_bulk", res), "bulk request refused")
+	}
+	var out struct {
+		Errors bool       `json:"errors"`
+		Items  []bulkItem `json:"items"`
+	}
+	if err := json.Unmarshal(res.Body, &out); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "decoding the bulk answer")
+	}
+	if len(out.Items) != len(events) {
+		return nil, audit.Errorf(audit.EUNAVAILABLE, "bulk answered %d items for %d events", len(out.Items), len(events))
+	}
+	results := make([]audit.WriteResult, len(events))
+	for i, it := range out.Items {
+		results[i] = itemResult(it)
+	}
+	return results, nil
+}
+
+func itemResult(it bulkItem) audit.WriteResult {
+	c := it.Create
+	reason := ""
+	if c.Error != nil {
+		reason = fmt.Sprintf("%s: %s", c.Error.Type, c.Error.Reason)
+	}
+	switch {
+	case c.Status == http.StatusCreated || c.Status == http.StatusOK:
+		return audit.WriteResult{Status: audit.WriteCreated}
+	case c.Status == http.StatusConflict:
+		return audit.WriteResult{Status: audit.WriteDuplicate}
+	case c.Status == http.StatusBadRequest:
+		return audit.WriteResult{Status: audit.WriteRejected, Reason: "elasticsearch rejected the event: " + reason}
+	default:
+		return audit.WriteResult{Status: audit.WriteRetry, Reason: fmt.Sprintf("status %d %s", c.Status, reason)}
+	}
+}
+
+// DecodeSource reads a stored document back into an event.
+func DecodeSource(src []byte) (audit.Event, error) {
+	var d doc
+	if err := json.Unmarshal(src, &d); err != nil {
+		return audit.Event{}, audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
+	}
+	return d.event(), nil
+}

@@ -1,0 +1,73 @@
+package gen_test
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+)
+
+func TestGeneratorIsDeterministicValidAndRealistic(t *testing.T) {
+	const n = 20000
+	a := gen.New(gen.Config{Seed: 7, Tenants: 50, Skew: 1.1, WithIDs: true}, n)
+	b := gen.New(gen.Config{Seed: 7, Tenants: 50, Skew: 1.1, WithIDs: true}, n)
+	now := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	perTenant := map[string]int{}
+	plans := map[audit.Plan]bool{}
+	var failed, operator, beforeAfter int
+	ids := map[string]bool{}
+	var prev audit.Timestamp
+	for i := 0; i < n; i++ {
+		e, f := a.Next(), b.Next()
+		ea, _ := json.Marshal(e)
+		fb, _ := json.Marshal(f)
+		if string(ea) != string(fb) {
+			t.Fatalf("event %d differs between two runs with the same seed", i)
+		}
+		if _, err := audit.DecodeEvent(ea, now); err != nil {
+			t.Fatalf("event %d is invalid: %v\n%s", i, err, ea)
+		}
+		if ids[e.ID] {
+			t.Fatalf("duplicate id %s", e.ID)
+		}
+		ids[e.ID] = true
+		if e.Timestamp.Before(prev.Time) {
+			t.Fatalf("timestamps must not decrease")
+		}
+		prev = e.Timestamp
+		perTenant[e.TenantID]++
+		if e.Outcome == audit.OutcomeFailure {
+			failed++
+		}
+		if e.CrossTenant {
+			operator++
+			if e.Reason == "" {
+				t.Fatal("operator access without reason")
+			}
+		}
+		if len(e.Before) > 0 {
+			beforeAfter++
+		}
+	}
+	for _, tn := range a.Tenants() {
+		plans[tn.Plan] = true
+	}
+	if len(plans) != 3 {
+		t.Errorf("tenants cover plans %v, want all three", plans)
+	}
+	big, small := perTenant[a.Tenants()[0].ID], perTenant[a.Tenants()[49].ID]
+	if big < 10*small {
+		t.Errorf("sizes not skewed: biggest %d, smallest %d", big, small)
+	}
+	if r := float64(failed) / n; r < 0.02 || r > 0.04 {
+		t.Errorf("failed logins %.3f, want about 3%%", r)
+	}
+	if r := float64(operator) / n; r < 0.002 || r > 0.009 {
+		t.Errorf("operator accesses %.4f, want about 0.5%%", r)
+	}
+	if beforeAfter == 0 {
+		t.Error("no before/after state generated")
+	}
+}

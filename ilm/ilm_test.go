@@ -1,0 +1,58 @@
+package ilm_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/ilm"
+)
+
+const day = 24 * time.Hour
+
+// TestPoliciesCarryThePlanRetention checks each policy against spec §8.
+func TestPoliciesCarryThePlanRetention(t *testing.T) {
+	for _, tc := range []struct {
+		plan   audit.Plan
+		delete time.Duration
+		maxAge time.Duration
+		phases []string
+	}{
+		{audit.PlanStarter, 30 * day, 37 * day, []string{"hot", "delete"}},
+		{audit.PlanPro, 365 * day, 395 * day, []string{"hot", "delete"}},
+		{audit.PlanEnterprise, 2557 * day, 2587 * day, []string{"hot", "warm", "cold", "delete"}},
+	} {
+		p, err := ilm.For(tc.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.DeleteAfter != tc.delete || p.DeleteAfter != tc.plan.Retention() {
+			t.Errorf("%s: delete after %v, want %v (the plan's retention)", tc.plan, p.DeleteAfter, tc.delete)
+		}
+		if p.MaxAge() != tc.maxAge {
+			t.Errorf("%s: real max age %v, want %v", tc.plan, p.MaxAge(), tc.maxAge)
+		}
+		if p.RolloverMaxAge == "" || p.RolloverMaxPrimaryShardSize == "" {
+			t.Errorf("%s: rollover needs max_age and max_primary_shard_size", tc.plan)
+		}
+		if len(p.Phases) != len(tc.phases) {
+			t.Errorf("%s: phases %v, want %v", tc.plan, p.Phases, tc.phases)
+		}
+	}
+	if _, err := ilm.For("gold"); err == nil {
+		t.Fatal("unknown plan accepted")
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30d": 30 * day, "0ms": 0, "12h": 12 * time.Hour, "5m": 5 * time.Minute, "10s": 10 * time.Second} {
+		if got, err := ilm.ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"", "d", "-1d", "1w", "1.5d"} {
+		if _, err := ilm.ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", in)
+		}
+	}
+}

@@ -1,0 +1,367 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/segmentio/kafka-go"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/backoff"
+)
+
+// Config is the indexer's section of the configuration.
+type Config struct {
+	Brokers  []string
+	Topic    string
+	DLQTopic string
+	Group    string
+	// Partitions is the partition count of topics created at start.
+	Partitions int
+	// A batch is flushed at BatchSize messages, BatchBytes of payload, or
+	// Linger after its first message, whichever comes first.
+	BatchSize  int
+	BatchBytes int
+	Linger     time.Duration
+	// MinBackoff and MaxBackoff bound the jittered exponential backoff of
+	// retries (store or Kafka unavailable). Retries go on for as long as
+	// it takes; consumption pauses meanwhile.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	// DrainTimeout bounds the flush on shutdown; what is not durable by
+	// then is not committed and is redelivered.
+	DrainTimeout time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.DLQTopic == "" {
+		c.DLQTopic = c.Topic + ".dlq"
+	}
+	if c.Group == "" {
+		c.Group = "auditlog-indexer"
+	}
+	if c.Partitions == 0 {
+		c.Partitions = 6
+	}
+	if c.BatchSize == 0 {
+		c.BatchSize = 1000
+	}
+	if c.BatchBytes == 0 {
+		c.BatchBytes = 8 << 20
+	}
+	if c.Linger == 0 {
+		c.Linger = 200 * time.Millisecond
+	}
+	if c.MinBackoff == 0 {
+		c.MinBackoff = 100 * time.Millisecond
+	}
+	if c.MaxBackoff == 0 {
+		c.MaxBackoff = 15 * time.Second
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = 15 * time.Second
+	}
+}
+
+// Deps are what the indexer needs from the rest of the program.
+type Deps struct {
+	Store    audit.EventWriter
+	Logger   *slog.Logger
+	Registry prometheus.Registerer
+	Now      func() time.Time
+}
+
+// Indexer consumes the audit topic with a consumer group and writes the
+// events to the store.
+//
+// Delivery: at least once into the store, exactly once as stored, since
+// the event id is the idempotency key. A partition's offset is committed
+// only after every message up to it is durably written, is a duplicate,
+// or is in the dead-letter topic. Partitions are processed concurrently,
+// each by its own worker that handles its batches in order, so a commit
+// never passes a message still pending.
+type Indexer struct {
+	cfg     Config
+	deps    Deps
+	log     *slog.Logger
+	m       *metrics
+	reader  *kafka.Reader
+	dlq     *kafka.Writer
+	procCtx context.Context
+	stop    context.CancelFunc
+}
+
+// New returns an indexer; Run starts it.
+func New(cfg Config, deps Deps) *Indexer {
+	cfg.defaults()
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Registry == nil {
+		deps.Registry = prometheus.NewRegistry()
+	}
+	ix := &Indexer{cfg: cfg, deps: deps, log: deps.Logger.With("component", "indexer")}
+	ix.m = newMetrics(deps.Registry)
+	return ix
+}
+
+// Setup creates the topics when missing (the dead-letter topic accepts
+// larger messages than the source, so an oversized event still fits
+// there), retrying while Kafka is unreachable.
+func (ix *Indexer) Setup(ctx context.Context) error {
+	return ix.retry(ctx, "creating topics", func() error {
+		return EnsureTopics(ctx, ix.cfg.Brokers,
+			TopicSpec{Name: ix.cfg.Topic, Partitions: ix.cfg.Partitions},
+			TopicSpec{Name: ix.cfg.DLQTopic, Partitions: ix.cfg.Partitions, Config: map[string]string{"max.message.bytes": strconv.Itoa(dlqMaxMessageBytes)}})
+	})
+}
+
+const (
+	// dlqMaxMessageBytes is the dead-letter topic's message limit.
+	dlqMaxMessageBytes = 16 << 20
+	// maxFetchBytes bounds one fetch from the source topic.
+	maxFetchBytes = 16 << 20
+)
+
+// Run consumes until ctx is cancelled, then stops fetching, flushes what
+// it holds (bounded by DrainTimeout), commits and returns. It returns nil
+// on a clean stop.
+func (ix *Indexer) Run(ctx context.Context) error {
+	ix.reader = kafka.NewReader(kafka.ReaderConfig{
+		Brokers:        ix.cfg.Brokers,
+		GroupID:        ix.cfg.Group,
+		Topic:          ix.cfg.Topic,
+		MinBytes:       1,
+		MaxBytes:       maxFetchBytes,
+		MaxWait:        250 * time.Millisecond,
+		CommitInterval: 0, // synchronous commits: CommitMessages returns once committed
+		StartOffset:    kafka.FirstOffset,
+		QueueCapacity:  ix.cfg.BatchSize,
+		ReadBackoffMin: ix.cfg.MinBackoff,
+		ReadBackoffMax: ix.cfg.MaxBackoff,
+		ErrorLogger:    kafka.LoggerFunc(func(msg string, args ...any) { ix.log.Warn("kafka reader", "msg", fmt.Sprintf(msg, args...)) }),
+	})
+	ix.dlq = &kafka.Writer{
+		Addr:         kafka.TCP(ix.cfg.Brokers...),
+		Topic:        ix.cfg.DLQTopic,
+		Balancer:     &kafka.Hash{},
+		RequiredAcks: kafka.RequireAll,
+		BatchTimeout: 5 * time.Millisecond,
+		BatchBytes:   dlqMaxMessageBytes,
+		MaxAttempts:  3,
+	}
+	// Processing outlives ctx by at most DrainTimeout: batches in hand are
+	// flushed and committed after the fetch loop stops.
+	procCtx, cancelProc := context.WithCancel(context.WithoutCancel(ctx))
+	ix.procCtx, ix.stop = procCtx, cancelProc
+	defer cancelProc()
+
+	workers := map[int]*worker{}
+	var wg sync.WaitGroup
+	ix.log.Info("consuming", "topic", ix.cfg.Topic, "group", ix.cfg.Group, "dlq", ix.cfg.DLQTopic,
+		"batchSize", ix.cfg.BatchSize, "batchBytes", ix.cfg.BatchBytes, "linger", ix.cfg.Linger)
+	bo := ix.newBackoff()
+fetch:
+	for {
+		msg, err := ix.reader.FetchMessage(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			ix.m.kafkaErrors.Inc()
+			ix.log.Warn("fetch failed; retrying", "err", err)
+			if !backoff.Sleep(ctx, bo.Next()) {
+				break
+			}
+			continue
+		}
+		bo.Reset()
+		ix.m.consumed.Inc()
+		w, ok := workers[msg.Partition]
+		if !ok {
+			w = &worker{ix: ix, partition: msg.Partition, in: make(chan kafka.Message, ix.cfg.BatchSize)}
+			workers[msg.Partition] = w
+			wg.Add(1)
+			go func() { defer wg.Done(); w.run() }()
+		}
+		select {
+		case w.in <- msg:
+		case <-ctx.Done():
+			break fetch // not handed over: not committed, redelivered later
+		}
+	}
+
+	ix.log.Info("draining", "partitions", len(workers), "timeout", ix.cfg.DrainTimeout)
+	for _, w := range workers {
+		close(w.in)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(ix.cfg.DrainTimeout):
+		ix.log.Warn("drain timed out; uncommitted messages will be redelivered")
+		cancelProc()
+		<-done
+	}
+	errs := []error{ix.reader.Close(), ix.dlq.Close()}
+	ix.log.Info("stopped")
+	return errors.Join(errs...)
+}
+
+// worker processes one partition's messages in order.
+type worker struct {
+	ix        *Indexer
+	partition int
+	in        chan kafka.Message
+}
+
+func (w *worker) run() {
+	for {
+		batch, open := w.collect()
+		if len(batch) > 0 {
+			if err := w.ix.process(w.ix.procCtx, batch); err != nil {
+				// Only a cancelled drain stops processing: nothing more
+				// from this partition is committed.
+				w.ix.log.Warn("batch not finished; it will be redelivered", "partition", w.partition, "err", err)
+				return
+			}
+			w.ix.commit(batch[len(batch)-1])
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// collect gathers a batch: it waits for a first message, then takes more
+// until the batch is full or Linger has passed. open is false once the
+// input is closed and empty.
+func (w *worker) collect() (batch []kafka.Message, open bool) {
+	first, ok := <-w.in
+	if !ok {
+		return nil, false
+	}
+	batch = append(batch, first)
+	size := len(first.Value)
+	timer := time.NewTimer(w.ix.cfg.Linger)
+	defer timer.Stop()
+	for len(batch) < w.ix.cfg.BatchSize && size < w.ix.cfg.BatchBytes {
+		select {
+		case m, ok := <-w.in:
+			if !ok {
+				return batch, false
+			}
+			batch = append(batch, m)
+			size += len(m.Value)
+		case <-timer.C:
+			return batch, true
+		}
+	}
+	return batch, true
+}
+
+// process makes every message of the batch durable: decoded and stored,
+// or dead-lettered. It returns an error only when ctx ends first.
+func (ix *Indexer) process(ctx context.Context, batch []kafka.Message) error {
+	now := ix.deps.Now()
+	events := make([]audit.Event, 0, len(batch))
+	sources := make([]kafka.Message, 0, len(batch))
+	var dead []deadLetter
+	for _, m := range batch {
+		e, err := audit.DecodeEvent(m.Value, now)
+		if err != nil {
+			dead = append(dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
+			continue
+		}
+		if e.ID == "" {
+			e.ID = audit.DeriveID(e.Timestamp, audit.KafkaKey(m.Topic, m.Partition, m.Offset))
+		}
+		events = append(events, e)
+		sources = append(sources, m)
+	}
+
+	pending := make([]int, len(events))
+	for i := range pending {
+		pending[i] = i
+	}
+	bo := ix.newBackoff()
+	for len(pending) > 0 {
+		sub := make([]audit.Event, len(pending))
+		for j, i := range pending {
+			sub[j] = events[i]
+		}
+		start := time.Now()
+		results, err := ix.deps.Store.WriteEvents(ctx, sub)
+		ix.m.bulkLatency.Observe(time.Since(start).Seconds())
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			ix.m.retried.Add(float64(len(pending)))
+			ix.log.Warn("store write failed; retrying", "events", len(pending), "err", err)
+			if !backoff.Sleep(ctx, bo.Next()) {
+				return ctx.Err()
+			}
+			continue
+		}
+		var next []int
+		for j, r := range results {
+			i := pending[j]
+			switch r.Status {
+			case audit.WriteCreated:
+				ix.m.indexed.Inc()
+			case audit.WriteDuplicate:
+				ix.m.duplicate.Inc()
+			case audit.WriteRejected:
+				dead = append(dead, deadLetter{msg: sources[i], code: "rejected", reason: r.Reason})
+			default:
+				next = append(next, i)
+			}
+		}
+		if len(next) > 0 {
+			ix.m.retried.Add(float64(len(next)))
+			ix.log.Warn("some events must be retried", "events", len(next), "reason", results[0].Reason)
+			if !backoff.Sleep(ctx, bo.Next()) {
+				return ctx.Err()
+			}
+		}
+		pending = next
+	}
+	if len(dead) > 0 {
+		if err := ix.deadLetter(ctx, dead); err != nil {
+			return err
+		}
+	}
+	last := batch[len(batch)-1]
+	ix.m.lag.WithLabelValues(strconv.Itoa(last.Partition)).Set(float64(max(0, last.HighWaterMark-last.Offset-1)))
+	return nil
+}
+
+// commit commits the offset after m. A failed commit (a rebalance took
+// the partition away) is logged: the new owner redelivers from the last
+// committed offset, and the ids make the redelivery harmless.
+func (ix *Indexer) commit(m kafka.Message) {
+	if err := ix.reader.CommitMessages(ix.procCtx, m); err != nil {
+		ix.m.kafkaErrors.Inc()
+		ix.log.Warn("commit failed; the messages will be redelivered", "partition", m.Partition, "offset", m.Offset, "err", err)
+		return
+	}
+	ix.m.commits.Inc()
+}
+
+// retry runs f until it succeeds or ctx ends, with jittered backoff.
+func (ix *Indexer) retry(ctx context.Context, what string, f func() error) error {
+	return backoff.Retry(ctx, ix.newBackoff(), func(err error) { ix.log.Warn(what+" failed; retrying", "err", err) }, f)
+}
+
+func (ix *Indexer) newBackoff() *backoff.Backoff { return backoff.New(ix.cfg.MinBackoff, ix.cfg.MaxBackoff) }

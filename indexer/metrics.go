@@ -1,0 +1,36 @@
+package indexer
+
+import "github.com/prometheus/client_golang/prometheus"
+
+type metrics struct {
+	consumed, indexed, duplicate, retried, commits, kafkaErrors prometheus.Counter
+	deadLettered                                                *prometheus.CounterVec
+	bulkLatency                                                 prometheus.Histogram
+	lag                                                         *prometheus.GaugeVec
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	c := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: "auditlog_indexer_" + name, Help: help})
+	}
+	m := &metrics{
+		consumed:    c("events_consumed_total", "Messages fetched from the audit topic."),
+		indexed:     c("events_indexed_total", "Events durably written to the store."),
+		duplicate:   c("events_duplicate_total", "Events whose id was already stored (a redelivery)."),
+		retried:     c("events_retried_total", "Event writes retried after a transient failure."),
+		commits:     c("commits_total", "Offset commits."),
+		kafkaErrors: c("kafka_errors_total", "Failed fetches and commits."),
+		deadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "auditlog_indexer_events_dead_lettered_total", Help: "Messages sent to the dead-letter topic, by code.",
+		}, []string{"code"}),
+		bulkLatency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "auditlog_indexer_bulk_duration_seconds", Help: "Latency of one store batch write.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 12),
+		}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "auditlog_indexer_consumer_lag", Help: "Messages behind the partition's high-water mark after the last batch.",
+		}, []string{"partition"}),
+	}
+	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)
+	return m
+}

@@ -1,0 +1,29 @@
+// Package mappings holds the explicit Elasticsearch mappings as JSON (the
+// files beside this one): events.json for every tenant's data stream and
+// tenants.json for the tenant directory.
+//
+// Every object is "dynamic": "strict", so no key a producer controls can
+// create a mapping: diff, before and after are stored in _source but not
+// indexed ("enabled": false), and the changed field names are indexed as
+// the keyword list changedFields instead. timestamp is an alias of the
+// data stream's @timestamp. search is the free-text field that q queries:
+// actor.email, actor.userAgent, resource.id and changedFields are copied
+// into it.
+package mappings
+
+import (
+	_ "embed"
+	"encoding/json"
+)
+
+//go:embed events.json
+var events []byte
+
+//go:embed tenants.json
+var tenants []byte
+
+// Events returns the mappings of an events data stream.
+func Events() json.RawMessage { return json.RawMessage(events) }
+
+// Tenants returns the create-index body of the tenant directory.
+func Tenants() json.RawMessage { return json.RawMessage(tenants) }
