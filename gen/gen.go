@@ -30,7 +30,7 @@ type Tenant struct {
 
 type user struct {
 	id, email, ip, ua string
-	role            string
+	role              string
 }
 
 // Config shapes a generation run.

@@ -364,4 +364,6 @@ func (ix *Indexer) retry(ctx context.Context, what string, f func() error) error
 	return backoff.Retry(ctx, ix.newBackoff(), func(err error) { ix.log.Warn(what+" failed; retrying", "err", err) }, f)
 }
 
-func (ix *Indexer) newBackoff() *backoff.Backoff { return backoff.New(ix.cfg.MinBackoff, ix.cfg.MaxBackoff) }
+func (ix *Indexer) newBackoff() *backoff.Backoff {
+	return backoff.New(ix.cfg.MinBackoff, ix.cfg.MaxBackoff)
+}

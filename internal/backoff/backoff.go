@@ -65,5 +65,5 @@ func Retry(ctx context.Context, b *Backoff, onErr func(error), f func() error) e
 
 type retryError struct{ ctx, last error }
 
-func (e *retryError) Error() string { return e.ctx.Error() + " (last error: " + e.last.Error() + ")" }
+func (e *retryError) Error() string   { return e.ctx.Error() + " (last error: " + e.last.Error() + ")" }
 func (e *retryError) Unwrap() []error { return []error{e.ctx, e.last} }
