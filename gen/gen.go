@@ -133,7 +133,8 @@ func (g *Generator) tenant() *Tenant {
 	return &g.tenants[len(g.tenants)-1]
 }
 
-// Next returns the next event. Timestamps increase through [Start, End).
+// Next returns the next event. Timestamps increase through [Start, End)
+// over the first total events, and go on past End after that.
 func (g *Generator) Next() audit.Event {
 	t := g.tenant()
 	span := g.cfg.End.Sub(g.cfg.Start)

@@ -1,0 +1,182 @@
+package indexer_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/indexer"
+	"github.com/auditlog/auditlog/internal/testenv"
+)
+
+// TestEveryEventIndexedExactlyOnce produces 20,000 events of 50 tenants
+// on all three plans; each becomes searchable in its tenant's stream,
+// exactly once, with its fields intact. Then the same events are produced
+// again: still one document per id.
+func TestEveryEventIndexedExactlyOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	const n = 20000
+	g := gen.New(gen.Config{Seed: 42, Tenants: 50, Skew: 1.1, WithIDs: true}, n)
+	for _, tn := range g.Tenants() {
+		if err := e.store.SetPlan(ctx, tn.ID, tn.Plan); err != nil {
+			t.Fatal(err)
+		}
+	}
+	events := make([]audit.Event, n)
+	want := map[string]int{}
+	for i := range events {
+		events[i] = g.Next()
+		want[events[i].TenantID]++
+	}
+	msgs := eventMessages(t, events)
+	produce(t, e.brokers, e.topic, msgs)
+	reg := e.start(t, e.config())
+
+	all := e.store.AllStreamsPattern()
+	e.waitCount(t, all, n, 3*time.Minute)
+	for _, tn := range g.Tenants() {
+		if got := e.count(t, e.store.StreamName(tn.Plan, tn.ID)); got != want[tn.ID] {
+			t.Fatalf("tenant %s (%s) has %d events in its stream, want %d", tn.ID, tn.Plan, got, want[tn.ID])
+		}
+	}
+	stored := e.scan(t, all)
+	for _, ev := range events {
+		got, ok := stored[ev.ID]
+		if !ok {
+			t.Fatalf("event %s missing", ev.ID)
+		}
+		a, _ := json.Marshal(ev)
+		b, _ := json.Marshal(got)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("event %s changed on the way\n got %s\nwant %s", ev.ID, b, a)
+		}
+	}
+
+	// The same events once more: all duplicates, nothing new.
+	produce(t, e.brokers, e.topic, msgs)
+	dup := func() float64 { return metric(t, reg, "auditlog_indexer_events_duplicate_total") }
+	testenv.Eventually(t, 3*time.Minute, func() error {
+		if d := dup(); d != n {
+			return fmt.Errorf("%v of %d redelivered events seen as duplicates", d, n)
+		}
+		return nil
+	})
+	if got := e.count(t, all); got != n {
+		t.Fatalf("after producing every event twice there are %d documents, want %d", got, n)
+	}
+	if v := metric(t, reg, "auditlog_indexer_events_indexed_total"); v != n {
+		t.Fatalf("indexed counter %v, want %d", v, n)
+	}
+}
+
+// TestPoisonMessagesGoToTheDeadLetterTopic: each bad message lands in the
+// DLQ with its original bytes and a reason, while the good ones around
+// them are indexed.
+func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	g := gen.New(gen.Config{Seed: 9, Tenants: 2, WithIDs: true}, 100)
+	good := func() []byte {
+		ev := g.Next()
+		b, _ := json.Marshal(ev)
+		return b
+	}
+	mutate := func(f func(m map[string]any)) []byte {
+		var m map[string]any
+		_ = json.Unmarshal(good(), &m)
+		f(m)
+		b, _ := json.Marshal(m)
+		return b
+	}
+	// A tenant whose stream has a conflicting mapping (someone changed
+	// it): Elasticsearch itself rejects the event.
+	conflictTenant := "5f0c3a1e-2b4d-4c6e-8f10-a2b3c4d5e6f7"
+	stream := e.store.StreamName(audit.PlanEnterprise, conflictTenant)
+	if err := e.store.Client().DoJSON(ctx, http.MethodPut, "/_index_template/"+stream, map[string]any{
+		"index_patterns": []string{stream}, "data_stream": map[string]any{}, "priority": 300,
+		"template": map[string]any{"mappings": map[string]any{"properties": map[string]any{
+			"@timestamp": map[string]any{"type": "date"}, "actor": map[string]any{"properties": map[string]any{"role": map[string]any{"type": "long"}}}}}},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	poison := []struct {
+		name, code, reason string
+		value              []byte
+	}{
+		{"not JSON", audit.EINVALID, "must be one JSON object", []byte("\x00\x01 this is not json")},
+		{"missing tenantId", audit.EINVALID, "tenantId: is required", mutate(func(m map[string]any) { delete(m, "tenantId") })},
+		{"unknown action", audit.EINVALID, "action: must be one of", mutate(func(m map[string]any) { m["action"] = "publish" })},
+		{"2 MB event", audit.ETOOLARGE, "the limit is", mutate(func(m map[string]any) { m["after"] = map[string]any{"blob": strings.Repeat("x", 2<<20)} })},
+		{"type conflict", audit.EINVALID, "crossTenant: must be a boolean", mutate(func(m map[string]any) { m["crossTenant"] = "yes" })},
+		{"mapping rejection", "rejected", "elasticsearch rejected the event", mutate(func(m map[string]any) { m["tenantId"] = conflictTenant })},
+	}
+	var msgs []kafka.Message
+	goodCount := 0
+	for _, p := range poison {
+		msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: good()}, kafka.Message{Key: []byte("k"), Value: p.value,
+			Headers: []kafka.Header{{Key: "producer", Value: []byte("test")}}})
+		goodCount++
+	}
+	msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: good()})
+	goodCount++
+	produce(t, e.brokers, e.topic, msgs)
+	reg := e.start(t, e.config())
+
+	// Every message has the same key, and both topics hash keys over the
+	// same partition count: the letters are in one partition, in order.
+	dlq := kafka.NewReader(kafka.ReaderConfig{Brokers: e.brokers, Topic: e.topic + ".dlq", Partition: partitionOf(msgs[0].Key),
+		MaxBytes: 16 << 20, MaxWait: 200 * time.Millisecond})
+	defer dlq.Close()
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	var dead []kafka.Message
+	for len(dead) < len(poison) {
+		m, err := dlq.ReadMessage(rctx)
+		if err != nil {
+			t.Fatalf("after %d dead letters: %v", len(dead), err)
+		}
+		dead = append(dead, m)
+	}
+	if len(dead) != len(poison) {
+		t.Fatalf("%d dead letters, want %d", len(dead), len(poison))
+	}
+	for i, p := range poison {
+		d := dead[i]
+		h := headers(d)
+		if !bytes.Equal(d.Value, p.value) {
+			t.Errorf("%s: the dead letter does not carry the original bytes", p.name)
+		}
+		if h[indexer.HeaderCode] != p.code || !strings.Contains(h[indexer.HeaderReason], p.reason) {
+			t.Errorf("%s: code %q reason %q; want %q containing %q", p.name, h[indexer.HeaderCode], h[indexer.HeaderReason], p.code, p.reason)
+		}
+		if h[indexer.HeaderSourceTopic] != e.topic || h[indexer.HeaderSourceOffset] == "" || h[indexer.HeaderSourcePartition] == "" || h["producer"] != "test" {
+			t.Errorf("%s: headers %v", p.name, h)
+		}
+	}
+	e.waitCount(t, e.store.AllStreamsPattern(), goodCount, time.Minute)
+	if v := metric(t, reg, "auditlog_indexer_events_dead_lettered_total"); v != float64(len(poison)) {
+		t.Fatalf("dead-lettered counter %v", v)
+	}
+}
+
+func partitionOf(key []byte) int {
+	return (&kafka.Hash{}).Balance(kafka.Message{Key: key}, 0, 1, 2, 3)
+}
+
+func headers(m kafka.Message) map[string]string {
+	out := map[string]string{}
+	for _, h := range m.Headers {
+		out[h.Key] = string(h.Value)
+	}
+	return out
+}
