@@ -28,9 +28,14 @@ run: build
 test:
 	scripts/test.sh
 
-## lint: go vet, staticcheck and gofmt
+## bench: every benchmark side by side with its ceiling; rewrites BENCHMARKS.md (BENCH_SCALE=0.05 for a smoke run)
+bench:
+	scripts/bench.sh
+
+## lint: go vet, staticcheck and gofmt (also over the exclusive-tag tests)
 lint:
 	$(GO) vet ./...
+	$(GO) vet -tags exclusive ./...
 	$(GO) tool staticcheck ./...
 	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

@@ -89,6 +89,7 @@ func (ix *Indexer) deadLetter(ctx context.Context, dead []deadLetter) error {
 	}
 	for _, d := range dead {
 		ix.m.deadLettered.WithLabelValues(d.code).Inc()
+		ix.stats.DeadLettered.Add(1)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -87,6 +88,7 @@ type Deps struct {
 // each by its own worker that handles its batches in order, so a commit
 // never passes a message still pending.
 type Indexer struct {
+	stats   Stats
 	cfg     Config
 	deps    Deps
 	log     *slog.Logger
@@ -96,6 +98,15 @@ type Indexer struct {
 	procCtx context.Context
 	stop    context.CancelFunc
 }
+
+// Stats are running totals since New.
+type Stats struct {
+	Consumed, Indexed, Duplicates, DeadLettered, Retried atomic.Int64
+}
+
+// Stats returns the running totals (for benchmarks and tests; the same
+// figures are Prometheus metrics).
+func (ix *Indexer) Stats() *Stats { return &ix.stats }
 
 // New returns an indexer; Run starts it.
 func New(cfg Config, deps Deps) *Indexer {
@@ -186,6 +197,7 @@ fetch:
 		}
 		bo.Reset()
 		ix.m.consumed.Inc()
+		ix.stats.Consumed.Add(1)
 		w, ok := workers[msg.Partition]
 		if !ok {
 			w = &worker{ix: ix, partition: msg.Partition, in: make(chan kafka.Message, ix.cfg.BatchSize)}
@@ -308,6 +320,7 @@ func (ix *Indexer) process(ctx context.Context, batch []kafka.Message) error {
 				return ctx.Err()
 			}
 			ix.m.retried.Add(float64(len(pending)))
+			ix.stats.Retried.Add(int64(len(pending)))
 			ix.log.Warn("store write failed; retrying", "events", len(pending), "err", err)
 			if !backoff.Sleep(ctx, bo.Next()) {
 				return ctx.Err()
@@ -320,8 +333,10 @@ func (ix *Indexer) process(ctx context.Context, batch []kafka.Message) error {
 			switch r.Status {
 			case audit.WriteCreated:
 				ix.m.indexed.Inc()
+				ix.stats.Indexed.Add(1)
 			case audit.WriteDuplicate:
 				ix.m.duplicate.Inc()
+				ix.stats.Duplicates.Add(1)
 			case audit.WriteRejected:
 				dead = append(dead, deadLetter{msg: sources[i], code: "rejected", reason: r.Reason})
 			default:
@@ -330,6 +345,7 @@ func (ix *Indexer) process(ctx context.Context, batch []kafka.Message) error {
 		}
 		if len(next) > 0 {
 			ix.m.retried.Add(float64(len(next)))
+			ix.stats.Retried.Add(int64(len(next)))
 			ix.log.Warn("some events must be retried", "events", len(next), "reason", results[0].Reason)
 			if !backoff.Sleep(ctx, bo.Next()) {
 				return ctx.Err()

@@ -55,6 +55,23 @@ if [ $rc -ne 0 ]; then
 	tail -n 60 "$LOG" >&2
 	exit $rc
 fi
+# Phase 2: tests that stop a shared service (build tag "exclusive") run
+# alone, after everything else, where this script controls the services.
+if [ -n "${AUDITLOG_TEST_SERVICES_SCRIPT:-}" ]; then
+	echo "[test] exclusive phase: outage tests"
+	set +e
+	go test -race -count=1 -timeout 20m -v -tags exclusive -run '^TestExclusive' ./... >>"$LOG" 2>&1
+	rc=$?
+	set -e
+	grep -E '^(--- (FAIL|SKIP|PASS): TestExclusive|ok |FAIL)' "$LOG" | grep -E 'Exclusive|FAIL' || true
+	if [ $rc -ne 0 ]; then
+		echo "[test] exclusive phase failed (rc=$rc); full log: $LOG" >&2
+		tail -n 60 "$LOG" >&2
+		exit $rc
+	fi
+else
+	echo "[test] exclusive phase (outage tests) needs services started by scripts/services.sh; not run in mode $AUDITLOG_TEST_SERVICES"
+fi
 skips=$(grep -cE '^\s*--- SKIP' "$LOG" || true)
 passes=$(grep -cE '^\s*--- PASS' "$LOG" || true)
 echo "[test] fuzzing event decoding for $FUZZTIME"

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/indexer"
+)
+
+const (
+	benchBatch      = 1000
+	benchPartitions = 4
+)
+
+func uniq(prefix string) string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return prefix + "-" + hex.EncodeToString(b[:])
+}
+
+// freshStore is a store under a new prefix, bootstrapped, with every
+// tenant already in the directory, so both paths start alike.
+func freshStore(ctx context.Context, e *env, tenants []gen.Tenant) (*elasticsearch.Store, error) {
+	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{e.esURL}, IndexPrefix: uniq("bench")})
+	if err != nil {
+		return nil, err
+	}
+	caps, err := c.Detect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.esVersion = caps.Version
+	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	for _, t := range tenants {
+		if err := s.SetPlan(ctx, t.ID, t.Plan); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// benchIndexer compares the Kafka → Elasticsearch indexer end to end with
+// the raw _bulk ceiling: the same documents, the same batch size and
+// concurrency, sent straight to Elasticsearch with no Kafka and no
+// validation.
+func benchIndexer(ctx context.Context, e *env) ([]result, error) {
+	n := max(2000, int(200000*e.scale))
+	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true}, n)
+	events := make([]audit.Event, n)
+	msgs := make([]kafka.Message, n)
+	for i := range events {
+		events[i] = g.Next()
+		b, _ := json.Marshal(events[i])
+		msgs[i] = kafka.Message{Key: []byte(events[i].TenantID), Value: b}
+	}
+	topic := uniq("bench-events")
+	if err := indexer.EnsureTopics(ctx, e.brokers, indexer.TopicSpec{Name: topic, Partitions: benchPartitions}); err != nil {
+		return nil, err
+	}
+	w := &kafka.Writer{Addr: kafka.TCP(e.brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+		BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond}
+	for i := 0; i < n; i += 5000 {
+		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, n)]...); err != nil {
+			return nil, fmt.Errorf("producing: %w", err)
+		}
+	}
+	w.Close()
+
+	var ceil, ix []float64
+	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
+		c, err := bulkCeiling(ctx, e, g.Tenants(), events)
+		if err != nil {
+			return nil, err
+		}
+		r, err := indexerRun(ctx, e, g.Tenants(), topic, n)
+		if err != nil {
+			return nil, err
+		}
+		log.Printf("  run %d: ceiling %.0f ev/s, indexer %.0f ev/s", run, c, r)
+		if run > 0 {
+			ceil, ix = append(ceil, c), append(ix, r)
+		}
+	}
+	return []result{{
+		Name: "Indexer: Kafka → Elasticsearch", Unit: "events/s", Samples: ix, Ceiling: ceil,
+		Target: "≥ 85% of the _bulk ceiling", MinRatio: 0.85,
+		Method: fmt.Sprintf("%d generated events of 10 tenants (all plans, skewed sizes), about %d bytes each, pre-produced to a %d-partition topic. "+
+			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, one worker per partition (so up to %d concurrent `_bulk` requests), timed from start until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
+			"Ceiling: the same documents encoded as the same `_bulk` create bodies beforehand, sent by %d concurrent loaders in batches of %d, no Kafka, no decoding, no validation, into a new prefix. "+
+			"One warm-up pair, then %d alternating pairs.", n, avgSize(msgs), benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
+	}}, nil
+}
+
+func avgSize(msgs []kafka.Message) int {
+	total := 0
+	for _, m := range msgs {
+		total += len(m.Value)
+	}
+	return total / len(msgs)
+}
+
+// bulkCeiling sends pre-encoded _bulk bodies with benchPartitions
+// concurrent loaders and returns events per second.
+func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []audit.Event) (float64, error) {
+	s, err := freshStore(ctx, e, tenants)
+	if err != nil {
+		return 0, err
+	}
+	plans := map[string]audit.Plan{}
+	for _, t := range tenants {
+		plans[t.ID] = t.Plan
+	}
+	var bodies [][]byte
+	for i := 0; i < len(events); i += benchBatch {
+		var buf bytes.Buffer
+		for j := i; j < min(i+benchBatch, len(events)); j++ {
+			if err := elasticsearch.AppendBulkCreate(&buf, s.StreamName(plans[events[j].TenantID], events[j].TenantID), &events[j]); err != nil {
+				return 0, err
+			}
+		}
+		bodies = append(bodies, buf.Bytes())
+	}
+	work := make(chan []byte, len(bodies))
+	for _, b := range bodies {
+		work <- b
+	}
+	close(work)
+	var wg sync.WaitGroup
+	errs := make(chan error, benchPartitions)
+	start := time.Now()
+	for i := 0; i < benchPartitions; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				res, err := s.Client().Do(ctx, http.MethodPost, "/_bulk?filter_path=errors", b)
+				if err == nil && (res.Status != http.StatusOK || bytes.Contains(res.Body, []byte(`"errors":true`))) {
+					err = fmt.Errorf("bulk: %d %s", res.Status, res.Body)
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(len(events)) / elapsed.Seconds(), nil
+}
+
+// indexerRun consumes the whole topic with a new group into a new prefix
+// and returns events per second.
+func indexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic string, n int) (float64, error) {
+	s, err := freshStore(ctx, e, tenants)
+	if err != nil {
+		return 0, err
+	}
+	ix := indexer.New(indexer.Config{Brokers: e.brokers, Topic: topic, Group: uniq("bench-group"), Partitions: benchPartitions,
+		BatchSize: benchBatch, Linger: 50 * time.Millisecond},
+		indexer.Deps{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err := ix.Setup(ctx); err != nil {
+		return 0, err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- ix.Run(rctx) }()
+	deadline := time.After(10 * time.Minute)
+	for {
+		st := ix.Stats()
+		if st.Indexed.Load()+st.Duplicates.Load() >= int64(n) {
+			break
+		}
+		if st.DeadLettered.Load() > 0 {
+			cancel()
+			return 0, fmt.Errorf("%d events dead-lettered", st.DeadLettered.Load())
+		}
+		select {
+		case <-deadline:
+			cancel()
+			return 0, fmt.Errorf("indexer stuck at %d of %d", st.Indexed.Load(), n)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	elapsed := time.Since(start)
+	cancel()
+	if err := <-done; err != nil {
+		return 0, err
+	}
+	return float64(n) / elapsed.Seconds(), nil
+}

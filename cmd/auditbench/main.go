@@ -1,0 +1,167 @@
+// Command auditbench runs the benchmarks of `make bench` against the real
+// services and rewrites BENCHMARKS.md. Every figure is measured side by
+// side with its ceiling in the same run, repeated, and reported as the
+// median with its min and max: the machine is shared and noisy, so ratios
+// of medians are what compare.
+//
+// It reads AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS (set by
+// scripts/bench.sh, which starts the services as `make test` does).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"runtime"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// result is one benchmark's figure next to its ceiling and target.
+type result struct {
+	Name    string
+	Method  string
+	Unit    string
+	Samples []float64 // the figure, one per run
+	Ceiling []float64 // the ceiling, one per run, measured alternately
+	Target  string
+	// Ratio, when set, is the figure's median over the ceiling's median,
+	// compared with MinRatio.
+	MinRatio float64
+	Notes    string
+}
+
+type env struct {
+	esURL     string
+	brokers   []string
+	scale     float64
+	runs      int
+	esVersion string
+	kafka     string
+}
+
+func main() {
+	scale := flag.Float64("scale", 1, "data size multiplier (BENCH_SCALE); 0.05 is the CI smoke run")
+	runs := flag.Int("runs", 3, "measured runs per benchmark (after one warm-up)")
+	out := flag.String("out", "BENCHMARKS.md", "file to rewrite with the results")
+	only := flag.String("only", "", "comma-separated benchmarks to run (default all)")
+	flag.Parse()
+	e := &env{esURL: os.Getenv("AUDITLOG_TEST_ES_URL"), brokers: strings.Split(os.Getenv("AUDITLOG_TEST_KAFKA_BROKERS"), ","),
+		scale: *scale, runs: *runs, kafka: os.Getenv("AUDITLOG_KAFKA_VERSION")}
+	if e.esURL == "" || e.brokers[0] == "" {
+		log.Fatal("AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS must be set: run `make bench`")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	all := []struct {
+		name string
+		run  func(context.Context, *env) ([]result, error)
+	}{
+		{"indexer", benchIndexer},
+	}
+	var results []result
+	start := time.Now()
+	for _, b := range all {
+		if *only != "" && !strings.Contains(","+*only+",", ","+b.name+",") {
+			continue
+		}
+		log.Printf("benchmark %s (scale %g, %d runs)", b.name, e.scale, e.runs)
+		rs, err := b.run(ctx, e)
+		if err != nil {
+			log.Fatalf("benchmark %s: %v", b.name, err)
+		}
+		results = append(results, rs...)
+	}
+	report := render(e, results, time.Since(start))
+	fmt.Print(report)
+	if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
+		log.Fatal(err)
+	}
+	log.Printf("wrote %s", *out)
+}
+
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func minMax(xs []float64) (float64, float64) {
+	lo, hi := xs[0], xs[0]
+	for _, x := range xs {
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
+}
+
+func memTotal() string {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return "unknown"
+	}
+	var kb int64
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "MemTotal:") {
+			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "MemTotal:")), "%d", &kb)
+		}
+	}
+	return fmt.Sprintf("%.1f GiB", float64(kb)/(1<<20))
+}
+
+func render(e *env, results []result, took time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Benchmarks\n\n")
+	fmt.Fprintf(&b, "Written by `make bench` (cmd/auditbench) on %s. Do not edit by hand.\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"))
+	fmt.Fprintf(&b, "| Machine | |\n|---|---|\n")
+	fmt.Fprintf(&b, "| cores | %d |\n| memory | %s |\n| Go | %s |\n| Elasticsearch | %s |\n| Kafka | %s |\n| scale (BENCH_SCALE) | %g |\n| runs per figure | %d after one warm-up |\n| total time | %s |\n\n",
+		runtime.NumCPU(), memTotal(), runtime.Version(), e.esVersion, e.kafka, e.scale, e.runs, took.Round(time.Second))
+	b.WriteString("The machine is shared and noisy: every figure is the median of its runs with min and max, and each is measured side by side with its ceiling, alternating runs, so the ratio of the two medians is what compares. A figure that misses its target is reported as it is.\n\n")
+	b.WriteString("## Summary\n\n| Benchmark | Median (min–max) | Ceiling median (min–max) | Ratio | Target | Met |\n|---|---|---|---|---|---|\n")
+	for _, r := range results {
+		lo, hi := minMax(r.Samples)
+		ceil, ratio, met := "—", "—", "—"
+		if len(r.Ceiling) > 0 {
+			clo, chi := minMax(r.Ceiling)
+			ceil = fmt.Sprintf("%.0f (%.0f–%.0f) %s", median(r.Ceiling), clo, chi, r.Unit)
+			q := median(r.Samples) / median(r.Ceiling)
+			ratio = fmt.Sprintf("%.0f%%", 100*q)
+			if r.MinRatio > 0 {
+				met = map[bool]string{true: "yes", false: "**no**"}[q >= r.MinRatio]
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %.0f (%.0f–%.0f) %s | %s | %s | %s | %s |\n", r.Name, median(r.Samples), lo, hi, r.Unit, ceil, ratio, r.Target, met)
+	}
+	b.WriteString("\n## Method\n\n")
+	for _, r := range results {
+		fmt.Fprintf(&b, "### %s\n\n%s\n\n", r.Name, r.Method)
+		fmt.Fprintf(&b, "Runs: %s %s", fmtList(r.Samples), r.Unit)
+		if len(r.Ceiling) > 0 {
+			fmt.Fprintf(&b, "; ceiling runs: %s %s", fmtList(r.Ceiling), r.Unit)
+		}
+		b.WriteString(".\n\n")
+		if r.Notes != "" {
+			b.WriteString(r.Notes + "\n\n")
+		}
+	}
+	return b.String()
+}
+
+func fmtList(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.0f", x)
+	}
+	return strings.Join(parts, ", ")
+}

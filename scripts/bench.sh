@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# make bench: start the real services as `make test` does, run every
+# benchmark (cmd/auditbench) and the Go micro-benchmarks, and rewrite
+# BENCHMARKS.md. BENCH_SCALE shrinks the data (0.05: the CI smoke run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BENCH_SCALE=${BENCH_SCALE:-1}
+BENCH_RUNS=${BENCH_RUNS:-3}
+OUT=${BENCH_OUT:-BENCHMARKS.md}
+
+cleanup=()
+on_exit() {
+	local rc=$?
+	for c in "${cleanup[@]}"; do eval "$c" || true; done
+	exit $rc
+}
+trap on_exit EXIT
+if [ -z "${AUDITLOG_TEST_ES_URL:-}" ] || [ -z "${AUDITLOG_TEST_KAFKA_BROKERS:-}" ]; then
+	cleanup+=("scripts/services.sh down")
+	scripts/services.sh up
+	eval "$(scripts/services.sh env)"
+fi
+export AUDITLOG_KAFKA_VERSION=${AUDITLOG_KAFKA_VERSION:-3.9.1}
+go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT"
+
+echo "[bench] Go micro-benchmarks (hot paths, with allocations)"
+benchtime=1s
+awk "BEGIN{exit !($BENCH_SCALE < 0.5)}" && benchtime=100ms
+go test -run='^$' -bench=. -benchmem -benchtime=$benchtime -count=3 ./audit/ ./elasticsearch/ | tee /tmp/auditlog-micro.txt
+{
+	echo
+	echo "## Go micro-benchmarks"
+	echo
+	echo "\`go test -bench=. -benchmem -benchtime=$benchtime -count=3\` on the hot paths; each line is one run (ns/op, B/op, allocs/op)."
+	echo
+	echo '```'
+	grep -E '^(Benchmark|goos|goarch|cpu)' /tmp/auditlog-micro.txt
+	echo '```'
+} >>"$OUT"
+echo "[bench] wrote $OUT"
