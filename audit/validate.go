@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	fastjson "github.com/goccy/go-json"
 	"github.com/google/uuid"
 )
 
@@ -57,7 +58,7 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
 	var e Event
-	dec := json.NewDecoder(bytes.NewReader(data))
+	dec := fastjson.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&e); err == nil && !dec.More() {
 		e.Normalize()

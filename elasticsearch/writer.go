@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	fastjson "github.com/goccy/go-json"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -68,7 +70,7 @@ func AppendBulkCreate(buf *bytes.Buffer, index string, e *audit.Event) error {
 	buf.WriteString(`,"_id":`)
 	writeJSONString(buf, e.ID)
 	buf.WriteString("}}\n")
-	b, err := json.Marshal(toDoc(e))
+	b, err := fastjson.Marshal(toDoc(e))
 	if err != nil {
 		return err
 	}

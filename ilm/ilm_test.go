@@ -20,7 +20,7 @@ func TestPoliciesCarryThePlanRetention(t *testing.T) {
 	}{
 		{audit.PlanStarter, 30 * day, 37 * day, []string{"hot", "delete"}},
 		{audit.PlanPro, 365 * day, 395 * day, []string{"hot", "delete"}},
-		{audit.PlanEnterprise, 2557 * day, 2587 * day, []string{"hot", "warm", "cold", "delete"}},
+		{audit.PlanEnterprise, 2557 * day, 2647 * day, []string{"hot", "warm", "cold", "delete"}},
 	} {
 		p, err := ilm.For(tc.plan)
 		if err != nil {

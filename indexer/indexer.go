@@ -237,21 +237,41 @@ type worker struct {
 	in        chan kafka.Message
 }
 
+// run pipelines two stages: while one batch is being written, the next is
+// collected and decoded, so the store is not idle during decoding. The
+// writing stage takes batches in order and commits behind each, so a
+// commit never passes a message still pending.
 func (w *worker) run() {
-	for {
-		batch, open := w.collect()
-		if len(batch) > 0 {
-			if err := w.ix.process(w.ix.procCtx, batch); err != nil {
-				// Only a cancelled drain stops processing: nothing more
-				// from this partition is committed.
-				w.ix.log.Warn("batch not finished; it will be redelivered", "partition", w.partition, "err", err)
+	ready := make(chan *decoded, 1)
+	decoderDone := make(chan struct{})
+	go func() {
+		defer close(decoderDone)
+		defer close(ready)
+		for {
+			batch, open := w.collect()
+			if len(batch) > 0 {
+				select {
+				case ready <- w.ix.decode(batch):
+				case <-w.ix.procCtx.Done():
+					return
+				}
+			}
+			if !open {
 				return
 			}
-			w.ix.commit(batch[len(batch)-1])
 		}
-		if !open {
+	}()
+	defer func() { <-decoderDone }()
+	for d := range ready {
+		if err := w.ix.deliver(w.ix.procCtx, d); err != nil {
+			// Only a cancelled drain stops delivery: nothing more from
+			// this partition is committed.
+			w.ix.log.Warn("batch not finished; it will be redelivered", "partition", w.partition, "err", err)
+			for range ready { // let the decoder finish
+			}
 			return
 		}
+		w.ix.commit(d.batch[len(d.batch)-1])
 	}
 }
 
@@ -282,25 +302,39 @@ func (w *worker) collect() (batch []kafka.Message, open bool) {
 	return batch, true
 }
 
-// process makes every message of the batch durable: decoded and stored,
-// or dead-lettered. It returns an error only when ctx ends first.
-func (ix *Indexer) process(ctx context.Context, batch []kafka.Message) error {
+// decoded is a batch after decoding: the events to store, the message of
+// each, and the messages already known to be dead letters.
+type decoded struct {
+	batch   []kafka.Message
+	events  []audit.Event
+	sources []kafka.Message
+	dead    []deadLetter
+}
+
+// decode validates every message of the batch; an event without an id
+// gets one derived from its position in the topic.
+func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 	now := ix.deps.Now()
-	events := make([]audit.Event, 0, len(batch))
-	sources := make([]kafka.Message, 0, len(batch))
-	var dead []deadLetter
+	d := &decoded{batch: batch, events: make([]audit.Event, 0, len(batch)), sources: make([]kafka.Message, 0, len(batch))}
 	for _, m := range batch {
 		e, err := audit.DecodeEvent(m.Value, now)
 		if err != nil {
-			dead = append(dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
+			d.dead = append(d.dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
 			continue
 		}
 		if e.ID == "" {
 			e.ID = audit.DeriveID(e.Timestamp, audit.KafkaKey(m.Topic, m.Partition, m.Offset))
 		}
-		events = append(events, e)
-		sources = append(sources, m)
+		d.events = append(d.events, e)
+		d.sources = append(d.sources, m)
 	}
+	return d
+}
+
+// deliver makes every message of a decoded batch durable: stored, or
+// dead-lettered. It returns an error only when ctx ends first.
+func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
+	events, sources, dead, batch := d.events, d.sources, d.dead, d.batch
 
 	pending := make([]int, len(events))
 	for i := range pending {

@@ -64,31 +64,42 @@ func EnsureTopics(ctx context.Context, brokers []string, topics ...TopicSpec) er
 	return waitTopics(ctx, conn, topics)
 }
 
-// waitTopics returns once every topic has leaders for all its partitions.
+// waitTopics returns once every partition of every topic answers on its
+// leader. Metadata names a leader before the leader hosts the partition,
+// and a produce in between fails with UnknownTopicOrPartition, so each
+// partition is asked for its last offset.
 func waitTopics(ctx context.Context, conn *kafka.Conn, topics []TopicSpec) error {
-	for {
-		ready := true
-		for _, t := range topics {
-			parts, err := conn.ReadPartitions(t.Name)
-			if err != nil || len(parts) == 0 {
-				ready = false
-				break
+	ready := func(t TopicSpec) bool {
+		parts, err := conn.ReadPartitions(t.Name)
+		if err != nil || len(parts) == 0 {
+			return false
+		}
+		for _, p := range parts {
+			if p.Leader.Host == "" {
+				return false
 			}
-			for _, p := range parts {
-				if p.Leader.Host == "" {
-					ready = false
-				}
+			lc, err := kafka.DialLeader(ctx, "tcp", net.JoinHostPort(p.Leader.Host, strconv.Itoa(p.Leader.Port)), t.Name, p.ID)
+			if err != nil {
+				return false
+			}
+			_, err = lc.ReadLastOffset()
+			lc.Close()
+			if err != nil {
+				return false
 			}
 		}
-		if ready {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("kafka: topics not ready: %w", ctx.Err())
-		case <-time.After(100 * time.Millisecond):
+		return true
+	}
+	for _, t := range topics {
+		for !ready(t) {
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("kafka: topic %s not ready: %w", t.Name, ctx.Err())
+			case <-time.After(100 * time.Millisecond):
+			}
 		}
 	}
+	return nil
 }
 
 // dial connects to the first broker that answers.
