@@ -169,6 +169,9 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		BatchTimeout: 5 * time.Millisecond,
 		BatchBytes:   dlqMaxMessageBytes,
 		MaxAttempts:  3,
+		// Its own transport: the process-wide default caches topic
+		// metadata and may not know a topic created moments ago.
+		Transport: &kafka.Transport{},
 	}
 	// Processing outlives ctx by at most DrainTimeout: batches in hand are
 	// flushed and committed after the fetch loop stops.

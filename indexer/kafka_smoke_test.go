@@ -27,7 +27,9 @@ func TestKafkaIsReal(t *testing.T) {
 	if err := indexer.EnsureTopics(ctx, brokers, indexer.TopicSpec{Name: topic, Partitions: 2}); err != nil {
 		t.Fatalf("EnsureTopics is not idempotent: %v", err)
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topic, RequiredAcks: kafka.RequireAll, Balancer: &kafka.Hash{}}
+	// Its own transport: the shared one caches topic metadata for seconds
+	// and would not know the topic just created.
+	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topic, RequiredAcks: kafka.RequireAll, Balancer: &kafka.Hash{}, Transport: &kafka.Transport{}}
 	defer w.Close()
 	const n = 10
 	for i := 0; i < n; i++ {

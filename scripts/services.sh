@@ -130,6 +130,7 @@ start_es() {
 		-E xpack.security.enabled=false \
 		-E cluster.routing.allocation.disk.threshold_enabled=false \
 		-E action.destructive_requires_name=false \
+		-E cluster.max_shards_per_node=20000 \
 		>"$logs/stdout.log" 2>&1 || { tail -n 40 "$logs/stdout.log" >&2; die "Elasticsearch did not start"; }
 	cp "$piddir/es.pid" "$RUN/es.pid"
 }

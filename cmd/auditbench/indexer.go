@@ -80,7 +80,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 		return nil, err
 	}
 	w := &kafka.Writer{Addr: kafka.TCP(e.brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond}
+		BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
 	for i := 0; i < n; i += 5000 {
 		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, n)]...); err != nil {
 			return nil, fmt.Errorf("producing: %w", err)

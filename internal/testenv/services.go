@@ -21,7 +21,7 @@ import (
 func Produce(t testing.TB, brokers []string, topic string, msgs []kafka.Message) {
 	t.Helper()
 	w := &kafka.Writer{Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond}
+		BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
 	defer w.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

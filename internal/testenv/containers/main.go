@@ -40,6 +40,7 @@ func main() {
 			"xpack.security.enabled": "false",
 			"ES_JAVA_OPTS":           "-Xms1g -Xmx1g",
 			"cluster.routing.allocation.disk.threshold_enabled": "false",
+			"cluster.max_shards_per_node":                       "20000",
 		}))
 	if err != nil {
 		log.Fatalf("starting Elasticsearch: %v", err)
