@@ -265,6 +265,13 @@ func (w *worker) run() {
 		}
 	}()
 	defer func() { <-decoderDone }()
+	// Commits go to a committer of their own, so the next batch is written
+	// while the commit of the last one is in flight. A batch is handed over
+	// only once delivered, in order, so commits stay behind durable writes.
+	commits := make(chan kafka.Message, 8)
+	committerDone := make(chan struct{})
+	go w.committer(commits, committerDone)
+	defer func() { close(commits); <-committerDone }()
 	for d := range ready {
 		if err := w.ix.deliver(w.ix.procCtx, d); err != nil {
 			// Only a cancelled drain stops delivery: nothing more from
@@ -274,7 +281,29 @@ func (w *worker) run() {
 			}
 			return
 		}
-		w.ix.commit(d.batch[len(d.batch)-1])
+		commits <- d.batch[len(d.batch)-1]
+	}
+}
+
+// committer commits the offsets handed to it in order; when several are
+// waiting, only the newest is committed (it covers the others).
+func (w *worker) committer(in <-chan kafka.Message, done chan<- struct{}) {
+	defer close(done)
+	for m := range in {
+		latest := m
+	drain:
+		for {
+			select {
+			case next, ok := <-in:
+				if !ok {
+					break drain
+				}
+				latest = next
+			default:
+				break drain
+			}
+		}
+		w.ix.commit(latest)
 	}
 }
 

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_SCALE=${BENCH_SCALE:-1}
-BENCH_RUNS=${BENCH_RUNS:-3}
+BENCH_RUNS=${BENCH_RUNS:-5}
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 
 cleanup=()

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -139,5 +141,57 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	}
 	if committed != n {
 		t.Fatalf("committed offsets add up to %d after a clean stop, want %d", committed, n)
+	}
+}
+
+// TestIndexReadinessAndMetrics starts the real index wiring in-process on
+// :0: /healthz answers at once, /readyz turns ready once Elasticsearch and
+// Kafka answer and the bootstrap is done, and /metrics carries the
+// indexer's metrics.
+func TestIndexReadinessAndMetrics(t *testing.T) {
+	brokers := testenv.KafkaBrokers(t)
+	esURL := testenv.ElasticsearchURL(t)
+	cfg, _, err := parseServerConfig("index", nil, env(map[string]string{
+		"AUDITLOG_ES_URL": esURL, "AUDITLOG_KAFKA_BROKERS": strings.Join(brokers, ","),
+		"AUDITLOG_KAFKA_TOPIC": testenv.Name("audit-events"), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-ready"),
+		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_KAFKA_PARTITIONS": "2",
+	}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain("index", cfg, newLogger(&cfg, io.Discard))
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	get := func(path string) (int, string) {
+		res, err := http.Get("http://" + m.Addr() + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Fatalf("/healthz %d", code)
+	}
+	testenv.Eventually(t, 2*time.Minute, func() error {
+		code, body := get("/readyz")
+		if code != 200 {
+			return fmt.Errorf("/readyz %d %s", code, body)
+		}
+		for _, dep := range []string{`"elasticsearch":{"status":"up"}`, `"kafka":{"status":"up"}`, `"indexer":{"status":"up"}`} {
+			if !strings.Contains(body, dep) {
+				return fmt.Errorf("/readyz lacks %s: %s", dep, body)
+			}
+		}
+		return nil
+	})
+	_, metrics := get("/metrics")
+	for _, name := range []string{"auditlog_indexer_events_consumed_total", "auditlog_indexer_bulk_duration_seconds"} {
+		if !strings.Contains(metrics, name) {
+			t.Errorf("/metrics lacks %s", name)
+		}
 	}
 }
