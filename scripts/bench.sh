@@ -21,7 +21,8 @@ if [ -z "${AUDITLOG_TEST_ES_URL:-}" ] || [ -z "${AUDITLOG_TEST_KAFKA_BROKERS:-}"
 	eval "$(scripts/services.sh env)"
 fi
 export AUDITLOG_KAFKA_VERSION=${AUDITLOG_KAFKA_VERSION:-3.9.1}
-go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT"
+go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT" \
+	-services-dir "${AUDITLOG_SERVICES_DIR:-/tmp/auditlog-services}"
 
 echo "[bench] Go micro-benchmarks (hot paths, with allocations)"
 benchtime=1s

@@ -11,6 +11,8 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
+	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -89,29 +91,64 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	w.Close()
 
 	var ceil, ix []float64
+	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
+		meter := newCPUMeter(e.pids)
 		c, err := bulkCeiling(ctx, e, g.Tenants(), events)
 		if err != nil {
 			return nil, err
 		}
+		cc := meter.cores()
+		meter = newCPUMeter(e.pids)
 		r, err := indexerRun(ctx, e, g.Tenants(), topic, n)
 		if err != nil {
 			return nil, err
 		}
-		log.Printf("  run %d: ceiling %.0f ev/s, indexer %.0f ev/s", run, c, r)
+		ci := meter.cores()
+		log.Printf("  run %d: ceiling %.0f ev/s (cores %s), indexer %.0f ev/s (cores %s)", run, c, fmtCores(cc), r, fmtCores(ci))
 		if run > 0 {
 			ceil, ix = append(ceil, c), append(ix, r)
+			for k, v := range cc {
+				cpuCeil[k] = append(cpuCeil[k], v)
+			}
+			for k, v := range ci {
+				cpuIx[k] = append(cpuIx[k], v)
+			}
 		}
 	}
 	return []result{{
 		Name: "Indexer: Kafka → Elasticsearch", Unit: "events/s", Samples: ix, Ceiling: ceil,
 		Target: "≥ 85% of the _bulk ceiling", MinRatio: 0.85,
-		Notes: fmt.Sprintf("Consumer-group join before the first message (not in the rate), per run: %s s.", fmtSeconds(joins)),
+		Notes: fmt.Sprintf("Consumer-group join before the first message (not in the rate), per run: %s s.\n\n"+
+			"CPU use, median cores over each run (the machine has %d; `auditbench` is the loader during the ceiling and the indexer during the indexer run): ceiling %s; indexer %s. "+
+			"Elasticsearch is CPU-bound here: whatever the indexer and the Kafka broker use on the same two cores is taken from it, which is what separates the two figures on this machine. "+
+			"In production the indexer and Kafka run on their own machines.", fmtSeconds(joins), runtime.NumCPU(), fmtCores(medians(cpuCeil)), fmtCores(medians(cpuIx))),
 		Method: fmt.Sprintf("%d generated events of 10 tenants (all plans, skewed sizes), about %d bytes each, pre-produced to a %d-partition topic. "+
 			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, one worker per partition (so up to %d concurrent `_bulk` requests), timed from the first message consumed until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
 			"Ceiling: the same documents encoded as the same `_bulk` create bodies beforehand, sent by %d concurrent loaders in batches of %d, no Kafka, no decoding, no validation, into a new prefix. "+
 			"One warm-up pair, then %d alternating pairs.", n, avgSize(msgs), benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
 	}}, nil
+}
+
+func medians(m map[string][]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		out[k] = median(v)
+	}
+	return out
+}
+
+func fmtCores(m map[string]float64) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %.2f", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func fmtSeconds(xs []float64) string {

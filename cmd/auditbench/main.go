@@ -43,16 +43,26 @@ type env struct {
 	runs      int
 	esVersion string
 	kafka     string
+	pids      map[string]int // processes whose CPU use is reported
 }
 
 func main() {
 	scale := flag.Float64("scale", 1, "data size multiplier (BENCH_SCALE); 0.05 is the CI smoke run")
 	runs := flag.Int("runs", 3, "measured runs per benchmark (after one warm-up)")
 	out := flag.String("out", "BENCHMARKS.md", "file to rewrite with the results")
+	servicesDir := flag.String("services-dir", "", "run directory of scripts/services.sh (its pid files give the CPU use of Elasticsearch and Kafka)")
 	only := flag.String("only", "", "comma-separated benchmarks to run (default all)")
 	flag.Parse()
 	e := &env{esURL: os.Getenv("AUDITLOG_TEST_ES_URL"), brokers: strings.Split(os.Getenv("AUDITLOG_TEST_KAFKA_BROKERS"), ","),
-		scale: *scale, runs: *runs, kafka: os.Getenv("AUDITLOG_KAFKA_VERSION")}
+		scale: *scale, runs: *runs, kafka: os.Getenv("AUDITLOG_KAFKA_VERSION"), pids: map[string]int{"auditbench": 0}}
+	if *servicesDir != "" {
+		if pid := readPid(*servicesDir + "/es.pid"); pid > 0 {
+			e.pids["elasticsearch"] = pid
+		}
+		if pid := readPid(*servicesDir + "/kafka.pid"); pid > 0 {
+			e.pids["kafka"] = pid
+		}
+	}
 	if e.esURL == "" || e.brokers[0] == "" {
 		log.Fatal("AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS must be set: run `make bench`")
 	}
