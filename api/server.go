@@ -39,12 +39,15 @@ type Deps struct {
 	Ready    []ReadinessCheck
 	// Now is the clock; tests may fix it.
 	Now func() time.Time
+	// Read enables the read endpoints when its Reader is set.
+	Read ReadDeps
 }
 
 // Server is the HTTP API.
 type Server struct {
 	cfg    Config
 	deps   Deps
+	read   ReadDeps
 	engine *gin.Engine
 
 	requests *prometheus.CounterVec
@@ -66,7 +69,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, engine: gin.New()}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"method", "route", "status"})
@@ -83,6 +86,13 @@ func NewServer(cfg Config, deps Deps) *Server {
 	s.engine.GET("/healthz", s.healthz)
 	s.engine.GET("/readyz", s.readyz)
 	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(deps.Registry, promhttp.HandlerOpts{Registry: deps.Registry})))
+	s.engine.GET("/api/openapi.json", s.openapi)
+	if s.read.Reader != nil {
+		g := s.engine.Group("/api/audit-logs", s.timeout, s.authenticate, s.limit)
+		g.GET("", s.listEvents)
+		g.GET("/stats", s.stats)
+		g.GET("/:id", s.getEvent)
+	}
 	return s
 }
 

@@ -43,7 +43,9 @@ const (
 var Catalog = []CatalogEntry{
 	{Occurrence: "Agent created", Action: ActionCreate, ResourceType: ResourceAgent, Category: CategoryConfiguration},
 	{Occurrence: "Agent deleted", Action: ActionDelete, ResourceType: ResourceAgent, Category: CategoryConfiguration},
+	{Occurrence: "Queue created", Action: ActionCreate, ResourceType: ResourceQueue, Category: CategoryConfiguration},
 	{Occurrence: "Queue modified", Action: ActionUpdate, ResourceType: ResourceQueue, Category: CategoryConfiguration},
+	{Occurrence: "Queue deleted", Action: ActionDelete, ResourceType: ResourceQueue, Category: CategoryConfiguration},
 	{Occurrence: "IVR published", Action: ActionUpdate, ResourceType: ResourceIVR, Category: CategoryConfiguration, BeforeAfter: true},
 	{Occurrence: "Recording policy changed", Action: ActionUpdate, ResourceType: ResourceRecordingPolicy, Category: CategoryConfiguration, BeforeAfter: true},
 	{Occurrence: "User role changed", Action: ActionUpdate, ResourceType: ResourceUserRole, Category: CategoryConfiguration, BeforeAfter: true},

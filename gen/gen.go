@@ -145,6 +145,7 @@ func (g *Generator) Next() audit.Event {
 
 // NextFor returns the next event of a given tenant.
 func (g *Generator) NextFor(t *Tenant, ts time.Time) audit.Event {
+	g.n++
 	return g.event(t, audit.NewTimestamp(ts))
 }
 
@@ -215,6 +216,15 @@ func (g *Generator) details(e *audit.Event, c audit.CatalogEntry) {
 	switch c.ResourceType {
 	case audit.ResourceQueue:
 		from, to := 30+g.rng.IntN(60), 30+g.rng.IntN(60)
+		name := queueNames[g.rng.IntN(len(queueNames))]
+		switch e.Action {
+		case audit.ActionCreate:
+			e.Diff = map[string]audit.Change{"name": {From: raw(nil), To: raw(name)}, "maxWaitSeconds": {From: raw(nil), To: raw(to * 10)}}
+			return
+		case audit.ActionDelete:
+			e.Diff = map[string]audit.Change{"name": {From: raw(name), To: raw(nil)}}
+			return
+		}
 		e.Diff = map[string]audit.Change{
 			"maxWaitSeconds": {From: raw(from * 10), To: raw(to * 10)},
 			"overflowQueue":  {From: raw(nil), To: raw(queueNames[g.rng.IntN(len(queueNames))])},

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
@@ -77,9 +80,13 @@ func (m *Main) esClient() (*elasticsearch.Client, error) {
 func (m *Main) defaultPlan() (audit.Plan, error) { return audit.ParsePlan(m.Config.DefaultPlan) }
 
 func (m *Main) runServe(ctx context.Context) error {
-	var ready []api.ReadinessCheck
 	cfg := m.Config
+	deps := api.Deps{Logger: m.Logger, Registry: m.Registry}
 	if cfg.Store == "elasticsearch" {
+		plan, err := m.defaultPlan()
+		if err != nil {
+			return err
+		}
 		client, err := m.esClient()
 		if err != nil {
 			return err
@@ -91,19 +98,64 @@ func (m *Main) runServe(ctx context.Context) error {
 			return fmt.Errorf("elasticsearch at %s: %w", maskURL(cfg.ES.URL), err)
 		}
 		m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
-		ready = append(ready, api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping})
+		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan})
+		if err != nil {
+			return err
+		}
+		bctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+		err = store.Bootstrap(bctx)
+		cancel()
+		if err != nil {
+			return err
+		}
+		read, err := m.readDeps(store, store)
+		if err != nil {
+			return err
+		}
+		deps.Read = read
+		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping})
 	} else {
 		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 			return fmt.Errorf("data dir %s: %w", cfg.DataDir, err)
 		}
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
-		ready = append(ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
+		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
 	}
-	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, api.Deps{
-		Logger: m.Logger, Registry: m.Registry, Ready: ready,
-	})
+	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, deps)
 	return m.serveHTTP(srv.Handler())
+}
+
+// readDeps builds the auth, cursor and rate-limit pieces of the read API.
+func (m *Main) readDeps(r audit.EventReader, w audit.EventWriter) (api.ReadDeps, error) {
+	cfg := m.Config
+	ac := api.AuthConfig{Secret: []byte(cfg.JWTSecret)}
+	if cfg.JWTPublicKey != "" {
+		pemBytes, err := os.ReadFile(cfg.JWTPublicKey)
+		if err != nil {
+			return api.ReadDeps{}, fmt.Errorf("AUDITLOG_JWT_PUBLIC_KEY: %w", err)
+		}
+		key, err := jwt.ParseRSAPublicKeyFromPEM(pemBytes)
+		if err != nil {
+			return api.ReadDeps{}, fmt.Errorf("AUDITLOG_JWT_PUBLIC_KEY: %w", err)
+		}
+		ac = api.AuthConfig{PublicKey: key}
+	}
+	v, err := api.NewVerifier(ac)
+	if err != nil {
+		return api.ReadDeps{}, err
+	}
+	cursorKey := []byte(cfg.CursorSecret)
+	if len(cursorKey) == 0 {
+		if cfg.JWTSecret == "" {
+			return api.ReadDeps{}, fmt.Errorf("AUDITLOG_CURSOR_SECRET must be set when tokens are verified with a public key")
+		}
+		mac := hmac.New(sha256.New, []byte(cfg.JWTSecret))
+		mac.Write([]byte("auditlog cursor key"))
+		cursorKey = mac.Sum(nil)
+	}
+	return api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: audit.NewCursorCodec(cursorKey),
+		Limiter: api.NewRateLimiter(float64(cfg.RateLimit), cfg.RateBurst, nil)}, nil
 }
 
 // runIndex serves health and metrics at once, then, in the background and

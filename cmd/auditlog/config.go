@@ -25,6 +25,9 @@ type Config struct {
 
 	JWTSecret      string
 	JWTPublicKey   string
+	CursorSecret   string
+	RateLimit      int
+	RateBurst      int
 	IngestToken    string
 	DefaultPlan    string
 	DevTokenTenant string
@@ -206,6 +209,12 @@ func (b *binder) lifecycle(c *Config) {
 func (b *binder) auth(c *Config) {
 	b.secret(&c.JWTSecret, "jwt-secret", "AUDITLOG_JWT_SECRET", "HS256 secret for bearer tokens (development)")
 	b.str(&c.JWTPublicKey, "jwt-public-key", "AUDITLOG_JWT_PUBLIC_KEY", "", "PEM file of the RS256 public key (production; replaces the secret)")
+}
+
+func (b *binder) api(c *Config) {
+	b.secret(&c.CursorSecret, "cursor-secret", "AUDITLOG_CURSOR_SECRET", "key that signs page cursors (default: derived from the JWT secret; required with RS256)")
+	b.int(&c.RateLimit, "rate-limit", "AUDITLOG_RATE_LIMIT", 50, "API requests per second per tenant (0: no limit)")
+	b.int(&c.RateBurst, "rate-burst", "AUDITLOG_RATE_BURST", 100, "API request burst per tenant")
 }
 
 // validate checks the cross-field rules of the configuration.

@@ -1,0 +1,231 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// ReadDeps are what the read endpoints need.
+type ReadDeps struct {
+	Reader   audit.EventReader
+	Writer   audit.EventWriter // records the operator team's reads
+	Verifier *Verifier
+	Cursors  *audit.CursorCodec
+	Limiter  *RateLimiter // nil: no limit
+}
+
+// Total is a count with its relation: "eq" exact, "gte" a lower bound.
+type Total struct {
+	Value    int64  `json:"value"`
+	Relation string `json:"relation"`
+}
+
+// ListResponse is the envelope of GET /api/audit-logs.
+type ListResponse struct {
+	Data       []audit.Event `json:"data"`
+	NextCursor *string       `json:"nextCursor"`
+	HasMore    bool          `json:"hasMore"`
+	Total      Total         `json:"total"`
+	Page       *int          `json:"page,omitempty"`
+	PageSize   int           `json:"pageSize"`
+}
+
+const principalKey = "principal"
+
+func principalOf(c *gin.Context) audit.Principal {
+	p, _ := c.Get(principalKey)
+	pr, _ := p.(audit.Principal)
+	return pr
+}
+
+// ReasonHeader carries the declared reason of an operator-team access
+// when the token has none.
+const ReasonHeader = "X-Access-Reason"
+
+// authenticate verifies the bearer token and admits tenant readers:
+// admin, and superadmin with a declared reason. Service credentials
+// (ingest) cannot read.
+func (s *Server) authenticate(c *gin.Context) {
+	p, err := s.read.Verifier.Verify(BearerToken(c.GetHeader("Authorization")))
+	if err != nil {
+		c.Header("WWW-Authenticate", `Bearer realm="auditlog"`)
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	switch p.Role {
+	case audit.RoleAdmin:
+	case audit.RoleSuperadmin:
+		if p.Reason == "" {
+			p.Reason = strings.TrimSpace(c.GetHeader(ReasonHeader))
+		}
+		if p.Reason == "" {
+			writeError(c, s.deps.Logger, &audit.Error{Code: audit.EFORBIDDEN, Message: "an operator-team access must declare a reason",
+				Fields: []audit.FieldError{{Field: ReasonHeader, Message: "required for role superadmin (or the reason claim)"}}})
+			return
+		}
+		if len(p.Reason) > audit.MaxReasonBytes {
+			writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "reason too long",
+				Fields: []audit.FieldError{{Field: ReasonHeader, Message: "must be at most 1024 bytes"}}})
+			return
+		}
+	default:
+		writeError(c, s.deps.Logger, audit.Errorf(audit.EFORBIDDEN, "role %q cannot read audit logs", p.Role))
+		return
+	}
+	c.Set(principalKey, p)
+	c.Next()
+}
+
+// limit applies the per-tenant rate limit.
+func (s *Server) limit(c *gin.Context) {
+	if s.read.Limiter != nil {
+		if ok, wait := s.read.Limiter.Allow(principalOf(c).TenantID); !ok {
+			secs := int(wait/time.Second) + 1
+			c.Header("Retry-After", itoa(secs))
+			writeError(c, s.deps.Logger, audit.Errorf(audit.ERATELIMIT, "too many requests for this tenant; retry in %d s", secs))
+			return
+		}
+	}
+	c.Next()
+}
+
+// timeout bounds the handling of a request.
+func (s *Server) timeout(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
+}
+
+// recordAccess writes, before an operator-team read is served, the access
+// event the tenant will see in its own log. When it cannot be recorded
+// the read is refused: an operator access is never unrecorded.
+func (s *Server) recordAccess(c *gin.Context, what string, details map[string]any) error {
+	p := principalOf(c)
+	if !p.CrossTenant() {
+		return nil
+	}
+	actorID := p.UserID
+	if !audit.ValidUUID(actorID) {
+		actorID = "00000000-0000-0000-0000-000000000000"
+	}
+	after, _ := json.Marshal(map[string]any{"operation": what, "request": details})
+	e := audit.Event{
+		ID: audit.NewID(), Timestamp: audit.NewTimestamp(s.deps.Now()), TenantID: p.TenantID,
+		Actor:  audit.Actor{ID: actorID, Email: p.Email, Role: p.Role, IP: clientIP(c), UserAgent: truncate(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
+		Action: audit.ActionAccess, Resource: audit.Resource{Type: audit.ResourceAuditLog, ID: p.TenantID},
+		CrossTenant: true, Reason: p.Reason, After: after, RequestID: truncate(requestID(c), audit.MaxRequestIDBytes),
+	}
+	if e.Actor.Email == "" {
+		e.Actor.Email = "operator@platform.invalid"
+	}
+	e.Normalize()
+	if err := e.Validate(s.deps.Now()); err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "building the access record")
+	}
+	res, err := s.read.Writer.WriteEvents(c.Request.Context(), []audit.Event{e})
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "the operator access could not be recorded; the read is refused")
+	}
+	if len(res) != 1 || (res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate) {
+		return audit.Errorf(audit.EUNAVAILABLE, "the operator access could not be recorded; the read is refused")
+	}
+	return nil
+}
+
+func (s *Server) listEvents(c *gin.Context) {
+	p := principalOf(c)
+	q, err := parseListQuery(c.Request.URL.Query(), p.TenantID, s.read.Cursors)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	if err := s.recordAccess(c, "list", map[string]any{"query": c.Request.URL.RawQuery}); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	res, err := s.read.Reader.SearchEvents(c.Request.Context(), q)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	out := ListResponse{Data: res.Events, HasMore: res.HasMore, Total: Total{Value: res.Total, Relation: res.TotalRelation}, PageSize: q.PageSize}
+	if out.Data == nil {
+		out.Data = []audit.Event{}
+	}
+	if q.After == nil {
+		page := q.Page
+		out.Page = &page
+	}
+	if res.HasMore && res.Next != nil {
+		cur := s.read.Cursors.Encode(*res.Next, q.Filter, q.Sort)
+		out.NextCursor = &cur
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) getEvent(c *gin.Context) {
+	p := principalOf(c)
+	id := c.Param("id")
+	if !audit.ValidID(id) {
+		// A malformed id cannot exist: the same 404 as a missing one.
+		writeError(c, s.deps.Logger, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id))
+		return
+	}
+	if err := s.recordAccess(c, "get", map[string]any{"id": id}); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	e, err := s.read.Reader.GetEvent(c.Request.Context(), p.TenantID, id)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, e)
+}
+
+func (s *Server) stats(c *gin.Context) {
+	p := principalOf(c)
+	q, err := parseStatsQuery(c.Request.URL.Query(), p.TenantID)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	if err := s.recordAccess(c, "stats", map[string]any{"query": c.Request.URL.RawQuery}); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	st, err := s.read.Reader.EventStats(c.Request.Context(), q)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, st)
+}
+
+func clientIP(c *gin.Context) string {
+	ip := c.ClientIP()
+	if ip == "" {
+		return ""
+	}
+	return ip
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}

@@ -1,0 +1,266 @@
+package api
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Query parameters of GET /api/audit-logs (and the export and stats
+// endpoints, which take the same filters). cross_tenant, the name the spec
+// uses in prose and in the panel, is accepted for crossTenant.
+var filterParams = map[string]bool{
+	"from": true, "to": true, "actorId": true, "actorEmail": true, "action": true, "resourceType": true,
+	"resourceId": true, "crossTenant": true, "cross_tenant": true, "category": true, "outcome": true, "q": true,
+	"sort": true, "order": true,
+}
+
+var pageParams = map[string]bool{"page": true, "pageSize": true, "cursor": true}
+
+var statsParams = map[string]bool{"groupBy": true, "interval": true}
+
+// MaxQLength bounds the free-text query.
+const MaxQLength = 256
+
+// queryParser collects every problem of a request's parameters.
+type queryParser struct {
+	v    url.Values
+	errs []audit.FieldError
+}
+
+func (p *queryParser) fail(field, format string, args ...any) {
+	p.errs = append(p.errs, audit.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+func (p *queryParser) err() error {
+	if len(p.errs) == 0 {
+		return nil
+	}
+	sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Field < p.errs[j].Field })
+	return &audit.Error{Code: audit.EINVALID, Message: "invalid query parameters", Fields: p.errs}
+}
+
+// unknown flags parameters no endpoint takes: a typo must not silently
+// widen a query.
+func (p *queryParser) unknown(allowed ...map[string]bool) {
+	for k := range p.v {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a[k]
+		}
+		if !ok {
+			p.fail(k, "is not a known parameter")
+		}
+	}
+}
+
+// single returns the one value of a parameter, failing when it is repeated.
+func (p *queryParser) single(name string) string {
+	vs := p.v[name]
+	if len(vs) > 1 {
+		p.fail(name, "must be given once")
+	}
+	if len(vs) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(vs[0])
+}
+
+// list returns the values of a repeatable parameter; a value may also be
+// comma-separated.
+func (p *queryParser) list(name string) []string {
+	var out []string
+	for _, v := range p.v[name] {
+		for _, part := range strings.Split(v, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part)
+			}
+		}
+	}
+	return out
+}
+
+func (p *queryParser) time(name string) *time.Time {
+	s := p.single(name)
+	if s == "" {
+		return nil
+	}
+	ts, err := audit.ParseTimestamp(s)
+	if err != nil {
+		p.fail(name, "must be an ISO 8601 timestamp like 2026-11-21T09:30:12.345Z")
+		return nil
+	}
+	t := ts.Time
+	return &t
+}
+
+func (p *queryParser) int(name string, def, lo, hi int) int {
+	s := p.single(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		p.fail(name, "must be an integer from %d to %d", lo, hi)
+		return def
+	}
+	return n
+}
+
+// filter reads the filters and the sort; tenant is the caller's.
+func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
+	f := audit.Filter{TenantID: tenant}
+	f.From, f.To = p.time("from"), p.time("to")
+	if f.From != nil && f.To != nil && !f.From.Before(*f.To) {
+		p.fail("to", "must be after from")
+	}
+	if f.ActorID = p.single("actorId"); f.ActorID != "" && !audit.ValidUUID(f.ActorID) {
+		p.fail("actorId", "must be a UUID")
+	}
+	if f.ActorEmail = p.single("actorEmail"); len(f.ActorEmail) > audit.MaxEmailBytes {
+		p.fail("actorEmail", "must be at most %d bytes", audit.MaxEmailBytes)
+	}
+	for _, a := range p.list("action") {
+		if !audit.Action(a).Valid() {
+			p.fail("action", "%q is not one of create, update, delete, access", a)
+			continue
+		}
+		f.Actions = append(f.Actions, audit.Action(a))
+	}
+	for _, rt := range p.list("resourceType") {
+		if !audit.ValidToken(rt) {
+			p.fail("resourceType", "%q is not a resource type (lowercase snake_case, at most %d characters)", rt, audit.MaxTokenLen)
+			continue
+		}
+		f.ResourceTypes = append(f.ResourceTypes, rt)
+	}
+	if f.ResourceID = p.single("resourceId"); f.ResourceID != "" && !audit.ValidUUID(f.ResourceID) {
+		p.fail("resourceId", "must be a UUID")
+	}
+	ct := p.single("crossTenant")
+	if alias := p.single("cross_tenant"); alias != "" {
+		if ct != "" && ct != alias {
+			p.fail("crossTenant", "crossTenant and cross_tenant disagree")
+		}
+		ct = alias
+	}
+	if ct != "" {
+		b, err := strconv.ParseBool(ct)
+		if err != nil {
+			p.fail("crossTenant", "must be true or false")
+		} else {
+			f.CrossTenant = &b
+		}
+	}
+	if c := p.single("category"); c != "" {
+		if f.Category = audit.Category(c); !f.Category.Valid() {
+			p.fail("category", "must be one of configuration, sensitive_access, security, cross_tenant, integration")
+		}
+	}
+	if o := p.single("outcome"); o != "" {
+		if f.Outcome = audit.Outcome(o); !f.Outcome.Valid() {
+			p.fail("outcome", "must be success or failure")
+		}
+	}
+	if f.Q = p.single("q"); len(f.Q) > MaxQLength {
+		p.fail("q", "must be at most %d characters", MaxQLength)
+	}
+
+	s := audit.DefaultSort
+	if v := p.single("sort"); v != "" {
+		if !audit.SortField(v).Valid() {
+			p.fail("sort", "must be one of timestamp, actor.email, action, resource.type")
+		} else {
+			s.Field = audit.SortField(v)
+			// A field other than the time sorts ascending unless told.
+			s.Desc = s.Field == audit.SortTimestamp
+		}
+	}
+	switch o := p.single("order"); o {
+	case "":
+	case "asc":
+		s.Desc = false
+	case "desc":
+		s.Desc = true
+	default:
+		p.fail("order", "must be asc or desc")
+	}
+	return f, s
+}
+
+// parseListQuery turns the parameters of GET /api/audit-logs into a
+// domain query, verifying the cursor against the filter and sort.
+func parseListQuery(v url.Values, tenant string, cursors *audit.CursorCodec) (audit.Query, error) {
+	p := &queryParser{v: v}
+	p.unknown(filterParams, pageParams)
+	f, s := p.filter(tenant)
+	q := audit.Query{Filter: f, Sort: s}
+	q.PageSize = p.int("pageSize", audit.DefaultPageSize, 1, audit.MaxPageSize)
+	q.Page = p.int("page", 1, 1, 1<<30)
+	if c := p.single("cursor"); c != "" {
+		if v.Has("page") && q.Page != 1 {
+			p.fail("page", "cannot be combined with cursor")
+		}
+		if pos, err := cursors.Decode(c, f, s); err != nil {
+			p.errs = append(p.errs, audit.ErrorFields(err)...)
+		} else {
+			q.After = &pos
+		}
+	} else if len(p.errs) == 0 {
+		if _, err := q.Window(); err != nil {
+			p.errs = append(p.errs, audit.ErrorFields(err)...)
+		}
+	}
+	return q, p.err()
+}
+
+// parseStatsQuery reads the parameters of GET /api/audit-logs/stats.
+func parseStatsQuery(v url.Values, tenant string) (audit.StatsQuery, error) {
+	p := &queryParser{v: v}
+	p.unknown(filterParams, statsParams)
+	f, _ := p.filter(tenant)
+	q := audit.StatsQuery{Filter: f, MaxGroups: 50}
+	if g := p.single("groupBy"); g != "" {
+		if q.GroupBy = audit.GroupField(g); !q.GroupBy.Valid() {
+			p.fail("groupBy", "must be one of action, resource.type, actor.email, category, outcome")
+		}
+	}
+	if iv := p.single("interval"); iv != "" {
+		d, err := parseInterval(iv)
+		if err != nil {
+			p.fail("interval", "must be a duration like 1h, 15m or 1d, of at least 1m")
+		} else {
+			q.Interval = d
+			if f.From != nil && f.To != nil && f.To.Sub(*f.From)/d > maxBuckets {
+				p.fail("interval", "too small for the date range: at most %d buckets", maxBuckets)
+			}
+		}
+	}
+	if q.GroupBy == "" && q.Interval == 0 {
+		p.fail("groupBy", "give groupBy, interval, or both")
+	}
+	return q, p.err()
+}
+
+const maxBuckets = 2000
+
+func parseInterval(s string) (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		var days int
+		days, err = strconv.Atoi(n)
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		d, err = time.ParseDuration(s)
+	}
+	if err != nil || d < time.Minute || d%time.Second != 0 {
+		return 0, fmt.Errorf("bad interval %q", s)
+	}
+	return d, nil
+}

@@ -1,0 +1,276 @@
+package audit
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// SortField is a field results can be sorted by. The event id is always
+// the tiebreaker, in the same direction.
+type SortField string
+
+// The sortable fields (shared/DESIGN.md, API conventions).
+const (
+	SortTimestamp    SortField = "timestamp"
+	SortActorEmail   SortField = "actor.email"
+	SortAction       SortField = "action"
+	SortResourceType SortField = "resource.type"
+)
+
+// Valid reports whether f is sortable.
+func (f SortField) Valid() bool {
+	switch f {
+	case SortTimestamp, SortActorEmail, SortAction, SortResourceType:
+		return true
+	}
+	return false
+}
+
+// Filter selects events of one tenant. Every set field must match (AND);
+// the values of a repeatable field are alternatives (OR).
+type Filter struct {
+	// TenantID always comes from the caller's credentials.
+	TenantID string
+	// From is inclusive, To exclusive.
+	From, To      *time.Time
+	ActorID       string
+	ActorEmail    string // case-insensitive
+	Actions       []Action
+	ResourceTypes []string
+	ResourceID    string
+	CrossTenant   *bool
+	Category      Category
+	Outcome       Outcome
+	// Q is free text: every word must appear, case-insensitively, as a
+	// token of the actor's e-mail, the user agent, the resource id or a
+	// changed field name; a word ending in * matches as a prefix.
+	Q string
+}
+
+// Sort orders results.
+type Sort struct {
+	Field SortField
+	Desc  bool
+}
+
+// DefaultSort is newest first.
+var DefaultSort = Sort{Field: SortTimestamp, Desc: true}
+
+// Page limits.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 1000
+	// MaxWindow is how deep page numbers reach (from + size); past it the
+	// cursor must be used.
+	MaxWindow = 10000
+)
+
+// Position is where a page ended in the sort order: the sort key of the
+// last event and its id (the tiebreaker). For timestamp the key is epoch
+// milliseconds; for the keyword fields it is the (lowercased for e-mail)
+// string.
+type Position struct {
+	Millis int64  `json:"m,omitempty"`
+	Key    string `json:"k,omitempty"`
+	ID     string `json:"i"`
+}
+
+// PositionOf returns the position of e in sort order s.
+func PositionOf(e *Event, s Sort) Position {
+	p := Position{ID: e.ID}
+	switch s.Field {
+	case SortTimestamp:
+		p.Millis = e.Timestamp.UnixMilli()
+	case SortActorEmail:
+		p.Key = strings.ToLower(e.Actor.Email)
+	case SortAction:
+		p.Key = string(e.Action)
+	case SortResourceType:
+		p.Key = e.Resource.Type
+	}
+	return p
+}
+
+// Query is one page request.
+type Query struct {
+	Filter   Filter
+	Sort     Sort
+	PageSize int
+	// Page is 1-based; used when After is nil.
+	Page int
+	// After, when set, starts the page after this position (search_after).
+	After *Position
+	// ExactTotal asks for an exact total even past MaxWindow.
+	ExactTotal bool
+}
+
+// Result is one page of events.
+type Result struct {
+	Events []Event
+	// Total counts every matching event; TotalRelation is "eq", or "gte"
+	// when only a lower bound was cheap.
+	Total         int64
+	TotalRelation string
+	// HasMore tells whether events follow this page; Next is the position
+	// of its last event.
+	HasMore bool
+	Next    *Position
+}
+
+// EventReader reads a tenant's events.
+type EventReader interface {
+	// SearchEvents returns one page of q. It returns EUNAVAILABLE when the
+	// store cannot be reached.
+	SearchEvents(ctx context.Context, q Query) (Result, error)
+	// GetEvent returns one event of the tenant, or ENOTFOUND when it does
+	// not exist or belongs to another tenant (the two are
+	// indistinguishable).
+	GetEvent(ctx context.Context, tenantID, id string) (Event, error)
+	// EventStats aggregates the events of q's filter.
+	EventStats(ctx context.Context, q StatsQuery) (Stats, error)
+}
+
+// GroupField is a field stats can be grouped by.
+type GroupField string
+
+// The group-by fields.
+const (
+	GroupAction       GroupField = "action"
+	GroupResourceType GroupField = "resource.type"
+	GroupActorEmail   GroupField = "actor.email"
+	GroupCategory     GroupField = "category"
+	GroupOutcome      GroupField = "outcome"
+)
+
+// Valid reports whether g can be grouped by.
+func (g GroupField) Valid() bool {
+	switch g {
+	case GroupAction, GroupResourceType, GroupActorEmail, GroupCategory, GroupOutcome:
+		return true
+	}
+	return false
+}
+
+// StatsQuery aggregates a filter's events by a field and/or over time.
+type StatsQuery struct {
+	Filter   Filter
+	GroupBy  GroupField    // optional
+	Interval time.Duration // optional: histogram bucket width
+	// MaxGroups bounds the groups returned (the largest first).
+	MaxGroups int
+}
+
+// Group is one value and its count.
+type Group struct {
+	Key   string `json:"key"`
+	Count int64  `json:"count"`
+}
+
+// Bucket is one histogram bucket: its start and count, and per-group
+// counts when grouped.
+type Bucket struct {
+	Start  Timestamp `json:"start"`
+	Count  int64     `json:"count"`
+	Groups []Group   `json:"groups,omitempty"`
+}
+
+// Stats is the answer of EventStats.
+type Stats struct {
+	Total     int64    `json:"total"`
+	Groups    []Group  `json:"groups,omitempty"`
+	Histogram []Bucket `json:"histogram,omitempty"`
+}
+
+// CursorCodec signs and checks cursors. A cursor is opaque to clients; it
+// carries the position and is bound, by an HMAC, to the tenant, the filter
+// and the sort, so a tampered cursor or one reused with other filters is
+// refused.
+type CursorCodec struct{ key []byte }
+
+// NewCursorCodec returns a codec signing with key.
+func NewCursorCodec(key []byte) *CursorCodec { return &CursorCodec{key: key} }
+
+type cursorPayload struct {
+	Position
+	Sort string `json:"s"`
+}
+
+// binding is what a cursor is bound to: the tenant, the filter and the
+// sort, in a canonical form.
+func binding(f Filter, s Sort) []byte {
+	b, _ := json.Marshal(struct {
+		F    Filter
+		S    Sort
+		Vers int
+	}{f, s, 1})
+	return b
+}
+
+func (c *CursorCodec) mac(payload []byte, f Filter, s Sort) []byte {
+	h := hmac.New(sha256.New, c.key)
+	h.Write(payload)
+	h.Write([]byte{0})
+	h.Write(binding(f, s))
+	return h.Sum(nil)
+}
+
+// Encode returns the opaque cursor for position p of filter f in sort s.
+func (c *CursorCodec) Encode(p Position, f Filter, s Sort) string {
+	payload, _ := json.Marshal(cursorPayload{Position: p, Sort: sortString(s)})
+	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(c.mac(payload, f, s))
+}
+
+// Decode checks cursor against filter f and sort s and returns its
+// position. It returns EINVALID, naming the field "cursor", when the
+// cursor is malformed, tampered with, or was made for another tenant,
+// filter or sort.
+func (c *CursorCodec) Decode(cursor string, f Filter, s Sort) (Position, error) {
+	bad := func(msg string) (Position, error) {
+		return Position{}, &Error{Code: EINVALID, Message: "invalid cursor", Fields: []FieldError{{Field: "cursor", Message: msg}}}
+	}
+	p64, m64, ok := strings.Cut(cursor, ".")
+	if !ok {
+		return bad("malformed cursor")
+	}
+	payload, err1 := base64.RawURLEncoding.DecodeString(p64)
+	mac, err2 := base64.RawURLEncoding.DecodeString(m64)
+	if err1 != nil || err2 != nil {
+		return bad("malformed cursor")
+	}
+	if !hmac.Equal(mac, c.mac(payload, f, s)) {
+		return bad("the cursor does not belong to this query: it was altered, or made with other filters or another sort")
+	}
+	var cp cursorPayload
+	if err := json.Unmarshal(payload, &cp); err != nil || cp.ID == "" || cp.Sort != sortString(s) {
+		return bad("malformed cursor")
+	}
+	return cp.Position, nil
+}
+
+func sortString(s Sort) string {
+	if s.Desc {
+		return string(s.Field) + ":desc"
+	}
+	return string(s.Field) + ":asc"
+}
+
+// String formats the sort as field:direction.
+func (s Sort) String() string { return sortString(s) }
+
+// Window returns the from offset of a page-number query, or an EINVALID
+// error naming "page" and pointing at the cursor when the page is past
+// MaxWindow.
+func (q Query) Window() (int, error) {
+	from := (q.Page - 1) * q.PageSize
+	if from+q.PageSize > MaxWindow {
+		return 0, &Error{Code: EINVALID, Message: "page is past the first 10,000 results",
+			Fields: []FieldError{{Field: "page", Message: fmt.Sprintf("page %d of size %d reaches past the first %d results; use cursor (the nextCursor of the previous page) to go further", q.Page, q.PageSize, MaxWindow)}}}
+	}
+	return from, nil
+}

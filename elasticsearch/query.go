@@ -1,0 +1,282 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// sortFieldOf maps a domain sort field to the mapped field.
+func sortFieldOf(f audit.SortField) string {
+	if f == audit.SortTimestamp {
+		return "@timestamp"
+	}
+	return string(f)
+}
+
+// FilterClauses is the bool filter of a domain filter. The tenant term is
+// a second guard: the index pattern already holds only the tenant's
+// streams.
+func FilterClauses(f audit.Filter) []any {
+	term := func(field string, v any) any { return map[string]any{"term": map[string]any{field: v}} }
+	clauses := []any{term("tenantId", strings.ToLower(f.TenantID))}
+	if f.From != nil || f.To != nil {
+		r := map[string]any{"format": "strict_date_optional_time"}
+		if f.From != nil {
+			r["gte"] = audit.NewTimestamp(*f.From).String()
+		}
+		if f.To != nil {
+			r["lt"] = audit.NewTimestamp(*f.To).String()
+		}
+		clauses = append(clauses, map[string]any{"range": map[string]any{"@timestamp": r}})
+	}
+	if f.ActorID != "" {
+		clauses = append(clauses, term("actor.id", strings.ToLower(f.ActorID)))
+	}
+	if f.ActorEmail != "" {
+		clauses = append(clauses, term("actor.email", strings.ToLower(f.ActorEmail)))
+	}
+	if len(f.Actions) > 0 {
+		clauses = append(clauses, map[string]any{"terms": map[string]any{"action": f.Actions}})
+	}
+	if len(f.ResourceTypes) > 0 {
+		clauses = append(clauses, map[string]any{"terms": map[string]any{"resource.type": f.ResourceTypes}})
+	}
+	if f.ResourceID != "" {
+		clauses = append(clauses, term("resource.id", strings.ToLower(f.ResourceID)))
+	}
+	if f.CrossTenant != nil {
+		clauses = append(clauses, term("crossTenant", *f.CrossTenant))
+	}
+	if f.Category != "" {
+		clauses = append(clauses, term("category", f.Category))
+	}
+	if f.Outcome != "" {
+		clauses = append(clauses, term("outcome", f.Outcome))
+	}
+	if q := strings.TrimSpace(f.Q); q != "" {
+		clauses = append(clauses, map[string]any{"simple_query_string": map[string]any{
+			"query": q, "fields": []string{"search"}, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
+		}})
+	}
+	return clauses
+}
+
+// SortClause sorts by the field, then the event id, both in the order's
+// direction.
+func SortClause(s audit.Sort) []any {
+	dir := "asc"
+	if s.Desc {
+		dir = "desc"
+	}
+	return []any{
+		map[string]any{sortFieldOf(s.Field): map[string]any{"order": dir}},
+		map[string]any{"id": map[string]any{"order": dir}},
+	}
+}
+
+// SearchBody is the _search request of a page query: from (page numbers)
+// or search_after (cursor), size, the filter and the sort. Golden files
+// pin it.
+func SearchBody(q audit.Query, from, size int) map[string]any {
+	body := map[string]any{
+		"size":             size,
+		"query":            map[string]any{"bool": map[string]any{"filter": FilterClauses(q.Filter)}},
+		"sort":             SortClause(q.Sort),
+		"track_total_hits": audit.MaxWindow,
+	}
+	if q.ExactTotal {
+		body["track_total_hits"] = true
+	}
+	if q.After != nil {
+		var key any = q.After.Key
+		if q.Sort.Field == audit.SortTimestamp {
+			key = q.After.Millis
+		}
+		body["search_after"] = []any{key, q.After.ID}
+	} else if from > 0 {
+		body["from"] = from
+	}
+	return body
+}
+
+// searchPath is the _search of a tenant's streams; a tenant without data
+// yet is an empty result, not an error.
+func (s *Store) searchPath(tenantID string) string {
+	return "/" + s.TenantPattern(tenantID) + "/_search?ignore_unavailable=true&allow_no_indices=true"
+}
+
+type searchResponse struct {
+	Hits struct {
+		Total struct {
+			Value    int64  `json:"value"`
+			Relation string `json:"relation"`
+		} `json:"total"`
+		Hits []struct {
+			Source json.RawMessage `json:"_source"`
+		} `json:"hits"`
+	} `json:"hits"`
+	Aggregations json.RawMessage `json:"aggregations"`
+}
+
+// SearchEvents implements audit.EventReader.
+func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, error) {
+	from, size := 0, q.PageSize
+	if q.After == nil {
+		var err error
+		if from, err = q.Window(); err != nil {
+			return audit.Result{}, err
+		}
+	} else {
+		size++ // one more tells whether another page follows
+	}
+	var out searchResponse
+	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(q.Filter.TenantID), SearchBody(q, from, size), &out); err != nil {
+		return audit.Result{}, err
+	}
+	res := audit.Result{Total: out.Hits.Total.Value, TotalRelation: out.Hits.Total.Relation}
+	hits := out.Hits.Hits
+	if q.After != nil {
+		res.HasMore = len(hits) > q.PageSize
+		if res.HasMore {
+			hits = hits[:q.PageSize]
+		}
+	} else {
+		res.HasMore = int64(from+len(hits)) < res.Total || (res.TotalRelation == "gte" && len(hits) == q.PageSize)
+	}
+	res.Events = make([]audit.Event, 0, len(hits))
+	for _, h := range hits {
+		e, err := DecodeSource(h.Source)
+		if err != nil {
+			return audit.Result{}, err
+		}
+		res.Events = append(res.Events, e)
+	}
+	if n := len(res.Events); n > 0 && res.HasMore {
+		p := audit.PositionOf(&res.Events[n-1], q.Sort)
+		res.Next = &p
+	}
+	return res, nil
+}
+
+// GetEvent implements audit.EventReader. Only the tenant's own streams
+// are searched, so another tenant's event is simply not found.
+func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
+	var out searchResponse
+	body := map[string]any{"size": 1, "query": map[string]any{"bool": map[string]any{"filter": []any{
+		map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
+		map[string]any{"term": map[string]any{"id": id}},
+	}}}}
+	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(tenantID), body, &out); err != nil {
+		return audit.Event{}, err
+	}
+	if len(out.Hits.Hits) == 0 {
+		return audit.Event{}, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id)
+	}
+	return DecodeSource(out.Hits.Hits[0].Source)
+}
+
+// StatsBody is the aggregation request of a stats query.
+func StatsBody(q audit.StatsQuery) map[string]any {
+	groups := func() map[string]any {
+		return map[string]any{"terms": map[string]any{"field": string(q.GroupBy), "size": q.MaxGroups}}
+	}
+	aggs := map[string]any{}
+	if q.Interval > 0 {
+		h := map[string]any{"field": "@timestamp", "fixed_interval": esInterval(q.Interval), "min_doc_count": 0}
+		if q.Filter.From != nil && q.Filter.To != nil {
+			h["extended_bounds"] = map[string]any{"min": q.Filter.From.UnixMilli(), "max": q.Filter.To.UnixMilli() - 1}
+		}
+		hist := map[string]any{"date_histogram": h}
+		if q.GroupBy != "" {
+			hist["aggs"] = map[string]any{"groups": groups()}
+		}
+		aggs["histogram"] = hist
+	}
+	if q.GroupBy != "" {
+		aggs["groups"] = groups()
+	}
+	body := map[string]any{
+		"size":             0,
+		"track_total_hits": true,
+		"query":            map[string]any{"bool": map[string]any{"filter": FilterClauses(q.Filter)}},
+	}
+	if len(aggs) > 0 {
+		body["aggs"] = aggs
+	}
+	return body
+}
+
+// esInterval writes d in the largest whole unit Elasticsearch accepts.
+func esInterval(d time.Duration) string {
+	for _, u := range []struct {
+		unit time.Duration
+		s    string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
+		if d%u.unit == 0 {
+			return fmt.Sprintf("%d%s", d/u.unit, u.s)
+		}
+	}
+	return fmt.Sprintf("%dms", d.Milliseconds())
+}
+
+type termsAgg struct {
+	Buckets []struct {
+		Key      string `json:"key"`
+		DocCount int64  `json:"doc_count"`
+	} `json:"buckets"`
+}
+
+func (t termsAgg) groups() []audit.Group {
+	out := make([]audit.Group, len(t.Buckets))
+	for i, b := range t.Buckets {
+		out[i] = audit.Group{Key: b.Key, Count: b.DocCount}
+	}
+	return out
+}
+
+// EventStats implements audit.EventReader with aggregations.
+func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+	if q.MaxGroups == 0 {
+		q.MaxGroups = 20
+	}
+	var out searchResponse
+	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(q.Filter.TenantID), StatsBody(q), &out); err != nil {
+		return audit.Stats{}, err
+	}
+	st := audit.Stats{Total: out.Hits.Total.Value}
+	if len(out.Aggregations) == 0 {
+		return st, nil
+	}
+	var aggs struct {
+		Groups    termsAgg `json:"groups"`
+		Histogram struct {
+			Buckets []struct {
+				Key      int64    `json:"key"`
+				DocCount int64    `json:"doc_count"`
+				Groups   termsAgg `json:"groups"`
+			} `json:"buckets"`
+		} `json:"histogram"`
+	}
+	if err := json.Unmarshal(out.Aggregations, &aggs); err != nil {
+		return audit.Stats{}, audit.Wrap(audit.EINTERNAL, err, "decoding aggregations")
+	}
+	if q.GroupBy != "" {
+		st.Groups = aggs.Groups.groups()
+	}
+	if q.Interval > 0 {
+		for _, b := range aggs.Histogram.Buckets {
+			bk := audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b.Key)), Count: b.DocCount}
+			if q.GroupBy != "" {
+				bk.Groups = b.Groups.groups()
+			}
+			st.Histogram = append(st.Histogram, bk)
+		}
+	}
+	return st, nil
+}
