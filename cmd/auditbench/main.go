@@ -33,6 +33,10 @@ type result struct {
 	// Ratio, when set, is the figure's median over the ceiling's median,
 	// compared with MinRatio.
 	MinRatio float64
+	// MaxRatio, when set, is the largest acceptable ratio; Max the largest
+	// acceptable median figure.
+	MaxRatio float64
+	Max      float64
 	Notes    string
 }
 
@@ -74,6 +78,7 @@ func main() {
 		run  func(context.Context, *env) ([]result, error)
 	}{
 		{"indexer", benchIndexer},
+		{"query", benchQuery},
 	}
 	var results []result
 	start := time.Now()
@@ -140,18 +145,29 @@ func render(e *env, results []result, took time.Duration) string {
 	b.WriteString("The machine is shared and noisy: every figure is the median of its runs with min and max, and each is measured side by side with its ceiling, alternating runs, so the ratio of the two medians is what compares. A figure that misses its target is reported as it is.\n\n")
 	b.WriteString("## Summary\n\n| Benchmark | Median (min–max) | Ceiling median (min–max) | Ratio | Target | Met |\n|---|---|---|---|---|---|\n")
 	for _, r := range results {
+		f := "%.0f"
+		if r.Unit == "ms" {
+			f = "%.1f"
+		}
 		lo, hi := minMax(r.Samples)
 		ceil, ratio, met := "—", "—", "—"
 		if len(r.Ceiling) > 0 {
 			clo, chi := minMax(r.Ceiling)
-			ceil = fmt.Sprintf("%.0f (%.0f–%.0f) %s", median(r.Ceiling), clo, chi, r.Unit)
+			ceil = fmt.Sprintf(f+" ("+f+"–"+f+") %s", median(r.Ceiling), clo, chi, r.Unit)
 			q := median(r.Samples) / median(r.Ceiling)
 			ratio = fmt.Sprintf("%.0f%%", 100*q)
 			if r.MinRatio > 0 {
-				met = map[bool]string{true: "yes", false: "**no**"}[q >= r.MinRatio]
+				met = yesNo(q >= r.MinRatio)
+			}
+			if r.MaxRatio > 0 {
+				ratio = fmt.Sprintf("%.2f×", q)
+				met = yesNo(q <= r.MaxRatio)
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %.0f (%.0f–%.0f) %s | %s | %s | %s | %s |\n", r.Name, median(r.Samples), lo, hi, r.Unit, ceil, ratio, r.Target, met)
+		if r.Max > 0 {
+			met = yesNo(median(r.Samples) <= r.Max)
+		}
+		fmt.Fprintf(&b, "| %s | "+f+" ("+f+"–"+f+") %s | %s | %s | %s | %s |\n", r.Name, median(r.Samples), lo, hi, r.Unit, ceil, ratio, r.Target, met)
 	}
 	b.WriteString("\n## Method\n\n")
 	for _, r := range results {
@@ -168,10 +184,17 @@ func render(e *env, results []result, took time.Duration) string {
 	return b.String()
 }
 
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
 func fmtList(xs []float64) string {
 	parts := make([]string, len(xs))
 	for i, x := range xs {
-		parts[i] = fmt.Sprintf("%.0f", x)
+		parts[i] = fmt.Sprintf("%.1f", x)
 	}
 	return strings.Join(parts, ", ")
 }

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/gen"
+)
+
+// benchQuery measures API latency on one tenant holding 1,000,000 events
+// (at scale 1): p50 and p99 of the default first page, a filtered sorted
+// page, a cursor page at depth 100,000 and a stats query, each next to the
+// same request sent straight to Elasticsearch.
+func benchQuery(ctx context.Context, e *env) ([]result, error) {
+	n := max(20000, int(1000000*e.scale))
+	depth := min(100000, n/2)
+	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
+	tenant := g.Tenants()[0]
+	s, err := freshStore(ctx, e, g.Tenants())
+	if err != nil {
+		return nil, err
+	}
+	loadStart := time.Now()
+	if err := loadEvents(ctx, s, g, n); err != nil {
+		return nil, err
+	}
+	log.Printf("  loaded %d events in %s", n, time.Since(loadStart).Round(time.Second))
+
+	secret := []byte("bench-secret")
+	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
+	cursors := audit.NewCursorCodec([]byte("bench-cursor"))
+	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 30 * time.Second}, api.Deps{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: cursors},
+	}).Handler())
+	defer srv.Close()
+	tok, _ := api.MintToken(secret, audit.Principal{UserID: tenant.ID, Email: "bench@x.example", Role: audit.RoleAdmin, TenantID: tenant.ID}, 24*time.Hour, time.Now())
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	call := func(path string) ([]byte, error) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		res, err := client.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != 200 {
+			return nil, fmt.Errorf("GET %s: %d %s", path, res.StatusCode, b)
+		}
+		return b, nil
+	}
+
+	// The cursor at depth 100,000 of the default order, reached by walking.
+	cursor := ""
+	for walked := 0; walked < depth; walked += 1000 {
+		path := "/api/audit-logs?pageSize=1000"
+		if cursor != "" {
+			path += "&cursor=" + url.QueryEscape(cursor)
+		}
+		b, err := call(path)
+		if err != nil {
+			return nil, err
+		}
+		var lr api.ListResponse
+		if err := json.Unmarshal(b, &lr); err != nil || lr.NextCursor == nil {
+			return nil, fmt.Errorf("walking to depth %d: %v", depth, err)
+		}
+		cursor = *lr.NextCursor
+	}
+	after, err := cursors.Decode(cursor, audit.Filter{TenantID: tenant.ID}, audit.DefaultSort)
+	if err != nil {
+		return nil, err
+	}
+
+	type query struct {
+		name, path string
+		direct     func() (string, any) // the same request straight to Elasticsearch
+	}
+	filtered := audit.Query{Filter: audit.Filter{TenantID: tenant.ID, Actions: []audit.Action{"access"}, ResourceTypes: []string{"recording"}},
+		Sort: audit.Sort{Field: audit.SortActorEmail}, PageSize: 50, Page: 1}
+	statsQ := audit.StatsQuery{Filter: audit.Filter{TenantID: tenant.ID}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50}
+	search := "/" + s.TenantPattern(tenant.ID) + "/_search"
+	queries := []query{
+		{"default first page", "/api/audit-logs",
+			func() (string, any) {
+				return search, elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant.ID}, Sort: audit.DefaultSort, PageSize: 50, Page: 1}, 0, 50)
+			}},
+		{"filtered, sorted page", "/api/audit-logs?action=access&resourceType=recording&sort=actor.email",
+			func() (string, any) { return search, elasticsearch.SearchBody(filtered, 0, 50) }},
+		{fmt.Sprintf("cursor page at depth %d", depth), "/api/audit-logs?pageSize=50&cursor=" + url.QueryEscape(cursor),
+			func() (string, any) {
+				return search, elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant.ID}, Sort: audit.DefaultSort, PageSize: 50, After: &after}, 0, 51)
+			}},
+		{"stats (groupBy action, 1d histogram)", "/api/audit-logs/stats?groupBy=action&interval=1d",
+			func() (string, any) { return search, elasticsearch.StatsBody(statsQ) }},
+	}
+	samples := max(50, int(200*min(1, e.scale*4)))
+	apiP50 := map[string][]float64{}
+	apiP99 := map[string][]float64{}
+	esP50 := map[string][]float64{}
+	for run := 0; run <= e.runs; run++ {
+		for _, q := range queries {
+			var apiLat, esLat []float64
+			for i := 0; i < samples; i++ {
+				t0 := time.Now()
+				if _, err := call(q.path); err != nil {
+					return nil, err
+				}
+				apiLat = append(apiLat, ms(time.Since(t0)))
+				path, body := q.direct()
+				t0 = time.Now()
+				var out map[string]any
+				if err := s.Client().DoJSON(ctx, http.MethodPost, path, body, &out); err != nil {
+					return nil, err
+				}
+				esLat = append(esLat, ms(time.Since(t0)))
+			}
+			if run == 0 {
+				continue // warm-up
+			}
+			apiP50[q.name] = append(apiP50[q.name], percentile(apiLat, 50))
+			apiP99[q.name] = append(apiP99[q.name], percentile(apiLat, 99))
+			esP50[q.name] = append(esP50[q.name], percentile(esLat, 50))
+		}
+		log.Printf("  run %d done", run)
+	}
+	method := fmt.Sprintf("One tenant holds %d generated events (loaded in %s). The real API (`api.Server` over HTTP on loopback, auth included) answers each query %d times per run, alternating with the same request body sent straight to Elasticsearch; one warm-up run, then %d runs. Figures are the median over runs of each run's percentile, in ms.", n, time.Since(loadStart).Round(time.Second), samples, e.runs)
+	var out []result
+	for _, q := range queries {
+		out = append(out, result{Name: "API p99: " + q.name, Unit: "ms", Samples: apiP99[q.name], Target: "p99 ≤ 100 ms", Max: 100, Method: method,
+			Notes: fmt.Sprintf("p50 per run: %s ms; the same query straight to Elasticsearch, p50 per run: %s ms (the API's own overhead is the difference: decoding, auth, encoding, HTTP).", fmtList2(apiP50[q.name]), fmtList2(esP50[q.name]))})
+	}
+	cur := queries[2].name
+	out = append(out, result{Name: "Cursor at depth vs page 1 (p50)", Unit: "ms", Samples: apiP50[cur], Ceiling: apiP50[queries[0].name],
+		Target: "≤ 1.5× page 1", MaxRatio: 1.5, Method: method + " The ratio compares the p50 of the cursor page with the p50 of the default first page."})
+	out = append(out, result{Name: "API vs Elasticsearch, default page (p50)", Unit: "ms", Samples: apiP50[queries[0].name], Ceiling: esP50[queries[0].name],
+		Target: "(reported)", Method: method + " The ceiling column is the same search sent straight to Elasticsearch; the ratio is the API's latency over it."})
+	return out, nil
+}
+
+// loadEvents writes n events of the generator through the store with
+// four concurrent writers, then refreshes.
+func loadEvents(ctx context.Context, s *elasticsearch.Store, g *gen.Generator, n int) error {
+	batches := make(chan []audit.Event, 4)
+	errs := make(chan error, 4)
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range batches {
+				res, err := s.WriteEvents(ctx, b)
+				if err == nil {
+					for _, r := range res {
+						if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+							err = fmt.Errorf("load: %v %s", r.Status, r.Reason)
+							break
+						}
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i += 5000 {
+		b := make([]audit.Event, 0, 5000)
+		for j := i; j < min(i+5000, n); j++ {
+			b = append(b, g.Next())
+		}
+		select {
+		case batches <- b:
+		case err := <-errs:
+			close(batches)
+			wg.Wait()
+			return err
+		}
+	}
+	close(batches)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	return s.Client().DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func percentile(xs []float64, p float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	i := int(float64(len(s)-1) * p / 100)
+	return s[i]
+}
+
+func fmtList2(xs []float64) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += ", "
+		}
+		out += fmt.Sprintf("%.1f", x)
+	}
+	return out
+}
