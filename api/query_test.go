@@ -12,71 +12,19 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/storetest"
 )
 
-// dataset is two tenants' generated events, loaded once per test.
-type dataset struct {
-	a, b   string
-	events []audit.Event // tenant a's
-	bOnes  []audit.Event
-}
-
-func loadDataset(t *testing.T, h *harness) *dataset {
+// loadDataset writes the conformance suite's two-tenant dataset.
+func loadDataset(t *testing.T, h *harness) *storetest.Dataset {
 	t.Helper()
-	g := gen.New(gen.Config{Seed: 77, Tenants: 2, Skew: 0.5, WithIDs: true,
-		Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}, 4000)
-	d := &dataset{a: g.Tenants()[0].ID, b: g.Tenants()[1].ID}
-	var all []audit.Event
-	for i := 0; i < 4000; i++ {
-		e := g.Next()
-		if i%50 == 0 { // many events share a timestamp
-			e.Timestamp = audit.NewTimestamp(time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC))
-		}
-		all = append(all, e)
-		if e.TenantID == d.a {
-			d.events = append(d.events, e)
-		} else {
-			d.bOnes = append(d.bOnes, e)
-		}
-	}
-	h.load(t, all)
+	d := storetest.NewDataset(4000)
+	h.load(t, d.All)
 	return d
 }
 
-// expected filters and sorts the events in Go, independently of the store.
 func expected(events []audit.Event, keep func(e *audit.Event) bool, field audit.SortField, desc bool) []string {
-	var out []audit.Event
-	for i := range events {
-		if keep(&events[i]) {
-			out = append(out, events[i])
-		}
-	}
-	key := func(e *audit.Event) string {
-		switch field {
-		case audit.SortActorEmail:
-			return strings.ToLower(e.Actor.Email)
-		case audit.SortAction:
-			return string(e.Action)
-		case audit.SortResourceType:
-			return e.Resource.Type
-		}
-		return fmt.Sprintf("%020d", e.Timestamp.UnixMilli())
-	}
-	slices.SortFunc(out, func(x, y audit.Event) int {
-		c := strings.Compare(key(&x), key(&y))
-		if c == 0 {
-			c = strings.Compare(x.ID, y.ID)
-		}
-		if desc {
-			c = -c
-		}
-		return c
-	})
-	ids := make([]string, len(out))
-	for i, e := range out {
-		ids[i] = e.ID
-	}
-	return ids
+	return storetest.Expected(events, keep, audit.Sort{Field: field, Desc: desc})
 }
 
 // walk follows nextCursor from the first page to the last and returns
@@ -114,12 +62,12 @@ func walk(t *testing.T, h *harness, tok, query string, pageSize int) []string {
 func TestFiltersMatchAnIndependentComputation(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	d := loadDataset(t, h)
-	tok := token(t, d.a, audit.RoleAdmin, "")
-	some := d.events[17]
+	tok := token(t, d.A, audit.RoleAdmin, "")
+	some := d.Events[17]
 	from, to := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC)
 	in := func(v string, set ...string) bool { return slices.Contains(set, v) }
 	var withDiff string
-	for _, e := range d.events {
+	for _, e := range d.Events {
 		if _, ok := e.Diff["maxWaitSeconds"]; ok {
 			withDiff = "maxWaitSeconds"
 		}
@@ -158,7 +106,7 @@ func TestFiltersMatchAnIndependentComputation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			want := expected(d.events, tc.keep, tc.field, tc.desc)
+			want := expected(d.Events, tc.keep, tc.field, tc.desc)
 			if len(want) == 0 {
 				t.Fatal("the case selects nothing: it proves nothing")
 			}
@@ -199,14 +147,14 @@ func firstDiff(a, b []string) int {
 func TestTenantIsolationProperty(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	d := loadDataset(t, h)
-	tokA, tokB := token(t, d.a, audit.RoleAdmin, ""), token(t, d.b, audit.RoleAdmin, "")
+	tokA, tokB := token(t, d.A, audit.RoleAdmin, ""), token(t, d.B, audit.RoleAdmin, "")
 	rng := rand.New(rand.NewPCG(1, 2))
 	pick := func(evs []audit.Event) *audit.Event { return &evs[rng.IntN(len(evs))] }
 	for i := 0; i < 60; i++ {
 		// Values drawn from both tenants' data, so filters aim at B too.
-		src := pick(d.bOnes)
+		src := pick(d.Others)
 		if rng.IntN(2) == 0 {
-			src = pick(d.events)
+			src = pick(d.Events)
 		}
 		params := []string{}
 		add := func(k, v string) { params = append(params, k, v) }
@@ -229,7 +177,7 @@ func TestTenantIsolationProperty(t *testing.T) {
 			add("sort", []string{"timestamp", "actor.email", "action", "resource.type"}[rng.IntN(4)])
 		}
 		if rng.IntN(5) == 0 {
-			add("tenantId", d.b) // not a parameter: refused, never obeyed
+			add("tenantId", d.B) // not a parameter: refused, never obeyed
 		}
 		query := qs(params...)
 		r := h.get(t, "/api/audit-logs?"+query+"&pageSize=50", tokA)
@@ -242,7 +190,7 @@ func TestTenantIsolationProperty(t *testing.T) {
 		var lr api.ListResponse
 		r.json(t, &lr)
 		for _, e := range lr.Data {
-			if e.TenantID != d.a {
+			if e.TenantID != d.A {
 				t.Fatalf("tenant A's query %q returned tenant %s's event %s", query, e.TenantID, e.ID)
 			}
 		}
@@ -257,7 +205,7 @@ func TestTenantIsolationProperty(t *testing.T) {
 			}
 		}
 		// The detail endpoint: B's event ids are not found for A.
-		if rg := h.get(t, "/api/audit-logs/"+pick(d.bOnes).ID, tokA); rg.status != http.StatusNotFound {
+		if rg := h.get(t, "/api/audit-logs/"+pick(d.Others).ID, tokA); rg.status != http.StatusNotFound {
 			t.Fatalf("tenant B's event visible to A: %d", rg.status)
 		}
 	}
@@ -266,7 +214,7 @@ func TestTenantIsolationProperty(t *testing.T) {
 func TestCursorsArePinnedToTheirQuery(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	d := loadDataset(t, h)
-	tok := token(t, d.a, audit.RoleAdmin, "")
+	tok := token(t, d.A, audit.RoleAdmin, "")
 	r := h.get(t, "/api/audit-logs?action=access&pageSize=10", tok)
 	var lr api.ListResponse
 	r.json(t, &lr)
@@ -349,9 +297,9 @@ func TestCursorWalkOverOneHundredThousandEvents(t *testing.T) {
 func TestGetEventAndNotFoundAreIndistinguishable(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	d := loadDataset(t, h)
-	tok := token(t, d.a, audit.RoleAdmin, "")
+	tok := token(t, d.A, audit.RoleAdmin, "")
 	var full audit.Event
-	for _, e := range d.events {
+	for _, e := range d.Events {
 		if len(e.Before) > 0 {
 			full = e
 			break
@@ -363,11 +311,11 @@ func TestGetEventAndNotFoundAreIndistinguishable(t *testing.T) {
 	if r.status != 200 || got.ID != full.ID || string(got.Before) != string(full.Before) || string(got.After) != string(full.After) || len(got.Diff) != len(full.Diff) {
 		t.Fatalf("detail: %d %s", r.status, r.body)
 	}
-	foreign := h.get(t, "/api/audit-logs/"+d.bOnes[0].ID, tok)
+	foreign := h.get(t, "/api/audit-logs/"+d.Others[0].ID, tok)
 	missing := h.get(t, "/api/audit-logs/"+audit.NewID(), tok)
 	pf, pm := foreign.problem(t), missing.problem(t)
 	if foreign.status != 404 || missing.status != 404 || pf.Title != pm.Title || pf.Code != pm.Code ||
-		strings.Replace(pf.Detail, d.bOnes[0].ID, "X", 1) != strings.Replace(pm.Detail, pm.Detail[strings.LastIndex(pm.Detail, " ")+1:], "X", 1) {
+		strings.Replace(pf.Detail, d.Others[0].ID, "X", 1) != strings.Replace(pm.Detail, pm.Detail[strings.LastIndex(pm.Detail, " ")+1:], "X", 1) {
 		t.Fatalf("foreign %d %s vs missing %d %s", foreign.status, foreign.body, missing.status, missing.body)
 	}
 }
@@ -375,9 +323,9 @@ func TestGetEventAndNotFoundAreIndistinguishable(t *testing.T) {
 func TestStatsMatchTheEvents(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	d := loadDataset(t, h)
-	tok := token(t, d.a, audit.RoleAdmin, "")
+	tok := token(t, d.A, audit.RoleAdmin, "")
 	want := map[string]int64{}
-	for _, e := range d.events {
+	for _, e := range d.Events {
 		if e.Category == "security" {
 			want[string(e.Action)]++
 		}
@@ -407,8 +355,8 @@ func TestStatsMatchTheEvents(t *testing.T) {
 			t.Fatalf("bucket %s: groups add to %d of %d", b.Start, gs, b.Count)
 		}
 	}
-	if r.status != 200 || len(st.Histogram) != 31 || hsum != int64(len(d.events)) || st.Total != hsum {
-		t.Fatalf("histogram: %d buckets adding to %d of %d", len(st.Histogram), hsum, len(d.events))
+	if r.status != 200 || len(st.Histogram) != 31 || hsum != int64(len(d.Events)) || st.Total != hsum {
+		t.Fatalf("histogram: %d buckets adding to %d of %d", len(st.Histogram), hsum, len(d.Events))
 	}
 	if r := h.get(t, "/api/audit-logs/stats", tok); r.status != 400 {
 		t.Fatalf("stats without groupBy or interval: %d", r.status)

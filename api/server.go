@@ -41,6 +41,8 @@ type Deps struct {
 	Now func() time.Time
 	// Read enables the read endpoints when its Reader is set.
 	Read ReadDeps
+	// Ingest enables POST /api/audit-events when its Writer is set.
+	Ingest IngestDeps
 }
 
 // Server is the HTTP API.
@@ -48,6 +50,7 @@ type Server struct {
 	cfg    Config
 	deps   Deps
 	read   ReadDeps
+	ingest IngestDeps
 	engine *gin.Engine
 
 	requests *prometheus.CounterVec
@@ -69,7 +72,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, engine: gin.New()}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"method", "route", "status"})
@@ -92,6 +95,9 @@ func NewServer(cfg Config, deps Deps) *Server {
 		g.GET("", s.listEvents)
 		g.GET("/stats", s.stats)
 		g.GET("/:id", s.getEvent)
+	}
+	if s.ingest.Writer != nil {
+		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)
 	}
 	return s
 }

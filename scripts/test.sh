@@ -1,47 +1,16 @@
 #!/usr/bin/env bash
 # make test: the whole suite, unit and integration, under the race
-# detector, against a real Elasticsearch 8.x and a real Kafka broker.
-# Where the services come from, in this order:
-#   (a) AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS, when both set;
-#   (b) Docker, when an engine answers: testcontainers-go
-#       (internal/testenv/containers);
-#   (c) otherwise a local download from Maven Central (scripts/services.sh).
-# Whatever this script starts, it stops on exit, pass or fail.
+# detector, against a real Elasticsearch 8.x and a real Kafka broker
+# (found or started by with_services in scripts/lib.sh). Whatever this
+# script starts, it stops on exit, pass or fail.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZTIME=${FUZZTIME:-15s}
 LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
-cleanup=()
-on_exit() {
-	local rc=$?
-	for c in "${cleanup[@]}"; do eval "$c" || true; done
-	exit $rc
-}
-trap on_exit EXIT
-
-if [ -n "${AUDITLOG_TEST_ES_URL:-}" ] && [ -n "${AUDITLOG_TEST_KAFKA_BROKERS:-}" ]; then
-	export AUDITLOG_TEST_SERVICES=${AUDITLOG_TEST_SERVICES:-given}
-elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then
-	envfile=$(mktemp)
-	go run ./internal/testenv/containers -env "$envfile" &
-	pid=$!
-	cleanup+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f $envfile")
-	deadline=$((SECONDS + 600))
-	until [ -s "$envfile" ]; do
-		kill -0 $pid 2>/dev/null || { echo "[test] testcontainers failed to start the services" >&2; exit 1; }
-		[ $SECONDS -lt $deadline ] || { echo "[test] services not ready after 600s" >&2; exit 1; }
-		sleep 1
-	done
-	# shellcheck disable=SC1090
-	. "$envfile"
-else
-	cleanup+=("scripts/services.sh down")
-	scripts/services.sh up
-	# shellcheck disable=SC1090
-	eval "$(scripts/services.sh env)"
-fi
-echo "[test] services ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS"
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+with_services
 
 # -v so that every skip prints its reason; the console gets results,
 # skips and failures, the full log goes to $LOG.

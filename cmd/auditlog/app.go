@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -22,6 +23,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/indexer"
 	"github.com/auditlog/auditlog/internal/backoff"
+	"github.com/auditlog/auditlog/sqlite"
 )
 
 // Main is the wired program of one command (serve or index). Run opens
@@ -82,6 +84,7 @@ func (m *Main) defaultPlan() (audit.Plan, error) { return audit.ParsePlan(m.Conf
 func (m *Main) runServe(ctx context.Context) error {
 	cfg := m.Config
 	deps := api.Deps{Logger: m.Logger, Registry: m.Registry}
+	var writer audit.EventWriter
 	if cfg.Store == "elasticsearch" {
 		plan, err := m.defaultPlan()
 		if err != nil {
@@ -114,16 +117,81 @@ func (m *Main) runServe(ctx context.Context) error {
 		}
 		deps.Read = read
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping})
+		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
+		writer = store
 	} else {
+		plan, err := m.defaultPlan()
+		if err != nil {
+			return err
+		}
 		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
 			return fmt.Errorf("data dir %s: %w", cfg.DataDir, err)
 		}
+		store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(cfg.DataDir, "audit.db"), DefaultPlan: plan})
+		if err != nil {
+			return err
+		}
+		m.onClose(func(context.Context) error { return store.Close() })
+		read, err := m.readDeps(store, store)
+		if err != nil {
+			return err
+		}
+		deps.Read = read
+		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
+		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "sqlite", Check: store.Ping})
+		writer = store
+		bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			store.PurgeLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, func(n int64, err error) {
+				if err != nil {
+					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
+				} else if n > 0 {
+					m.Logger.Info("retention purge", "deleted", n)
+				}
+			})
+		}()
+		m.onClose(func(context.Context) error { cancel(); <-done; return nil })
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
+		m.consume(ctx, brokers, writer)
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, deps)
 	return m.serveHTTP(srv.Handler())
+}
+
+// consume runs, in the background, a Kafka consumer into the store of
+// serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
+// from Kafka too. It retries while Kafka is down and stops on Close.
+func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter) {
+	cfg := m.Config
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	ix := indexer.New(indexer.Config{
+		Brokers: brokers, Topic: cfg.Kafka.Topic, DLQTopic: cfg.Kafka.DLQTopic, Group: cfg.Kafka.Group,
+		Partitions: cfg.Kafka.Partitions, BatchSize: cfg.Kafka.Indexer.BatchSize, BatchBytes: cfg.Kafka.Indexer.BatchBytes,
+		Linger: cfg.Kafka.Indexer.Linger, DrainTimeout: cfg.ShutdownTimeout * 3 / 4,
+	}, indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry})
+	go func() {
+		defer close(done)
+		if ix.Setup(bg) != nil {
+			return
+		}
+		if err := ix.Run(bg); err != nil {
+			m.failed <- fmt.Errorf("consumer: %w", err)
+		}
+	}()
+	m.onClose(func(ctx context.Context) error {
+		cancel()
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return fmt.Errorf("consumer did not stop in time: %w", ctx.Err())
+		}
+	})
 }
 
 // readDeps builds the auth, cursor and rate-limit pieces of the read API.

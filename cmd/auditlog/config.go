@@ -203,7 +203,7 @@ func (b *binder) kafka(c *Config) {
 
 func (b *binder) lifecycle(c *Config) {
 	b.duration(&c.Kafka.Indexer.LifecycleInterval, "lifecycle-interval", "AUDITLOG_LIFECYCLE_INTERVAL", time.Hour,
-		"interval of the built-in lifecycle worker (runs only where the cluster has no ILM)")
+		"interval of the retention pass: the lifecycle worker of index (only where the cluster has no ILM), the purge of the embedded store")
 }
 
 func (b *binder) auth(c *Config) {

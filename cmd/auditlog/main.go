@@ -94,6 +94,7 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
 		b.elasticsearch(&c)
 		b.kafka(&c)
+		b.lifecycle(&c)
 	case "index":
 		b.common(&c, "127.0.0.1:8081")
 		c.Store = "elasticsearch"

@@ -1,0 +1,191 @@
+package api
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/backoff"
+)
+
+// Ingest limits: a request carries at most MaxIngestEvents events and
+// MaxIngestBytes bytes; beyond either the answer is 413 and nothing is
+// stored.
+const (
+	MaxIngestEvents = 1000
+	MaxIngestBytes  = 16 << 20
+)
+
+// IngestDeps enable POST /api/audit-events.
+type IngestDeps struct {
+	Writer audit.EventWriter
+	// StaticToken is the service credential (AUDITLOG_INGEST_TOKEN); a
+	// JWT with role ingest is accepted too (through Verifier).
+	StaticToken string
+	Verifier    *Verifier
+}
+
+// IngestItem is the fate of one event of an ingest request.
+type IngestItem struct {
+	Index  int                `json:"index"`
+	ID     string             `json:"id,omitempty"`
+	Status string             `json:"status"` // accepted, duplicate or rejected
+	Errors []audit.FieldError `json:"errors,omitempty"`
+}
+
+// IngestResponse answers an ingest request, one item per event in order.
+type IngestResponse struct {
+	Accepted   int          `json:"accepted"`
+	Duplicates int          `json:"duplicates"`
+	Rejected   int          `json:"rejected"`
+	Items      []IngestItem `json:"items"`
+}
+
+// ingestAuth admits the static service token or a JWT with role ingest.
+// Tenant roles can never write events.
+func (s *Server) ingestAuth(c *gin.Context) {
+	tok := BearerToken(c.GetHeader("Authorization"))
+	if st := s.ingest.StaticToken; st != "" && tok != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(st)) == 1 {
+		c.Next()
+		return
+	}
+	if s.ingest.Verifier != nil && tok != "" {
+		p, err := s.ingest.Verifier.Verify(tok)
+		if err == nil && p.Role == audit.RoleIngest {
+			c.Next()
+			return
+		}
+		if err == nil {
+			writeError(c, s.deps.Logger, audit.Errorf(audit.EFORBIDDEN, "role %q cannot write audit events", p.Role))
+			return
+		}
+	}
+	c.Header("WWW-Authenticate", `Bearer realm="auditlog-ingest"`)
+	writeError(c, s.deps.Logger, audit.Errorf(audit.EUNAUTHORIZED, "a service credential is required"))
+}
+
+// ingestEvents stores a JSON array or NDJSON of events. Validation is the
+// indexer's; an event without an id gets one derived from its canonical
+// form, so a retried request never duplicates events. The answer lists
+// each event as accepted, duplicate or rejected (with every offending
+// field). When the store cannot take the batch the answer is 503 and the
+// whole request may be retried.
+func (s *Server) ingestEvents(c *gin.Context) {
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxIngestBytes))
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		writeError(c, s.deps.Logger, audit.Errorf(audit.ETOOLARGE, "the request exceeds %d bytes; send at most %d events of at most %d bytes each", MaxIngestBytes, MaxIngestEvents, audit.MaxEventBytes))
+		return
+	}
+	if err != nil {
+		writeError(c, s.deps.Logger, audit.Wrap(audit.EINVALID, err, "reading the request body"))
+		return
+	}
+	raws, err := splitEvents(body)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	if len(raws) > MaxIngestEvents {
+		writeError(c, s.deps.Logger, audit.Errorf(audit.ETOOLARGE, "%d events in one request; the limit is %d", len(raws), MaxIngestEvents))
+		return
+	}
+	now := s.deps.Now()
+	out := IngestResponse{Items: make([]IngestItem, len(raws))}
+	var events []audit.Event
+	var index []int
+	for i, raw := range raws {
+		e, err := audit.DecodeEvent(raw, now)
+		if err != nil {
+			out.Items[i] = IngestItem{Index: i, Status: "rejected", Errors: audit.ErrorFields(err)}
+			continue
+		}
+		if e.ID == "" {
+			e.ID = audit.DeriveID(e.Timestamp, audit.CanonicalKey(e))
+		}
+		out.Items[i] = IngestItem{Index: i, ID: e.ID}
+		events = append(events, e)
+		index = append(index, i)
+	}
+	// Transient per-item failures are retried within the request's time.
+	bo := backoff.New(50*time.Millisecond, time.Second)
+	for len(events) > 0 {
+		res, err := s.ingest.Writer.WriteEvents(c.Request.Context(), events)
+		if err != nil {
+			writeError(c, s.deps.Logger, audit.Wrap(audit.EUNAVAILABLE, err, "the store cannot take events now; retry the request (ids make retries safe)"))
+			return
+		}
+		var retryE []audit.Event
+		var retryI []int
+		for j, r := range res {
+			it := &out.Items[index[j]]
+			switch r.Status {
+			case audit.WriteCreated:
+				it.Status = "accepted"
+			case audit.WriteDuplicate:
+				it.Status = "duplicate"
+			case audit.WriteRejected:
+				it.Status = "rejected"
+				it.Errors = []audit.FieldError{{Field: "", Message: r.Reason}}
+			default:
+				retryE, retryI = append(retryE, events[j]), append(retryI, index[j])
+			}
+		}
+		events, index = retryE, retryI
+		if len(events) > 0 && !backoff.Sleep(c.Request.Context(), bo.Next()) {
+			writeError(c, s.deps.Logger, audit.Errorf(audit.EUNAVAILABLE, "the store is overloaded; retry the request (ids make retries safe)"))
+			return
+		}
+	}
+	for _, it := range out.Items {
+		switch it.Status {
+		case "accepted":
+			out.Accepted++
+		case "duplicate":
+			out.Duplicates++
+		default:
+			out.Rejected++
+		}
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// splitEvents reads a JSON array of events, or NDJSON (one event per
+// non-blank line).
+func splitEvents(body []byte) ([][]byte, error) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 {
+		return nil, &audit.Error{Code: audit.EINVALID, Message: "no events", Fields: []audit.FieldError{{Field: "body", Message: "send a JSON array of events or NDJSON"}}}
+	}
+	if trimmed[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(trimmed, &raws); err != nil {
+			return nil, &audit.Error{Code: audit.EINVALID, Message: "the body is not a JSON array of events", Fields: []audit.FieldError{{Field: "body", Message: err.Error()}}}
+		}
+		out := make([][]byte, len(raws))
+		for i, r := range raws {
+			out[i] = r
+		}
+		return out, nil
+	}
+	var out [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(trimmed))
+	sc.Buffer(make([]byte, 64<<10), MaxIngestBytes)
+	for sc.Scan() {
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			out = append(out, append([]byte(nil), line...))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, audit.Wrap(audit.EINVALID, err, "reading NDJSON")
+	}
+	return out, nil
+}

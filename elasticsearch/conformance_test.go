@@ -1,0 +1,38 @@
+package elasticsearch_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/storetest"
+)
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		// Real retentions; a rollover at each pass, so that the lifecycle
+		// worker can delete what is old at once.
+		short := map[audit.Plan]ilm.Policy{}
+		for _, plan := range audit.Plans {
+			p, _ := ilm.For(plan)
+			p.RolloverMaxAge = "0ms"
+			short[plan] = p
+		}
+		s, _ := newStore(t, elasticsearch.StoreConfig{Policies: short, TenantCacheTTL: time.Millisecond})
+		return storetest.Backend{Writer: s, Reader: s, Tenants: s,
+			Visible: func(t testing.TB) {
+				if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
+					t.Fatal(err)
+				}
+			},
+			EnforceRetention: func(t testing.TB) {
+				if _, err := s.RunLifecycle(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}}
+	})
+}

@@ -1,0 +1,431 @@
+// Package storetest is the storage conformance suite: one table of
+// behaviours that every event store (SQLite, Elasticsearch) must show
+// through the domain interfaces. A behaviour a store lacks is a failing
+// test, never a skip. Elasticsearch is only eventually visible, so each
+// backend says how to make writes visible; the suite never sleeps.
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+)
+
+// Backend is one store under test.
+type Backend struct {
+	Writer  audit.EventWriter
+	Reader  audit.EventReader
+	Tenants audit.TenantDirectory
+	// Visible makes everything written so far visible to readers.
+	Visible func(t testing.TB)
+	// EnforceRetention runs one pass of the store's retention (the
+	// lifecycle worker, the purge job), with the plans' real retentions.
+	EnforceRetention func(t testing.TB)
+}
+
+// Run runs the suite; newBackend returns a fresh, empty store.
+func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
+	t.Run("FiltersSortsPagesAndCursors", func(t *testing.T) { testQueries(t, newBackend(t)) })
+	t.Run("TenantIsolation", func(t *testing.T) { testIsolation(t, newBackend(t)) })
+	t.Run("Duplicates", func(t *testing.T) { testDuplicates(t, newBackend(t)) })
+	t.Run("Retention", func(t *testing.T) { testRetention(t, newBackend(t)) })
+	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
+}
+
+// Dataset is two tenants' generated events.
+type Dataset struct {
+	A, B   string
+	Events []audit.Event // tenant A's
+	Others []audit.Event // tenant B's
+	All    []audit.Event
+}
+
+// NewDataset generates n events of two tenants within October 2026, one
+// in fifty at the same instant (ties broken by id).
+func NewDataset(n int) *Dataset {
+	g := gen.New(gen.Config{Seed: 77, Tenants: 2, Skew: 0.5, WithIDs: true,
+		Start: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), End: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)}, n)
+	d := &Dataset{A: g.Tenants()[0].ID, B: g.Tenants()[1].ID}
+	for i := 0; i < n; i++ {
+		e := g.Next()
+		if i%50 == 0 {
+			e.Timestamp = audit.NewTimestamp(time.Date(2026, 10, 15, 12, 0, 0, 0, time.UTC))
+		}
+		d.All = append(d.All, e)
+		if e.TenantID == d.A {
+			d.Events = append(d.Events, e)
+		} else {
+			d.Others = append(d.Others, e)
+		}
+	}
+	return d
+}
+
+// Write stores events in batches and fails on anything but created or
+// duplicate.
+func Write(t testing.TB, w audit.EventWriter, events []audit.Event) {
+	t.Helper()
+	for i := 0; i < len(events); i += 2000 {
+		res, err := w.WriteEvents(context.Background(), events[i:min(i+2000, len(events))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+				t.Fatalf("write: %v %s", r.Status, r.Reason)
+			}
+		}
+	}
+}
+
+// Expected filters and sorts events in Go, independently of any store:
+// by the sort key (lowercased e-mail for actor.email), then the id, both
+// in the sort's direction.
+func Expected(events []audit.Event, keep func(e *audit.Event) bool, s audit.Sort) []string {
+	var out []audit.Event
+	for i := range events {
+		if keep(&events[i]) {
+			out = append(out, events[i])
+		}
+	}
+	key := func(e *audit.Event) string {
+		switch s.Field {
+		case audit.SortActorEmail:
+			return strings.ToLower(e.Actor.Email)
+		case audit.SortAction:
+			return string(e.Action)
+		case audit.SortResourceType:
+			return e.Resource.Type
+		}
+		return fmt.Sprintf("%020d", e.Timestamp.UnixMilli())
+	}
+	slices.SortFunc(out, func(x, y audit.Event) int {
+		c := strings.Compare(key(&x), key(&y))
+		if c == 0 {
+			c = strings.Compare(x.ID, y.ID)
+		}
+		if s.Desc {
+			c = -c
+		}
+		return c
+	})
+	ids := make([]string, len(out))
+	for i, e := range out {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// Case is one filter and sort with its independent expectation.
+type Case struct {
+	Name   string
+	Filter func(d *Dataset) audit.Filter // TenantID is set by the suite
+	Keep   func(d *Dataset, e *audit.Event) bool
+	Sort   audit.Sort
+}
+
+// Cases covers every filter, every sort and both orders. Each selects
+// something in NewDataset's data.
+func Cases() []Case {
+	from, to := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC)
+	yes, no := true, false
+	desc := audit.DefaultSort
+	return []Case{
+		{"everything", func(*Dataset) audit.Filter { return audit.Filter{} }, func(*Dataset, *audit.Event) bool { return true }, desc},
+		{"spec: deleted queues", func(*Dataset) audit.Filter {
+			return audit.Filter{Actions: []audit.Action{"delete"}, ResourceTypes: []string{"queue"}}
+		}, func(_ *Dataset, e *audit.Event) bool { return e.Action == "delete" && e.Resource.Type == "queue" }, desc},
+		{"spec: recording accesses by user", func(*Dataset) audit.Filter {
+			return audit.Filter{Actions: []audit.Action{"access"}, ResourceTypes: []string{"recording"}}
+		}, func(_ *Dataset, e *audit.Event) bool { return e.Action == "access" && e.Resource.Type == "recording" }, audit.Sort{Field: audit.SortActorEmail}},
+		{"date range", func(*Dataset) audit.Filter { return audit.Filter{From: &from, To: &to} },
+			func(_ *Dataset, e *audit.Event) bool { return !e.Timestamp.Before(from) && e.Timestamp.Before(to) }, desc},
+		{"actor id", func(d *Dataset) audit.Filter { return audit.Filter{ActorID: d.Events[17].Actor.ID} },
+			func(d *Dataset, e *audit.Event) bool { return e.Actor.ID == d.Events[17].Actor.ID }, desc},
+		{"actor e-mail in another case", func(d *Dataset) audit.Filter {
+			return audit.Filter{ActorEmail: strings.ToUpper(d.Events[3].Actor.Email)}
+		},
+			func(d *Dataset, e *audit.Event) bool {
+				return strings.EqualFold(e.Actor.Email, d.Events[3].Actor.Email)
+			}, desc},
+		{"two actions", func(*Dataset) audit.Filter { return audit.Filter{Actions: []audit.Action{"create", "update"}} },
+			func(_ *Dataset, e *audit.Event) bool { return e.Action == "create" || e.Action == "update" }, desc},
+		{"two resource types, ascending", func(*Dataset) audit.Filter { return audit.Filter{ResourceTypes: []string{"ivr", "recording_policy"}} },
+			func(_ *Dataset, e *audit.Event) bool {
+				return e.Resource.Type == "ivr" || e.Resource.Type == "recording_policy"
+			}, audit.Sort{Field: audit.SortTimestamp}},
+		{"resource id", func(d *Dataset) audit.Filter { return audit.Filter{ResourceID: d.Events[17].Resource.ID} },
+			func(d *Dataset, e *audit.Event) bool { return e.Resource.ID == d.Events[17].Resource.ID }, desc},
+		{"cross-tenant", func(*Dataset) audit.Filter { return audit.Filter{CrossTenant: &yes} }, func(_ *Dataset, e *audit.Event) bool { return e.CrossTenant }, desc},
+		{"not cross-tenant", func(*Dataset) audit.Filter { return audit.Filter{CrossTenant: &no} }, func(_ *Dataset, e *audit.Event) bool { return !e.CrossTenant }, desc},
+		{"category", func(*Dataset) audit.Filter { return audit.Filter{Category: audit.CategorySecurity} },
+			func(_ *Dataset, e *audit.Event) bool { return e.Category == audit.CategorySecurity }, desc},
+		{"outcome", func(*Dataset) audit.Filter { return audit.Filter{Outcome: audit.OutcomeFailure} },
+			func(_ *Dataset, e *audit.Event) bool { return e.Outcome == audit.OutcomeFailure }, desc},
+		{"by action, descending", func(*Dataset) audit.Filter { return audit.Filter{} }, func(*Dataset, *audit.Event) bool { return true }, audit.Sort{Field: audit.SortAction, Desc: true}},
+		{"by resource type", func(*Dataset) audit.Filter { return audit.Filter{} }, func(*Dataset, *audit.Event) bool { return true }, audit.Sort{Field: audit.SortResourceType}},
+		{"q: a resource id", func(d *Dataset) audit.Filter { return audit.Filter{Q: d.Events[17].Resource.ID} },
+			func(d *Dataset, e *audit.Event) bool { return e.Resource.ID == d.Events[17].Resource.ID }, desc},
+		{"q: a user-agent word", func(*Dataset) audit.Filter { return audit.Filter{Q: "Firefox"} },
+			func(_ *Dataset, e *audit.Event) bool { return strings.Contains(e.Actor.UserAgent, "Firefox/") }, desc},
+		{"q: a changed field, prefix", func(*Dataset) audit.Filter { return audit.Filter{Q: "maxWait*"} },
+			func(_ *Dataset, e *audit.Event) bool { _, ok := e.Diff["maxWaitSeconds"]; return ok }, desc},
+		{"everything at once", func(*Dataset) audit.Filter {
+			return audit.Filter{Actions: []audit.Action{"access"}, Category: audit.CategorySensitiveAccess, Outcome: audit.OutcomeSuccess, CrossTenant: &no, From: &from}
+		}, func(_ *Dataset, e *audit.Event) bool {
+			return e.Action == "access" && e.Category == audit.CategorySensitiveAccess && e.Outcome == audit.OutcomeSuccess && !e.CrossTenant && !e.Timestamp.Before(from)
+		}, audit.Sort{Field: audit.SortActorEmail, Desc: true}},
+	}
+}
+
+func search(t testing.TB, r audit.EventReader, q audit.Query) audit.Result {
+	t.Helper()
+	res, err := r.SearchEvents(context.Background(), q)
+	if err != nil {
+		t.Fatalf("search %+v: %v", q, err)
+	}
+	return res
+}
+
+// Walk follows Next from the first page to the last and returns every id.
+func Walk(t testing.TB, r audit.EventReader, f audit.Filter, s audit.Sort, size int) []string {
+	t.Helper()
+	var ids []string
+	q := audit.Query{Filter: f, Sort: s, PageSize: size, Page: 1}
+	for {
+		res := search(t, r, q)
+		for _, e := range res.Events {
+			ids = append(ids, e.ID)
+		}
+		if !res.HasMore {
+			return ids
+		}
+		if res.Next == nil || len(res.Events) != size {
+			t.Fatalf("hasMore with %d events and next %v", len(res.Events), res.Next)
+		}
+		q.After = res.Next
+	}
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+func testQueries(t *testing.T, b Backend) {
+	d := NewDataset(3000)
+	Write(t, b.Writer, d.All)
+	b.Visible(t)
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			f := c.Filter(d)
+			f.TenantID = d.A
+			want := Expected(d.Events, func(e *audit.Event) bool { return c.Keep(d, e) }, c.Sort)
+			if len(want) == 0 {
+				t.Fatal("the case selects nothing: it proves nothing")
+			}
+			if got := Walk(t, b.Reader, f, c.Sort, 89); !slices.Equal(got, want) {
+				t.Fatalf("cursor walk: %d events, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+			res := search(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: 5, Page: 2})
+			var page []string
+			for _, e := range res.Events {
+				page = append(page, e.ID)
+			}
+			if w := want[min(5, len(want)):min(10, len(want))]; !slices.Equal(page, w) {
+				t.Fatalf("page 2: %v, want %v", page, w)
+			}
+			if res.Total != int64(len(want)) || res.TotalRelation != "eq" {
+				t.Fatalf("total %d %s, want %d eq", res.Total, res.TotalRelation, len(want))
+			}
+			if res.HasMore != (len(want) > 10) {
+				t.Fatalf("page 2 hasMore %v with %d results", res.HasMore, len(want))
+			}
+		})
+	}
+	// Past the window, page numbers are refused and name the cursor.
+	_, err := b.Reader.SearchEvents(context.Background(), audit.Query{Filter: audit.Filter{TenantID: d.A}, Sort: audit.DefaultSort, PageSize: 1000, Page: 11})
+	if audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("page past the window: %v", err)
+	}
+	// The full event comes back intact.
+	for _, e := range d.Events[:50] {
+		got, err := b.Reader.GetEvent(context.Background(), d.A, e.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustJSON(e), mustJSON(got); a != b {
+			t.Fatalf("event changed\n got %s\nwant %s", b, a)
+		}
+	}
+}
+
+func testIsolation(t *testing.T, b Backend) {
+	d := NewDataset(1000)
+	Write(t, b.Writer, d.All)
+	b.Visible(t)
+	for _, c := range Cases() {
+		f := c.Filter(d)
+		f.TenantID = d.A
+		res := search(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: 1000, Page: 1})
+		for _, e := range res.Events {
+			if e.TenantID != d.A {
+				t.Fatalf("%s: tenant A sees tenant B's event %s", c.Name, e.ID)
+			}
+		}
+	}
+	for _, e := range d.Others[:20] {
+		if _, err := b.Reader.GetEvent(context.Background(), d.A, e.ID); audit.ErrorCode(err) != audit.ENOTFOUND {
+			t.Fatalf("tenant B's event %s through tenant A: %v", e.ID, err)
+		}
+	}
+	if _, err := b.Reader.GetEvent(context.Background(), d.A, audit.NewID()); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("a missing event: %v", err)
+	}
+	st, err := b.Reader.EventStats(context.Background(), audit.StatsQuery{Filter: audit.Filter{TenantID: d.A}, GroupBy: audit.GroupAction})
+	if err != nil || st.Total != int64(len(d.Events)) {
+		t.Fatalf("stats of tenant A count %d, want %d (%v)", st.Total, len(d.Events), err)
+	}
+}
+
+func testDuplicates(t *testing.T, b Backend) {
+	d := NewDataset(300)
+	Write(t, b.Writer, d.All)
+	res, err := b.Writer.WriteEvents(context.Background(), d.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range res {
+		if r.Status != audit.WriteDuplicate {
+			t.Fatalf("event %d written twice: %v, want duplicate", i, r.Status)
+		}
+	}
+	b.Visible(t)
+	r := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: d.A}, Sort: audit.DefaultSort, PageSize: 1000, Page: 1})
+	if r.Total != int64(len(d.Events)) {
+		t.Fatalf("%d events after writing each twice, want %d", r.Total, len(d.Events))
+	}
+}
+
+func testRetention(t *testing.T, b Backend) {
+	ctx := context.Background()
+	now := time.Now()
+	g := gen.New(gen.Config{Seed: 4, Tenants: 2, WithIDs: true}, 100)
+	starter, changer := &g.Tenants()[0], &g.Tenants()[1]
+	if err := b.Tenants.SetPlan(ctx, starter.ID, audit.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Tenants.SetPlan(ctx, changer.ID, audit.PlanEnterprise); err != nil {
+		t.Fatal(err)
+	}
+	write := func(tn *gen.Tenant, age time.Duration, n int) {
+		evs := make([]audit.Event, n)
+		for i := range evs {
+			evs[i] = g.NextFor(tn, now.Add(-age).Add(time.Duration(i)*time.Second))
+		}
+		Write(t, b.Writer, evs)
+		b.Visible(t)
+	}
+	count := func(tenant string) int64 {
+		b.Visible(t)
+		return search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1}).Total
+	}
+	day := 24 * time.Hour
+	write(starter, 40*day, 7)
+	write(changer, 100*day, 5)
+	b.EnforceRetention(t)
+	if n := count(starter.ID); n != 0 {
+		t.Fatalf("starter keeps %d events older than 30 days", n)
+	}
+	if n := count(changer.ID); n != 5 {
+		t.Fatalf("enterprise keeps %d of 5 events of 100 days ago", n)
+	}
+	write(starter, 2*day, 4)
+	b.EnforceRetention(t)
+	if n := count(starter.ID); n != 4 {
+		t.Fatalf("starter keeps %d of its 4 recent events", n)
+	}
+	if err := b.Tenants.SetPlan(ctx, changer.ID, audit.PlanPro); err != nil {
+		t.Fatal(err)
+	}
+	b.EnforceRetention(t)
+	if n := count(changer.ID); n != 5 {
+		t.Fatalf("pro keeps 100-day-old events: %d of 5", n)
+	}
+	if err := b.Tenants.SetPlan(ctx, changer.ID, audit.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	b.EnforceRetention(t)
+	if n := count(changer.ID); n != 0 {
+		t.Fatalf("after a change to starter, %d events of 100 days ago remain", n)
+	}
+}
+
+func testStats(t *testing.T, b Backend) {
+	d := NewDataset(2000)
+	Write(t, b.Writer, d.All)
+	b.Visible(t)
+	want := map[string]int64{}
+	for _, e := range d.Events {
+		want[string(e.Action)]++
+	}
+	st, err := b.Reader.EventStats(context.Background(), audit.StatsQuery{Filter: audit.Filter{TenantID: d.A}, GroupBy: audit.GroupAction, MaxGroups: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for i, g := range st.Groups {
+		got[g.Key] = g.Count
+		if i > 0 && st.Groups[i-1].Count < g.Count {
+			t.Fatalf("groups not by count descending: %v", st.Groups)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) || st.Total != int64(len(d.Events)) {
+		t.Fatalf("groups %v total %d, want %v %d", got, st.Total, want, len(d.Events))
+	}
+	from, to := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	st, err = b.Reader.EventStats(context.Background(), audit.StatsQuery{Filter: audit.Filter{TenantID: d.A, From: &from, To: &to},
+		GroupBy: audit.GroupOutcome, Interval: 24 * time.Hour, MaxGroups: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDay := map[string]int64{}
+	for _, e := range d.Events {
+		perDay[e.Timestamp.UTC().Format("2006-01-02")]++
+	}
+	if len(st.Histogram) != 31 {
+		t.Fatalf("%d daily buckets over October, want 31", len(st.Histogram))
+	}
+	for _, bk := range st.Histogram {
+		day := bk.Start.UTC().Format("2006-01-02")
+		if bk.Count != perDay[day] {
+			t.Fatalf("bucket %s: %d, want %d", day, bk.Count, perDay[day])
+		}
+		var gs int64
+		for _, g := range bk.Groups {
+			gs += g.Count
+		}
+		if gs != bk.Count {
+			t.Fatalf("bucket %s: groups add to %d of %d", day, gs, bk.Count)
+		}
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,33 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/sqlite"
+)
+
+func open(t *testing.T) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Backend {
+		s := open(t)
+		return storetest.Backend{Writer: s, Reader: s, Tenants: s,
+			Visible: func(testing.TB) {}, // a committed write is visible at once
+			EnforceRetention: func(t testing.TB) {
+				if _, err := s.Purge(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}}
+	})
+}

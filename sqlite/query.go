@@ -1,0 +1,272 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+var sortColumn = map[audit.SortField]string{
+	audit.SortTimestamp:    "ts",
+	audit.SortActorEmail:   "actor_email_lc",
+	audit.SortAction:       "action",
+	audit.SortResourceType: "resource_type",
+}
+
+var groupColumn = map[audit.GroupField]string{
+	audit.GroupAction:       "action",
+	audit.GroupResourceType: "resource_type",
+	audit.GroupActorEmail:   "actor_email_lc",
+	audit.GroupCategory:     "category",
+	audit.GroupOutcome:      "outcome",
+}
+
+// where is the WHERE clause of a filter, with its arguments.
+func where(f audit.Filter) (string, []any) {
+	conds := []string{"tenant_id = ?"}
+	args := []any{strings.ToLower(f.TenantID)}
+	add := func(cond string, a ...any) {
+		conds = append(conds, cond)
+		args = append(args, a...)
+	}
+	if f.From != nil {
+		add("ts >= ?", f.From.UnixMilli())
+	}
+	if f.To != nil {
+		add("ts < ?", f.To.UnixMilli())
+	}
+	if f.ActorID != "" {
+		add("actor_id = ?", strings.ToLower(f.ActorID))
+	}
+	if f.ActorEmail != "" {
+		add("actor_email_lc = ?", strings.ToLower(f.ActorEmail))
+	}
+	in := func(col string, vals []string) {
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")
+		a := make([]any, len(vals))
+		for i, v := range vals {
+			a[i] = v
+		}
+		add(col+" IN ("+marks+")", a...)
+	}
+	if len(f.Actions) > 0 {
+		vals := make([]string, len(f.Actions))
+		for i, a := range f.Actions {
+			vals[i] = string(a)
+		}
+		in("action", vals)
+	}
+	if len(f.ResourceTypes) > 0 {
+		in("resource_type", f.ResourceTypes)
+	}
+	if f.ResourceID != "" {
+		add("resource_id = ?", strings.ToLower(f.ResourceID))
+	}
+	if f.CrossTenant != nil {
+		add("cross_tenant = ?", boolInt(*f.CrossTenant))
+	}
+	if f.Category != "" {
+		add("category = ?", string(f.Category))
+	}
+	if f.Outcome != "" {
+		add("outcome = ?", string(f.Outcome))
+	}
+	if m := ftsQuery(f.Q); m != "" {
+		add("seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)", m)
+	} else if strings.TrimSpace(f.Q) != "" {
+		add("0") // words with no letters or digits match nothing
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+// ftsQuery turns q into an FTS5 query: every word a quoted phrase (its
+// tokens in order), all required; a word ending in * a prefix.
+func ftsQuery(q string) string {
+	var parts []string
+	for _, w := range strings.Fields(q) {
+		prefix := strings.HasSuffix(w, "*")
+		w = strings.TrimRight(w, "*")
+		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+			continue
+		}
+		p := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+		if prefix {
+			p += " *"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// SearchEvents implements audit.EventReader with keyset pagination on
+// (sort column, id), the same semantics as search_after.
+func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, error) {
+	cond, args := where(q.Filter)
+	col := sortColumn[q.Sort.Field]
+	dir, cmp := "ASC", ">"
+	if q.Sort.Desc {
+		dir, cmp = "DESC", "<"
+	}
+	from, size := 0, q.PageSize
+	pageCond, pageArgs := cond, append([]any(nil), args...)
+	if q.After != nil {
+		var key any = q.After.Key
+		if q.Sort.Field == audit.SortTimestamp {
+			key = q.After.Millis
+		}
+		pageCond += " AND (" + col + ", id) " + cmp + " (?, ?)"
+		pageArgs = append(pageArgs, key, q.After.ID)
+		size++
+	} else {
+		var err error
+		if from, err = q.Window(); err != nil {
+			return audit.Result{}, err
+		}
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
+		append(pageArgs, size, from)...)
+	if err != nil {
+		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+	}
+	defer rows.Close()
+	var res audit.Result
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&body); err != nil {
+			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+		}
+		var e audit.Event
+		if err := json.Unmarshal(body, &e); err != nil {
+			return audit.Result{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
+		}
+		res.Events = append(res.Events, e)
+	}
+	if err := rows.Err(); err != nil {
+		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+	}
+	// Count like Elasticsearch does with track_total_hits 10000: exact up
+	// to the window, a lower bound past it.
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
+		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
+	}
+	res.Total, res.TotalRelation = n, "eq"
+	if n > audit.MaxWindow {
+		res.Total, res.TotalRelation = audit.MaxWindow, "gte"
+	}
+	if q.After != nil {
+		res.HasMore = len(res.Events) > q.PageSize
+		if res.HasMore {
+			res.Events = res.Events[:q.PageSize]
+		}
+	} else {
+		res.HasMore = int64(from+len(res.Events)) < res.Total || (res.TotalRelation == "gte" && len(res.Events) == q.PageSize)
+	}
+	if n := len(res.Events); n > 0 && res.HasMore {
+		p := audit.PositionOf(&res.Events[n-1], q.Sort)
+		res.Next = &p
+	}
+	return res, nil
+}
+
+// GetEvent implements audit.EventReader.
+func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
+	var body []byte
+	err := s.r.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, strings.ToLower(tenantID), id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return audit.Event{}, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id)
+	}
+	if err != nil {
+		return audit.Event{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: get")
+	}
+	var e audit.Event
+	if err := json.Unmarshal(body, &e); err != nil {
+		return audit.Event{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
+	}
+	return e, nil
+}
+
+// EventStats implements audit.EventReader with SQL aggregations. Groups
+// are ordered like Elasticsearch's terms aggregation (count descending,
+// then key); histogram buckets are aligned on the epoch and gaps are
+// filled with zeros, over [from, to) when both are given.
+func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+	if q.MaxGroups == 0 {
+		q.MaxGroups = 20
+	}
+	cond, args := where(q.Filter)
+	var st audit.Stats
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE `+cond, args...).Scan(&st.Total); err != nil {
+		return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
+	}
+	gcol := groupColumn[q.GroupBy]
+	if q.GroupBy != "" {
+		groups, err := s.groups(ctx, `SELECT `+gcol+`, count(*) AS n FROM events WHERE `+cond+` GROUP BY `+gcol+` ORDER BY n DESC, `+gcol+` LIMIT ?`, append(args, q.MaxGroups)...)
+		if err != nil {
+			return st, err
+		}
+		st.Groups = groups
+	}
+	if q.Interval > 0 {
+		iv := q.Interval.Milliseconds()
+		rows, err := s.r.QueryContext(ctx, `SELECT (ts / ?) * ?, count(*) FROM events WHERE `+cond+` GROUP BY 1 ORDER BY 1`, append([]any{iv, iv}, args...)...)
+		if err != nil {
+			return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
+		}
+		counts := map[int64]int64{}
+		var lo, hi int64 = -1, -1
+		for rows.Next() {
+			var b, n int64
+			if err := rows.Scan(&b, &n); err != nil {
+				rows.Close()
+				return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
+			}
+			counts[b] = n
+			if lo < 0 || b < lo {
+				lo = b
+			}
+			hi = max(hi, b)
+		}
+		rows.Close()
+		if q.Filter.From != nil && q.Filter.To != nil {
+			lo = q.Filter.From.UnixMilli() / iv * iv
+			hi = (q.Filter.To.UnixMilli() - 1) / iv * iv
+		}
+		for b := lo; lo >= 0 && b <= hi; b += iv {
+			bk := audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: counts[b]}
+			if q.GroupBy != "" && counts[b] > 0 {
+				g, err := s.groups(ctx, `SELECT `+gcol+`, count(*) AS n FROM events WHERE `+cond+` AND ts >= ? AND ts < ? GROUP BY `+gcol+` ORDER BY n DESC, `+gcol+` LIMIT ?`,
+					append(append(args, b, b+iv), q.MaxGroups)...)
+				if err != nil {
+					return st, err
+				}
+				bk.Groups = g
+			}
+			st.Histogram = append(st.Histogram, bk)
+		}
+	}
+	return st, nil
+}
+
+func (s *Store) groups(ctx context.Context, query string, args ...any) ([]audit.Group, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
+	}
+	defer rows.Close()
+	var out []audit.Group
+	for rows.Next() {
+		var g audit.Group
+		if err := rows.Scan(&g.Key, &g.Count); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,297 @@
+// Package sqlite is the embedded event store: one SQLite database file
+// holding the events, the free-text index and the tenant directory.
+//
+// Driver: modernc.org/sqlite, a pure-Go translation of SQLite. It needs no
+// C compiler, so `make run` works on a machine with only Go, and it
+// includes FTS5. The cost is speed (roughly half of the C library), which
+// the embedded default can afford; the scale-out path is Elasticsearch.
+//
+// Writes go through one connection in WAL mode with synchronous=FULL: a
+// batch is one transaction, and WriteEvents returns only after it is
+// committed and fsynced, so an acknowledged event survives a crash of the
+// process or the machine. Reads use a pool of read-only connections.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the driver
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Config is the SQLite section of the configuration.
+type Config struct {
+	// Path is the database file.
+	Path string
+	// DefaultPlan is given to a tenant first seen (default enterprise).
+	DefaultPlan audit.Plan
+	// Now is the clock; tests may fix it.
+	Now func() time.Time
+}
+
+// Store is the SQLite event store.
+type Store struct {
+	cfg Config
+	w   *sql.DB // one connection: SQLite has one writer
+	r   *sql.DB // readers
+}
+
+// Open opens (creating if needed) the database and applies the embedded
+// migrations.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.Path == "" {
+		return nil, audit.Errorf(audit.EINVALID, "sqlite: no database path")
+	}
+	if cfg.DefaultPlan == "" {
+		cfg.DefaultPlan = audit.PlanEnterprise
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	dsn := func(extra string) string {
+		q := url.Values{}
+		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)"} {
+			q.Add("_pragma", p)
+		}
+		return "file:" + cfg.Path + "?" + q.Encode() + extra
+	}
+	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)
+	}
+	w.SetMaxOpenConns(1)
+	r, err := sql.Open("sqlite", dsn("&mode=ro"))
+	if err != nil {
+		w.Close()
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)
+	}
+	r.SetMaxOpenConns(4)
+	s := &Store{cfg: cfg, w: w, r: r}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return errors.Join(s.r.Close(), s.w.Close()) }
+
+// Ping checks the database answers (for /readyz).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.r.PingContext(ctx); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite unavailable")
+	}
+	return nil
+}
+
+// migrate applies, in order and once each, the embedded migrations.
+func (s *Store) migrate(ctx context.Context) error {
+	if _, err := s.w.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: migrations table")
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		var done int
+		if err := s.w.QueryRowContext(ctx, `SELECT count(*) FROM schema_migrations WHERE name = ?`, name).Scan(&done); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading migrations")
+		}
+		if done > 0 {
+			continue
+		}
+		body, _ := migrations.ReadFile(name)
+		tx, err := s.w.BeginTx(ctx, nil)
+		if err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: migration %s", name)
+		}
+		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+			tx.Rollback()
+			return audit.Wrap(audit.EINTERNAL, err, "sqlite: migration %s", name)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)`, name, s.cfg.Now().UnixMilli()); err != nil {
+			tx.Rollback()
+			return audit.Wrap(audit.EINTERNAL, err, "sqlite: migration %s", name)
+		}
+		if err := tx.Commit(); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: migration %s", name)
+		}
+	}
+	return nil
+}
+
+// searchText is what q searches: e-mail, user agent, resource id and the
+// changed field names.
+func searchText(e *audit.Event) string {
+	parts := []string{e.Actor.Email, e.Actor.UserAgent, e.Resource.ID}
+	parts = append(parts, e.ChangedFields()...)
+	return strings.Join(parts, " ")
+}
+
+// WriteEvents implements audit.EventWriter: the batch is one transaction,
+// committed and fsynced before it returns. An id already stored is a
+// duplicate. SQLite refuses nothing a valid event holds, so there are no
+// rejections; a failed transaction is an EUNAVAILABLE error for the whole
+// batch.
+func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
+	if len(events) == 0 {
+		return nil, nil
+	}
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: begin")
+	}
+	defer tx.Rollback()
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
+	}
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO events_fts (rowid, search) VALUES (?, ?)`)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
+	}
+	tenants := map[string]bool{}
+	results := make([]audit.WriteResult, len(events))
+	for i := range events {
+		e := &events[i]
+		if !tenants[e.TenantID] {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+				strings.ToLower(e.TenantID), s.cfg.DefaultPlan, s.cfg.Now().UnixMilli(), s.cfg.Now().UnixMilli()); err != nil {
+				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant")
+			}
+			tenants[e.TenantID] = true
+		}
+		body, err := json.Marshal(e)
+		if err != nil {
+			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
+		}
+		res, err := ins.ExecContext(ctx, e.ID, strings.ToLower(e.TenantID), e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
+			strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, strings.ToLower(e.Resource.ID), boolInt(e.CrossTenant),
+			string(e.Category), string(e.Outcome), body)
+		if err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			results[i] = audit.WriteResult{Status: audit.WriteDuplicate}
+			continue
+		}
+		seq, _ := res.LastInsertId()
+		if _, err := fts.ExecContext(ctx, seq, searchText(e)); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: text index")
+		}
+		results[i] = audit.WriteResult{Status: audit.WriteCreated}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: commit")
+	}
+	return results, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Plan implements audit.TenantDirectory.
+func (s *Store) Plan(ctx context.Context, tenantID string) (audit.Plan, error) {
+	var p string
+	err := s.r.QueryRowContext(ctx, `SELECT plan FROM tenants WHERE tenant_id = ?`, strings.ToLower(tenantID)).Scan(&p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", audit.Errorf(audit.ENOTFOUND, "tenant %s is not in the directory", tenantID)
+	}
+	if err != nil {
+		return "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant")
+	}
+	return audit.Plan(p), nil
+}
+
+// EnsureTenant implements audit.TenantDirectory.
+func (s *Store) EnsureTenant(ctx context.Context, tenantID string, def audit.Plan) (audit.Plan, error) {
+	now := s.cfg.Now().UnixMilli()
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+		strings.ToLower(tenantID), def, now, now); err != nil {
+		return "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant")
+	}
+	return s.Plan(ctx, tenantID)
+}
+
+// SetPlan implements audit.TenantDirectory. Retention is enforced by
+// Purge, which reads the plan at each pass, so a change applies to the
+// data already stored.
+func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) error {
+	if !audit.ValidUUID(tenantID) {
+		return audit.Errorf(audit.EINVALID, "tenant %q is not a UUID", tenantID)
+	}
+	if !plan.Valid() {
+		return audit.Errorf(audit.EINVALID, "plan %q: want starter, pro or enterprise", plan)
+	}
+	now := s.cfg.Now().UnixMilli()
+	_, err := s.w.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?)
+		ON CONFLICT (tenant_id) DO UPDATE SET plan = excluded.plan, updated_at = excluded.updated_at`, strings.ToLower(tenantID), plan, now, now)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: set plan")
+	}
+	return nil
+}
+
+// Purge deletes every event older than its tenant's plan retention (the
+// default plan for a tenant not in the directory) and returns how many.
+func (s *Store) Purge(ctx context.Context) (int64, error) {
+	now := s.cfg.Now()
+	var total int64
+	for _, plan := range audit.Plans {
+		cutoff := now.Add(-plan.Retention()).UnixMilli()
+		cond := `tenant_id IN (SELECT tenant_id FROM tenants WHERE plan = ?)`
+		args := []any{string(plan)}
+		if plan == s.cfg.DefaultPlan {
+			cond = `(` + cond + ` OR tenant_id NOT IN (SELECT tenant_id FROM tenants))`
+		}
+		// The text index row goes with its event.
+		if _, err := s.w.ExecContext(ctx, `DELETE FROM events_fts WHERE rowid IN (SELECT seq FROM events WHERE ts < ? AND `+cond+`)`, append([]any{cutoff}, args...)...); err != nil {
+			return total, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
+		}
+		res, err := s.w.ExecContext(ctx, `DELETE FROM events WHERE ts < ? AND `+cond, append([]any{cutoff}, args...)...)
+		if err != nil {
+			return total, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
+		}
+		n, _ := res.RowsAffected()
+		total += n
+	}
+	return total, nil
+}
+
+// PurgeLoop runs Purge every interval until ctx ends.
+func (s *Store) PurgeLoop(ctx context.Context, interval time.Duration, onPass func(int64, error)) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		n, err := s.Purge(ctx)
+		if onPass != nil {
+			onPass(n, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
