@@ -11,7 +11,7 @@ export AUDITLOG_INGEST_TOKEN ?= dev-ingest-token
 export AUDITLOG_LOG_FORMAT   ?= text
 DEMO_TENANT ?= 7c9e6679-7425-40de-944b-e07fc1f90ae7
 
-.PHONY: build run test lint fmt bench up down services-up services-down clean
+.PHONY: build run demo test lint fmt bench up down services-up services-down clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/auditlog
@@ -23,6 +23,11 @@ run: build
 	@echo "  export TOKEN=$$($(BIN) token --tenant $(DEMO_TENANT) --role admin --email admin@demo.example)"
 	@echo "  curl -H \"Authorization: Bearer \$$TOKEN\" http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}/api/audit-logs"
 	$(BIN) serve
+
+## demo: make run with 5000 generated contact-center events in the demo tenant (SEED=N for more)
+SEED ?= 5000
+demo:
+	$(MAKE) run AUDITLOG_SEED=$(SEED)
 
 ## test: the whole suite against real Elasticsearch and Kafka (started for you)
 test:

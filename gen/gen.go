@@ -45,6 +45,9 @@ type Config struct {
 	Skew float64
 	// WithIDs sets event ids; without them the service derives them.
 	WithIDs bool
+	// FirstTenantID, when set, is the id of the first (biggest) tenant,
+	// e.g. the demo tenant of `make demo`.
+	FirstTenantID string
 }
 
 // Generator yields events. It is not safe for concurrent use.
@@ -76,6 +79,9 @@ func New(cfg Config, total int) *Generator {
 			w = 1 / math.Pow(float64(i+1), cfg.Skew)
 		}
 		t := Tenant{ID: g.uuid(), Name: companies[i%len(companies)], Plan: audit.Plans[i%3], Weight: w}
+		if i == 0 && cfg.FirstTenantID != "" {
+			t.ID = cfg.FirstTenantID
+		}
 		nUsers := 3 + g.rng.IntN(20)
 		for u := 0; u < nUsers; u++ {
 			first := firstNames[g.rng.IntN(len(firstNames))]

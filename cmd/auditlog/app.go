@@ -21,6 +21,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
 	"github.com/auditlog/auditlog/internal/backoff"
 	"github.com/auditlog/auditlog/sqlite"
@@ -154,12 +155,46 @@ func (m *Main) runServe(ctx context.Context) error {
 		}()
 		m.onClose(func(context.Context) error { cancel(); <-done; return nil })
 	}
+	if cfg.Seed > 0 {
+		if err := m.seed(ctx, deps.Read.Reader, writer); err != nil {
+			return err
+		}
+	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
 		m.consume(ctx, brokers, writer)
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, deps)
 	return m.serveHTTP(srv.Handler())
+}
+
+// seed loads cfg.Seed generated events (the demo tenant gets the biggest
+// share) when the demo tenant has no events yet, so a restart does not
+// add more.
+func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWriter) error {
+	cfg := m.Config
+	res, err := r.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: cfg.SeedTenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1})
+	if err != nil {
+		return err
+	}
+	if res.Total > 0 {
+		m.Logger.Info("seed skipped: the demo tenant has events already", "tenant", cfg.SeedTenant)
+		return nil
+	}
+	now := time.Now().UTC()
+	g := gen.New(gen.Config{Seed: 1, Tenants: 5, Skew: 1.2, WithIDs: true, FirstTenantID: cfg.SeedTenant,
+		Start: now.Add(-30 * 24 * time.Hour), End: now}, cfg.Seed)
+	for i := 0; i < cfg.Seed; i += 500 {
+		batch := make([]audit.Event, 0, 500)
+		for j := i; j < min(i+500, cfg.Seed); j++ {
+			batch = append(batch, g.Next())
+		}
+		if _, err := w.WriteEvents(ctx, batch); err != nil {
+			return fmt.Errorf("seeding: %w", err)
+		}
+	}
+	m.Logger.Info("seeded demo events", "events", cfg.Seed, "tenant", cfg.SeedTenant)
+	return nil
 }
 
 // consume runs, in the background, a Kafka consumer into the store of

@@ -26,6 +26,8 @@ type Config struct {
 	JWTSecret      string
 	JWTPublicKey   string
 	CursorSecret   string
+	Seed           int
+	SeedTenant     string
 	RateLimit      int
 	RateBurst      int
 	IngestToken    string

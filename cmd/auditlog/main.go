@@ -91,6 +91,8 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 		b.duration(&c.RequestTimeout, "request-timeout", "AUDITLOG_REQUEST_TIMEOUT", 15*time.Second, "time limit of one API request")
 		b.auth(&c)
 		b.api(&c)
+		b.int(&c.Seed, "seed", "AUDITLOG_SEED", 0, "load this many generated demo events at start when the store is empty (make demo)")
+		b.str(&c.SeedTenant, "seed-tenant", "AUDITLOG_SEED_TENANT", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "the demo tenant that gets the biggest share of the seeded events")
 		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
 		b.elasticsearch(&c)
 		b.kafka(&c)
