@@ -124,10 +124,15 @@ func (s *Store) parseStream(name string) (audit.Plan, string, bool) {
 // Its priority (200) beats the built-in templates (100). Where the cluster
 // has ILM, the settings name the plan's policy.
 func (s *Store) TemplateBody(plan audit.Plan) json.RawMessage {
+	// Index sorting in the default order (newest first, id as the
+	// tiebreaker) lets the default page and its cursor pages stop early
+	// instead of sorting every document of the tenant.
 	settings := map[string]any{
 		"number_of_shards":   1,
 		"number_of_replicas": s.c.cfg.Replicas,
 		"codec":              "best_compression",
+		"sort.field":         []string{"@timestamp", "id"},
+		"sort.order":         []string{"desc", "desc"},
 	}
 	if s.caps.ILM {
 		settings["index.lifecycle.name"] = s.PolicyName(plan)

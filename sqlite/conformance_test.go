@@ -9,7 +9,7 @@ import (
 	"github.com/auditlog/auditlog/sqlite"
 )
 
-func open(t *testing.T) *sqlite.Store {
+func open(t testing.TB) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db")})
 	if err != nil {

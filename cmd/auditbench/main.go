@@ -37,7 +37,9 @@ type result struct {
 	// acceptable median figure.
 	MaxRatio float64
 	Max      float64
-	Notes    string
+	// Min, when set, is the smallest acceptable median figure.
+	Min   float64
+	Notes string
 }
 
 type env struct {
@@ -79,6 +81,7 @@ func main() {
 	}{
 		{"indexer", benchIndexer},
 		{"query", benchQuery},
+		{"sqlite", benchSQLite},
 	}
 	var results []result
 	start := time.Now()
@@ -166,6 +169,9 @@ func render(e *env, results []result, took time.Duration) string {
 		}
 		if r.Max > 0 {
 			met = yesNo(median(r.Samples) <= r.Max)
+		}
+		if r.Min > 0 {
+			met = yesNo(median(r.Samples) >= r.Min)
 		}
 		fmt.Fprintf(&b, "| %s | "+f+" ("+f+"–"+f+") %s | %s | %s | %s | %s |\n", r.Name, median(r.Samples), lo, hi, r.Unit, ceil, ratio, r.Target, met)
 	}

@@ -24,7 +24,6 @@ CREATE INDEX events_by_action   ON events (tenant_id, action, id);
 CREATE INDEX events_by_rtype    ON events (tenant_id, resource_type, id);
 CREATE INDEX events_by_actor    ON events (tenant_id, actor_id, ts);
 CREATE INDEX events_by_resource ON events (tenant_id, resource_id, ts);
-CREATE INDEX events_by_category ON events (tenant_id, category, ts);
 
 -- Free text (q): the actor's e-mail, the user agent, the resource id and
 -- the changed field names, tokenized like Elasticsearch's standard

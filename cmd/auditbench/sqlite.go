@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/sqlite"
+)
+
+// benchSQLite measures the embedded store: HTTP ingest in batches of 500
+// next to the store's own batch write (the ceiling), and the query set at
+// 1,000,000 events.
+func benchSQLite(ctx context.Context, e *env) ([]result, error) {
+	dir, err := os.MkdirTemp("", "auditbench-sqlite")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	n := max(10000, int(200000*e.scale))
+	const batch = 500
+	g := gen.New(gen.Config{Seed: 8, Tenants: 10, Skew: 1.1}, n*2*(e.runs+1))
+	var ingest, ceiling []float64
+	for run := 0; run <= e.runs; run++ {
+		s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, fmt.Sprintf("ceiling-%d.db", run))})
+		if err != nil {
+			return nil, err
+		}
+		batches := make([][]audit.Event, 0, n/batch)
+		for i := 0; i < n; i += batch {
+			b := make([]audit.Event, 0, batch)
+			for j := i; j < min(i+batch, n); j++ {
+				ev := g.Next()
+				ev.ID = audit.DeriveID(ev.Timestamp, audit.CanonicalKey(ev))
+				b = append(b, ev)
+			}
+			batches = append(batches, b)
+		}
+		t0 := time.Now()
+		for _, b := range batches {
+			if _, err := s.WriteEvents(ctx, b); err != nil {
+				return nil, err
+			}
+		}
+		c := float64(n) / time.Since(t0).Seconds()
+		s.Close()
+
+		r, err := httpIngestRun(ctx, filepath.Join(dir, fmt.Sprintf("ingest-%d.db", run)), g, n, batch)
+		if err != nil {
+			return nil, err
+		}
+		log.Printf("  run %d: store write %.0f ev/s, HTTP ingest %.0f ev/s", run, c, r)
+		if run > 0 {
+			ceiling, ingest = append(ceiling, c), append(ingest, r)
+		}
+	}
+	out := []result{{
+		Name: "SQLite ingest through HTTP", Unit: "events/s", Samples: ingest, Ceiling: ceiling,
+		Target: "≥ 20000 events/s",
+		Method: fmt.Sprintf("%d generated events per run, without ids, posted as JSON arrays of %d to `POST /api/audit-events` (the real API over HTTP on loopback, 2 concurrent clients) on a fresh database; each answer is read. "+
+			"Ceiling: the same number of events written with `Store.WriteEvents` in batches of %d, no HTTP, no decoding, no validation. WAL, synchronous=FULL: every batch is fsynced. One warm-up pair, then %d pairs.", n, batch, batch, e.runs),
+	}}
+	out[0].Min = 20000
+
+	// Queries at 1,000,000 events.
+	qn := max(20000, int(1000000*e.scale))
+	qg := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, qn)
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "query.db")})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	t0 := time.Now()
+	if err := loadEvents(ctx, s, qg, qn, 1); err != nil {
+		return nil, err
+	}
+	loaded := time.Since(t0)
+	log.Printf("  loaded %d events into SQLite in %s", qn, loaded.Round(time.Second))
+	qs, err := measureQueries(ctx, e, "SQLite", s, s, qg.Tenants()[0].ID, qn, loaded, 50, nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, qs...), nil
+}
+
+// httpIngestRun posts n events in batches through the real API on a new
+// database and returns events per second.
+func httpIngestRun(ctx context.Context, path string, g *gen.Generator, n, batch int) (float64, error) {
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	if err != nil {
+		return 0, err
+	}
+	defer s.Close()
+	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: time.Minute}, api.Deps{
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Ingest: api.IngestDeps{Writer: s, StaticToken: "bench"},
+	}).Handler())
+	defer srv.Close()
+	var bodies [][]byte
+	for i := 0; i < n; i += batch {
+		b := make([]audit.Event, 0, batch)
+		for j := i; j < min(i+batch, n); j++ {
+			b = append(b, g.Next())
+		}
+		body, _ := json.Marshal(b)
+		bodies = append(bodies, body)
+	}
+	work := make(chan []byte, len(bodies))
+	for _, b := range bodies {
+		work <- b
+	}
+	close(work)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2)
+	t0 := time.Now()
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/api/audit-events", bytes.NewReader(b))
+				req.Header.Set("Authorization", "Bearer bench")
+				req.Header.Set("Content-Type", "application/json")
+				res, err := client.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var ir api.IngestResponse
+				err = json.NewDecoder(res.Body).Decode(&ir)
+				res.Body.Close()
+				if err != nil || res.StatusCode != 200 || ir.Rejected > 0 {
+					errs <- fmt.Errorf("ingest: %d %v rejected %d", res.StatusCode, err, ir.Rejected)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	el := time.Since(t0)
+	close(errs)
+	if err := <-errs; err != nil {
+		return 0, err
+	}
+	return float64(n) / el.Seconds(), nil
+}

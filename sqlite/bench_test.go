@@ -1,0 +1,26 @@
+package sqlite_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+)
+
+// BenchmarkWriteEvents writes batches of 500 (fsynced each).
+func BenchmarkWriteEvents(b *testing.B) {
+	s := open(&testing.T{})
+	g := gen.New(gen.Config{Seed: 1, Tenants: 10, WithIDs: true}, b.N*500+500)
+	b.ReportAllocs()
+	for b.Loop() {
+		batch := make([]audit.Event, 500)
+		for i := range batch {
+			batch[i] = g.Next()
+		}
+		if _, err := s.WriteEvents(context.Background(), batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N*500)/b.Elapsed().Seconds(), "events/s")
+}
