@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -88,7 +89,7 @@ func (s *Server) limit(c *gin.Context) {
 	if s.read.Limiter != nil {
 		if ok, wait := s.read.Limiter.Allow(principalOf(c).TenantID); !ok {
 			secs := int(wait/time.Second) + 1
-			c.Header("Retry-After", itoa(secs))
+			c.Header("Retry-After", strconv.Itoa(secs))
 			writeError(c, s.deps.Logger, audit.Errorf(audit.ERATELIMIT, "too many requests for this tenant; retry in %d s", secs))
 			return
 		}
@@ -119,7 +120,7 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 	after, _ := json.Marshal(map[string]any{"operation": what, "request": details})
 	e := audit.Event{
 		ID: audit.NewID(), Timestamp: audit.NewTimestamp(s.deps.Now()), TenantID: p.TenantID,
-		Actor:  audit.Actor{ID: actorID, Email: p.Email, Role: p.Role, IP: clientIP(c), UserAgent: truncate(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
+		Actor:  audit.Actor{ID: actorID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: truncate(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
 		Action: audit.ActionAccess, Resource: audit.Resource{Type: audit.ResourceAuditLog, ID: p.TenantID},
 		CrossTenant: true, Reason: p.Reason, After: after, RequestID: truncate(requestID(c), audit.MaxRequestIDBytes),
 	}
@@ -210,22 +211,9 @@ func (s *Server) stats(c *gin.Context) {
 	c.JSON(http.StatusOK, st)
 }
 
-func clientIP(c *gin.Context) string {
-	ip := c.ClientIP()
-	if ip == "" {
-		return ""
-	}
-	return ip
-}
-
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return s[:n]
-}
-
-func itoa(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
 }

@@ -81,9 +81,8 @@ func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible 
 	// The same batch again, as a JSON array: nothing new.
 	arr := append(append([]byte("["), bytes.Join(lines, []byte(","))...), ']')
 	arr = bytes.Replace(arr, []byte("not json"), []byte(`"not an event"`), 1)
-	code, body = post(t, srv.URL, "", "application/json", arr)
-	if code != 401 {
-		t.Fatalf("no token: %d", code)
+	if code, body := post(t, srv.URL, "", "application/json", arr); code != 401 {
+		t.Fatalf("no token: %d %s", code, body)
 	}
 	code, body = post(t, srv.URL, token(t, tenantX, audit.RoleAdmin, ""), "application/json", arr)
 	if code != 403 {

@@ -238,17 +238,29 @@ func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats
 			lo = q.Filter.From.UnixMilli() / iv * iv
 			hi = (q.Filter.To.UnixMilli() - 1) / iv * iv
 		}
-		for b := lo; lo >= 0 && b <= hi; b += iv {
-			bk := audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: counts[b]}
-			if q.GroupBy != "" && counts[b] > 0 {
-				g, err := s.groups(ctx, `SELECT `+gcol+`, count(*) AS n FROM events WHERE `+cond+` AND ts >= ? AND ts < ? GROUP BY `+gcol+` ORDER BY n DESC, `+gcol+` LIMIT ?`,
-					append(append(args, b, b+iv), q.MaxGroups)...)
-				if err != nil {
-					return st, err
-				}
-				bk.Groups = g
+		// Per-bucket groups in one scan, the largest MaxGroups of each.
+		perBucket := map[int64][]audit.Group{}
+		if q.GroupBy != "" {
+			rows, err := s.r.QueryContext(ctx, `SELECT (ts / ?) * ?, `+gcol+`, count(*) AS n FROM events WHERE `+cond+` GROUP BY 1, 2 ORDER BY 1, n DESC, 2`,
+				append([]any{iv, iv}, args...)...)
+			if err != nil {
+				return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
 			}
-			st.Histogram = append(st.Histogram, bk)
+			for rows.Next() {
+				var b int64
+				var g audit.Group
+				if err := rows.Scan(&b, &g.Key, &g.Count); err != nil {
+					rows.Close()
+					return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
+				}
+				if len(perBucket[b]) < q.MaxGroups {
+					perBucket[b] = append(perBucket[b], g)
+				}
+			}
+			rows.Close()
+		}
+		for b := lo; lo >= 0 && b <= hi; b += iv {
+			st.Histogram = append(st.Histogram, audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: counts[b], Groups: perBucket[b]})
 		}
 	}
 	return st, nil

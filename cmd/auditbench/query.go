@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -120,11 +121,15 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
 	}
 	samples := max(50, int(200*min(1, e.scale*4)))
-	apiP50, apiP99, dP50 := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
+	apiP50, apiP99, dP50, counts := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ {
 		for _, q := range queries {
 			var apiLat, dLat []float64
-			for i := 0; i < samples; i++ {
+			// At most `samples` requests, and no more than a 10 s budget
+			// once 10 are in: a slow query gets fewer samples, not an
+			// endless run.
+			qStart := time.Now()
+			for i := 0; i < samples && (i < 10 || time.Since(qStart) < 10*time.Second); i++ {
 				t0 := time.Now()
 				if _, err := call(q.path); err != nil {
 					return nil, err
@@ -141,6 +146,7 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 			if run == 0 {
 				continue // warm-up
 			}
+			counts[q.name] = append(counts[q.name], float64(len(apiLat)))
 			apiP50[q.name] = append(apiP50[q.name], percentile(apiLat, 50))
 			apiP99[q.name] = append(apiP99[q.name], percentile(apiLat, 99))
 			if direct != nil {
@@ -149,18 +155,24 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		}
 		log.Printf("  %s run %d done", store, run)
 	}
-	method := fmt.Sprintf("%s: one tenant holds %d generated events (loaded in %s). The real API (`api.Server` over HTTP on loopback, auth included) answers each query %d times per run", store, n, loaded.Round(time.Second), samples)
+	method := fmt.Sprintf("%s: one tenant holds %d generated events (loaded in %s). The real API (`api.Server` over HTTP on loopback, auth included) answers each query up to %d times per run (at least 10, within a 10 s budget per query and run)", store, n, loaded.Round(time.Second), samples)
 	if direct != nil {
 		method += ", alternating with the same request body sent straight to Elasticsearch"
 	}
 	method += fmt.Sprintf("; one warm-up run, then %d runs. Figures are the median over runs of each run's percentile, in ms.", e.runs)
 	var out []result
 	for _, q := range queries {
-		notes := fmt.Sprintf("p50 per run: %s ms.", fmtList2(apiP50[q.name]))
+		notes := fmt.Sprintf("p50 per run: %s ms; requests per run: %s.", fmtList2(apiP50[q.name]), fmtList(counts[q.name]))
 		if direct != nil {
 			notes += fmt.Sprintf(" The same query straight to Elasticsearch, p50 per run: %s ms (the API's own overhead is the difference: decoding, auth, encoding, HTTP).", fmtList2(dP50[q.name]))
 		}
-		out = append(out, result{Name: store + " API p99: " + q.name, Unit: "ms", Samples: apiP99[q.name], Target: fmt.Sprintf("p99 ≤ %.0f ms", maxP99), Max: maxP99, Method: method, Notes: notes})
+		r := result{Name: store + " API p99: " + q.name, Unit: "ms", Samples: apiP99[q.name], Target: "(reported)", Method: method, Notes: notes}
+		// Elasticsearch has a target for every query (issue 4); SQLite for
+		// the filtered, sorted page (issue 6).
+		if direct != nil || strings.HasPrefix(q.name, "filtered") {
+			r.Target, r.Max = fmt.Sprintf("p99 ≤ %.0f ms", maxP99), maxP99
+		}
+		out = append(out, r)
 	}
 	cur := queries[2].name
 	out = append(out, result{Name: store + " cursor at depth vs page 1 (p50)", Unit: "ms", Samples: apiP50[cur], Ceiling: apiP50[queries[0].name],

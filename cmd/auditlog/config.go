@@ -223,6 +223,9 @@ func (b *binder) api(c *Config) {
 func (c *Config) validate(needStore bool) error {
 	var errs []string
 	if needStore {
+		if c.JWTSecret == "" && c.JWTPublicKey == "" {
+			errs = append(errs, "AUDITLOG_JWT_SECRET (HS256) or AUDITLOG_JWT_PUBLIC_KEY (RS256) must be set: the API authenticates every caller")
+		}
 		switch c.Store {
 		case "sqlite":
 			if c.DataDir == "" {

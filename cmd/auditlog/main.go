@@ -34,6 +34,7 @@ Commands:
   index     run the Kafka → Elasticsearch indexer
   token     print a signed development JWT for a tenant and role
   tenant    show or set a tenant's plan (tenant show|set-plan)
+  gen       generate realistic events: NDJSON, HTTP ingest or Kafka
   version   print the version
 
 Every flag can also be set by its AUDITLOG_* environment variable; a flag
@@ -60,6 +61,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runToken(rest, getenv, stdout, stderr)
 	case "tenant":
 		err = runTenant(rest, getenv, stdout, stderr)
+	case "gen":
+		err = runGen(rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "auditlog", version)
 	case "help", "-h", "--help":

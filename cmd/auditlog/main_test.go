@@ -118,7 +118,7 @@ func TestTokenCommandMintsAVerifiableToken(t *testing.T) {
 // TestMainServesHealth starts the real wiring of serve on :0 with a
 // temporary data directory.
 func TestMainServesHealth(t *testing.T) {
-	cfg, _, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, env(nil), io.Discard)
+	cfg, _, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, env(map[string]string{"AUDITLOG_JWT_SECRET": "s"}), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
