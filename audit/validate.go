@@ -58,11 +58,16 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
 	var e Event
-	dec := fastjson.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err == nil && !dec.More() {
-		e.Normalize()
-		return e, e.validate(now, nil).err("invalid event")
+	// The fast decoder does not check the contents of raw values (diff,
+	// before, after): the standard library's validation guards it, so
+	// nothing but valid JSON is ever accepted (found by fuzzing).
+	if json.Valid(data) {
+		dec := fastjson.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&e); err == nil && !dec.More() {
+			e.Normalize()
+			return e, e.validate(now, nil).err("invalid event")
+		}
 	}
 	// Slow path: decode field by field so that every type problem is
 	// reported, not only the first one encoding/json meets.
