@@ -141,10 +141,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "sqlite", Check: store.Ping})
 		writer = store
-		bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
+		m.background(ctx, "retention purge", func(bg context.Context) {
 			store.PurgeLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, func(n int64, err error) {
 				if err != nil {
 					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
@@ -152,8 +149,7 @@ func (m *Main) runServe(ctx context.Context) error {
 					m.Logger.Info("retention purge", "deleted", n)
 				}
 			})
-		}()
-		m.onClose(func(context.Context) error { cancel(); <-done; return nil })
+		})
 	}
 	if cfg.Seed > 0 {
 		if err := m.seed(ctx, deps.Read.Reader, writer); err != nil {
@@ -201,22 +197,35 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 // serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
 // from Kafka too. It retries while Kafka is down and stops on Close.
 func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter) {
-	cfg := m.Config
-	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	ix := indexer.New(indexer.Config{
-		Brokers: brokers, Topic: cfg.Kafka.Topic, DLQTopic: cfg.Kafka.DLQTopic, Group: cfg.Kafka.Group,
-		Partitions: cfg.Kafka.Partitions, BatchSize: cfg.Kafka.Indexer.BatchSize, BatchBytes: cfg.Kafka.Indexer.BatchBytes,
-		Linger: cfg.Kafka.Indexer.Linger, DrainTimeout: cfg.ShutdownTimeout * 3 / 4,
-	}, indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry})
-	go func() {
-		defer close(done)
+	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry})
+	m.background(ctx, "consumer", func(bg context.Context) {
 		if ix.Setup(bg) != nil {
 			return
 		}
 		if err := ix.Run(bg); err != nil {
 			m.failed <- fmt.Errorf("consumer: %w", err)
 		}
+	})
+}
+
+// indexerConfig maps the Kafka section to the indexer's configuration.
+func (m *Main) indexerConfig(brokers []string) indexer.Config {
+	cfg := m.Config
+	return indexer.Config{
+		Brokers: brokers, Topic: cfg.Kafka.Topic, DLQTopic: cfg.Kafka.DLQTopic, Group: cfg.Kafka.Group,
+		Partitions: cfg.Kafka.Partitions, BatchSize: cfg.Kafka.Indexer.BatchSize, BatchBytes: cfg.Kafka.Indexer.BatchBytes,
+		Linger: cfg.Kafka.Indexer.Linger, DrainTimeout: cfg.ShutdownTimeout * 3 / 4,
+	}
+}
+
+// background runs f in a goroutine with a context that Close cancels;
+// Close then waits for f to return, within its shutdown deadline.
+func (m *Main) background(ctx context.Context, name string, f func(bg context.Context)) {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(bg)
 	}()
 	m.onClose(func(ctx context.Context) error {
 		cancel()
@@ -224,7 +233,7 @@ func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWrite
 		case <-done:
 			return nil
 		case <-ctx.Done():
-			return fmt.Errorf("consumer did not stop in time: %w", ctx.Err())
+			return fmt.Errorf("%s did not stop in time: %w", name, ctx.Err())
 		}
 	})
 }
@@ -292,10 +301,7 @@ func (m *Main) runIndex(ctx context.Context) error {
 		return err
 	}
 
-	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	m.background(ctx, "indexer", func(bg context.Context) {
 		bo := backoff.New(200*time.Millisecond, 15*time.Second)
 		logErr := func(what string) func(error) {
 			return func(err error) { m.Logger.Warn(what+" failed; retrying", "err", err) }
@@ -318,26 +324,13 @@ func (m *Main) runIndex(ctx context.Context) error {
 			m.Logger.Info("no ILM in this cluster: the built-in lifecycle worker enforces retention", "interval", cfg.Kafka.Indexer.LifecycleInterval)
 			go store.LifecycleLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, m.Logger.With("component", "lifecycle"), m.Registry)
 		}
-		ix := indexer.New(indexer.Config{
-			Brokers: brokers, Topic: cfg.Kafka.Topic, DLQTopic: cfg.Kafka.DLQTopic, Group: cfg.Kafka.Group,
-			Partitions: cfg.Kafka.Partitions, BatchSize: cfg.Kafka.Indexer.BatchSize, BatchBytes: cfg.Kafka.Indexer.BatchBytes,
-			Linger: cfg.Kafka.Indexer.Linger, DrainTimeout: cfg.ShutdownTimeout * 3 / 4,
-		}, indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry})
+		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry})
 		if ix.Setup(bg) != nil {
 			return
 		}
 		started.Store(true)
 		if err := ix.Run(bg); err != nil {
 			m.failed <- fmt.Errorf("indexer: %w", err)
-		}
-	}()
-	m.onClose(func(ctx context.Context) error {
-		cancel()
-		select {
-		case <-done:
-			return nil
-		case <-ctx.Done():
-			return fmt.Errorf("indexer did not stop in time: %w", ctx.Err())
 		}
 	})
 	return nil
