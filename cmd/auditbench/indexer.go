@@ -188,25 +188,43 @@ func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []aud
 		}
 		bodies = append(bodies, buf.Bytes())
 	}
+	elapsed, err := timeParallel(ctx, bodies, benchPartitions, func(b []byte) error {
+		res, err := s.Client().Do(ctx, http.MethodPost, "/_bulk?filter_path=errors", b)
+		if err == nil && (res.Status != http.StatusOK || bytes.Contains(res.Body, []byte(`"errors":true`))) {
+			err = fmt.Errorf("bulk: %d %s", res.Status, res.Body)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return float64(len(events)) / elapsed.Seconds(), nil
+}
+
+// joins collects the group-join times of the indexer runs.
+var joins []float64
+
+// timeParallel sends every body with the given number of concurrent
+// workers and returns the wall time, or the first error.
+func timeParallel(ctx context.Context, bodies [][]byte, workers int, send func([]byte) error) (time.Duration, error) {
 	work := make(chan []byte, len(bodies))
 	for _, b := range bodies {
 		work <- b
 	}
 	close(work)
 	var wg sync.WaitGroup
-	errs := make(chan error, benchPartitions)
+	errs := make(chan error, workers)
 	start := time.Now()
-	for i := 0; i < benchPartitions; i++ {
+	for i := 0; i < workers; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for b := range work {
-				res, err := s.Client().Do(ctx, http.MethodPost, "/_bulk?filter_path=errors", b)
-				if err == nil && (res.Status != http.StatusOK || bytes.Contains(res.Body, []byte(`"errors":true`))) {
-					err = fmt.Errorf("bulk: %d %s", res.Status, res.Body)
-				}
-				if err != nil {
+				if err := send(b); err != nil {
 					errs <- err
+					return
+				}
+				if ctx.Err() != nil {
 					return
 				}
 			}
@@ -218,11 +236,8 @@ func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []aud
 	if err := <-errs; err != nil {
 		return 0, err
 	}
-	return float64(len(events)) / elapsed.Seconds(), nil
+	return elapsed, ctx.Err()
 }
-
-// joins collects the group-join times of the indexer runs.
-var joins []float64
 
 // indexerRun consumes the whole topic with a new group into a new prefix
 // and returns events per second.

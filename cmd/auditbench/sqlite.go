@@ -12,7 +12,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/auditlog/auditlog/api"
@@ -118,42 +117,23 @@ func httpIngestRun(ctx context.Context, path string, g *gen.Generator, n, batch 
 		body, _ := json.Marshal(b)
 		bodies = append(bodies, body)
 	}
-	work := make(chan []byte, len(bodies))
-	for _, b := range bodies {
-		work <- b
-	}
-	close(work)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}
-	var wg sync.WaitGroup
-	errs := make(chan error, 2)
-	t0 := time.Now()
-	for i := 0; i < 2; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for b := range work {
-				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/api/audit-events", bytes.NewReader(b))
-				req.Header.Set("Authorization", "Bearer bench")
-				req.Header.Set("Content-Type", "application/json")
-				res, err := client.Do(req)
-				if err != nil {
-					errs <- err
-					return
-				}
-				var ir api.IngestResponse
-				err = json.NewDecoder(res.Body).Decode(&ir)
-				res.Body.Close()
-				if err != nil || res.StatusCode != 200 || ir.Rejected > 0 {
-					errs <- fmt.Errorf("ingest: %d %v rejected %d", res.StatusCode, err, ir.Rejected)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	el := time.Since(t0)
-	close(errs)
-	if err := <-errs; err != nil {
+	el, err := timeParallel(ctx, bodies, 2, func(b []byte) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/api/audit-events", bytes.NewReader(b))
+		req.Header.Set("Authorization", "Bearer bench")
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		defer res.Body.Close()
+		var ir api.IngestResponse
+		if err := json.NewDecoder(res.Body).Decode(&ir); err != nil || res.StatusCode != 200 || ir.Rejected > 0 {
+			return fmt.Errorf("ingest: %d %v rejected %d", res.StatusCode, err, ir.Rejected)
+		}
+		return nil
+	})
+	if err != nil {
 		return 0, err
 	}
 	return float64(n) / el.Seconds(), nil

@@ -48,18 +48,10 @@ func TestGenWritesDeterministicValidNDJSON(t *testing.T) {
 func TestServeConsumesKafkaIntoSQLite(t *testing.T) {
 	brokers := strings.Join(testenv.KafkaBrokers(t), ",")
 	topic := testenv.Name("audit-events")
-	cfg, _, err := parseServerConfig("serve", nil, env(map[string]string{
+	m := startMain(t, "serve", map[string]string{
 		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret",
 		"AUDITLOG_KAFKA_BROKERS": brokers, "AUDITLOG_KAFKA_TOPIC": topic, "AUDITLOG_KAFKA_GROUP": topic + "-g", "AUDITLOG_KAFKA_PARTITIONS": "2",
-	}), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewMain("serve", cfg, newLogger(&cfg, io.Discard))
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := indexer.EnsureTopics(ctx, testenv.KafkaBrokers(t), indexer.TopicSpec{Name: topic, Partitions: 2}); err != nil {

@@ -151,19 +151,11 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 func TestIndexReadinessAndMetrics(t *testing.T) {
 	brokers := testenv.KafkaBrokers(t)
 	esURL := testenv.ElasticsearchURL(t)
-	cfg, _, err := parseServerConfig("index", nil, env(map[string]string{
+	m := startMain(t, "index", map[string]string{
 		"AUDITLOG_ES_URL": esURL, "AUDITLOG_KAFKA_BROKERS": strings.Join(brokers, ","),
 		"AUDITLOG_KAFKA_TOPIC": testenv.Name("audit-events"), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-ready"),
 		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_KAFKA_PARTITIONS": "2",
-	}), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewMain("index", cfg, newLogger(&cfg, io.Discard))
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	})
 	get := func(path string) (int, string) {
 		res, err := http.Get("http://" + m.Addr() + path)
 		if err != nil {

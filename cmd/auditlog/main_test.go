@@ -16,6 +16,23 @@ import (
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 
+// startMain starts the real wiring of cmd in-process with the given
+// environment (port :0 and a temporary directory are the caller's), and
+// closes it when the test ends.
+func startMain(t *testing.T, cmd string, vars map[string]string, args ...string) *Main {
+	t.Helper()
+	cfg, _, err := parseServerConfig(cmd, args, env(vars), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMain(cmd, cfg, newLogger(&cfg, io.Discard))
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m
+}
+
 func TestConfigFromEnvAndFlags(t *testing.T) {
 	cfg, b, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:9999"}, env(map[string]string{
 		"AUDITLOG_HTTP_ADDR":   "127.0.0.1:1111",

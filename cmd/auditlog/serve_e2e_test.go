@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -52,18 +51,10 @@ func (c client) do(method, path, tok string, body []byte) (int, []byte) {
 // answers queries, the detail and stats.
 func TestServeEmbeddedFromScratch(t *testing.T) {
 	dir := t.TempDir()
-	cfg, _, err := parseServerConfig("serve", nil, env(map[string]string{
+	m := startMain(t, "serve", map[string]string{
 		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": dir, "AUDITLOG_JWT_SECRET": "s3cret",
 		"AUDITLOG_INGEST_TOKEN": "svc", "AUDITLOG_SEED": "1200",
-	}), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := NewMain("serve", cfg, newLogger(&cfg, io.Discard))
-	if err := m.Run(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	})
 	c := client{t, "http://" + m.Addr()}
 	tok, _ := api.MintToken([]byte("s3cret"), audit.Principal{UserID: demoTenant, Email: "a@x.example", Role: audit.RoleAdmin, TenantID: demoTenant}, time.Hour, time.Now())
 
