@@ -46,6 +46,16 @@ func ParsePlan(s string) (Plan, error) {
 	return p, nil
 }
 
+// CheckPlanChange validates the arguments of TenantDirectory.SetPlan: an
+// EINVALID error for a tenant id that is not a UUID or an unknown plan.
+func CheckPlanChange(tenantID string, plan Plan) error {
+	if !ValidUUID(tenantID) {
+		return Errorf(EINVALID, "tenant %q is not a UUID", tenantID)
+	}
+	_, err := ParsePlan(string(plan))
+	return err
+}
+
 // WriteStatus is the fate of one event in a batch write.
 type WriteStatus int
 

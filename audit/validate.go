@@ -196,7 +196,7 @@ func checkUUID(add func(string, string, ...any), field, v string) {
 	switch {
 	case v == "":
 		add(field, "is required")
-	case !validUUID(v):
+	case !ValidUUID(v):
 		add(field, "must be a UUID like 0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a6b")
 	}
 }
@@ -235,18 +235,15 @@ func ValidToken(s string) bool {
 	return true
 }
 
-// validUUID accepts only the canonical 36-character hyphenated form, in
-// either case.
-func validUUID(s string) bool {
+// ValidUUID reports whether s is a UUID in the canonical 36-character
+// hyphenated form, in either case.
+func ValidUUID(s string) bool {
 	if len(s) != 36 {
 		return false
 	}
 	_, err := uuid.Parse(s)
 	return err == nil
 }
-
-// ValidUUID reports whether s is a UUID in canonical hyphenated form.
-func ValidUUID(s string) bool { return validUUID(s) }
 
 func validEmail(s string) bool {
 	if len(s) > MaxEmailBytes || strings.ContainsAny(s, " \t\r\n<>,;\"") {

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -208,10 +207,4 @@ func (c *Client) Ping(ctx context.Context) error {
 		return audit.Errorf(audit.EUNAVAILABLE, "elasticsearch cluster health is red")
 	}
 	return nil
-}
-
-// IsUnavailable reports whether err means the cluster could not be
-// reached or is overloaded (worth retrying).
-func IsUnavailable(err error) bool {
-	return audit.ErrorCode(err) == audit.EUNAVAILABLE || errors.Is(err, context.DeadlineExceeded)
 }

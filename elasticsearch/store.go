@@ -52,8 +52,8 @@ func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
 	if cfg.DefaultPlan == "" {
 		cfg.DefaultPlan = audit.PlanEnterprise
 	}
-	if !cfg.DefaultPlan.Valid() {
-		return nil, audit.Errorf(audit.EINVALID, "default plan %q: want starter, pro or enterprise", cfg.DefaultPlan)
+	if _, err := audit.ParsePlan(string(cfg.DefaultPlan)); err != nil {
+		return nil, err
 	}
 	if cfg.TenantCacheTTL == 0 {
 		cfg.TenantCacheTTL = 30 * time.Second
@@ -229,11 +229,8 @@ func (s *Store) EnsureTenant(ctx context.Context, tenantID string, def audit.Pla
 // (under any plan); otherwise the lifecycle worker reads the plan from the
 // directory on its next pass, so the new retention applies either way.
 func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) error {
-	if !audit.ValidUUID(tenantID) {
-		return audit.Errorf(audit.EINVALID, "tenant %q is not a UUID", tenantID)
-	}
-	if !plan.Valid() {
-		return audit.Errorf(audit.EINVALID, "plan %q: want starter, pro or enterprise", plan)
+	if err := audit.CheckPlanChange(tenantID, plan); err != nil {
+		return err
 	}
 	now := s.cfg.Now().UTC()
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+strings.ToLower(tenantID)+"?refresh=true",

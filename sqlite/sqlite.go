@@ -242,11 +242,8 @@ func (s *Store) EnsureTenant(ctx context.Context, tenantID string, def audit.Pla
 // Purge, which reads the plan at each pass, so a change applies to the
 // data already stored.
 func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) error {
-	if !audit.ValidUUID(tenantID) {
-		return audit.Errorf(audit.EINVALID, "tenant %q is not a UUID", tenantID)
-	}
-	if !plan.Valid() {
-		return audit.Errorf(audit.EINVALID, "plan %q: want starter, pro or enterprise", plan)
+	if err := audit.CheckPlanChange(tenantID, plan); err != nil {
+		return err
 	}
 	now := s.cfg.Now().UnixMilli()
 	_, err := s.w.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?)
