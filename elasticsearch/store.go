@@ -25,6 +25,8 @@ type StoreConfig struct {
 	// TenantCacheTTL bounds how long a tenant's plan is cached before it is
 	// read again (a plan changed by another process is seen within it).
 	TenantCacheTTL time.Duration
+	// ScanPageSize is the page size of an export scan (default 2000).
+	ScanPageSize int
 	// Now is the clock; tests may fix it.
 	Now func() time.Time
 }
@@ -57,6 +59,9 @@ func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
 	}
 	if cfg.TenantCacheTTL == 0 {
 		cfg.TenantCacheTTL = 30 * time.Second
+	}
+	if cfg.ScanPageSize <= 0 {
+		cfg.ScanPageSize = 2000
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -107,6 +112,9 @@ func (s *Store) PolicyName(plan audit.Plan) string { return s.prefix() + "-" + s
 // TenantsIndex is the tenant directory.
 func (s *Store) TenantsIndex() string { return s.prefix() + "-tenants" }
 
+// ExportJobsIndex is the index of the export jobs.
+func (s *Store) ExportJobsIndex() string { return s.prefix() + "-export-jobs" }
+
 // parseStream splits a data stream name into plan and tenant.
 func (s *Store) parseStream(name string) (audit.Plan, string, bool) {
 	rest, ok := strings.CutPrefix(name, s.prefix()+"-events-")
@@ -151,7 +159,8 @@ func (s *Store) TemplateBody(plan audit.Plan) json.RawMessage {
 }
 
 // Bootstrap installs, idempotently, the lifecycle policies (where the
-// cluster has ILM), one index template per plan, and the tenant directory.
+// cluster has ILM), one index template per plan, the tenant directory and
+// the export jobs index.
 func (s *Store) Bootstrap(ctx context.Context) error {
 	for _, plan := range audit.Plans {
 		if s.caps.ILM {
@@ -163,12 +172,17 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("installing index template %s: %w", s.TemplateName(plan), err)
 		}
 	}
-	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.TenantsIndex(), mappings.Tenants())
-	if err != nil {
-		return err
-	}
-	if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
-		return fmt.Errorf("creating the tenant directory: %w", StatusError(http.MethodPut, "/"+s.TenantsIndex(), res))
+	for _, ix := range []struct {
+		name, what string
+		body json.RawMessage
+	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()}} {
+		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)
+		if err != nil {
+			return err
+		}
+		if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
+			return fmt.Errorf("creating %s: %w", ix.what, StatusError(http.MethodPut, "/"+ix.name, res))
+		}
 	}
 	return nil
 }

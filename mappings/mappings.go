@@ -1,6 +1,7 @@
 // Package mappings holds the explicit Elasticsearch mappings as JSON (the
-// files beside this one): events.json for every tenant's data stream and
-// tenants.json for the tenant directory.
+// files beside this one): events.json for every tenant's data stream,
+// tenants.json for the tenant directory and export_jobs.json for the
+// export jobs.
 //
 // Every object is "dynamic": "strict", so no key a producer controls can
 // create a mapping: diff, before and after are stored in _source but not
@@ -22,8 +23,16 @@ var events []byte
 //go:embed tenants.json
 var tenants []byte
 
+//go:embed export_jobs.json
+var exportJobs []byte
+
 // Events returns the mappings of an events data stream.
 func Events() json.RawMessage { return json.RawMessage(events) }
 
 // Tenants returns the create-index body of the tenant directory.
 func Tenants() json.RawMessage { return json.RawMessage(tenants) }
+
+// ExportJobs returns the create-index body of the export jobs. Only the
+// fields jobs are looked up by are indexed ("dynamic": false): the rest of
+// a job is kept in _source.
+func ExportJobs() json.RawMessage { return json.RawMessage(exportJobs) }

@@ -28,6 +28,9 @@ type Backend struct {
 	// EnforceRetention runs one pass of the store's retention (the
 	// lifecycle worker, the purge job), with the plans' real retentions.
 	EnforceRetention func(t testing.TB)
+	// Scanner reads exports; Jobs keeps export jobs.
+	Scanner audit.EventScanner
+	Jobs    audit.ExportJobStore
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.
@@ -37,6 +40,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("Duplicates", func(t *testing.T) { testDuplicates(t, newBackend(t)) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, newBackend(t)) })
 	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
+	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
+	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })
 }
 
 // Dataset is two tenants' generated events.

@@ -1,0 +1,295 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	fastjson "github.com/goccy/go-json"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// CountEvents implements audit.EventScanner with _count. Like every
+// search, it counts the rare duplicate that sits in two backing indices
+// (shared/DESIGN.md): the count of an export is an upper bound.
+func (s *Store) CountEvents(ctx context.Context, f audit.Filter) (int64, error) {
+	var out struct {
+		Count int64 `json:"count"`
+	}
+	body := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": FilterClauses(f)}}}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(f.TenantID)+"/_count?ignore_unavailable=true&allow_no_indices=true", body, &out); err != nil {
+		return 0, err
+	}
+	return out.Count, nil
+}
+
+// ScanKeepAlive is how long a point in time lives between two pages.
+const ScanKeepAlive = "2m"
+
+// ScanBody is the request of one page of an export scan: the filter, the
+// sort (Elasticsearch adds _shard_doc as the last tiebreaker of a point
+// in time), and search_after the sort values of the last hit.
+func ScanBody(f audit.Filter, s audit.Sort, pit string, size int, after json.RawMessage) map[string]any {
+	body := map[string]any{
+		"size":             size,
+		"query":            map[string]any{"bool": map[string]any{"filter": FilterClauses(f)}},
+		"sort":             SortClause(s),
+		"pit":              map[string]any{"id": pit, "keep_alive": ScanKeepAlive},
+		"track_total_hits": false,
+	}
+	if after != nil {
+		body["search_after"] = after
+	}
+	return body
+}
+
+type scanPage struct {
+	PitID string `json:"pit_id"`
+	Hits  struct {
+		Hits []struct {
+			Source json.RawMessage `json:"_source"`
+			Sort   json.RawMessage `json:"sort"`
+		} `json:"hits"`
+	} `json:"hits"`
+}
+
+type scanResult struct {
+	events []audit.Event
+	err    error
+}
+
+// ScanEvents implements audit.EventScanner: a point in time over the
+// tenant's streams, read page after page with search_after, the next page
+// fetched while the caller works on the current one. An event stored
+// twice (in two backing indices, see shared/DESIGN.md) has the same sort
+// values both times, so its copies are adjacent: the scan drops an id equal
+// to the one before it, which collapses duplicates in constant memory.
+func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, fn func([]audit.Event) error) error {
+	var opened struct {
+		ID string `json:"id"`
+	}
+	err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(f.TenantID)+"/_pit?keep_alive="+ScanKeepAlive+"&ignore_unavailable=true&allow_no_indices=true", nil, &opened)
+	if audit.ErrorCode(err) == audit.ENOTFOUND {
+		return nil // the tenant has no stream yet
+	}
+	if err != nil {
+		return err
+	}
+	pit := opened.ID
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = s.c.DoJSON(cctx, http.MethodDelete, "/_pit", map[string]any{"id": pit}, nil)
+	}()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	pages := make(chan scanResult, 1)
+	go func() {
+		defer close(pages)
+		var after json.RawMessage
+		for {
+			events, last, next, err := s.scanPage(ctx, f, so, pit, after)
+			if err == nil && next != "" {
+				pit = next
+			}
+			select {
+			case pages <- scanResult{events, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil || len(events) == 0 && last == nil {
+				return
+			}
+			after = last
+		}
+	}()
+	lastID := ""
+	for p := range pages {
+		if p.err != nil {
+			return p.err
+		}
+		events := p.events[:0]
+		for _, e := range p.events {
+			if e.ID != lastID {
+				events = append(events, e)
+			}
+			lastID = e.ID
+		}
+		if len(events) > 0 {
+			if err := fn(events); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// scanPage fetches one page; last is the sort of its last hit (nil when
+// the page is empty: the scan is over).
+func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit string, after json.RawMessage) (events []audit.Event, last json.RawMessage, nextPit string, err error) {
+	body, err := json.Marshal(ScanBody(f, so, pit, s.cfg.ScanPageSize, after))
+	if err != nil {
+		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "encoding scan request")
+	}
+	res, err := s.c.Do(ctx, http.MethodPost, "/_search?filter_path=pit_id,hits.hits._source,hits.hits.sort", body)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if res.Status != http.StatusOK {
+		return nil, nil, "", StatusError(http.MethodPost, "/_search (point in time)", res)
+	}
+	var page scanPage
+	if err := fastjson.Unmarshal(res.Body, &page); err != nil {
+		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
+	}
+	hits := page.Hits.Hits
+	if len(hits) == 0 {
+		return nil, nil, page.PitID, nil
+	}
+	events = make([]audit.Event, len(hits))
+	for i, h := range hits {
+		var d doc
+		if err := fastjson.Unmarshal(h.Source, &d); err != nil {
+			return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
+		}
+		events[i] = d.event()
+	}
+	return events, hits[len(hits)-1].Sort, page.PitID, nil
+}
+
+// The export jobs live in one index, <prefix>-export-jobs. A job's
+// revision is its _seq_no and _primary_term: an update is conditional on
+// both (optimistic concurrency), so two workers never both claim a job.
+
+type jobHit struct {
+	Source      audit.ExportJob `json:"_source"`
+	SeqNo       int64           `json:"_seq_no"`
+	PrimaryTerm int64           `json:"_primary_term"`
+	Found       bool            `json:"found"`
+}
+
+func (h jobHit) job() audit.ExportJob {
+	j := h.Source
+	j.Rev = strconv.FormatInt(h.SeqNo, 10) + ":" + strconv.FormatInt(h.PrimaryTerm, 10)
+	return j
+}
+
+func revOf(res *Response) string {
+	var r struct {
+		SeqNo       int64 `json:"_seq_no"`
+		PrimaryTerm int64 `json:"_primary_term"`
+	}
+	_ = json.Unmarshal(res.Body, &r)
+	return strconv.FormatInt(r.SeqNo, 10) + ":" + strconv.FormatInt(r.PrimaryTerm, 10)
+}
+
+// CreateExportJob implements audit.ExportJobStore.
+func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob) error {
+	j.TenantID = strings.ToLower(j.TenantID)
+	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.ExportJobsIndex()+"/_create/"+url.PathEscape(j.ID)+"?refresh=true", mustJSON(j))
+	if err != nil {
+		return err
+	}
+	switch res.Status {
+	case http.StatusCreated:
+		j.Rev = revOf(res)
+		return nil
+	case http.StatusConflict:
+		return audit.Errorf(audit.ECONFLICT, "export job %s exists", j.ID)
+	}
+	return StatusError(http.MethodPut, "export job", res)
+}
+
+// ExportJob implements audit.ExportJobStore.
+func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.ExportJob, error) {
+	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.ExportJobsIndex()+"/_doc/"+url.PathEscape(id), nil)
+	if err != nil {
+		return audit.ExportJob{}, err
+	}
+	if res.Status == http.StatusNotFound {
+		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
+	}
+	if res.Status != http.StatusOK {
+		return audit.ExportJob{}, StatusError(http.MethodGet, "export job", res)
+	}
+	var h jobHit
+	if err := json.Unmarshal(res.Body, &h); err != nil {
+		return audit.ExportJob{}, audit.Wrap(audit.EINTERNAL, err, "decoding export job %s", id)
+	}
+	if !h.Found || !strings.EqualFold(h.Source.TenantID, tenantID) {
+		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
+	}
+	return h.job(), nil
+}
+
+// FindExportJobs implements audit.ExportJobStore.
+func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]audit.ExportJob, error) {
+	filter := []any{}
+	term := func(field string, v any) { filter = append(filter, map[string]any{"term": map[string]any{field: v}}) }
+	if q.TenantID != "" {
+		term("tenantId", strings.ToLower(q.TenantID))
+	}
+	if q.OwnerID != "" {
+		term("owner.userId", q.OwnerID)
+	}
+	if len(q.States) > 0 {
+		filter = append(filter, map[string]any{"terms": map[string]any{"state": q.States}})
+	}
+	if !q.ExpiresBefore.IsZero() {
+		filter = append(filter, map[string]any{"range": map[string]any{"expiresAt": map[string]any{"lt": q.ExpiresBefore.UTC().Format(time.RFC3339Nano)}}})
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	body := map[string]any{
+		"size": limit, "seq_no_primary_term": true,
+		"query": map[string]any{"bool": map[string]any{"filter": filter}},
+		"sort":  []any{map[string]any{"createdAt": "asc"}, map[string]any{"id": "asc"}},
+	}
+	var out struct {
+		Hits struct {
+			Hits []jobHit `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.ExportJobsIndex()+"/_search", body, &out); err != nil {
+		return nil, err
+	}
+	jobs := make([]audit.ExportJob, len(out.Hits.Hits))
+	for i, h := range out.Hits.Hits {
+		jobs[i] = h.job()
+	}
+	return jobs, nil
+}
+
+// UpdateExportJob implements audit.ExportJobStore.
+func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
+	seq, term, ok := strings.Cut(j.Rev, ":")
+	if !ok {
+		return audit.Errorf(audit.ECONFLICT, "export job %s: unknown revision %q", j.ID, j.Rev)
+	}
+	j.TenantID = strings.ToLower(j.TenantID)
+	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=true", s.ExportJobsIndex(), url.PathEscape(j.ID), url.QueryEscape(seq), url.QueryEscape(term))
+	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(j))
+	if err != nil {
+		return err
+	}
+	switch res.Status {
+	case http.StatusOK, http.StatusCreated:
+		j.Rev = revOf(res)
+		return nil
+	case http.StatusConflict:
+		if _, err := s.ExportJob(ctx, j.TenantID, j.ID); err != nil {
+			return err
+		}
+		return audit.Errorf(audit.ECONFLICT, "export job %s changed since it was read", j.ID)
+	}
+	return StatusError(http.MethodPut, "export job", res)
+}

@@ -1,0 +1,189 @@
+// Package export produces CSV exports of the audit log: the streaming CSV
+// encoder shared by the synchronous HTTP answer and the files of
+// asynchronous jobs, and the job service (queue, worker, expiry, e-mail).
+// It depends on the audit domain only; the stores, the file store and the
+// mailer come in through the domain interfaces.
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// CSVWriter encodes events as CSV rows (RFC 4180, UTF-8, CRLF line ends)
+// under a header of audit.ExportColumns. It holds one row at a time:
+// memory does not grow with the number of rows.
+//
+// Formula injection is neutralised: a cell that begins with =, +, -, @, a
+// tab or a carriage return is prefixed with a single quote, so a
+// spreadsheet shows it as text instead of evaluating it (OWASP "CSV
+// Injection"). actor.userAgent, actor.email and reason are
+// attacker-controlled.
+type CSVWriter struct {
+	w    *bufio.Writer
+	row  []byte
+	cell []byte
+	diff bytes.Buffer
+	keys []string
+	rows int64
+}
+
+// NewCSVWriter returns a writer to w; it writes the header at once.
+func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
+	c := &CSVWriter{w: bufio.NewWriterSize(w, 64<<10)}
+	for i, col := range audit.ExportColumns {
+		if i > 0 {
+			c.row = append(c.row, ',')
+		}
+		c.row = appendCell(c.row, col)
+	}
+	c.row = append(c.row, '\r', '\n')
+	_, err := c.w.Write(c.row)
+	return c, err
+}
+
+// Rows is the number of event rows written (the header not counted).
+func (c *CSVWriter) Rows() int64 { return c.rows }
+
+// Write encodes one event as a row.
+func (c *CSVWriter) Write(e *audit.Event) error {
+	r := c.row[:0]
+	r = appendCell(r, e.ID)
+	r = append(r, ',')
+	c.cell = e.Timestamp.UTC().AppendFormat(c.cell[:0], audit.TimestampLayout)
+	r = append(r, c.cell...)
+	for _, v := range [...]string{e.TenantID, e.Actor.ID, e.Actor.Email, e.Actor.Role, e.Actor.IP, e.Actor.UserAgent,
+		string(e.Action), e.Resource.Type, e.Resource.ID} {
+		r = append(r, ',')
+		r = appendCell(r, v)
+	}
+	r = append(r, ',')
+	r = strconv.AppendBool(r, e.CrossTenant)
+	for _, v := range [...]string{string(e.Category), string(e.Outcome), e.Reason} {
+		r = append(r, ',')
+		r = appendCell(r, v)
+	}
+	r = append(r, ',')
+	r = appendCell(r, c.diffJSON(e))
+	r = append(r, '\r', '\n')
+	c.row = r
+	if _, err := c.w.Write(r); err != nil {
+		return err
+	}
+	c.rows++
+	return nil
+}
+
+// Flush writes out what is buffered.
+func (c *CSVWriter) Flush() error { return c.w.Flush() }
+
+// diffJSON is the diff as compact JSON with sorted field names: {} when
+// nothing changed.
+func (c *CSVWriter) diffJSON(e *audit.Event) string {
+	b := &c.diff
+	b.Reset()
+	if len(e.Diff) == 0 {
+		return "{}"
+	}
+	c.keys = c.keys[:0]
+	for k := range e.Diff {
+		c.keys = append(c.keys, k)
+	}
+	sort.Strings(c.keys)
+	b.WriteByte('{')
+	for i, k := range c.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		enc := json.NewEncoder(b)
+		enc.SetEscapeHTML(false)
+		enc.Encode(k)
+		b.Truncate(b.Len() - 1) // the encoder's newline
+		ch := e.Diff[k]
+		b.WriteString(`:{"from":`)
+		writeRaw(b, ch.From)
+		b.WriteString(`,"to":`)
+		writeRaw(b, ch.To)
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func writeRaw(b *bytes.Buffer, raw json.RawMessage) {
+	if len(raw) == 0 {
+		b.WriteString("null")
+		return
+	}
+	if err := json.Compact(b, raw); err != nil {
+		b.Write(raw) // stored events are valid JSON; keep the bytes as they are
+	}
+}
+
+// dangerous reports whether a spreadsheet would treat a cell starting
+// with this byte as a formula (or strip it and then do so).
+func dangerous(b byte) bool {
+	switch b {
+	case '=', '+', '-', '@', '\t', '\r':
+		return true
+	}
+	return false
+}
+
+// appendCell appends v as one CSV cell: neutralised when it starts like a
+// formula, quoted when it holds a comma, a quote or a line break (quotes
+// doubled). Invalid UTF-8 is replaced, so the file is always UTF-8.
+func appendCell(dst []byte, v string) []byte {
+	if !utf8.ValidString(v) {
+		v = string(bytes.ToValidUTF8([]byte(v), []byte("\uFFFD")))
+	}
+	prefix := len(v) > 0 && dangerous(v[0])
+	quote := false
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == ',' || c == '"' || c == '\n' || c == '\r' {
+			quote = true
+			break
+		}
+	}
+	if quote {
+		dst = append(dst, '"')
+	}
+	if prefix {
+		dst = append(dst, '\'')
+	}
+	if !quote {
+		return append(dst, v...)
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, v[i])
+	}
+	return append(dst, '"')
+}
+
+// Cells returns the cells of e's row as a CSV reader gives them back
+// (neutralised, unquoted). Tests compare exported files with it.
+func Cells(e *audit.Event) []string {
+	var c CSVWriter
+	vals := []string{e.ID, e.Timestamp.String(), e.TenantID, e.Actor.ID, e.Actor.Email, e.Actor.Role, e.Actor.IP, e.Actor.UserAgent,
+		string(e.Action), e.Resource.Type, e.Resource.ID, strconv.FormatBool(e.CrossTenant), string(e.Category), string(e.Outcome), e.Reason, c.diffJSON(e)}
+	for i, v := range vals {
+		if !utf8.ValidString(v) {
+			v = string(bytes.ToValidUTF8([]byte(v), []byte("\uFFFD")))
+		}
+		if len(v) > 0 && dangerous(v[0]) {
+			v = "'" + v
+		}
+		vals[i] = v
+	}
+	return vals
+}

@@ -1,0 +1,188 @@
+package storetest
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Scan returns the ids an export scan yields, checking that batches are
+// never empty and that no id comes twice.
+func Scan(t testing.TB, s audit.EventScanner, f audit.Filter, so audit.Sort) []string {
+	t.Helper()
+	var ids []string
+	seen := map[string]bool{}
+	err := s.ScanEvents(context.Background(), f, so, func(batch []audit.Event) error {
+		if len(batch) == 0 {
+			return errors.New("an empty batch")
+		}
+		for _, e := range batch {
+			if seen[e.ID] {
+				return errors.New("id " + e.ID + " came twice")
+			}
+			seen[e.ID] = true
+			ids = append(ids, e.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("scan %+v: %v", f, err)
+	}
+	return ids
+}
+
+func testExportReads(t *testing.T, b Backend) {
+	ctx := context.Background()
+	d := NewDataset(4500) // more than one scan page of every store
+	Write(t, b.Writer, d.All)
+	b.Visible(t)
+	for _, c := range Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			f := c.Filter(d)
+			f.TenantID = d.A
+			want := Expected(d.Events, func(e *audit.Event) bool { return c.Keep(d, e) }, c.Sort)
+			if got := Scan(t, b.Scanner, f, c.Sort); !slices.Equal(got, want) {
+				t.Fatalf("scan: %d events, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+			n, err := b.Scanner.CountEvents(ctx, f)
+			if err != nil || n != int64(len(want)) {
+				t.Fatalf("count %d (%v), want %d", n, err, len(want))
+			}
+		})
+	}
+	// The events come back whole.
+	byID := map[string]audit.Event{}
+	for _, e := range d.Events {
+		byID[e.ID] = e
+	}
+	err := b.Scanner.ScanEvents(ctx, audit.Filter{TenantID: d.A}, audit.DefaultSort, func(batch []audit.Event) error {
+		for _, e := range batch {
+			if mustJSON(e) != mustJSON(byID[e.ID]) {
+				return errors.New("event " + e.ID + " changed: " + mustJSON(e))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An unknown tenant is empty, not an error; fn's error stops the scan.
+	if ids := Scan(t, b.Scanner, audit.Filter{TenantID: uuid.NewString()}, audit.DefaultSort); len(ids) != 0 {
+		t.Fatalf("an unknown tenant has %d events", len(ids))
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = b.Scanner.ScanEvents(ctx, audit.Filter{TenantID: d.A}, audit.DefaultSort, func([]audit.Event) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Fatalf("fn's error: got %v after %d calls", err, calls)
+	}
+}
+
+func testExportJobs(t *testing.T, b Backend) {
+	ctx := context.Background()
+	tenantA, tenantB := uuid.NewString(), uuid.NewString()
+	alice, bob := uuid.NewString(), uuid.NewString()
+	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
+	to := base.Add(-time.Hour)
+	mk := func(tenant, owner string, i int) *audit.ExportJob {
+		return &audit.ExportJob{ID: uuid.NewString(), TenantID: tenant, Owner: audit.ExportOwner{UserID: owner, Email: "u@example.com", Role: "admin"},
+			Query: "action=delete", Filter: audit.Filter{TenantID: tenant, Actions: []audit.Action{"delete"}, To: &to}, Sort: audit.DefaultSort,
+			State: audit.ExportQueued, RowsExpected: 12345, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+	}
+	a1, a2, b1 := mk(tenantA, alice, 1), mk(tenantA, bob, 2), mk(tenantB, alice, 3)
+	for _, j := range []*audit.ExportJob{a1, a2, b1} {
+		if err := b.Jobs.CreateExportJob(ctx, j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Rev == "" {
+			t.Fatal("create set no revision")
+		}
+	}
+	dup := *a1
+	if err := b.Jobs.CreateExportJob(ctx, &dup); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("a second create of one id: %v", err)
+	}
+	got, err := b.Jobs.ExportJob(ctx, tenantA, a1.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Rev != a1.Rev || got.Filter.To == nil || !got.Filter.To.Equal(to) || got.RowsExpected != 12345 || got.Owner != a1.Owner || !got.CreatedAt.Equal(a1.CreatedAt) {
+		t.Fatalf("read back %+v\nwant %+v", got, *a1)
+	}
+	// Another tenant's job does not exist for this tenant.
+	if _, err := b.Jobs.ExportJob(ctx, tenantB, a1.ID); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("tenant B reads tenant A's job: %v", err)
+	}
+	if _, err := b.Jobs.ExportJob(ctx, tenantA, uuid.NewString()); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("a missing job: %v", err)
+	}
+
+	// Compare-and-set: a stale revision is refused.
+	stale := got
+	got.State, got.RowsWritten = audit.ExportRunning, 100
+	if err := b.Jobs.UpdateExportJob(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Rev == stale.Rev {
+		t.Fatal("update kept the revision")
+	}
+	stale.State = audit.ExportCancelled
+	if err := b.Jobs.UpdateExportJob(ctx, &stale); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("update with a stale revision: %v", err)
+	}
+	ghost := *mk(tenantA, alice, 9)
+	ghost.Rev = got.Rev
+	if err := b.Jobs.UpdateExportJob(ctx, &ghost); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("update of a missing job: %v", err)
+	}
+	if now, _ := b.Jobs.ExportJob(ctx, tenantA, a1.ID); now.State != audit.ExportRunning || now.RowsWritten != 100 {
+		t.Fatalf("after update: %+v", now)
+	}
+
+	ids := func(q audit.ExportJobQuery) []string {
+		t.Helper()
+		jobs, err := b.Jobs.FindExportJobs(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, j := range jobs {
+			out = append(out, j.ID)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		q    audit.ExportJobQuery
+		want []string
+	}{
+		{"tenant and owner", audit.ExportJobQuery{TenantID: tenantA, OwnerID: alice}, []string{a1.ID}},
+		{"tenant, oldest first", audit.ExportJobQuery{TenantID: tenantA}, []string{a1.ID, a2.ID}},
+		{"queued anywhere", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued}}, []string{a2.ID, b1.ID}},
+		{"queued or running", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 2}, []string{a1.ID, a2.ID}},
+		{"owner across tenants", audit.ExportJobQuery{OwnerID: alice}, []string{a1.ID, b1.ID}},
+	} {
+		if got := ids(c.q); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+	// Expiry: done jobs whose file expires before a time.
+	exp := base.Add(7 * 24 * time.Hour)
+	done, _ := b.Jobs.ExportJob(ctx, tenantA, a2.ID)
+	done.State, done.ExpiresAt = audit.ExportDone, &exp
+	if err := b.Jobs.UpdateExportJob(ctx, &done); err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp.Add(time.Second)}); !slices.Equal(got, []string{a2.ID}) {
+		t.Errorf("expired: %v", got)
+	}
+	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp}); len(got) != 0 {
+		t.Errorf("not yet expired: %v", got)
+	}
+}

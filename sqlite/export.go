@@ -1,0 +1,184 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+
+	fastjson "github.com/goccy/go-json"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// scanBatch is how many events ScanEvents hands over at a time.
+const scanBatch = 1000
+
+// CountEvents implements audit.EventScanner.
+func (s *Store) CountEvents(ctx context.Context, f audit.Filter) (int64, error) {
+	cond, args := where(f)
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE `+cond, args...).Scan(&n); err != nil {
+		return 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
+	}
+	return n, nil
+}
+
+// ScanEvents implements audit.EventScanner with one streaming statement:
+// a statement reads one snapshot of a WAL database, and ids are unique,
+// so each event comes once.
+func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, fn func([]audit.Event) error) error {
+	cond, args := where(f)
+	col, dir := sortColumn[so.Field], "ASC"
+	if so.Desc {
+		dir = "DESC"
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events WHERE `+cond+` ORDER BY `+col+` `+dir+`, id `+dir, args...)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
+	}
+	defer rows.Close()
+	batch := make([]audit.Event, 0, scanBatch)
+	var body []byte
+	for rows.Next() {
+		if err := rows.Scan(&body); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
+		}
+		batch = append(batch, audit.Event{})
+		if err := fastjson.Unmarshal(body, &batch[len(batch)-1]); err != nil {
+			return audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
+		}
+		if len(batch) == scanBatch {
+			if err := fn(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
+	}
+	if len(batch) > 0 {
+		return fn(batch)
+	}
+	return nil
+}
+
+func millisOrNil(j *audit.ExportJob) any {
+	if j.ExpiresAt == nil {
+		return nil
+	}
+	return j.ExpiresAt.UnixMilli()
+}
+
+// CreateExportJob implements audit.ExportJobStore.
+func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob) error {
+	body, err := json.Marshal(j)
+	if err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")
+	}
+	_, err = s.w.ExecContext(ctx, `INSERT INTO export_jobs (id, tenant_id, owner_id, state, created_at, expires_at, rev, body) VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
+		j.ID, strings.ToLower(j.TenantID), j.Owner.UserID, string(j.State), j.CreatedAt.UnixMilli(), millisOrNil(j), body)
+	if err != nil {
+		if strings.Contains(err.Error(), "UNIQUE constraint") || strings.Contains(err.Error(), "PRIMARY KEY") {
+			return audit.Errorf(audit.ECONFLICT, "export job %s exists", j.ID)
+		}
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating export job")
+	}
+	j.Rev = "1"
+	return nil
+}
+
+func scanJob(row interface{ Scan(...any) error }) (audit.ExportJob, error) {
+	var body []byte
+	var rev int64
+	if err := row.Scan(&body, &rev); err != nil {
+		return audit.ExportJob{}, err
+	}
+	var j audit.ExportJob
+	if err := json.Unmarshal(body, &j); err != nil {
+		return audit.ExportJob{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored export job does not decode")
+	}
+	j.Rev = strconv.FormatInt(rev, 10)
+	return j, nil
+}
+
+// ExportJob implements audit.ExportJobStore.
+func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.ExportJob, error) {
+	j, err := scanJob(s.r.QueryRowContext(ctx, `SELECT body, rev FROM export_jobs WHERE tenant_id = ? AND id = ?`, strings.ToLower(tenantID), id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
+	}
+	if err != nil {
+		return audit.ExportJob{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading export job")
+	}
+	return j, nil
+}
+
+// FindExportJobs implements audit.ExportJobStore.
+func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]audit.ExportJob, error) {
+	conds, args := []string{"1"}, []any{}
+	if q.TenantID != "" {
+		conds, args = append(conds, "tenant_id = ?"), append(args, strings.ToLower(q.TenantID))
+	}
+	if q.OwnerID != "" {
+		conds, args = append(conds, "owner_id = ?"), append(args, q.OwnerID)
+	}
+	if len(q.States) > 0 {
+		conds = append(conds, "state IN ("+strings.TrimSuffix(strings.Repeat("?,", len(q.States)), ",")+")")
+		for _, st := range q.States {
+			args = append(args, string(st))
+		}
+	}
+	if !q.ExpiresBefore.IsZero() {
+		conds, args = append(conds, "expires_at < ?"), append(args, q.ExpiresBefore.UnixMilli())
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM export_jobs WHERE `+strings.Join(conds, " AND ")+` ORDER BY created_at, id LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
+	}
+	defer rows.Close()
+	var out []audit.ExportJob
+	for rows.Next() {
+		j, err := scanJob(rows)
+		if err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
+		}
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
+	}
+	return out, nil
+}
+
+// UpdateExportJob implements audit.ExportJobStore.
+func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
+	rev, err := strconv.ParseInt(j.Rev, 10, 64)
+	if err != nil {
+		return audit.Errorf(audit.ECONFLICT, "export job %s: unknown revision %q", j.ID, j.Rev)
+	}
+	body, err := json.Marshal(j)
+	if err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")
+	}
+	res, err := s.w.ExecContext(ctx, `UPDATE export_jobs SET state = ?, expires_at = ?, rev = rev + 1, body = ? WHERE id = ? AND tenant_id = ? AND rev = ?`,
+		string(j.State), millisOrNil(j), body, j.ID, strings.ToLower(j.TenantID), rev)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: updating export job")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		if _, err := s.ExportJob(ctx, j.TenantID, j.ID); err != nil {
+			return err
+		}
+		return audit.Errorf(audit.ECONFLICT, "export job %s changed since it was read", j.ID)
+	}
+	j.Rev = strconv.FormatInt(rev+1, 10)
+	return nil
+}
