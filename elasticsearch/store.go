@@ -174,7 +174,7 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 	}
 	for _, ix := range []struct {
 		name, what string
-		body json.RawMessage
+		body       json.RawMessage
 	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()}} {
 		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)
 		if err != nil {
