@@ -109,23 +109,34 @@ func (s *Server) timeout(c *gin.Context) {
 // event the tenant will see in its own log. When it cannot be recorded
 // the read is refused: an operator access is never unrecorded.
 func (s *Server) recordAccess(c *gin.Context, what string, details map[string]any) error {
-	p := principalOf(c)
-	if !p.CrossTenant() {
+	if !principalOf(c).CrossTenant() {
 		return nil
 	}
+	p := principalOf(c)
+	return s.record(c, audit.ResourceAuditLog, p.TenantID, map[string]any{"operation": what, "request": details})
+}
+
+// record writes one self-audit access event of the caller on a resource
+// (crossTenant for an operator-team member), durably, before the caller
+// is served; when it cannot be written the request is refused.
+func (s *Server) record(c *gin.Context, resourceType, resourceID string, details map[string]any) error {
+	p := principalOf(c)
 	actorID := p.UserID
 	if !audit.ValidUUID(actorID) {
 		actorID = "00000000-0000-0000-0000-000000000000"
 	}
-	after, _ := json.Marshal(map[string]any{"operation": what, "request": details})
+	after, _ := json.Marshal(details)
 	e := audit.Event{
 		ID: audit.NewID(), Timestamp: audit.NewTimestamp(s.deps.Now()), TenantID: p.TenantID,
 		Actor:  audit.Actor{ID: actorID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: truncate(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
-		Action: audit.ActionAccess, Resource: audit.Resource{Type: audit.ResourceAuditLog, ID: p.TenantID},
-		CrossTenant: true, Reason: p.Reason, After: after, RequestID: truncate(requestID(c), audit.MaxRequestIDBytes),
+		Action: audit.ActionAccess, Resource: audit.Resource{Type: resourceType, ID: resourceID},
+		CrossTenant: p.CrossTenant(), Reason: p.Reason, After: after, RequestID: truncate(requestID(c), audit.MaxRequestIDBytes),
 	}
 	if e.Actor.Email == "" {
 		e.Actor.Email = "operator@platform.invalid"
+		if !p.CrossTenant() {
+			e.Actor.Email = "unknown@tenant.invalid"
+		}
 	}
 	e.Normalize()
 	if err := e.Validate(s.deps.Now()); err != nil {
@@ -133,10 +144,10 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 	}
 	res, err := s.read.Writer.WriteEvents(c.Request.Context(), []audit.Event{e})
 	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "the operator access could not be recorded; the read is refused")
+		return audit.Wrap(audit.EUNAVAILABLE, err, "the access could not be recorded; the request is refused")
 	}
 	if len(res) != 1 || (res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate) {
-		return audit.Errorf(audit.EUNAVAILABLE, "the operator access could not be recorded; the read is refused")
+		return audit.Errorf(audit.EUNAVAILABLE, "the access could not be recorded; the request is refused")
 	}
 	return nil
 }

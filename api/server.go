@@ -43,6 +43,9 @@ type Deps struct {
 	Read ReadDeps
 	// Ingest enables POST /api/audit-events when its Writer is set.
 	Ingest IngestDeps
+	// Export enables the export endpoints when its Service is set (with
+	// Read).
+	Export ExportDeps
 }
 
 // Server is the HTTP API.
@@ -51,6 +54,7 @@ type Server struct {
 	deps   Deps
 	read   ReadDeps
 	ingest IngestDeps
+	export ExportDeps
 	engine *gin.Engine
 
 	requests *prometheus.CounterVec
@@ -72,7 +76,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, engine: gin.New()}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"method", "route", "status"})
@@ -91,10 +95,20 @@ func NewServer(cfg Config, deps Deps) *Server {
 	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(deps.Registry, promhttp.HandlerOpts{Registry: deps.Registry})))
 	s.engine.GET("/api/openapi.json", s.openapi)
 	if s.read.Reader != nil {
-		g := s.engine.Group("/api/audit-logs", s.timeout, s.authenticate, s.limit)
-		g.GET("", s.listEvents)
-		g.GET("/stats", s.stats)
-		g.GET("/:id", s.getEvent)
+		// Streaming answers (exports, files) are bounded by their own
+		// deadlines, not by the request timeout.
+		g := s.engine.Group("/api/audit-logs", s.authenticate, s.limit)
+		g.GET("", s.timeout, s.listEvents)
+		g.GET("/stats", s.timeout, s.stats)
+		if s.export.Service != nil {
+			g.POST("/exports", s.createExport)
+			g.GET("/export.csv", s.createExport)
+			g.GET("/exports", s.timeout, s.listExports)
+			g.GET("/exports/:id", s.timeout, s.getExport)
+			g.DELETE("/exports/:id", s.timeout, s.cancelExport)
+			g.GET("/exports/:id/file", s.exportFile)
+		}
+		g.GET("/:id", s.timeout, s.getEvent)
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)

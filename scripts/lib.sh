@@ -7,7 +7,9 @@
 #       (internal/testenv/containers);
 #   (c) otherwise a local download from Maven Central (scripts/services.sh).
 # It exports AUDITLOG_TEST_ES_URL, AUDITLOG_TEST_KAFKA_BROKERS and
-# AUDITLOG_TEST_SERVICES (given, docker or local).
+# AUDITLOG_TEST_SERVICES (given, docker or local). The S3 server of the
+# export tests (versitygw) comes with (c); in (a) and (b) it is started
+# alone unless AUDITLOG_TEST_S3_ENDPOINT is given.
 
 cleanup=()
 on_exit() {
@@ -40,5 +42,10 @@ with_services() {
 		scripts/services.sh up
 		eval "$(scripts/services.sh env)"
 	fi
-	echo "[services] ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS"
+	if [ -z "${AUDITLOG_TEST_S3_ENDPOINT:-}" ]; then
+		cleanup+=("scripts/services.sh s3-down")
+		scripts/services.sh s3-up
+		eval "$(scripts/services.sh env | grep AUDITLOG_TEST_S3_)"
+	fi
+	echo "[services] ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS, S3 $AUDITLOG_TEST_S3_ENDPOINT"
 }

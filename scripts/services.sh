@@ -8,6 +8,11 @@
 #   scripts/services.sh env     print the AUDITLOG_TEST_* exports
 #   scripts/services.sh es-stop / es-start   stop or restart Elasticsearch
 #                               alone (outage tests)
+#   scripts/services.sh s3-up / s3-down   start or stop only the S3 server
+#
+# The S3-compatible server of the export tests is versitygw (a Go program
+# serving a directory as buckets), built once from the Go module proxy
+# into the cache.
 #
 # Downloads are cached in $AUDITLOG_CACHE_DIR (default ~/.cache/auditlog);
 # run state (unpacked server, data, logs, pids) lives in
@@ -25,6 +30,10 @@ CACHE=${AUDITLOG_CACHE_DIR:-$HOME/.cache/auditlog}
 RUN=${AUDITLOG_SERVICES_DIR:-/tmp/auditlog-services}
 ES_PORT=${AUDITLOG_TEST_ES_PORT:-19200}
 KAFKA_PORT=${AUDITLOG_TEST_KAFKA_PORT:-19092}
+S3_PORT=${AUDITLOG_TEST_S3_PORT:-19500}
+VERSITYGW_VERSION=${AUDITLOG_VERSITYGW_VERSION:-v1.8.0}
+S3_ACCESS=auditlog-test
+S3_SECRET=auditlog-test-secret
 ES_HEAP=${AUDITLOG_TEST_ES_HEAP:-1g}
 KAFKA_HEAP=${AUDITLOG_TEST_KAFKA_HEAP:-512m}
 ES_USER=auditlog-es
@@ -82,6 +91,37 @@ EOF
 			-DoutputDirectory="$KAFKA_LIBS" >&2 || die "maven could not resolve Kafka $KAFKA_VERSION"
 		touch "$KAFKA_LIBS/.complete"
 	fi
+}
+
+fetch_s3() {
+	local bin="$CACHE/versitygw-$VERSITYGW_VERSION/versitygw"
+	if [ ! -x "$bin" ]; then
+		log "building versitygw $VERSITYGW_VERSION from the Go module proxy"
+		mkdir -p "$(dirname "$bin")"
+		GOBIN="$(dirname "$bin")" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" >&2 ||
+			die "could not build versitygw $VERSITYGW_VERSION"
+	fi
+}
+
+start_s3() {
+	local dir="$RUN/s3"
+	rm -rf "$dir" && mkdir -p "$dir/data" "$dir/meta"
+	port_open "$S3_PORT" && die "port $S3_PORT is busy: another S3 server? run scripts/services.sh down"
+	log "starting versitygw $VERSITYGW_VERSION (S3) on 127.0.0.1:$S3_PORT"
+	ROOT_ACCESS_KEY="$S3_ACCESS" ROOT_SECRET_KEY="$S3_SECRET" setsid nohup \
+		"$CACHE/versitygw-$VERSITYGW_VERSION/versitygw" --port "127.0.0.1:$S3_PORT" \
+		posix --sidecar "$dir/meta" "$dir/data" >"$dir/stdout.log" 2>&1 </dev/null &
+	echo $! >"$RUN/s3.pid"
+}
+
+wait_s3() {
+	local deadline=$((SECONDS + 60))
+	until port_open "$S3_PORT"; do
+		alive "$RUN/s3.pid" || { tail -n 40 "$RUN/s3/stdout.log" >&2 || true; die "versitygw exited during start"; }
+		[ $SECONDS -lt $deadline ] || die "versitygw not listening after 60s"
+		sleep 0.2
+	done
+	log "S3 (versitygw) is ready"
 }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -196,6 +236,9 @@ wait_kafka() {
 print_env() {
 	echo "export AUDITLOG_TEST_ES_URL=http://127.0.0.1:$ES_PORT"
 	echo "export AUDITLOG_TEST_KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
+	echo "export AUDITLOG_TEST_S3_ENDPOINT=http://127.0.0.1:$S3_PORT"
+	echo "export AUDITLOG_TEST_S3_ACCESS_KEY=$S3_ACCESS"
+	echo "export AUDITLOG_TEST_S3_SECRET_KEY=$S3_SECRET"
 	echo "export AUDITLOG_TEST_SERVICES=local"
 	echo "export AUDITLOG_TEST_SERVICES_SCRIPT=$(readlink -f "$0")"
 }
@@ -206,13 +249,24 @@ up)
 	"$0" down || true
 	fetch_es
 	fetch_kafka
+	fetch_s3
 	start_es fresh
 	start_kafka
+	start_s3
 	wait_es
 	wait_kafka
+	wait_s3
 	print_env >"$RUN/env"
 	;;
+s3-up)
+	stop_pid "$RUN/s3.pid" versitygw
+	fetch_s3
+	start_s3
+	wait_s3
+	;;
+s3-down) stop_pid "$RUN/s3.pid" versitygw ;;
 down)
+	stop_pid "$RUN/s3.pid" versitygw
 	stop_pid "$RUN/kafka.pid" Kafka
 	stop_pid "$RUN/es.pid" Elasticsearch
 	;;

@@ -21,9 +21,12 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
 	"github.com/auditlog/auditlog/internal/backoff"
+	"github.com/auditlog/auditlog/s3"
+	"github.com/auditlog/auditlog/smtp"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -84,8 +87,14 @@ func (m *Main) defaultPlan() (audit.Plan, error) { return audit.ParsePlan(m.Conf
 
 func (m *Main) runServe(ctx context.Context) error {
 	cfg := m.Config
+	// Listen first: the links in export e-mails need the address.
+	if err := m.listen(); err != nil {
+		return err
+	}
 	deps := api.Deps{Logger: m.Logger, Registry: m.Registry}
 	var writer audit.EventWriter
+	var scanner audit.EventScanner
+	var jobs audit.ExportJobStore
 	if cfg.Store == "elasticsearch" {
 		plan, err := m.defaultPlan()
 		if err != nil {
@@ -102,7 +111,7 @@ func (m *Main) runServe(ctx context.Context) error {
 			return fmt.Errorf("elasticsearch at %s: %w", maskURL(cfg.ES.URL), err)
 		}
 		m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
-		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan})
+		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: cfg.Export.ScanPage})
 		if err != nil {
 			return err
 		}
@@ -119,7 +128,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		deps.Read = read
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping})
 		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
-		writer = store
+		writer, scanner, jobs = store, store, store
 	} else {
 		plan, err := m.defaultPlan()
 		if err != nil {
@@ -140,7 +149,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		deps.Read = read
 		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "sqlite", Check: store.Ping})
-		writer = store
+		writer, scanner, jobs = store, store, store
 		m.background(ctx, "retention purge", func(bg context.Context) {
 			store.PurgeLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, func(n int64, err error) {
 				if err != nil {
@@ -151,6 +160,13 @@ func (m *Main) runServe(ctx context.Context) error {
 			})
 		})
 	}
+	svc, ready, err := m.exportService(ctx, scanner, jobs)
+	if err != nil {
+		return err
+	}
+	deps.Export = api.ExportDeps{Service: svc}
+	deps.Ready = append(deps.Ready, ready...)
+	m.background(ctx, "export jobs", svc.Run)
 	if cfg.Seed > 0 {
 		if err := m.seed(ctx, deps.Read.Reader, writer); err != nil {
 			return err
@@ -336,12 +352,74 @@ func (m *Main) runIndex(ctx context.Context) error {
 	return nil
 }
 
-func (m *Main) serveHTTP(h http.Handler) error {
+// exportService builds the export service: the file store (local or S3)
+// and the mailer (when an SMTP host is set).
+func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jobs audit.ExportJobStore) (*export.Service, []api.ReadinessCheck, error) {
+	ec := m.Config.Export
+	dir := ec.Dir
+	if dir == "" {
+		dir = filepath.Join(m.Config.DataDir, "exports")
+	}
+	var ready []api.ReadinessCheck
+	var files audit.ExportFiles = export.LocalFiles{Dir: dir}
+	if ec.FileStore == "s3" {
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		f, err := s3.Open(sctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: ec.S3Bucket, AccessKey: ec.S3AccessKey,
+			SecretKey: ec.S3SecretKey, Prefix: ec.S3Prefix, PathStyle: ec.S3PathStyle, CreateBucket: ec.S3Create})
+		if err != nil {
+			return nil, nil, err
+		}
+		files = f
+		ready = append(ready, api.ReadinessCheck{Name: "s3", Check: f.Ping})
+	}
+	var notifier audit.ExportNotifier
+	if ec.SMTPHost != "" {
+		public := ec.PublicURL
+		if public == "" {
+			public = "http://" + m.Addr()
+		}
+		mailer, err := smtp.New(smtp.Config{Host: ec.SMTPHost, Port: ec.SMTPPort, Username: ec.SMTPUser, Password: ec.SMTPPass,
+			From: ec.SMTPFrom, StartTLS: ec.SMTPTLS, CAFile: ec.SMTPCAFile, PublicURL: public})
+		if err != nil {
+			return nil, nil, err
+		}
+		notifier = mailer
+	} else {
+		m.Logger.Warn("no SMTP host: export jobs will not e-mail their owners (AUDITLOG_SMTP_HOST); the job status still tells")
+	}
+	host, _ := os.Hostname()
+	svc := export.New(export.Config{
+		Workers: ec.Workers, MaxActivePerTenant: ec.MaxActive, Expiry: ec.Expiry, Lease: ec.Lease, Poll: ec.Poll,
+		MaxAttempts: ec.Attempts, RetryDelay: ec.RetryDelay, TempDir: filepath.Join(dir, "tmp"),
+		Worker: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]),
+	}, export.Deps{Scanner: scanner, Jobs: jobs, Files: files, Notifier: notifier, Logger: m.Logger, Registry: m.Registry})
+	return svc, ready, nil
+}
+
+func (m *Main) listen() error {
+	if m.ln != nil {
+		return nil
+	}
 	ln, err := net.Listen("tcp", m.Config.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", m.Config.HTTPAddr, err)
 	}
 	m.ln = ln
+	m.onClose(func(context.Context) error {
+		if m.http == nil {
+			return ln.Close()
+		}
+		return nil
+	})
+	return nil
+}
+
+func (m *Main) serveHTTP(h http.Handler) error {
+	if err := m.listen(); err != nil {
+		return err
+	}
+	ln := m.ln
 	m.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

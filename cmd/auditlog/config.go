@@ -34,8 +34,39 @@ type Config struct {
 	DefaultPlan    string
 	DevTokenTenant string
 
-	ES    ESConfig
-	Kafka KafkaConfig
+	ES     ESConfig
+	Kafka  KafkaConfig
+	Export ExportConfig
+}
+
+// ExportConfig is the export section: jobs, where files go, and e-mail.
+type ExportConfig struct {
+	PublicURL   string
+	Workers     int
+	MaxActive   int
+	Expiry      time.Duration
+	Lease       time.Duration
+	Poll        time.Duration
+	Attempts    int
+	RetryDelay  time.Duration
+	ScanPage    int
+	FileStore   string
+	Dir         string
+	S3Endpoint  string
+	S3Region    string
+	S3Bucket    string
+	S3AccessKey string
+	S3SecretKey string
+	S3Prefix    string
+	S3PathStyle bool
+	S3Create    bool
+	SMTPHost    string
+	SMTPPort    int
+	SMTPUser    string
+	SMTPPass    string
+	SMTPFrom    string
+	SMTPTLS     string
+	SMTPCAFile  string
 }
 
 // IndexerConfig tunes batching of the Kafka consumer.
@@ -131,6 +162,18 @@ func (b *binder) duration(p *time.Duration, name, env string, def time.Duration,
 	b.fs.DurationVar(p, name, def, usage+" (env "+env+")")
 }
 
+func (b *binder) boolean(p *bool, name, env string, def bool, usage string) {
+	if v, ok := b.add(name, env, usage, false); ok {
+		x, err := strconv.ParseBool(v)
+		if err != nil {
+			b.errs = append(b.errs, fmt.Sprintf("%s=%q is not true or false", env, v))
+		} else {
+			def = x
+		}
+	}
+	b.fs.BoolVar(p, name, def, usage+" (env "+env+")")
+}
+
 // parse parses args and reports every environment and flag problem.
 func (b *binder) parse(args []string) error {
 	if err := b.fs.Parse(args); err != nil {
@@ -219,6 +262,36 @@ func (b *binder) api(c *Config) {
 	b.int(&c.RateBurst, "rate-burst", "AUDITLOG_RATE_BURST", 100, "API request burst per tenant")
 }
 
+func (b *binder) export(c *Config) {
+	e := &c.Export
+	b.str(&e.PublicURL, "public-url", "AUDITLOG_PUBLIC_URL", "", "base URL of this service as users reach it, for the links in e-mails (default http://<http-addr>)")
+	b.int(&e.Workers, "export-workers", "AUDITLOG_EXPORT_WORKERS", 2, "export jobs this process runs at once")
+	b.int(&e.MaxActive, "export-max-active", "AUDITLOG_EXPORT_MAX_ACTIVE", 3, "queued and running export jobs a tenant may have at once")
+	b.duration(&e.Expiry, "export-expiry", "AUDITLOG_EXPORT_EXPIRY", 7*24*time.Hour, "how long an export file is kept")
+	b.duration(&e.Lease, "export-lease", "AUDITLOG_EXPORT_LEASE", 30*time.Second, "how long a running job stays claimed without a heartbeat (a job whose process died restarts after it)")
+	b.duration(&e.Poll, "export-poll", "AUDITLOG_EXPORT_POLL", time.Second, "how often the export queue is looked at")
+	b.int(&e.Attempts, "export-attempts", "AUDITLOG_EXPORT_ATTEMPTS", 3, "runs of a job that fails because the store is unreachable, before it fails")
+	b.duration(&e.RetryDelay, "export-retry-delay", "AUDITLOG_EXPORT_RETRY_DELAY", 10*time.Second, "wait before the second run of a failed job, doubled each time")
+	b.int(&e.ScanPage, "export-scan-page", "AUDITLOG_EXPORT_SCAN_PAGE", 2000, "events per point-in-time page of an Elasticsearch export scan")
+	b.str(&e.FileStore, "export-store", "AUDITLOG_EXPORT_STORE", "local", "where export files go: local (under the data dir) or s3")
+	b.str(&e.Dir, "export-dir", "AUDITLOG_EXPORT_DIR", "", "directory of local export files and of files being written (default <data-dir>/exports)")
+	b.str(&e.S3Endpoint, "s3-endpoint", "AUDITLOG_S3_ENDPOINT", "", "S3-compatible endpoint URL, e.g. https://s3.eu-west-1.amazonaws.com")
+	b.str(&e.S3Region, "s3-region", "AUDITLOG_S3_REGION", "us-east-1", "S3 region")
+	b.str(&e.S3Bucket, "s3-bucket", "AUDITLOG_S3_BUCKET", "", "S3 bucket of export files")
+	b.str(&e.S3AccessKey, "s3-access-key", "AUDITLOG_S3_ACCESS_KEY", "", "S3 access key id")
+	b.secret(&e.S3SecretKey, "s3-secret-key", "AUDITLOG_S3_SECRET_KEY", "S3 secret access key")
+	b.str(&e.S3Prefix, "s3-prefix", "AUDITLOG_S3_PREFIX", "", "prefix of the object keys")
+	b.boolean(&e.S3PathStyle, "s3-path-style", "AUDITLOG_S3_PATH_STYLE", false, "path-style bucket addressing (MinIO, versitygw)")
+	b.boolean(&e.S3Create, "s3-create-bucket", "AUDITLOG_S3_CREATE_BUCKET", false, "create the bucket at start when it is missing")
+	b.str(&e.SMTPHost, "smtp-host", "AUDITLOG_SMTP_HOST", "", "SMTP server for export e-mails (unset: no e-mail; the job status still tells)")
+	b.int(&e.SMTPPort, "smtp-port", "AUDITLOG_SMTP_PORT", 587, "SMTP port")
+	b.str(&e.SMTPUser, "smtp-username", "AUDITLOG_SMTP_USERNAME", "", "SMTP user (PLAIN authentication)")
+	b.secret(&e.SMTPPass, "smtp-password", "AUDITLOG_SMTP_PASSWORD", "SMTP password")
+	b.str(&e.SMTPFrom, "smtp-from", "AUDITLOG_SMTP_FROM", "Audit log <auditlog@localhost>", "sender of export e-mails")
+	b.str(&e.SMTPTLS, "smtp-starttls", "AUDITLOG_SMTP_STARTTLS", "opportunistic", "STARTTLS: required, opportunistic or off")
+	b.str(&e.SMTPCAFile, "smtp-ca-file", "AUDITLOG_SMTP_CA_FILE", "", "PEM file that verifies the SMTP server's certificate (default: the system roots)")
+}
+
 // validate checks the cross-field rules of the configuration.
 func (c *Config) validate(needStore bool) error {
 	var errs []string
@@ -237,6 +310,17 @@ func (c *Config) validate(needStore bool) error {
 			}
 		default:
 			errs = append(errs, fmt.Sprintf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", c.Store))
+		}
+	}
+	if needStore {
+		switch c.Export.FileStore {
+		case "local":
+		case "s3":
+			if c.Export.S3Endpoint == "" || c.Export.S3Bucket == "" {
+				errs = append(errs, "AUDITLOG_S3_ENDPOINT and AUDITLOG_S3_BUCKET must be set when AUDITLOG_EXPORT_STORE=s3")
+			}
+		default:
+			errs = append(errs, fmt.Sprintf("AUDITLOG_EXPORT_STORE=%q: want local or s3", c.Export.FileStore))
 		}
 	}
 	switch c.LogFormat {

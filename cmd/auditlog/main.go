@@ -100,6 +100,7 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 		b.elasticsearch(&c)
 		b.kafka(&c)
 		b.lifecycle(&c)
+		b.export(&c)
 	case "index":
 		b.common(&c, "127.0.0.1:8081")
 		c.Store = "elasticsearch"

@@ -5,6 +5,8 @@
 //
 //	AUDITLOG_TEST_ES_URL         e.g. http://127.0.0.1:19200
 //	AUDITLOG_TEST_KAFKA_BROKERS  e.g. 127.0.0.1:19092
+//	AUDITLOG_TEST_S3_ENDPOINT    e.g. http://127.0.0.1:19500 (versitygw),
+//	                             with AUDITLOG_TEST_S3_ACCESS_KEY/SECRET_KEY
 //
 // A test that needs a service which is not configured fails when CI=true
 // and skips, saying why, otherwise (a plain `go test ./...` on a laptop).
@@ -49,6 +51,20 @@ func ElasticsearchURL(t testing.TB) string {
 func KafkaBrokers(t testing.TB) []string {
 	t.Helper()
 	return strings.Split(require(t, "AUDITLOG_TEST_KAFKA_BROKERS", os.Getenv("AUDITLOG_TEST_KAFKA_BROKERS")), ",")
+}
+
+// S3Env is the test S3-compatible server (versitygw, started by
+// scripts/services.sh) and its root credentials.
+type S3Env struct{ Endpoint, AccessKey, SecretKey string }
+
+// S3 returns the test S3 server.
+func S3(t testing.TB) S3Env {
+	t.Helper()
+	return S3Env{
+		Endpoint:  require(t, "AUDITLOG_TEST_S3_ENDPOINT", os.Getenv("AUDITLOG_TEST_S3_ENDPOINT")),
+		AccessKey: require(t, "AUDITLOG_TEST_S3_ACCESS_KEY", os.Getenv("AUDITLOG_TEST_S3_ACCESS_KEY")),
+		SecretKey: require(t, "AUDITLOG_TEST_S3_SECRET_KEY", os.Getenv("AUDITLOG_TEST_S3_SECRET_KEY")),
+	}
 }
 
 // RequireFeature skips a test whose cluster lacks a feature, with the

@@ -1,0 +1,326 @@
+package api
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/export"
+)
+
+// ExportDeps enable the export endpoints.
+type ExportDeps struct {
+	Service *export.Service
+	// SyncTimeout bounds a synchronous export (default 5 min).
+	SyncTimeout time.Duration
+}
+
+// exportParams are the parameters exports take besides the filters and
+// the sort: async=true asks for a job whatever the count.
+var exportParams = map[string]bool{"async": true}
+
+// ExportJobView is a job as the API shows it to its owner.
+type ExportJobView struct {
+	ID           string            `json:"id"`
+	State        audit.ExportState `json:"state"`
+	RowsWritten  int64             `json:"rowsWritten"`
+	RowsExpected int64             `json:"rowsExpected"`
+	Query        string            `json:"query"`
+	Sort         string            `json:"sort"`
+	CreatedAt    time.Time         `json:"createdAt"`
+	StartedAt    *time.Time        `json:"startedAt,omitempty"`
+	FinishedAt   *time.Time        `json:"finishedAt,omitempty"`
+	ExpiresAt    *time.Time        `json:"expiresAt,omitempty"`
+	Attempts     int               `json:"attempts"`
+	Error        string            `json:"error,omitempty"`
+	FileBytes    int64             `json:"fileBytes,omitempty"`
+	StatusURL    string            `json:"statusUrl"`
+	FileURL      string            `json:"fileUrl,omitempty"`
+}
+
+func jobView(j audit.ExportJob) ExportJobView {
+	v := ExportJobView{ID: j.ID, State: j.State, RowsWritten: j.RowsWritten, RowsExpected: j.RowsExpected, Query: j.Query,
+		Sort: j.Sort.String(), CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, ExpiresAt: j.ExpiresAt,
+		Attempts: j.Attempts, Error: j.Error, FileBytes: j.FileBytes, StatusURL: "/api/audit-logs/exports/" + j.ID}
+	if j.State == audit.ExportDone {
+		v.FileURL = v.StatusURL + "/file"
+	}
+	return v
+}
+
+// exportRequest reads the parameters of an export: from the query string,
+// or (POST only) from a JSON object whose members are the same parameters
+// (a string, a boolean, a number, or a list of strings for a repeatable
+// filter). The end of the time range is pinned to now when it is open or
+// in the future, so that the export, its count and any retry of its job
+// cover the same events.
+func (s *Server) exportRequest(c *gin.Context) (url.Values, audit.Filter, audit.Sort, bool, error) {
+	v := c.Request.URL.Query()
+	if c.Request.Method == http.MethodPost && c.Request.ContentLength != 0 {
+		body, err := io.ReadAll(io.LimitReader(c.Request.Body, 64<<10))
+		if err != nil {
+			return nil, audit.Filter{}, audit.Sort{}, false, audit.Wrap(audit.EINVALID, err, "reading the request body")
+		}
+		if len(bytes.TrimSpace(body)) > 0 {
+			if len(v) > 0 {
+				return nil, audit.Filter{}, audit.Sort{}, false, audit.Errorf(audit.EINVALID, "give the parameters in the query string or in the JSON body, not both")
+			}
+			if v, err = bodyParams(body); err != nil {
+				return nil, audit.Filter{}, audit.Sort{}, false, err
+			}
+		}
+	}
+	p := &queryParser{v: v}
+	p.unknown(filterParams, exportParams)
+	f, so := p.filter(principalOf(c).TenantID)
+	async := false
+	if a := p.single("async"); a != "" {
+		b, err := strconv.ParseBool(a)
+		if err != nil {
+			p.fail("async", "must be true or false")
+		}
+		async = b
+	}
+	if err := p.err(); err != nil {
+		return nil, f, so, false, err
+	}
+	now := s.deps.Now().UTC().Truncate(time.Millisecond)
+	if f.To == nil || f.To.After(now) {
+		f.To = &now
+	}
+	return v, f, so, async, nil
+}
+
+// bodyParams turns a JSON object of parameters into query values.
+func bodyParams(body []byte) (url.Values, error) {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, &audit.Error{Code: audit.EINVALID, Message: "the body must be a JSON object of export parameters",
+			Fields: []audit.FieldError{{Field: "body", Message: err.Error()}}}
+	}
+	v := url.Values{}
+	var bad []audit.FieldError
+	for k, val := range m {
+		switch x := val.(type) {
+		case string:
+			v.Add(k, x)
+		case bool:
+			v.Add(k, strconv.FormatBool(x))
+		case float64:
+			v.Add(k, strconv.FormatFloat(x, 'f', -1, 64))
+		case []any:
+			for _, item := range x {
+				str, ok := item.(string)
+				if !ok {
+					bad = append(bad, audit.FieldError{Field: k, Message: "a list must hold strings"})
+					break
+				}
+				v.Add(k, str)
+			}
+		default:
+			bad = append(bad, audit.FieldError{Field: k, Message: "must be a string, a boolean, a number or a list of strings"})
+		}
+	}
+	if len(bad) > 0 {
+		return nil, &audit.Error{Code: audit.EINVALID, Message: "invalid export parameters", Fields: bad}
+	}
+	return v, nil
+}
+
+// createExport serves POST /api/audit-logs/exports and GET
+// /api/audit-logs/export.csv: up to the sync limit, the CSV at once;
+// above it (or with async=true), 202 and a job.
+func (s *Server) createExport(c *gin.Context) {
+	v, f, so, async, err := s.exportRequest(c)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	svc := s.export.Service
+	cctx, cancel := context.WithTimeout(c.Request.Context(), s.cfg.RequestTimeout)
+	defer cancel()
+	n, err := svc.Count(cctx, f)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	query := v.Encode()
+	if !async && n <= svc.SyncLimit() {
+		s.streamExport(c, f, so, n, query)
+		return
+	}
+	p := principalOf(c)
+	j, err := svc.Submit(cctx, export.Request{Principal: p, Query: query, Filter: f, Sort: so, Expected: n})
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	if err := s.record(c, audit.ResourceAuditExport, j.ID, map[string]any{"operation": "export", "mode": "async", "rows": n, "query": query}); err != nil {
+		_, _ = svc.Cancel(c.Request.Context(), p, j.ID)
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	view := jobView(j)
+	c.Header("Location", view.StatusURL)
+	c.JSON(http.StatusAccepted, view)
+}
+
+// streamExport answers the CSV at once, gzip-compressed when the client
+// accepts it. An error before the first byte is a problem document; after
+// it, the connection is cut so that the client sees a truncated answer,
+// never a short file that looks whole.
+func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n int64, query string) {
+	id := uuid.NewString()
+	if err := s.record(c, audit.ResourceAuditExport, id, map[string]any{"operation": "export", "mode": "sync", "rows": n, "query": query}); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	ctx := c.Request.Context()
+	timeout := s.export.SyncTimeout
+	if timeout == 0 {
+		timeout = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": fmt.Sprintf("audit-log-%s.csv", s.deps.Now().UTC().Format("20060102-150405"))}))
+	h.Set("X-Export-Rows", strconv.FormatInt(n, 10))
+	h.Set("Vary", "Accept-Encoding")
+	var w io.Writer = c.Writer
+	var gz *gzip.Writer
+	if acceptsGzip(c.Request) {
+		h.Set("Content-Encoding", "gzip")
+		gz, _ = gzip.NewWriterLevel(c.Writer, gzip.BestSpeed)
+		w = gz
+	}
+	c.Status(http.StatusOK)
+	_, err := s.export.Service.Stream(ctx, w, f, so)
+	if err == nil && gz != nil {
+		err = gz.Close()
+	}
+	if err != nil {
+		if !c.Writer.Written() {
+			for _, k := range []string{"Content-Disposition", "Content-Encoding", "X-Export-Rows", "Content-Type"} {
+				h.Del(k)
+			}
+			writeError(c, s.deps.Logger, err)
+			return
+		}
+		s.deps.Logger.ErrorContext(ctx, "export stream failed after its start; cutting the connection", "requestId", requestID(c), "err", err)
+		panic(http.ErrAbortHandler)
+	}
+}
+
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if strings.EqualFold(strings.TrimSpace(enc), "gzip") && strings.ReplaceAll(params, " ", "") != "q=0" {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) listExports(c *gin.Context) {
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown(map[string]bool{"limit": true})
+	limit := p.int("limit", 50, 1, 500)
+	if err := p.err(); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	if err := s.recordAccess(c, "list exports", nil); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	jobs, err := s.export.Service.Jobs(c.Request.Context(), principalOf(c), limit)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	out := make([]ExportJobView, len(jobs))
+	for i, j := range jobs {
+		out[i] = jobView(j)
+	}
+	c.JSON(http.StatusOK, gin.H{"data": out})
+}
+
+func (s *Server) getExport(c *gin.Context) {
+	if err := s.recordAccess(c, "export status", map[string]any{"id": c.Param("id")}); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	j, err := s.export.Service.Job(c.Request.Context(), principalOf(c), c.Param("id"))
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, jobView(j))
+}
+
+func (s *Server) cancelExport(c *gin.Context) {
+	j, err := s.export.Service.Cancel(c.Request.Context(), principalOf(c), c.Param("id"))
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, jobView(j))
+}
+
+// exportFile serves the file of a done job: a redirect to a presigned URL
+// when the file store has them, else the file itself, gzip-compressed
+// when the client accepts it.
+func (s *Server) exportFile(c *gin.Context) {
+	id := c.Param("id")
+	if err := s.recordAccess(c, "export download", map[string]any{"id": id}); err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	d, err := s.export.Service.Open(c.Request.Context(), principalOf(c), id)
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	if d.URL != "" {
+		c.Redirect(http.StatusFound, d.URL)
+		return
+	}
+	defer d.Body.Close()
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
+	h.Set("Vary", "Accept-Encoding")
+	if acceptsGzip(c.Request) {
+		h.Set("Content-Encoding", "gzip")
+		h.Set("Content-Length", strconv.FormatInt(d.Size, 10))
+		c.Status(http.StatusOK)
+		if _, err := io.Copy(c.Writer, d.Body); err != nil {
+			panic(http.ErrAbortHandler)
+		}
+		return
+	}
+	zr, err := gzip.NewReader(d.Body)
+	if err != nil {
+		writeError(c, s.deps.Logger, audit.Wrap(audit.EINTERNAL, err, "export file %s is not gzip", id))
+		return
+	}
+	c.Status(http.StatusOK)
+	if _, err := io.Copy(c.Writer, zr); err != nil {
+		panic(http.ErrAbortHandler)
+	}
+}

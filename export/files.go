@@ -1,0 +1,88 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// LocalFiles keeps export files in a directory (the default: under
+// AUDITLOG_DATA_DIR). Downloads go through the API, which checks the
+// caller, so it has no direct URLs.
+type LocalFiles struct{ Dir string }
+
+func (l LocalFiles) path(key string) (string, error) {
+	clean := filepath.Clean("/" + key)
+	if clean != "/"+key || strings.Contains(key, "..") {
+		return "", audit.Errorf(audit.EINVALID, "bad file key %q", key)
+	}
+	return filepath.Join(l.Dir, filepath.FromSlash(key)), nil
+}
+
+// Put implements audit.ExportFiles: a temporary file, fsynced, then
+// renamed into place.
+func (l LocalFiles) Put(ctx context.Context, key string, r io.Reader, size int64) error {
+	p, err := l.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "export files")
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), ".put-*")
+	if err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "export files")
+	}
+	defer os.Remove(f.Name())
+	n, err := io.Copy(f, r)
+	if err == nil && n != size {
+		err = errors.New("short copy")
+	}
+	if err := errors.Join(err, f.Sync(), f.Close()); err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "storing export file %s", key)
+	}
+	if err := os.Rename(f.Name(), p); err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "storing export file %s", key)
+	}
+	return nil
+}
+
+// Open implements audit.ExportFiles.
+func (l LocalFiles) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, audit.Errorf(audit.ENOTFOUND, "no export file %s", key)
+	}
+	if err != nil {
+		return nil, audit.Wrap(audit.EINTERNAL, err, "opening export file %s", key)
+	}
+	return f, nil
+}
+
+// Delete implements audit.ExportFiles.
+func (l LocalFiles) Delete(ctx context.Context, key string) error {
+	p, err := l.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return audit.Wrap(audit.EINTERNAL, err, "deleting export file %s", key)
+	}
+	return nil
+}
+
+// DownloadURL implements audit.ExportFiles: local files have none.
+func (l LocalFiles) DownloadURL(context.Context, string, string, time.Duration) (string, error) {
+	return "", audit.Errorf(audit.ENOTSUPPORTED, "local export files are served by the API")
+}

@@ -1,0 +1,208 @@
+// Package smtp e-mails the owner of an export job when it ends, through
+// any SMTP server (net/smtp): STARTTLS, PLAIN authentication and the
+// sender are configurable.
+package smtp
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/mail"
+	stdsmtp "net/smtp"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// TLS modes of the connection.
+const (
+	// StartTLSRequired refuses to send without STARTTLS.
+	StartTLSRequired = "required"
+	// StartTLSOpportunistic upgrades when the server offers it.
+	StartTLSOpportunistic = "opportunistic"
+	// StartTLSOff never upgrades (a local relay).
+	StartTLSOff = "off"
+)
+
+// Config is the SMTP section of the configuration.
+type Config struct {
+	Host     string
+	Port     int
+	Username string
+	Password string
+	// From is the sender, e.g. "Audit log <auditlog@example.com>".
+	From string
+	// StartTLS is required, opportunistic (default) or off.
+	StartTLS string
+	// CAFile, when set, is the PEM bundle that verifies the server's
+	// certificate instead of the system roots.
+	CAFile string
+	// PublicURL is the base of the links in the e-mails, e.g.
+	// https://audit.example.com.
+	PublicURL string
+	// Timeout bounds one delivery (default 30 s).
+	Timeout time.Duration
+}
+
+// Mailer implements audit.ExportNotifier.
+type Mailer struct {
+	cfg  Config
+	from *mail.Address
+	tls  *tls.Config
+}
+
+// New checks the configuration.
+func New(cfg Config) (*Mailer, error) {
+	if cfg.Host == "" {
+		return nil, audit.Errorf(audit.EINVALID, "smtp: no host")
+	}
+	if cfg.Port == 0 {
+		cfg.Port = 587
+	}
+	if cfg.StartTLS == "" {
+		cfg.StartTLS = StartTLSOpportunistic
+	}
+	switch cfg.StartTLS {
+	case StartTLSRequired, StartTLSOpportunistic, StartTLSOff:
+	default:
+		return nil, audit.Errorf(audit.EINVALID, "smtp: STARTTLS mode %q: want required, opportunistic or off", cfg.StartTLS)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	from, err := mail.ParseAddress(cfg.From)
+	if err != nil {
+		return nil, audit.Errorf(audit.EINVALID, "smtp: sender %q: %v", cfg.From, err)
+	}
+	if cfg.PublicURL == "" {
+		return nil, audit.Errorf(audit.EINVALID, "smtp: no public URL for the links")
+	}
+	tc := &tls.Config{ServerName: cfg.Host, MinVersion: tls.VersionTLS12}
+	if cfg.CAFile != "" {
+		pem, err := os.ReadFile(cfg.CAFile)
+		if err != nil {
+			return nil, audit.Wrap(audit.EINVALID, err, "smtp: CA file")
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, audit.Errorf(audit.EINVALID, "smtp: no certificate in %s", cfg.CAFile)
+		}
+		tc.RootCAs = pool
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	return &Mailer{cfg: cfg, from: from, tls: tc}, nil
+}
+
+// Links are the URLs an e-mail gives for a job.
+func Links(publicURL, jobID string) (status, file string) {
+	status = strings.TrimRight(publicURL, "/") + "/api/audit-logs/exports/" + jobID
+	return status, status + "/file"
+}
+
+// Message returns the subject and plain-text body of the notice of j.
+func (m *Mailer) Message(j audit.ExportJob) (subject, body string) {
+	status, file := Links(m.cfg.PublicURL, j.ID)
+	filters := j.Query
+	if filters == "" {
+		filters = "none (the whole log)"
+	}
+	var b strings.Builder
+	if j.State == audit.ExportDone {
+		subject = fmt.Sprintf("Your audit log export is ready (%s rows)", thousands(j.RowsWritten))
+		fmt.Fprintf(&b, "Your export of the audit log is ready.\r\n\r\n")
+		fmt.Fprintf(&b, "Rows:     %s\r\nFilters:  %s\r\n\r\n", thousands(j.RowsWritten), filters)
+		fmt.Fprintf(&b, "Download: %s\r\n", file)
+		fmt.Fprintf(&b, "(sign in as %s: the link works with your own credentials only)\r\n\r\n", j.Owner.Email)
+		if j.ExpiresAt != nil {
+			fmt.Fprintf(&b, "The file is kept until %s, then deleted.\r\n", j.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
+		}
+	} else {
+		subject = "Your audit log export failed"
+		fmt.Fprintf(&b, "Your export of the audit log could not be produced.\r\n\r\n")
+		fmt.Fprintf(&b, "Reason:   %s\r\nFilters:  %s\r\n\r\n", j.Error, filters)
+		fmt.Fprintf(&b, "You can ask for it again from Settings > Audit > Export.\r\n")
+	}
+	fmt.Fprintf(&b, "Status:   %s\r\nJob:      %s\r\n", status, j.ID)
+	return subject, b.String()
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// NotifyExport implements audit.ExportNotifier.
+func (m *Mailer) NotifyExport(ctx context.Context, j audit.ExportJob) error {
+	to, err := mail.ParseAddress(j.Owner.Email)
+	if err != nil {
+		return audit.Errorf(audit.EINVALID, "smtp: the job's owner has no usable e-mail address %q", j.Owner.Email)
+	}
+	subject, body := m.Message(j)
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "From: %s\r\nTo: %s\r\nSubject: %s\r\n", m.from.String(), to.String(), subject)
+	fmt.Fprintf(&msg, "Date: %s\r\nMessage-ID: <%s@auditlog>\r\n", time.Now().UTC().Format(time.RFC1123Z), uuid.NewString())
+	fmt.Fprintf(&msg, "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n")
+	fmt.Fprintf(&msg, "X-Auditlog-Export: %s\r\n\r\n%s", j.ID, body)
+	return m.send(ctx, to.Address, []byte(msg.String()))
+}
+
+func (m *Mailer) send(ctx context.Context, to string, msg []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	addr := net.JoinHostPort(m.cfg.Host, strconv.Itoa(m.cfg.Port))
+	conn, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: connecting to %s", addr)
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		_ = conn.SetDeadline(dl)
+	}
+	c, err := stdsmtp.NewClient(conn, m.cfg.Host)
+	if err != nil {
+		conn.Close()
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: greeting of %s", addr)
+	}
+	defer c.Close()
+	if err := c.Hello("auditlog"); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: EHLO")
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok && m.cfg.StartTLS != StartTLSOff {
+		if err := c.StartTLS(m.tls); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: STARTTLS")
+		}
+	} else if m.cfg.StartTLS == StartTLSRequired {
+		return audit.Errorf(audit.EUNAVAILABLE, "smtp: %s does not offer STARTTLS, which is required", addr)
+	}
+	if m.cfg.Username != "" {
+		if err := c.Auth(stdsmtp.PlainAuth("", m.cfg.Username, m.cfg.Password, m.cfg.Host)); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: authentication")
+		}
+	}
+	if err := c.Mail(m.from.Address); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: MAIL FROM")
+	}
+	if err := c.Rcpt(to); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: RCPT TO")
+	}
+	w, err := c.Data()
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: DATA")
+	}
+	if _, err := w.Write(msg); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: DATA")
+	}
+	if err := w.Close(); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: DATA")
+	}
+	return c.Quit()
+}

@@ -1,0 +1,68 @@
+package smtp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/mailtest"
+	"github.com/auditlog/auditlog/smtp"
+)
+
+func TestNotifyOverSTARTTLSWithAuth(t *testing.T) {
+	srv := mailtest.Start(t)
+	m, err := smtp.New(smtp.Config{Host: srv.Host, Port: srv.Port, Username: srv.User, Password: srv.Password,
+		From: "Audit log <auditlog@example.com>", StartTLS: smtp.StartTLSRequired, CAFile: srv.CAFile, PublicURL: "https://audit.example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
+	j := audit.ExportJob{ID: "0a4f4d9e-1c7b-4b8e-9d1e-3f5a2b6c7d8e", Owner: audit.ExportOwner{Email: "Ana.Admin@acme.example"},
+		State: audit.ExportDone, RowsWritten: 12345, Query: "action=delete&resourceType=queue", ExpiresAt: &exp}
+	if err := m.NotifyExport(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.Wait(t, 10*time.Second, func(mailtest.Message) bool { return true })
+	if !got.TLS || got.User != srv.User || got.From != "auditlog@example.com" || len(got.To) != 1 || got.To[0] != "Ana.Admin@acme.example" {
+		t.Fatalf("envelope: %+v", got)
+	}
+	if s := got.Header.Get("Subject"); s != "Your audit log export is ready (12,345 rows)" {
+		t.Fatalf("subject %q", s)
+	}
+	for _, want := range []string{"https://audit.example.com/api/audit-logs/exports/0a4f4d9e-1c7b-4b8e-9d1e-3f5a2b6c7d8e/file", "action=delete&resourceType=queue", "2026-11-28 10:00 UTC"} {
+		if !strings.Contains(got.Body, want) {
+			t.Errorf("body lacks %q:\n%s", want, got.Body)
+		}
+	}
+
+	// A failure notice, and a wrong password is an error, not silence.
+	j.State, j.Error = audit.ExportFailed, "the audit log store was unavailable"
+	if err := m.NotifyExport(context.Background(), j); err != nil {
+		t.Fatal(err)
+	}
+	srv.Wait(t, 10*time.Second, func(m mailtest.Message) bool { return m.Header.Get("Subject") == "Your audit log export failed" && strings.Contains(m.Body, j.Error) })
+	bad, _ := smtp.New(smtp.Config{Host: srv.Host, Port: srv.Port, Username: srv.User, Password: "wrong", From: "a@example.com", CAFile: srv.CAFile, PublicURL: "http://x"})
+	if err := bad.NotifyExport(context.Background(), j); audit.ErrorCode(err) != audit.EUNAVAILABLE {
+		t.Fatalf("wrong password: %v", err)
+	}
+	// A certificate that does not verify is refused.
+	untrusted, _ := smtp.New(smtp.Config{Host: srv.Host, Port: srv.Port, From: "a@example.com", StartTLS: smtp.StartTLSRequired, PublicURL: "http://x"})
+	if err := untrusted.NotifyExport(context.Background(), j); err == nil || !strings.Contains(err.Error(), "STARTTLS") {
+		t.Fatalf("untrusted certificate: %v", err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []smtp.Config{
+		{From: "a@example.com", PublicURL: "http://x"},
+		{Host: "h", From: "not an address", PublicURL: "http://x"},
+		{Host: "h", From: "a@example.com", PublicURL: "http://x", StartTLS: "maybe"},
+		{Host: "h", From: "a@example.com"},
+	} {
+		if _, err := smtp.New(c); audit.ErrorCode(err) != audit.EINVALID {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}
