@@ -319,8 +319,11 @@ func (s *Service) Run(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.Poll)
 	defer tick.Stop()
 	lastExpiry := time.Time{}
+	// Expired files are looked for every minute, or more often when files
+	// live less than two minutes.
+	every := min(time.Minute, max(s.cfg.Expiry/2, s.cfg.Poll))
 	for {
-		if now := s.deps.Now(); now.Sub(lastExpiry) >= time.Minute || now.Before(lastExpiry) {
+		if now := s.deps.Now(); now.Sub(lastExpiry) >= every || now.Before(lastExpiry) {
 			if err := s.Expire(ctx); err != nil && ctx.Err() == nil {
 				s.log.Warn("expiring export files failed; the next pass retries", "err", err)
 			}

@@ -8,18 +8,9 @@ BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_RUNS=${BENCH_RUNS:-5}
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 
-cleanup=()
-on_exit() {
-	local rc=$?
-	for c in "${cleanup[@]}"; do eval "$c" || true; done
-	exit $rc
-}
-trap on_exit EXIT
-if [ -z "${AUDITLOG_TEST_ES_URL:-}" ] || [ -z "${AUDITLOG_TEST_KAFKA_BROKERS:-}" ]; then
-	cleanup+=("scripts/services.sh down")
-	scripts/services.sh up
-	eval "$(scripts/services.sh env)"
-fi
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+with_services
 export AUDITLOG_KAFKA_VERSION=${AUDITLOG_KAFKA_VERSION:-3.9.1}
 go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT" \
 	-services-dir "${AUDITLOG_SERVICES_DIR:-/tmp/auditlog-services}"
@@ -27,7 +18,7 @@ go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT" \
 echo "[bench] Go micro-benchmarks (hot paths, with allocations)"
 benchtime=1s
 awk "BEGIN{exit !($BENCH_SCALE < 0.5)}" && benchtime=100ms
-go test -run='^$' -bench=. -benchmem -benchtime=$benchtime -count=3 ./audit/ ./elasticsearch/ | tee /tmp/auditlog-micro.txt
+go test -run='^$' -bench=. -benchmem -benchtime=$benchtime -count=3 ./audit/ ./elasticsearch/ ./export/ | tee /tmp/auditlog-micro.txt
 {
 	echo
 	echo "## Go micro-benchmarks"

@@ -42,7 +42,9 @@ func TestNotifyOverSTARTTLSWithAuth(t *testing.T) {
 	if err := m.NotifyExport(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
-	srv.Wait(t, 10*time.Second, func(m mailtest.Message) bool { return m.Header.Get("Subject") == "Your audit log export failed" && strings.Contains(m.Body, j.Error) })
+	srv.Wait(t, 10*time.Second, func(m mailtest.Message) bool {
+		return m.Header.Get("Subject") == "Your audit log export failed" && strings.Contains(m.Body, j.Error)
+	})
 	bad, _ := smtp.New(smtp.Config{Host: srv.Host, Port: srv.Port, Username: srv.User, Password: "wrong", From: "a@example.com", CAFile: srv.CAFile, PublicURL: "http://x"})
 	if err := bad.NotifyExport(context.Background(), j); audit.ErrorCode(err) != audit.EUNAVAILABLE {
 		t.Fatalf("wrong password: %v", err)

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/auditlog/auditlog/elasticsearch"
 )
 
 // result is one benchmark's figure next to its ceiling and target.
@@ -50,6 +52,11 @@ type env struct {
 	esVersion string
 	kafka     string
 	pids      map[string]int // processes whose CPU use is reported
+
+	// The query benchmark's store, reused by the export benchmark.
+	queryStore  *elasticsearch.Store
+	queryTenant string
+	queryN      int
 }
 
 func main() {
@@ -81,6 +88,7 @@ func main() {
 	}{
 		{"indexer", benchIndexer},
 		{"query", benchQuery},
+		{"export", benchExport},
 		{"sqlite", benchSQLite},
 	}
 	var results []result

@@ -48,6 +48,7 @@ func benchQuery(ctx context.Context, e *env) ([]result, error) {
 		err := s.Client().DoJSON(ctx, http.MethodPost, search, body, &out)
 		return ms(time.Since(t0)), err
 	}
+	e.queryStore, e.queryTenant, e.queryN = s, g.Tenants()[0].ID, n
 	return measureQueries(ctx, e, "Elasticsearch", s, s, g.Tenants()[0].ID, n, loaded, 100, direct)
 }
 

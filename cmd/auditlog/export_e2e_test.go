@@ -8,10 +8,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -408,4 +411,320 @@ func TestExportAsyncS3AndEmail(t *testing.T) {
 	if len(recs) != 1 || recs[0].Resource.ID != job.ID || !bytes.Contains(recs[0].After, []byte(`"mode":"async"`)) {
 		t.Fatalf("export records: %+v", recs)
 	}
+}
+
+// TestExportJobsIsolationLimitsAndExpiry runs on the embedded store with
+// local files. A job belongs to its tenant and its creator: another
+// tenant, or another user of the same tenant, cannot see its status,
+// download its file or cancel it, whether guessing ids or reusing its
+// URLs. A tenant has at most AUDITLOG_EXPORT_MAX_ACTIVE jobs queued or
+// running; the file is served gzip-compressed or plain; cancelling
+// deletes the file; and an expired file is deleted.
+func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
+	dir := t.TempDir()
+	tenantA, tenantB := "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "6f5e4d3c-2b1a-4098-8776-655443322110"
+	m := startMain(t, "serve", map[string]string{
+		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": dir, "AUDITLOG_JWT_SECRET": "s3cret", "AUDITLOG_INGEST_TOKEN": "svc",
+		"AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_EXPORT_POLL": "50ms", "AUDITLOG_EXPORT_EXPIRY": "3s", "AUDITLOG_EXPORT_MAX_ACTIVE": "1",
+	})
+	base := "http://" + m.Addr()
+	events := append(tenantEvents(31, tenantA, 700), tenantEvents(32, tenantB, 300)...)
+	payload, _ := json.Marshal(events)
+	if res, body := request(t, "POST", base+"/api/audit-events", "svc", payload); res.StatusCode != 200 {
+		t.Fatalf("ingest: %d %s", res.StatusCode, body)
+	}
+	alice := token(t, "s3cret", audit.Principal{UserID: "11111111-1111-4111-8111-111111111111", Email: "alice@a.example", Role: audit.RoleAdmin, TenantID: tenantA})
+	bob := token(t, "s3cret", audit.Principal{UserID: "22222222-2222-4222-8222-222222222222", Email: "bob@a.example", Role: audit.RoleAdmin, TenantID: tenantA})
+	carol := token(t, "s3cret", audit.Principal{UserID: "11111111-1111-4111-8111-111111111111", Email: "carol@b.example", Role: audit.RoleAdmin, TenantID: tenantB})
+	opB := token(t, "s3cret", audit.Principal{UserID: "33333333-3333-4333-8333-333333333333", Email: "ops@platform.example", Role: audit.RoleSuperadmin, TenantID: tenantB, Reason: "ticket 7"})
+
+	res, body := request(t, "GET", base+"/api/audit-logs/export.csv?async=true&to="+octEndParam, alice, nil)
+	var job api.ExportJobView
+	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
+		t.Fatalf("async export: %d %s", res.StatusCode, body)
+	}
+	done := waitJob(t, base, alice, job.ID, time.Minute, isDone)
+	if done.RowsWritten != 700 {
+		t.Fatalf("rows %d, want 700", done.RowsWritten)
+	}
+	jobURL := base + "/api/audit-logs/exports/" + job.ID
+	// The owner gets the file, plain or gzip-compressed.
+	res, plain := request(t, "GET", jobURL+"/file", alice, nil, "Accept-Encoding", "identity")
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" || !strings.Contains(res.Header.Get("Content-Disposition"), `attachment; filename=audit-log-`) {
+		t.Fatalf("file: %d %v", res.StatusCode, res.Header)
+	}
+	sameRows(t, parseCSV(t, plain), walk(t, base, alice, "to="+octEndParam))
+	res, gz := request(t, "GET", jobURL+"/file", alice, nil, "Accept-Encoding", "gzip")
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil || res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("gzip file: %v %v", res.Header, err)
+	}
+	if unzipped, _ := io.ReadAll(zr); !bytes.Equal(unzipped, plain) {
+		t.Fatal("the gzip file differs from the plain one")
+	}
+
+	// Nobody else sees the job: not another user of the tenant, not
+	// another tenant (even an operator with a reason, and even with the
+	// same user id), not by URL, not by guessing.
+	for name, tok := range map[string]string{"same tenant, other user": bob, "other tenant, same user id": carol, "operator of another tenant": opB} {
+		for _, c := range []struct{ method, url string }{
+			{"GET", jobURL}, {"GET", jobURL + "/file"}, {"DELETE", jobURL},
+			{"GET", base + "/api/audit-logs/exports/" + "00000000-0000-4000-8000-000000000000"},
+			{"GET", base + "/api/audit-logs/exports/not-a-uuid/file"},
+		} {
+			res, body := request(t, c.method, c.url, tok, nil)
+			var p api.Problem
+			if res.StatusCode != 404 || json.Unmarshal(body, &p) != nil || strings.Contains(string(body), "alice") {
+				t.Errorf("%s: %s %s: %d %s", name, c.method, c.url, res.StatusCode, body)
+			}
+		}
+		res, body := request(t, "GET", base+"/api/audit-logs/exports", tok, nil)
+		if res.StatusCode != 200 || strings.Contains(string(body), job.ID) {
+			t.Errorf("%s lists alice's job: %d %s", name, res.StatusCode, body)
+		}
+	}
+	if res, body := request(t, "GET", base+"/api/audit-logs/exports", alice, nil); res.StatusCode != 200 || !strings.Contains(string(body), job.ID) {
+		t.Fatalf("alice's list: %d %s", res.StatusCode, body)
+	}
+
+	// One job at a time for this tenant (MAX_ACTIVE=1): a job held queued
+	// by a cancelled-then-recreated sequence shows the limit.
+	res, body = request(t, "POST", base+"/api/audit-logs/exports?async=true", bob, nil)
+	var second api.ExportJobView
+	if res.StatusCode != 202 || json.Unmarshal(body, &second) != nil {
+		t.Fatalf("bob's export: %d %s", res.StatusCode, body)
+	}
+	res3, body3 := request(t, "POST", base+"/api/audit-logs/exports?async=true", alice, nil)
+	if st := waitJob(t, base, bob, second.ID, time.Minute, func(v api.ExportJobView) error { return nil }); st.State.Final() {
+		// The job ended before the second request: the limit was not
+		// reached, so the request must have been accepted.
+		if res3.StatusCode != 202 {
+			t.Fatalf("a second job after the first ended: %d %s", res3.StatusCode, body3)
+		}
+	} else if res3.StatusCode != 429 || !strings.Contains(string(body3), "queued or running") {
+		t.Fatalf("a second active job of the tenant: %d %s", res3.StatusCode, body3)
+	}
+	// Tenant B is not limited by tenant A's jobs.
+	if res, body := request(t, "POST", base+"/api/audit-logs/exports?async=true", carol, nil); res.StatusCode != 202 {
+		t.Fatalf("tenant B: %d %s", res.StatusCode, body)
+	}
+
+	// Cancel: the file goes, and the job says so.
+	files := func() int {
+		n := 0
+		filepathWalk(t, dir+"/exports/exports", func(string) { n++ })
+		return n
+	}
+	before := files()
+	res, body = request(t, "DELETE", jobURL, alice, nil)
+	if res.StatusCode != 200 || !strings.Contains(string(body), `"state":"cancelled"`) {
+		t.Fatalf("cancel: %d %s", res.StatusCode, body)
+	}
+	if files() != before-1 {
+		t.Fatalf("cancelling left the file (%d files, were %d)", files(), before)
+	}
+	if res, body := request(t, "GET", jobURL+"/file", alice, nil); res.StatusCode != 409 {
+		t.Fatalf("file of a cancelled job: %d %s", res.StatusCode, body)
+	}
+
+	// Expiry (3 s here): the file is deleted and the job says expired.
+	res, body = request(t, "POST", base+"/api/audit-logs/exports?async=true&action=delete", carol, nil)
+	if res.StatusCode != 202 && res.StatusCode != 429 {
+		t.Fatalf("tenant B's second export: %d %s", res.StatusCode, body)
+	}
+	var third api.ExportJobView
+	testenv.Eventually(t, time.Minute, func() error {
+		res, body := request(t, "POST", base+"/api/audit-logs/exports?async=true&action=update", alice, nil)
+		if res.StatusCode != 202 {
+			return fmt.Errorf("%d %s", res.StatusCode, body)
+		}
+		return json.Unmarshal(body, &third)
+	})
+	waitJob(t, base, alice, third.ID, time.Minute, isDone)
+	expired := waitJob(t, base, alice, third.ID, time.Minute, func(v api.ExportJobView) error {
+		if v.State != audit.ExportExpired {
+			return fmt.Errorf("state %s", v.State)
+		}
+		return nil
+	})
+	if expired.FileURL != "" {
+		t.Fatalf("an expired job offers a file: %+v", expired)
+	}
+	testenv.Eventually(t, 30*time.Second, func() error {
+		var left []string
+		filepathWalk(t, dir+"/exports/exports", func(p string) {
+			if strings.Contains(p, third.ID) {
+				left = append(left, p)
+			}
+		})
+		if len(left) > 0 {
+			return fmt.Errorf("expired file still there: %v", left)
+		}
+		return nil
+	})
+}
+
+// TestExportSurvivesStoreOutage takes Elasticsearch away from the server
+// (a proxy that cuts every connection) in the middle of a job. With
+// retries left, the job runs again once Elasticsearch is back and ends
+// done, e-mailed; with none left, it ends failed and the owner is told
+// why.
+func TestExportSurvivesStoreOutage(t *testing.T) {
+	esURL := testenv.ElasticsearchURL(t)
+	mail := mailtest.Start(t)
+	prefix := testenv.Name("auditlog-xdown")
+	tenant := "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a"
+	loadES(t, esURL, prefix, tenantEvents(41, tenant, 20000))
+	u, _ := url.Parse(esURL)
+	proxy := testenv.StartProxy(t, u.Host)
+	owner := audit.Principal{UserID: "4e5f6a7b-8c9d-4e0f-8a1b-2c3d4e5f6a7b", Email: "owner@acme.example", Role: audit.RoleAdmin, TenantID: tenant}
+	tok := token(t, "s3cret", owner)
+
+	run := func(attempts string) (api.ExportJobView, mailtest.Message) {
+		vars := esServeEnv(t, prefix)
+		for k, v := range map[string]string{
+			"AUDITLOG_ES_URL": "http://" + proxy.Addr, "AUDITLOG_EXPORT_SCAN_PAGE": "50", "AUDITLOG_EXPORT_ATTEMPTS": attempts,
+			"AUDITLOG_EXPORT_RETRY_DELAY": "200ms", "AUDITLOG_EXPORT_LEASE": "6s",
+			"AUDITLOG_SMTP_HOST": mail.Host, "AUDITLOG_SMTP_PORT": fmt.Sprint(mail.Port), "AUDITLOG_SMTP_USERNAME": mail.User,
+			"AUDITLOG_SMTP_PASSWORD": mail.Password, "AUDITLOG_SMTP_CA_FILE": mail.CAFile, "AUDITLOG_SMTP_STARTTLS": "required",
+		} {
+			vars[k] = v
+		}
+		m := startMain(t, "serve", vars)
+		defer m.Close()
+		base := "http://" + m.Addr()
+		res, body := request(t, "POST", base+"/api/audit-logs/exports?async=true&to="+octEndParam, tok, nil)
+		var job api.ExportJobView
+		if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
+			t.Fatalf("export: %d %s", res.StatusCode, body)
+		}
+		waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
+			if v.State != audit.ExportRunning {
+				return fmt.Errorf("state %s", v.State)
+			}
+			return nil
+		})
+		proxy.Cut()
+		time.Sleep(1500 * time.Millisecond) // the outage: shorter than the lease
+		proxy.Restore()
+		end := waitJob(t, base, tok, job.ID, 2*time.Minute, func(v api.ExportJobView) error {
+			if !v.State.Final() {
+				return fmt.Errorf("state %s", v.State)
+			}
+			return nil
+		})
+		msg := mail.Wait(t, time.Minute, func(m mailtest.Message) bool { return m.Header.Get("X-Auditlog-Export") == job.ID })
+		if end.State == audit.ExportDone {
+			if rows := parseCSV(t, readAll(t, base+"/api/audit-logs/exports/"+job.ID+"/file", tok)); len(rows) != 20000 {
+				t.Fatalf("%d rows after the outage, want 20000", len(rows))
+			}
+		}
+		return end, msg
+	}
+
+	end, msg := run("3")
+	if end.State != audit.ExportDone || end.Attempts < 2 || end.RowsWritten != 20000 {
+		t.Fatalf("with retries left: %+v (the outage must cost an attempt)", end)
+	}
+	if !strings.HasPrefix(msg.Header.Get("Subject"), "Your audit log export is ready") || msg.To[0] != owner.Email {
+		t.Fatalf("e-mail after a retried job: %q to %v", msg.Header.Get("Subject"), msg.To)
+	}
+	end, msg = run("1")
+	if end.State != audit.ExportFailed || !strings.Contains(end.Error, "unavailable") {
+		t.Fatalf("with no retry left: %+v", end)
+	}
+	if msg.Header.Get("Subject") != "Your audit log export failed" || !strings.Contains(msg.Body, end.Error) || msg.To[0] != owner.Email {
+		t.Fatalf("failure e-mail: %q\n%s", msg.Header.Get("Subject"), msg.Body)
+	}
+}
+
+// readAll fetches a file URL as plain CSV.
+func readAll(t *testing.T, u, tok string) []byte {
+	t.Helper()
+	res, body := request(t, "GET", u, tok, nil, "Accept-Encoding", "identity")
+	if res.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", u, res.StatusCode, body)
+	}
+	return body
+}
+
+func filepathWalk(t *testing.T, root string, fn func(path string)) {
+	t.Helper()
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			fn(p)
+		}
+		return nil
+	})
+}
+
+// TestExportJobSurvivesSIGKILL kills the server with SIGKILL while a job
+// runs, then starts it again: the job's lease runs out, the new process
+// takes it up, and it completes, e-mailed, with every row once.
+func TestExportJobSurvivesSIGKILL(t *testing.T) {
+	esURL := testenv.ElasticsearchURL(t)
+	mail := mailtest.Start(t)
+	prefix := testenv.Name("auditlog-xkill")
+	tenant := "5f6a7b8c-9d0e-4f1a-8b2c-3d4e5f6a7b8c"
+	const n = 40000
+	loadES(t, esURL, prefix, tenantEvents(51, tenant, n))
+	addr := freePort(t)
+	base := "http://" + addr
+	dir := t.TempDir()
+	env := []string{"AUDITLOG_HTTP_ADDR=" + addr, "AUDITLOG_DATA_DIR=" + dir, "AUDITLOG_JWT_SECRET=s3cret", "AUDITLOG_STORE=elasticsearch",
+		"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_LOG_LEVEL=warn", "AUDITLOG_RATE_LIMIT=0",
+		"AUDITLOG_EXPORT_POLL=100ms", "AUDITLOG_EXPORT_LEASE=3s", "AUDITLOG_EXPORT_SCAN_PAGE=50",
+		"AUDITLOG_SMTP_HOST=" + mail.Host, "AUDITLOG_SMTP_PORT=" + fmt.Sprint(mail.Port), "AUDITLOG_SMTP_USERNAME=" + mail.User,
+		"AUDITLOG_SMTP_PASSWORD=" + mail.Password, "AUDITLOG_SMTP_CA_FILE=" + mail.CAFile}
+	waitUp := func() {
+		testenv.Eventually(t, time.Minute, func() error {
+			res, err := http.Get(base + "/readyz")
+			if err != nil {
+				return err
+			}
+			res.Body.Close()
+			if res.StatusCode != 200 {
+				return fmt.Errorf("readyz %d", res.StatusCode)
+			}
+			return nil
+		})
+	}
+	first := child(t, env, "serve")
+	waitUp()
+	owner := audit.Principal{UserID: "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d", Email: "owner@kill.example", Role: audit.RoleAdmin, TenantID: tenant}
+	tok := token(t, "s3cret", owner)
+	res, body := request(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok, nil)
+	var job api.ExportJobView
+	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
+		t.Fatalf("export: %d %s", res.StatusCode, body)
+	}
+	running := waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
+		if v.State != audit.ExportRunning || v.RowsWritten == 0 {
+			return fmt.Errorf("state %s, %d rows", v.State, v.RowsWritten)
+		}
+		return nil
+	})
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	t.Logf("killed at %d of %d rows", running.RowsWritten, running.RowsExpected)
+
+	child(t, env, "serve")
+	waitUp()
+	done := waitJob(t, base, tok, job.ID, 2*time.Minute, isDone)
+	if done.Attempts != 2 || done.RowsWritten != n {
+		t.Fatalf("after the restart: %+v", done)
+	}
+	mail.Wait(t, time.Minute, func(m mailtest.Message) bool {
+		return m.Header.Get("X-Auditlog-Export") == job.ID && strings.Contains(m.Header.Get("Subject"), "ready (40,000 rows)")
+	})
+	rows := parseCSV(t, readAll(t, base+"/api/audit-logs/exports/"+job.ID+"/file", tok))
+	sameRows(t, rows, walk(t, base, tok, "to="+octEndParam))
+	// The killed run's partial file is gone.
+	filepathWalk(t, dir, func(p string) {
+		if strings.HasSuffix(p, ".part") {
+			t.Errorf("partial file left: %s", p)
+		}
+	})
 }

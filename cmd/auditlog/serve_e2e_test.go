@@ -48,7 +48,7 @@ func (c client) do(method, path, tok string, body []byte) (int, []byte) {
 // TestServeEmbeddedFromScratch is the `make run` smoke test: the real
 // serve wiring starts on :0 in an empty temporary directory with the
 // embedded store, seeds demo events, takes events over HTTP ingest, and
-// answers queries, the detail and stats.
+// answers queries, the detail, stats and an export.
 func TestServeEmbeddedFromScratch(t *testing.T) {
 	dir := t.TempDir()
 	m := startMain(t, "serve", map[string]string{
@@ -94,6 +94,14 @@ func TestServeEmbeddedFromScratch(t *testing.T) {
 	code, body = c.do("GET", "/api/audit-logs?action=delete&resourceType=queue", tok, nil)
 	if code != 200 {
 		t.Fatalf("the spec's query: %d %s", code, body)
+	}
+	// The export: every event of the tenant at once, as CSV.
+	res, csvBody := request(t, "GET", c.base+"/api/audit-logs/export.csv", tok, nil)
+	if res.StatusCode != 200 {
+		t.Fatalf("export: %d %s", res.StatusCode, csvBody)
+	}
+	if rows := parseCSV(t, csvBody); int64(len(rows)) != seeded+50 {
+		t.Fatalf("the export has %d rows, want %d", len(rows), seeded+50)
 	}
 }
 

@@ -1,0 +1,321 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	fastjson "github.com/goccy/go-json"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/gen"
+)
+
+// exportPage is the page size of both the export and its ceiling.
+const exportPage = 2000
+
+// benchExport measures export jobs on Elasticsearch: rows/s of the real
+// `auditlog serve` (a child process: PIT scan, CSV, gzip, file) next to
+// the raw PIT read of the same events with no CSV work, and the server's
+// peak RSS at about 100,000 and 1,000,000 rows.
+func benchExport(ctx context.Context, e *env) ([]result, error) {
+	s, tenant := e.queryStore, e.queryTenant
+	if s == nil {
+		n := max(20000, int(1000000*e.scale))
+		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
+		var err error
+		if s, err = freshStore(ctx, e, g.Tenants()); err != nil {
+			return nil, err
+		}
+		if err := loadEvents(ctx, s, g, n, 4); err != nil {
+			return nil, err
+		}
+		if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil); err != nil {
+			return nil, err
+		}
+		tenant = g.Tenants()[0].ID
+	}
+	// The small export: the oldest tenth of the events.
+	var pct struct {
+		Aggregations struct {
+			P struct {
+				Values map[string]any `json:"values"`
+			} `json:"p"`
+		} `json:"aggregations"`
+	}
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(tenant)+"/_search",
+		map[string]any{"size": 0, "aggs": map[string]any{"p": map[string]any{"percentiles": map[string]any{"field": "@timestamp", "percents": []float64{10}}}}}, &pct); err != nil {
+		return nil, err
+	}
+	p10, ok := pct.Aggregations.P.Values["10.0"].(float64)
+	if !ok {
+		return nil, fmt.Errorf("no 10th percentile of the timestamps: %v", pct.Aggregations.P.Values)
+	}
+	tenth := audit.NewTimestamp(time.UnixMilli(int64(p10)))
+
+	srv, err := startServer(ctx, e, s.Client().Config().IndexPrefix)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	tok, _ := api.MintToken([]byte("bench"), audit.Principal{UserID: "0f0e0d0c-0b0a-4909-8807-060504030201", Email: "bench@bench.example", Role: audit.RoleAdmin, TenantID: tenant}, 24*time.Hour, time.Now())
+
+	type size struct {
+		name  string
+		query string
+		f     audit.Filter
+	}
+	// The generated events end before 2026-11-21; the export's own
+	// self-audit records (made now, in the same tenant) stay out.
+	end := time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)
+	sizes := []size{
+		{"small", "to=" + tenth.String(), audit.Filter{TenantID: tenant, To: &tenth.Time}},
+		{"large", "to=" + audit.NewTimestamp(end).String(), audit.Filter{TenantID: tenant, To: &end}},
+	}
+	rate := map[string][]float64{}
+	ceil := map[string][]float64{}
+	rss := map[string][]float64{}
+	cores := map[string][]float64{}
+	rows := map[string]int64{}
+	runs := min(e.runs, 3)
+	for run := 0; run <= runs; run++ {
+		for _, sz := range sizes {
+			c, cn, err := pitCeiling(ctx, s, sz.f)
+			if err != nil {
+				return nil, err
+			}
+			job, peak, cpu, err := srv.export(ctx, tok, sz.query)
+			if err != nil {
+				return nil, err
+			}
+			took := job.FinishedAt.Sub(*job.StartedAt).Seconds()
+			r := float64(job.RowsWritten) / took
+			log.Printf("  run %d %s: export %d rows %.0f rows/s (server peak RSS %.0f MB, %.2f cores), PIT read %d rows %.0f rows/s",
+				run, sz.name, job.RowsWritten, r, peak, cpu, cn, c)
+			if job.RowsWritten != cn {
+				return nil, fmt.Errorf("the export wrote %d rows, the PIT read %d", job.RowsWritten, cn)
+			}
+			rows[sz.name] = cn
+			if run > 0 {
+				rate[sz.name], ceil[sz.name] = append(rate[sz.name], r), append(ceil[sz.name], c)
+				rss[sz.name], cores[sz.name] = append(rss[sz.name], peak), append(cores[sz.name], cpu)
+			}
+		}
+	}
+	method := func(name string) string {
+		return fmt.Sprintf("An export job of %d rows (%s) on the real `auditlog serve`, a child process on the Elasticsearch store, local files: `POST /api/audit-logs/exports?async=true`, "+
+			"timed by the job itself (startedAt to finishedAt: point-in-time scan by pages of %d with the next page prefetched, CSV, gzip, fsync, file stored). "+
+			"Ceiling: the same point-in-time scan, same filter, sort and page size, from the benchmark process, reading and parsing each page (hits and sort values) but decoding no event and writing nothing. "+
+			"One warm-up pair, then %d pairs, alternating. Server CPU during the job: %s cores.", rows[name], name, exportPage, runs, fmtList2(cores[name]))
+	}
+	out := []result{
+		{Name: fmt.Sprintf("Export %s rows: rows/s vs the PIT read", thousands(rows["large"])), Unit: "rows/s", Samples: rate["large"], Ceiling: ceil["large"], MinRatio: 0.7,
+			Target: "≥ 70% of the PIT read", Method: method("large")},
+		{Name: fmt.Sprintf("Export %s rows: rows/s vs the PIT read", thousands(rows["small"])), Unit: "rows/s", Samples: rate["small"], Ceiling: ceil["small"], MinRatio: 0.7,
+			Target: "≥ 70% of the PIT read", Method: method("small")},
+		{Name: fmt.Sprintf("Export peak RSS, %s rows (ceiling column: %s rows)", thousands(rows["large"]), thousands(rows["small"])), Unit: "MB", Samples: rss["large"], Ceiling: rss["small"], MaxRatio: 1.25, Max: 150,
+			Target: "< 150 MB, flat (1M ≤ 1.25× 100k)",
+			Method: fmt.Sprintf("Peak resident memory (VmHWM of /proc/<pid>/status) of the `auditlog serve` process during each export job above, reset before each job (`echo 5 > /proc/<pid>/clear_refs`): %d rows against %d rows, same runs. "+
+				"The server holds one page of events, one CSV row and the gzip window at a time.", rows["large"], rows["small"])},
+	}
+	return out, nil
+}
+
+// pitCeiling reads every event of f through a point in time, the way the
+// export does, and parses the pages, but decodes no event.
+func pitCeiling(ctx context.Context, s *elasticsearch.Store, f audit.Filter) (float64, int64, error) {
+	c := s.Client()
+	t0 := time.Now()
+	var opened struct {
+		ID string `json:"id"`
+	}
+	if err := c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(f.TenantID)+"/_pit?keep_alive="+elasticsearch.ScanKeepAlive, nil, &opened); err != nil {
+		return 0, 0, err
+	}
+	pit := opened.ID
+	defer c.DoJSON(context.WithoutCancel(ctx), http.MethodDelete, "/_pit", map[string]any{"id": pit}, nil)
+	var after json.RawMessage
+	var n int64
+	for {
+		body, _ := json.Marshal(elasticsearch.ScanBody(f, audit.DefaultSort, pit, exportPage, after))
+		res, err := c.Do(ctx, http.MethodPost, "/_search?filter_path=pit_id,hits.hits._source,hits.hits.sort", body)
+		if err != nil {
+			return 0, 0, err
+		}
+		var page struct {
+			PitID string `json:"pit_id"`
+			Hits  struct {
+				Hits []struct {
+					Source json.RawMessage `json:"_source"`
+					Sort   json.RawMessage `json:"sort"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		if err := fastjson.Unmarshal(res.Body, &page); err != nil {
+			return 0, 0, err
+		}
+		if len(page.Hits.Hits) == 0 {
+			break
+		}
+		n += int64(len(page.Hits.Hits))
+		pit = page.PitID
+		after = page.Hits.Hits[len(page.Hits.Hits)-1].Sort
+	}
+	return float64(n) / time.Since(t0).Seconds(), n, nil
+}
+
+// server is `auditlog serve` as a child process.
+type server struct {
+	cmd  *exec.Cmd
+	base string
+	dir  string
+}
+
+func startServer(ctx context.Context, e *env, prefix string) (*server, error) {
+	dir, err := os.MkdirTemp("", "auditbench-export")
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(dir, "auditlog")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/auditlog")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("building auditlog: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_DATA_DIR="+filepath.Join(dir, "data"), "AUDITLOG_JWT_SECRET=bench",
+		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_RATE_LIMIT=0",
+		"AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", "AUDITLOG_LOG_LEVEL=warn",
+		fmt.Sprintf("AUDITLOG_EXPORT_SCAN_PAGE=%d", exportPage))
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &server{cmd: cmd, base: "http://" + addr, dir: dir}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		res, err := http.Get(s.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return nil, fmt.Errorf("auditlog serve not ready after a minute")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (s *server) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+	os.RemoveAll(s.dir)
+}
+
+// export runs one export job to its end and returns it with the server's
+// peak RSS in MB and the cores it used meanwhile.
+func (s *server) export(ctx context.Context, tok, query string) (api.ExportJobView, float64, float64, error) {
+	pid := s.cmd.Process.Pid
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		return api.ExportJobView{}, 0, 0, fmt.Errorf("resetting the peak RSS: %w", err)
+	}
+	cpu0, t0 := cpuTime(pid), time.Now()
+	call := func(method, path string) ([]byte, int, error) {
+		req, _ := http.NewRequestWithContext(ctx, method, s.base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, 0, err
+		}
+		defer res.Body.Close()
+		b, err := io.ReadAll(res.Body)
+		return b, res.StatusCode, err
+	}
+	q := "async=true"
+	if query != "" {
+		q += "&" + query
+	}
+	body, code, err := call(http.MethodPost, "/api/audit-logs/exports?"+q)
+	if err != nil || code != 202 {
+		return api.ExportJobView{}, 0, 0, fmt.Errorf("export: %d %s %v", code, body, err)
+	}
+	var job api.ExportJobView
+	if err := json.Unmarshal(body, &job); err != nil {
+		return job, 0, 0, err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return job, 0, 0, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		body, code, err := call(http.MethodGet, job.StatusURL)
+		if err != nil || code != 200 {
+			return job, 0, 0, fmt.Errorf("status: %d %s %v", code, body, err)
+		}
+		if err := json.Unmarshal(body, &job); err != nil {
+			return job, 0, 0, err
+		}
+		if job.State == audit.ExportFailed {
+			return job, 0, 0, fmt.Errorf("the export failed: %s", job.Error)
+		}
+		if job.State == audit.ExportDone {
+			break
+		}
+	}
+	cores := (cpuTime(pid) - cpu0).Seconds() / time.Since(t0).Seconds()
+	peak, err := vmHWM(pid)
+	if err != nil {
+		return job, 0, 0, err
+	}
+	// The files are not kept: delete this one.
+	_, _, _ = call(http.MethodDelete, job.StatusURL)
+	return job, peak, cores, nil
+}
+
+// vmHWM is the peak resident set of a process, in MB.
+func vmHWM(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
+			return kb / 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
