@@ -27,7 +27,7 @@ func TestComposeFile(t *testing.T) {
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"elasticsearch", "kafka", "serve", "index"} {
+	for _, s := range []string{"elasticsearch", "kafka", "serve", "index", "mailpit"} {
 		if _, ok := doc.Services[s]; !ok {
 			t.Errorf("service %s missing", s)
 		}
