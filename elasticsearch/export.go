@@ -29,6 +29,10 @@ func (s *Store) CountEvents(ctx context.Context, f audit.Filter) (int64, error) 
 	return out.Count, nil
 }
 
+// ScanPath is where the pages of a scan are asked for (a point in time
+// names its indices itself).
+const ScanPath = "/_search?filter_path=pit_id,hits.hits._source,hits.hits.sort"
+
 // ScanKeepAlive is how long a point in time lives between two pages.
 const ScanKeepAlive = "2m"
 
@@ -49,7 +53,9 @@ func ScanBody(f audit.Filter, s audit.Sort, pit string, size int, after json.Raw
 	return body
 }
 
-type scanPage struct {
+// ScanPage is the answer to one page of a scan: the point in time's
+// latest id, and each hit's source and sort values.
+type ScanPage struct {
 	PitID string `json:"pit_id"`
 	Hits  struct {
 		Hits []struct {
@@ -138,14 +144,14 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 	if err != nil {
 		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "encoding scan request")
 	}
-	res, err := s.c.Do(ctx, http.MethodPost, "/_search?filter_path=pit_id,hits.hits._source,hits.hits.sort", body)
+	res, err := s.c.Do(ctx, http.MethodPost, ScanPath, body)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	if res.Status != http.StatusOK {
 		return nil, nil, "", StatusError(http.MethodPost, "/_search (point in time)", res)
 	}
-	var page scanPage
+	var page ScanPage
 	if err := fastjson.Unmarshal(res.Body, &page); err != nil {
 		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
 	}

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -87,13 +86,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		// in memory (the default 2 MB makes inserts read pages back), and a
 		// 64 MB WAL between checkpoints lets repeated writes to the same
 		// index pages coalesce.
-		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)", "cache_size(-65536)", "temp_store(MEMORY)", "wal_autocheckpoint(4096)"} {
+		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)", "cache_size(-65536)", "temp_store(MEMORY)", "wal_autocheckpoint(16384)"} {
 			q.Add("_pragma", p)
 		}
 		return "file:" + cfg.Path + "?" + q.Encode() + extra
-	}
-	if err := create(cfg.Path); err != nil {
-		return nil, err
 	}
 	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
 	if err != nil {
@@ -114,26 +110,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s.wg.Add(1)
 	go s.writer()
 	return s, nil
-}
-
-// create makes a new database file with 16 KiB pages (a page size is set
-// once, before the first table): a batch dirties fewer, larger pages, so
-// a commit makes fewer writes. An existing file keeps its page size.
-func create(path string) error {
-	if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating %s", path)
-	}
-	defer db.Close()
-	for _, q := range []string{"PRAGMA page_size = 16384", "PRAGMA journal_mode = WAL", "CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT"} {
-		if _, err := db.Exec(q); err != nil {
-			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating %s", path)
-		}
-	}
-	return nil
 }
 
 // Close stops the writer, after the write in progress, and closes the

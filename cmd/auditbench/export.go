@@ -152,19 +152,11 @@ func pitCeiling(ctx context.Context, s *elasticsearch.Store, f audit.Filter) (fl
 	var n int64
 	for {
 		body, _ := json.Marshal(elasticsearch.ScanBody(f, audit.DefaultSort, pit, exportPage, after))
-		res, err := c.Do(ctx, http.MethodPost, "/_search?filter_path=pit_id,hits.hits._source,hits.hits.sort", body)
+		res, err := c.Do(ctx, http.MethodPost, elasticsearch.ScanPath, body)
 		if err != nil {
 			return 0, 0, err
 		}
-		var page struct {
-			PitID string `json:"pit_id"`
-			Hits  struct {
-				Hits []struct {
-					Source json.RawMessage `json:"_source"`
-					Sort   json.RawMessage `json:"sort"`
-				} `json:"hits"`
-			} `json:"hits"`
-		}
+		var page elasticsearch.ScanPage
 		if err := fastjson.Unmarshal(res.Body, &page); err != nil {
 			return 0, 0, err
 		}

@@ -218,6 +218,24 @@ func esServeEnv(t *testing.T, prefix string) map[string]string {
 	}
 }
 
+// mailVars points serve at the test SMTP server, STARTTLS required.
+func mailVars(m *mailtest.Server) map[string]string {
+	return map[string]string{
+		"AUDITLOG_SMTP_HOST": m.Host, "AUDITLOG_SMTP_PORT": fmt.Sprint(m.Port), "AUDITLOG_SMTP_USERNAME": m.User,
+		"AUDITLOG_SMTP_PASSWORD": m.Password, "AUDITLOG_SMTP_STARTTLS": "required", "AUDITLOG_SMTP_CA_FILE": m.CAFile,
+	}
+}
+
+// with returns vars with more set.
+func with(vars map[string]string, more ...map[string]string) map[string]string {
+	for _, m := range more {
+		for k, v := range m {
+			vars[k] = v
+		}
+	}
+	return vars
+}
+
 // selfAudit returns the export records of the tenant's log once there are
 // at least n (the store may show writes a moment later).
 func selfAudit(t *testing.T, base, tok string, n int) []audit.Event {
@@ -348,18 +366,11 @@ func TestExportAsyncS3AndEmail(t *testing.T) {
 	prefix := testenv.Name("auditlog-xasync")
 	tenant := "3c2b1a09-8f7e-4d6c-9b5a-4e3d2c1b0a9f"
 	loadES(t, esURL, prefix, tenantEvents(23, tenant, audit.SyncExportLimit+1))
-	vars := esServeEnv(t, prefix)
-	for k, v := range map[string]string{
+	m := startMain(t, "serve", with(esServeEnv(t, prefix), mailVars(mail), map[string]string{
 		"AUDITLOG_EXPORT_STORE": "s3", "AUDITLOG_S3_ENDPOINT": s3env.Endpoint, "AUDITLOG_S3_BUCKET": testenv.Name("exports"),
 		"AUDITLOG_S3_ACCESS_KEY": s3env.AccessKey, "AUDITLOG_S3_SECRET_KEY": s3env.SecretKey, "AUDITLOG_S3_PATH_STYLE": "true",
-		"AUDITLOG_S3_CREATE_BUCKET": "true", "AUDITLOG_S3_PREFIX": "auditlog/",
-		"AUDITLOG_SMTP_HOST": mail.Host, "AUDITLOG_SMTP_PORT": fmt.Sprint(mail.Port), "AUDITLOG_SMTP_USERNAME": mail.User,
-		"AUDITLOG_SMTP_PASSWORD": mail.Password, "AUDITLOG_SMTP_STARTTLS": "required", "AUDITLOG_SMTP_CA_FILE": mail.CAFile,
-		"AUDITLOG_SMTP_FROM": "Audit log <auditlog@platform.example>",
-	} {
-		vars[k] = v
-	}
-	m := startMain(t, "serve", vars)
+		"AUDITLOG_S3_CREATE_BUCKET": "true", "AUDITLOG_S3_PREFIX": "auditlog/", "AUDITLOG_SMTP_FROM": "Audit log <auditlog@platform.example>",
+	}))
 	base := "http://" + m.Addr()
 	owner := audit.Principal{UserID: "7d6c5b4a-3928-4176-9554-433221100fed", Email: "sec.lead@acme.example", Role: audit.RoleAdmin, TenantID: tenant}
 	tok := token(t, "s3cret", owner)
@@ -581,16 +592,10 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 	tok := token(t, "s3cret", owner)
 
 	run := func(attempts string) (api.ExportJobView, mailtest.Message) {
-		vars := esServeEnv(t, prefix)
-		for k, v := range map[string]string{
+		m := startMain(t, "serve", with(esServeEnv(t, prefix), mailVars(mail), map[string]string{
 			"AUDITLOG_ES_URL": "http://" + proxy.Addr, "AUDITLOG_EXPORT_SCAN_PAGE": "50", "AUDITLOG_EXPORT_ATTEMPTS": attempts,
 			"AUDITLOG_EXPORT_RETRY_DELAY": "200ms", "AUDITLOG_EXPORT_LEASE": "6s",
-			"AUDITLOG_SMTP_HOST": mail.Host, "AUDITLOG_SMTP_PORT": fmt.Sprint(mail.Port), "AUDITLOG_SMTP_USERNAME": mail.User,
-			"AUDITLOG_SMTP_PASSWORD": mail.Password, "AUDITLOG_SMTP_CA_FILE": mail.CAFile, "AUDITLOG_SMTP_STARTTLS": "required",
-		} {
-			vars[k] = v
-		}
-		m := startMain(t, "serve", vars)
+		}))
 		defer m.Close()
 		base := "http://" + m.Addr()
 		res, body := request(t, "POST", base+"/api/audit-logs/exports?async=true&to="+octEndParam, tok, nil)
@@ -671,24 +676,13 @@ func TestExportJobSurvivesSIGKILL(t *testing.T) {
 	addr := freePort(t)
 	base := "http://" + addr
 	dir := t.TempDir()
-	env := []string{"AUDITLOG_HTTP_ADDR=" + addr, "AUDITLOG_DATA_DIR=" + dir, "AUDITLOG_JWT_SECRET=s3cret", "AUDITLOG_STORE=elasticsearch",
-		"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_LOG_LEVEL=warn", "AUDITLOG_RATE_LIMIT=0",
-		"AUDITLOG_EXPORT_POLL=100ms", "AUDITLOG_EXPORT_LEASE=3s", "AUDITLOG_EXPORT_SCAN_PAGE=50",
-		"AUDITLOG_SMTP_HOST=" + mail.Host, "AUDITLOG_SMTP_PORT=" + fmt.Sprint(mail.Port), "AUDITLOG_SMTP_USERNAME=" + mail.User,
-		"AUDITLOG_SMTP_PASSWORD=" + mail.Password, "AUDITLOG_SMTP_CA_FILE=" + mail.CAFile}
-	waitUp := func() {
-		testenv.Eventually(t, time.Minute, func() error {
-			res, err := http.Get(base + "/readyz")
-			if err != nil {
-				return err
-			}
-			res.Body.Close()
-			if res.StatusCode != 200 {
-				return fmt.Errorf("readyz %d", res.StatusCode)
-			}
-			return nil
-		})
+	var env []string
+	for k, v := range with(esServeEnv(t, prefix), mailVars(mail), map[string]string{
+		"AUDITLOG_HTTP_ADDR": addr, "AUDITLOG_DATA_DIR": dir, "AUDITLOG_EXPORT_LEASE": "3s", "AUDITLOG_EXPORT_SCAN_PAGE": "50",
+	}) {
+		env = append(env, k+"="+v)
 	}
+	waitUp := func() { waitReady(t, base) }
 	first := child(t, env, "serve")
 	waitUp()
 	owner := audit.Principal{UserID: "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d", Email: "owner@kill.example", Role: audit.RoleAdmin, TenantID: tenant}
@@ -727,4 +721,40 @@ func TestExportJobSurvivesSIGKILL(t *testing.T) {
 			t.Errorf("partial file left: %s", p)
 		}
 	})
+}
+
+// TestExportJobRequeuedOnShutdown closes the server (SIGTERM's path)
+// while a job runs: the job goes back to the queue at once, without
+// waiting for its lease (an hour here), and the next server completes it.
+func TestExportJobRequeuedOnShutdown(t *testing.T) {
+	esURL := testenv.ElasticsearchURL(t)
+	prefix := testenv.Name("auditlog-xterm")
+	tenant := "7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
+	loadES(t, esURL, prefix, tenantEvents(61, tenant, 20000))
+	vars := with(esServeEnv(t, prefix), map[string]string{"AUDITLOG_EXPORT_LEASE": "1h", "AUDITLOG_EXPORT_SCAN_PAGE": "50"})
+	tok := token(t, "s3cret", audit.Principal{UserID: "8c9d0e1f-2a3b-4c4d-9e5f-6a7b8c9d0e1f", Email: "o@term.example", Role: audit.RoleAdmin, TenantID: tenant})
+
+	first := startMain(t, "serve", vars)
+	base := "http://" + first.Addr()
+	res, body := request(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok, nil)
+	var job api.ExportJobView
+	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
+		t.Fatalf("export: %d %s", res.StatusCode, body)
+	}
+	waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
+		if v.State != audit.ExportRunning {
+			return fmt.Errorf("state %s", v.State)
+		}
+		return nil
+	})
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	second := startMain(t, "serve", vars)
+	base = "http://" + second.Addr()
+	done := waitJob(t, base, tok, job.ID, time.Minute, isDone)
+	if done.RowsWritten != 20000 || done.Attempts != 1 {
+		t.Fatalf("after a graceful restart: %+v (a requeued run is not an attempt)", done)
+	}
 }

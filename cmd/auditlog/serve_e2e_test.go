@@ -105,6 +105,22 @@ func TestServeEmbeddedFromScratch(t *testing.T) {
 	}
 }
 
+// waitReady polls /readyz of base until it answers 200.
+func waitReady(t *testing.T, base string) {
+	t.Helper()
+	testenv.Eventually(t, time.Minute, func() error {
+		res, err := http.Get(base + "/readyz")
+		if err != nil {
+			return err
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			return fmt.Errorf("readyz %d", res.StatusCode)
+		}
+		return nil
+	})
+}
+
 func freePort(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -125,19 +141,7 @@ func TestServeSurvivesSIGKILLDuringIngest(t *testing.T) {
 	childEnv := []string{"AUDITLOG_HTTP_ADDR=" + addr, "AUDITLOG_DATA_DIR=" + dir, "AUDITLOG_JWT_SECRET=s3cret",
 		"AUDITLOG_INGEST_TOKEN=svc", "AUDITLOG_LOG_LEVEL=warn"}
 	c := client{t, "http://" + addr}
-	waitReady := func() {
-		testenv.Eventually(t, time.Minute, func() error {
-			res, err := http.Get(c.base + "/readyz")
-			if err != nil {
-				return err
-			}
-			res.Body.Close()
-			if res.StatusCode != 200 {
-				return fmt.Errorf("readyz %d", res.StatusCode)
-			}
-			return nil
-		})
-	}
+	waitReady := func() { waitReady(t, c.base) }
 	first := child(t, childEnv, "serve")
 	waitReady()
 
