@@ -456,10 +456,10 @@ func (s *Service) execute(ctx context.Context, j audit.ExportJob) {
 	case ctx.Err() != nil:
 		// Shutting down: hand the job back to the queue at once (a kill
 		// leaves it to the lease instead).
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
 		j.State, j.Worker, j.LeaseUntil, j.Attempts = audit.ExportQueued, "", nil, j.Attempts-1
-		if err := s.save(rctx, &j); err != nil {
+		if err := s.saveRetrying(rctx, &j); err != nil {
 			log.Warn("could not requeue the export at shutdown; its lease will expire", "err", err)
 		} else {
 			log.Info("export job requeued at shutdown")
@@ -502,6 +502,9 @@ func (s *Service) saveRetrying(ctx context.Context, j *audit.ExportJob) error {
 	if j.LeaseUntil != nil {
 		deadline = time.Now().Add(j.LeaseUntil.Sub(s.deps.Now()))
 	}
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
 	for {
 		err := s.save(ctx, j)
 		if err == nil || errors.Is(err, errCancelled) || errors.Is(err, errLeaseLost) || audit.ErrorCode(err) != audit.EUNAVAILABLE || time.Now().After(deadline) {
@@ -515,21 +518,29 @@ func (s *Service) saveRetrying(ctx context.Context, j *audit.ExportJob) error {
 	}
 }
 
-// save updates the job; a conflict means the job was cancelled or taken
-// over meanwhile.
+// save updates the job. A conflict means the job changed meanwhile:
+// cancelled, or taken over by another worker after this one's lease ran
+// out; or this worker's own previous write landed though its answer was
+// lost (a cut connection), in which case the update goes on from it.
 func (s *Service) save(ctx context.Context, j *audit.ExportJob) error {
-	err := s.deps.Jobs.UpdateExportJob(ctx, j)
-	if audit.ErrorCode(err) == audit.ECONFLICT {
+	for {
+		err := s.deps.Jobs.UpdateExportJob(ctx, j)
+		if audit.ErrorCode(err) != audit.ECONFLICT {
+			return err
+		}
 		cur, gerr := s.deps.Jobs.ExportJob(ctx, j.TenantID, j.ID)
 		if gerr != nil {
 			return gerr
 		}
-		if cur.State == audit.ExportCancelled {
+		switch {
+		case cur.State == audit.ExportCancelled:
 			return errCancelled
+		case cur.State == audit.ExportRunning && cur.Worker == s.cfg.Worker && cur.Rev != j.Rev:
+			j.Rev = cur.Rev
+		default:
+			return errLeaseLost
 		}
-		return errLeaseLost
 	}
-	return err
 }
 
 // end counts a final job and e-mails its owner.

@@ -731,7 +731,7 @@ func TestExportJobRequeuedOnShutdown(t *testing.T) {
 	prefix := testenv.Name("auditlog-xterm")
 	tenant := "7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d0e"
 	loadES(t, esURL, prefix, tenantEvents(61, tenant, 20000))
-	vars := with(esServeEnv(t, prefix), map[string]string{"AUDITLOG_EXPORT_LEASE": "1h", "AUDITLOG_EXPORT_SCAN_PAGE": "50"})
+	vars := with(esServeEnv(t, prefix), map[string]string{"AUDITLOG_EXPORT_LEASE": "1h", "AUDITLOG_EXPORT_SCAN_PAGE": "50", "AUDITLOG_LOG_LEVEL": "info"})
 	tok := token(t, "s3cret", audit.Principal{UserID: "8c9d0e1f-2a3b-4c4d-9e5f-6a7b8c9d0e1f", Email: "o@term.example", Role: audit.RoleAdmin, TenantID: tenant})
 
 	first := startMain(t, "serve", vars)

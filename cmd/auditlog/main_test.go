@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,12 +27,42 @@ func startMain(t *testing.T, cmd string, vars map[string]string, args ...string)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewMain(cmd, cfg, newLogger(&cfg, io.Discard))
+	// The server's log is shown when the test fails (or always, with
+	// AUDITLOG_TEST_VERBOSE set).
+	logs := &syncBuffer{}
+	var w io.Writer = logs
+	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
+		w = io.MultiWriter(logs, os.Stderr)
+	}
+	m := NewMain(cmd, cfg, newLogger(&cfg, w))
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = m.Close() })
+	t.Cleanup(func() {
+		_ = m.Close()
+		if t.Failed() {
+			t.Logf("log of %s on %s:\n%s", cmd, m.Addr(), logs.String())
+		}
+	})
 	return m
+}
+
+// syncBuffer is a buffer that concurrent loggers may write.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func TestConfigFromEnvAndFlags(t *testing.T) {
