@@ -406,7 +406,12 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 		lease := now.Add(s.cfg.Lease)
 		j.State, j.Worker, j.LeaseUntil, j.StartedAt, j.NotBefore = audit.ExportRunning, s.cfg.Worker, &lease, &now, nil
 		j.RowsWritten, j.Attempts = 0, j.Attempts+1
-		err := s.deps.Jobs.UpdateExportJob(ctx, &j)
+		// The claim is not cut short by a shutdown: a claim that landed
+		// but whose answer was lost would leave the job to its lease.
+		// Claimed, it is handed back at once by execute when shutting down.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		err := s.deps.Jobs.UpdateExportJob(uctx, &j)
+		cancel()
 		if audit.ErrorCode(err) == audit.ECONFLICT || audit.ErrorCode(err) == audit.ENOTFOUND {
 			continue // another worker was faster
 		}
