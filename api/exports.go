@@ -197,10 +197,8 @@ func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n i
 	defer cancel()
 
 	h := c.Writer.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": fmt.Sprintf("audit-log-%s.csv", s.deps.Now().UTC().Format("20060102-150405"))}))
+	csvAttachment(h, fmt.Sprintf("audit-log-%s.csv", s.deps.Now().UTC().Format("20060102-150405")))
 	h.Set("X-Export-Rows", strconv.FormatInt(n, 10))
-	h.Set("Vary", "Accept-Encoding")
 	var w io.Writer = c.Writer
 	var gz *gzip.Writer
 	if acceptsGzip(c.Request) {
@@ -224,6 +222,14 @@ func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n i
 		s.deps.Logger.ErrorContext(ctx, "export stream failed after its start; cutting the connection", "requestId", requestID(c), "err", err)
 		panic(http.ErrAbortHandler)
 	}
+}
+
+// csvAttachment sets the headers of a CSV download named filename, whose
+// encoding depends on the client's Accept-Encoding.
+func csvAttachment(h http.Header, filename string) {
+	h.Set("Content-Type", "text/csv; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
+	h.Set("Vary", "Accept-Encoding")
 }
 
 func acceptsGzip(r *http.Request) bool {
@@ -302,9 +308,7 @@ func (s *Server) exportFile(c *gin.Context) {
 	}
 	defer d.Body.Close()
 	h := c.Writer.Header()
-	h.Set("Content-Type", "text/csv; charset=utf-8")
-	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": d.Name}))
-	h.Set("Vary", "Accept-Encoding")
+	csvAttachment(h, d.Name)
 	if acceptsGzip(c.Request) {
 		h.Set("Content-Encoding", "gzip")
 		h.Set("Content-Length", strconv.FormatInt(d.Size, 10))

@@ -174,26 +174,33 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 // revision is its _seq_no and _primary_term: an update is conditional on
 // both (optimistic concurrency), so two workers never both claim a job.
 
+// revision is what every answer about one document says of its version.
+type revision struct {
+	SeqNo       int64 `json:"_seq_no"`
+	PrimaryTerm int64 `json:"_primary_term"`
+}
+
+func (r revision) String() string {
+	return strconv.FormatInt(r.SeqNo, 10) + ":" + strconv.FormatInt(r.PrimaryTerm, 10)
+}
+
 type jobHit struct {
-	Source      audit.ExportJob `json:"_source"`
-	SeqNo       int64           `json:"_seq_no"`
-	PrimaryTerm int64           `json:"_primary_term"`
-	Found       bool            `json:"found"`
+	revision
+	Source audit.ExportJob `json:"_source"`
+	Found  bool            `json:"found"`
 }
 
 func (h jobHit) job() audit.ExportJob {
 	j := h.Source
-	j.Rev = strconv.FormatInt(h.SeqNo, 10) + ":" + strconv.FormatInt(h.PrimaryTerm, 10)
+	j.Rev = h.revision.String()
 	return j
 }
 
+// revOf is the revision a write answered with.
 func revOf(res *Response) string {
-	var r struct {
-		SeqNo       int64 `json:"_seq_no"`
-		PrimaryTerm int64 `json:"_primary_term"`
-	}
+	var r revision
 	_ = json.Unmarshal(res.Body, &r)
-	return strconv.FormatInt(r.SeqNo, 10) + ":" + strconv.FormatInt(r.PrimaryTerm, 10)
+	return r.String()
 }
 
 // CreateExportJob implements audit.ExportJobStore.
