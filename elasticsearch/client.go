@@ -93,6 +93,10 @@ type Response struct {
 // EUNAVAILABLE errors; other statuses are returned for the caller to
 // judge.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	// RequestTimeout bounds the whole exchange, the answer's body too (the
+	// transport's header timeout alone lets a stalled body hang).
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
+	defer cancel()
 	res, err := c.Stream(ctx, method, path, body)
 	if err != nil {
 		return nil, err

@@ -87,27 +87,30 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	if err != nil {
 		return err
 	}
+	// The fetching goroutine owns pit (each page may name a newer id);
+	// the point in time is closed with the latest one once it has exited.
 	pit := opened.ID
+	fetchCtx, cancel := context.WithCancel(ctx)
+	pages := make(chan scanResult, 1)
 	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
+		cancel()
+		for range pages { // wait for the fetcher: it closes pages on exit
+		}
+		cctx, cancelClose := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancelClose()
 		_ = s.c.DoJSON(cctx, http.MethodDelete, "/_pit", map[string]any{"id": pit}, nil)
 	}()
-
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	pages := make(chan scanResult, 1)
 	go func() {
 		defer close(pages)
 		var after json.RawMessage
 		for {
-			events, last, next, err := s.scanPage(ctx, f, so, pit, after)
+			events, last, next, err := s.scanPage(fetchCtx, f, so, pit, after)
 			if err == nil && next != "" {
 				pit = next
 			}
 			select {
 			case pages <- scanResult{events, err}:
-			case <-ctx.Done():
+			case <-fetchCtx.Done():
 				return
 			}
 			if err != nil || len(events) == 0 && last == nil {
