@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -118,6 +119,10 @@ type Service struct {
 
 	mu      sync.Mutex
 	running map[string]string // job id -> tenant, jobs this process runs
+	// inDoubt holds the claims whose answer was lost (job id -> the
+	// attempt claimed): the next pass adopts the job if the claim landed.
+	// Only the Run loop touches it.
+	inDoubt map[string]int
 
 	jobsEnded  *prometheus.CounterVec
 	rows       *prometheus.CounterVec
@@ -134,7 +139,7 @@ func New(cfg Config, deps Deps) *Service {
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
-	s := &Service{cfg: cfg, deps: deps, log: deps.Logger.With("component", "export"), running: map[string]string{}}
+	s := &Service{cfg: cfg, deps: deps, log: deps.Logger.With("component", "export"), running: map[string]string{}, inDoubt: map[string]int{}}
 	s.jobsEnded = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_export_jobs_ended_total", Help: "Export jobs ended, by final state."}, []string{"state"})
 	s.rows = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_export_rows_total", Help: "CSV rows exported, by mode (sync or job)."}, []string{"mode"})
 	s.active = prometheus.NewGauge(prometheus.GaugeOpts{Name: "auditlog_export_jobs_running", Help: "Export jobs this process is running."})
@@ -372,8 +377,25 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 	if err != nil {
 		return audit.ExportJob{}, false, err
 	}
+	for id := range s.inDoubt {
+		if !slices.ContainsFunc(cands, func(j audit.ExportJob) bool { return j.ID == id }) {
+			delete(s.inDoubt, id) // neither queued nor running: nothing to adopt
+		}
+	}
 	now := s.deps.Now().UTC()
 	for _, j := range cands {
+		if attempt, ok := s.inDoubt[j.ID]; ok {
+			delete(s.inDoubt, j.ID)
+			if j.State == audit.ExportRunning && j.Worker == s.cfg.Worker && j.Attempts == attempt {
+				// This worker's claim landed though its answer was lost:
+				// the job is ours, as claimed; run it.
+				s.log.Info("adopting an export job whose claim answer was lost", "job", j.ID, "attempt", attempt)
+				s.mu.Lock()
+				s.running[j.ID] = j.TenantID
+				s.mu.Unlock()
+				return j, true, nil
+			}
+		}
 		if j.State == audit.ExportQueued && j.NotBefore != nil && now.Before(*j.NotBefore) {
 			continue
 		}
@@ -416,6 +438,10 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 			continue // another worker was faster
 		}
 		if err != nil {
+			// The update may have landed with its answer lost (a cut
+			// connection): the next pass looks, rather than leaving the
+			// job to its lease and spending an attempt.
+			s.inDoubt[j.ID] = j.Attempts
 			return audit.ExportJob{}, false, err
 		}
 		s.mu.Lock()
@@ -429,6 +455,7 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 var (
 	errCancelled = errors.New("the export was cancelled")
 	errLeaseLost = errors.New("another worker took the export over")
+	errStalled   = errors.New("the store stopped answering")
 )
 
 // execute runs one claimed job to its end.
@@ -528,6 +555,9 @@ func (s *Service) saveRetrying(ctx context.Context, j *audit.ExportJob) error {
 // out; or this worker's own previous write landed though its answer was
 // lost (a cut connection), in which case the update goes on from it.
 func (s *Service) save(ctx context.Context, j *audit.ExportJob) error {
+	// A write that takes longer than the lease is of no use to it.
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.Lease)
+	defer cancel()
 	for {
 		err := s.deps.Jobs.UpdateExportJob(ctx, j)
 		if audit.ErrorCode(err) != audit.ECONFLICT {
@@ -593,7 +623,15 @@ func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64,
 		return "", 0, audit.Wrap(audit.EINTERNAL, err, "writing the export file")
 	}
 	last := time.Now()
-	err = s.deps.Scanner.ScanEvents(ctx, j.Filter, j.Sort, func(batch []audit.Event) error {
+	// The lease is renewed between pages: a store that sends nothing for a
+	// whole lease (hung, not refusing) ends the attempt as unavailable, at
+	// the moment another worker could take the job over.
+	sctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	watchdog := time.AfterFunc(s.cfg.Lease, func() { stop(errStalled) })
+	defer watchdog.Stop()
+	err = s.deps.Scanner.ScanEvents(sctx, j.Filter, j.Sort, func(batch []audit.Event) error {
+		watchdog.Reset(s.cfg.Lease)
 		for i := range batch {
 			if err := cw.Write(&batch[i]); err != nil {
 				return audit.Wrap(audit.EINTERNAL, err, "writing the export file")
@@ -605,6 +643,9 @@ func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64,
 		}
 		return nil
 	})
+	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errStalled) {
+		return "", 0, audit.Errorf(audit.EUNAVAILABLE, "the audit log store sent nothing for %s", s.cfg.Lease)
+	}
 	if err != nil {
 		return "", 0, err
 	}

@@ -576,10 +576,12 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 }
 
 // TestExportSurvivesStoreOutage takes Elasticsearch away from the server
-// (a proxy that cuts every connection) in the middle of a job. With
+// in the middle of a job, through a proxy: cut (connections closed and
+// refused), or frozen (a hung store: every byte held). After a cut with
 // retries left, the job runs again once Elasticsearch is back and ends
 // done, e-mailed; with none left, it ends failed and the owner is told
-// why.
+// why. A hung store does not hold the worker past its lease: the attempt
+// is given up and the job runs again.
 func TestExportSurvivesStoreOutage(t *testing.T) {
 	esURL := testenv.ElasticsearchURL(t)
 	mail := mailtest.Start(t)
@@ -588,13 +590,17 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 	loadES(t, esURL, prefix, tenantEvents(41, tenant, 20000))
 	u, _ := url.Parse(esURL)
 	proxy := testenv.StartProxy(t, u.Host)
+	// 400 pages of 50 at 10 ms each or more: the scan runs for 4 s at
+	// least, so the outage below falls inside it on any machine.
+	proxy.SetLatency(10 * time.Millisecond)
 	owner := audit.Principal{UserID: "4e5f6a7b-8c9d-4e0f-8a1b-2c3d4e5f6a7b", Email: "owner@acme.example", Role: audit.RoleAdmin, TenantID: tenant}
 	tok := token(t, "s3cret", owner)
+	const lease = 6 * time.Second
 
-	run := func(attempts string) (api.ExportJobView, mailtest.Message) {
+	run := func(attempts string, outage func()) (api.ExportJobView, mailtest.Message) {
 		m := startMain(t, "serve", with(esServeEnv(t, prefix), mailVars(mail), map[string]string{
 			"AUDITLOG_ES_URL": "http://" + proxy.Addr, "AUDITLOG_EXPORT_SCAN_PAGE": "50", "AUDITLOG_EXPORT_ATTEMPTS": attempts,
-			"AUDITLOG_EXPORT_RETRY_DELAY": "200ms", "AUDITLOG_EXPORT_LEASE": "6s",
+			"AUDITLOG_EXPORT_RETRY_DELAY": "200ms", "AUDITLOG_EXPORT_LEASE": lease.String(),
 		}))
 		defer m.Close()
 		base := "http://" + m.Addr()
@@ -603,15 +609,14 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 		if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
 			t.Fatalf("export: %d %s", res.StatusCode, body)
 		}
+		// The outage starts once the scan is under way: progress stored.
 		waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
-			if v.State != audit.ExportRunning {
-				return fmt.Errorf("state %s", v.State)
+			if v.State != audit.ExportRunning || v.RowsWritten == 0 {
+				return fmt.Errorf("state %s, %d rows", v.State, v.RowsWritten)
 			}
 			return nil
 		})
-		proxy.Cut()
-		time.Sleep(1500 * time.Millisecond) // the outage: shorter than the lease
-		proxy.Restore()
+		outage()
 		end := waitJob(t, base, tok, job.ID, 2*time.Minute, func(v api.ExportJobView) error {
 			if !v.State.Final() {
 				return fmt.Errorf("state %s", v.State)
@@ -626,20 +631,36 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 		}
 		return end, msg
 	}
+	cut := func() {
+		proxy.Cut()
+		time.Sleep(1500 * time.Millisecond) // shorter than the lease
+		proxy.Restore()
+	}
 
-	end, msg := run("3")
+	end, msg := run("3", cut)
 	if end.State != audit.ExportDone || end.Attempts < 2 || end.RowsWritten != 20000 {
 		t.Fatalf("with retries left: %+v (the outage must cost an attempt)", end)
 	}
 	if !strings.HasPrefix(msg.Header.Get("Subject"), "Your audit log export is ready") || msg.To[0] != owner.Email {
 		t.Fatalf("e-mail after a retried job: %q to %v", msg.Header.Get("Subject"), msg.To)
 	}
-	end, msg = run("1")
+	end, msg = run("1", cut)
 	if end.State != audit.ExportFailed || !strings.Contains(end.Error, "unavailable") {
 		t.Fatalf("with no retry left: %+v", end)
 	}
 	if msg.Header.Get("Subject") != "Your audit log export failed" || !strings.Contains(msg.Body, end.Error) || msg.To[0] != owner.Email {
 		t.Fatalf("failure e-mail: %q\n%s", msg.Header.Get("Subject"), msg.Body)
+	}
+	// Hung for longer than the lease, then back. Had the worker waited
+	// on the hung page, that page would have completed after the thaw and
+	// the job would end done in its first attempt.
+	end, _ = run("3", func() {
+		proxy.Freeze()
+		time.Sleep(lease + 2*time.Second)
+		proxy.Restore()
+	})
+	if end.State != audit.ExportDone || end.Attempts != 2 || end.RowsWritten != 20000 {
+		t.Fatalf("after a hung store: %+v (the hung attempt must be given up and the job run again)", end)
 	}
 }
 

@@ -34,6 +34,13 @@ func startMain(t *testing.T, cmd string, vars map[string]string, args ...string)
 	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
 		w = io.MultiWriter(logs, os.Stderr)
 	}
+	if d := os.Getenv("AUDITLOG_TEST_LOG_DIR"); d != "" {
+		f, err := os.CreateTemp(d, strings.ReplaceAll(t.Name(), "/", "_")+"-*.log")
+		if err == nil {
+			t.Cleanup(func() { f.Close() })
+			w = io.MultiWriter(w, f)
+		}
+	}
 	m := NewMain(cmd, cfg, newLogger(&cfg, w))
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
