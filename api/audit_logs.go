@@ -177,7 +177,10 @@ func (s *Server) listEvents(c *gin.Context) {
 		out.Page = &page
 	}
 	if res.HasMore && res.Next != nil {
-		cur := s.read.Cursors.Encode(*res.Next, q.Filter, q.Sort)
+		// The cursor carries the total on: later pages answer the walk's
+		// first count rather than counting again.
+		total := audit.Total{Value: res.Total, Relation: res.TotalRelation}
+		cur := s.read.Cursors.Encode(audit.Cursor{After: *res.Next, Total: &total}, q.Filter, q.Sort)
 		out.NextCursor = &cur
 	}
 	c.JSON(http.StatusOK, out)

@@ -206,10 +206,10 @@ func parseListQuery(v url.Values, tenant string, cursors *audit.CursorCodec) (au
 		if v.Has("page") && q.Page != 1 {
 			p.fail("page", "cannot be combined with cursor")
 		}
-		if pos, err := cursors.Decode(c, f, s); err != nil {
+		if cur, err := cursors.Decode(c, f, s); err != nil {
 			p.errs = append(p.errs, audit.ErrorFields(err)...)
 		} else {
-			q.After = &pos
+			q.After, q.Counted = &cur.After, cur.Total
 		}
 	} else if len(p.errs) == 0 {
 		if _, err := q.Window(); err != nil {

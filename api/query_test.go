@@ -28,10 +28,12 @@ func expected(events []audit.Event, keep func(e *audit.Event) bool, field audit.
 }
 
 // walk follows nextCursor from the first page to the last and returns
-// every id in order.
+// every id in order. Every page's total must be the walk's true total
+// (exact up to 10,000, "gte" 10,000 beyond), cursor pages included.
 func walk(t *testing.T, h *harness, tok, query string, pageSize int) []string {
 	t.Helper()
 	var ids []string
+	var totals []api.Total
 	path := "/api/audit-logs?" + query + "&pageSize=" + fmt.Sprint(pageSize)
 	for pages := 0; ; pages++ {
 		r := h.get(t, path, tok)
@@ -40,12 +42,22 @@ func walk(t *testing.T, h *harness, tok, query string, pageSize int) []string {
 		}
 		var lr api.ListResponse
 		r.json(t, &lr)
+		totals = append(totals, lr.Total)
 		for _, e := range lr.Data {
 			ids = append(ids, e.ID)
 		}
 		if !lr.HasMore {
 			if lr.NextCursor != nil {
 				t.Fatal("nextCursor on the last page")
+			}
+			want := api.Total{Value: int64(len(ids)), Relation: "eq"}
+			if len(ids) > audit.MaxWindow {
+				want = api.Total{Value: audit.MaxWindow, Relation: "gte"}
+			}
+			for i, got := range totals {
+				if got != want {
+					t.Fatalf("page %d of %q: total %+v, want %+v", i+1, query, got, want)
+				}
 			}
 			return ids
 		}

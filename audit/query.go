@@ -108,6 +108,18 @@ type Query struct {
 	After *Position
 	// ExactTotal asks for an exact total even past MaxWindow.
 	ExactTotal bool
+	// Counted, with After, is the total the walk's first page counted,
+	// carried by its cursor: the store answers it as the total and does
+	// not count again (unless ExactTotal), which lets a deep page skip
+	// straight to its position.
+	Counted *Total
+}
+
+// Total is a count of matching events: Relation is "eq", or "gte" when it
+// is only a lower bound (past MaxWindow).
+type Total struct {
+	Value    int64  `json:"v"`
+	Relation string `json:"r"`
 }
 
 // Result is one page of events.
@@ -196,9 +208,17 @@ type CursorCodec struct{ key []byte }
 // NewCursorCodec returns a codec signing with key.
 func NewCursorCodec(key []byte) *CursorCodec { return &CursorCodec{key: key} }
 
+// Cursor is what a page's next cursor carries: the position the next
+// page starts after, and the total counted on the walk's first page.
+type Cursor struct {
+	After Position
+	Total *Total
+}
+
 type cursorPayload struct {
 	Position
-	Sort string `json:"s"`
+	Sort  string `json:"s"`
+	Total *Total `json:"t,omitempty"`
 }
 
 // binding is what a cursor is bound to: the tenant, the filter and the
@@ -220,19 +240,19 @@ func (c *CursorCodec) mac(payload []byte, f Filter, s Sort) []byte {
 	return h.Sum(nil)
 }
 
-// Encode returns the opaque cursor for position p of filter f in sort s.
-func (c *CursorCodec) Encode(p Position, f Filter, s Sort) string {
-	payload, _ := json.Marshal(cursorPayload{Position: p, Sort: sortString(s)})
+// Encode returns the opaque cursor cur of filter f in sort s.
+func (c *CursorCodec) Encode(cur Cursor, f Filter, s Sort) string {
+	payload, _ := json.Marshal(cursorPayload{Position: cur.After, Sort: sortString(s), Total: cur.Total})
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(c.mac(payload, f, s))
 }
 
-// Decode checks cursor against filter f and sort s and returns its
-// position. It returns EINVALID, naming the field "cursor", when the
+// Decode checks cursor against filter f and sort s and returns what it
+// carries. It returns EINVALID, naming the field "cursor", when the
 // cursor is malformed, tampered with, or was made for another tenant,
 // filter or sort.
-func (c *CursorCodec) Decode(cursor string, f Filter, s Sort) (Position, error) {
-	bad := func(msg string) (Position, error) {
-		return Position{}, &Error{Code: EINVALID, Message: "invalid cursor", Fields: []FieldError{{Field: "cursor", Message: msg}}}
+func (c *CursorCodec) Decode(cursor string, f Filter, s Sort) (Cursor, error) {
+	bad := func(msg string) (Cursor, error) {
+		return Cursor{}, &Error{Code: EINVALID, Message: "invalid cursor", Fields: []FieldError{{Field: "cursor", Message: msg}}}
 	}
 	p64, m64, ok := strings.Cut(cursor, ".")
 	if !ok {
@@ -250,7 +270,7 @@ func (c *CursorCodec) Decode(cursor string, f Filter, s Sort) (Position, error) 
 	if err := json.Unmarshal(payload, &cp); err != nil || cp.ID == "" || cp.Sort != sortString(s) {
 		return bad("malformed cursor")
 	}
-	return cp.Position, nil
+	return Cursor{After: cp.Position, Total: cp.Total}, nil
 }
 
 func sortString(s Sort) string {

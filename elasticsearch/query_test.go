@@ -23,6 +23,14 @@ func TestSearchBodiesGolden(t *testing.T) {
 		"filtered_sorted_page_3": elasticsearch.SearchBody(audit.Query{Filter: f, Sort: s, PageSize: 20, Page: 3}, 40, 20),
 		"cursor": elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenantX}, Sort: audit.DefaultSort, PageSize: 100,
 			After: &audit.Position{Millis: 1795253412345, ID: "evt_audit_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f"}}, 0, 101),
+		// A cursor from the API carries its walk's total: no count, and a
+		// timestamp bound that seeks along the index sort.
+		"cursor_counted": elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenantX}, Sort: audit.DefaultSort, PageSize: 100,
+			After:   &audit.Position{Millis: 1795253412345, ID: "evt_audit_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f"},
+			Counted: &audit.Total{Value: 10000, Relation: "gte"}}, 0, 101),
+		"cursor_counted_by_email": elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenantX}, Sort: s, PageSize: 100,
+			After:   &audit.Position{Key: "ana@acme.example", ID: "evt_audit_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f"},
+			Counted: &audit.Total{Value: 420, Relation: "eq"}}, 0, 101),
 		"stats": elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenantX, From: &from, To: func() *time.Time { t := from.Add(48 * time.Hour); return &t }()},
 			GroupBy: audit.GroupAction, Interval: time.Hour, MaxGroups: 50}),
 	}

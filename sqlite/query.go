@@ -150,15 +150,20 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	if err := rows.Err(); err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 	}
-	// Count like Elasticsearch does with track_total_hits 10000: exact up
-	// to the window, a lower bound past it.
-	var n int64
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
-		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
-	}
-	res.Total, res.TotalRelation = n, "eq"
-	if n > audit.MaxWindow {
-		res.Total, res.TotalRelation = audit.MaxWindow, "gte"
+	if q.After != nil && q.Counted != nil {
+		// A cursor page answers the total its walk's first page counted.
+		res.Total, res.TotalRelation = q.Counted.Value, q.Counted.Relation
+	} else {
+		// Count like Elasticsearch does with track_total_hits 10000: exact
+		// up to the window, a lower bound past it.
+		var n int64
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
+			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
+		}
+		res.Total, res.TotalRelation = n, "eq"
+		if n > audit.MaxWindow {
+			res.Total, res.TotalRelation = audit.MaxWindow, "gte"
+		}
 	}
 	if q.After != nil {
 		res.HasMore = len(res.Events) > q.PageSize

@@ -102,7 +102,7 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		}
 		cursor = *lr.NextCursor
 	}
-	after, err := cursors.Decode(cursor, audit.Filter{TenantID: tenant}, audit.DefaultSort)
+	deep, err := cursors.Decode(cursor, audit.Filter{TenantID: tenant}, audit.DefaultSort)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +117,7 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, Page: 1}, 0, 50)},
 		{"filtered, sorted page", "/api/audit-logs?action=access&resourceType=recording&sort=actor.email", elasticsearch.SearchBody(filtered, 0, 50)},
 		{fmt.Sprintf("cursor page at depth %d", depth), "/api/audit-logs?pageSize=50&cursor=" + url.QueryEscape(cursor),
-			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, After: &after}, 0, 51)},
+			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, After: &deep.After, Counted: deep.Total}, 0, 51)},
 		{"stats (groupBy action, 1d histogram)", "/api/audit-logs/stats?groupBy=action&interval=1d",
 			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
 	}

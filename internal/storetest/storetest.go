@@ -200,12 +200,22 @@ func search(t testing.TB, r audit.EventReader, q audit.Query) audit.Result {
 }
 
 // Walk follows Next from the first page to the last and returns every id.
+// Every other page carries the first page's total, as the API's cursors
+// do (Query.Counted), and the others count again: both ways must agree on
+// the events and the total.
 func Walk(t testing.TB, r audit.EventReader, f audit.Filter, s audit.Sort, size int) []string {
 	t.Helper()
 	var ids []string
+	var first *audit.Total
 	q := audit.Query{Filter: f, Sort: s, PageSize: size, Page: 1}
-	for {
+	for page := 1; ; page++ {
 		res := search(t, r, q)
+		total := audit.Total{Value: res.Total, Relation: res.TotalRelation}
+		if first == nil {
+			first = &total
+		} else if total != *first {
+			t.Fatalf("page %d (total carried: %v) says total %+v, the first page %+v", page, q.Counted != nil, total, *first)
+		}
 		for _, e := range res.Events {
 			ids = append(ids, e.ID)
 		}
@@ -215,7 +225,10 @@ func Walk(t testing.TB, r audit.EventReader, f audit.Filter, s audit.Sort, size 
 		if res.Next == nil || len(res.Events) != size {
 			t.Fatalf("hasMore with %d events and next %v", len(res.Events), res.Next)
 		}
-		q.After = res.Next
+		q.After, q.Counted = res.Next, nil
+		if page%2 == 1 {
+			q.Counted = first
+		}
 	}
 }
 
