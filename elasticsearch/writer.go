@@ -79,9 +79,20 @@ func AppendBulkCreate(buf *bytes.Buffer, index string, e *audit.Event) error {
 	return nil
 }
 
+// writeJSONString writes s as a JSON string. Index names and event ids
+// are plain ASCII (validated), written as they are; anything else goes
+// through the encoder's escaping.
 func writeJSONString(buf *bytes.Buffer, s string) {
-	b, _ := json.Marshal(s)
-	buf.Write(b)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			buf.Write(b)
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
 }
 
 // bulkItem is the part of a _bulk answer item this store reads.
