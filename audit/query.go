@@ -115,6 +115,16 @@ type Query struct {
 	Counted *Total
 }
 
+// KnownTotal returns the total a cursor page answers without counting:
+// Counted, when the query has a position and does not ask for an exact
+// count.
+func (q Query) KnownTotal() (Total, bool) {
+	if q.After == nil || q.Counted == nil || q.ExactTotal {
+		return Total{}, false
+	}
+	return *q.Counted, true
+}
+
 // Total is a count of matching events: Relation is "eq", or "gte" when it
 // is only a lower bound (past MaxWindow).
 type Total struct {

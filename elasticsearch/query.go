@@ -84,14 +84,31 @@ func SortClause(s audit.Sort) []any {
 // or search_after (cursor), size, the filter and the sort. Golden files
 // pin it.
 func SearchBody(q audit.Query, from, size int) map[string]any {
+	clauses := FilterClauses(q.Filter)
+	var tth any = audit.MaxWindow
+	if q.ExactTotal {
+		tth = true
+	}
+	if _, known := q.KnownTotal(); known {
+		// The total came with the cursor: nothing to count. On the
+		// timestamp (the primary index sort), a range bounded by the
+		// cursor lets Elasticsearch seek straight to the position instead
+		// of stepping over every earlier event.
+		tth = false
+		if q.Sort.Field == audit.SortTimestamp {
+			bound := "gte"
+			if q.Sort.Desc {
+				bound = "lte"
+			}
+			clauses = append(clauses, map[string]any{"range": map[string]any{
+				"@timestamp": map[string]any{bound: q.After.Millis, "format": "epoch_millis"}}})
+		}
+	}
 	body := map[string]any{
 		"size":             size,
-		"query":            map[string]any{"bool": map[string]any{"filter": FilterClauses(q.Filter)}},
+		"query":            map[string]any{"bool": map[string]any{"filter": clauses}},
 		"sort":             SortClause(q.Sort),
-		"track_total_hits": audit.MaxWindow,
-	}
-	if q.ExactTotal {
-		body["track_total_hits"] = true
+		"track_total_hits": tth,
 	}
 	if q.After != nil {
 		var key any = q.After.Key
@@ -99,30 +116,11 @@ func SearchBody(q audit.Query, from, size int) map[string]any {
 			key = q.After.Millis
 		}
 		body["search_after"] = []any{key, q.After.ID}
-		if counted(q) {
-			// The total came with the cursor: nothing to count. On the
-			// timestamp (the primary index sort), a range bounded by the
-			// cursor lets Elasticsearch seek straight to the position
-			// instead of stepping over every earlier event.
-			body["track_total_hits"] = false
-			if q.Sort.Field == audit.SortTimestamp {
-				bound := "gte"
-				if q.Sort.Desc {
-					bound = "lte"
-				}
-				clauses := append(FilterClauses(q.Filter), map[string]any{"range": map[string]any{
-					"@timestamp": map[string]any{bound: q.After.Millis, "format": "epoch_millis"}}})
-				body["query"] = map[string]any{"bool": map[string]any{"filter": clauses}}
-			}
-		}
 	} else if from > 0 {
 		body["from"] = from
 	}
 	return body
 }
-
-// counted reports whether q's total is already known (a cursor page).
-func counted(q audit.Query) bool { return q.After != nil && q.Counted != nil && !q.ExactTotal }
 
 // searchPath is the _search of a tenant's streams; a tenant without data
 // yet is an empty result, not an error.
@@ -159,8 +157,8 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		return audit.Result{}, err
 	}
 	res := audit.Result{Total: out.Hits.Total.Value, TotalRelation: out.Hits.Total.Relation}
-	if counted(q) {
-		res.Total, res.TotalRelation = q.Counted.Value, q.Counted.Relation
+	if t, ok := q.KnownTotal(); ok {
+		res.Total, res.TotalRelation = t.Value, t.Relation
 	}
 	hits := out.Hits.Hits
 	if q.After != nil {

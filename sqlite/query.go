@@ -150,9 +150,9 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	if err := rows.Err(); err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 	}
-	if q.After != nil && q.Counted != nil {
+	if t, ok := q.KnownTotal(); ok {
 		// A cursor page answers the total its walk's first page counted.
-		res.Total, res.TotalRelation = q.Counted.Value, q.Counted.Relation
+		res.Total, res.TotalRelation = t.Value, t.Relation
 	} else {
 		// Count like Elasticsearch does with track_total_hits 10000: exact
 		// up to the window, a lower bound past it.
