@@ -200,6 +200,17 @@ func waitJob(t *testing.T, base, tok, id string, timeout time.Duration, cond fun
 	return v
 }
 
+// startJob asks for an export that must become a job (202) and returns it.
+func startJob(t *testing.T, method, u, tok string) api.ExportJobView {
+	t.Helper()
+	res, body := request(t, method, u, tok, nil)
+	var job api.ExportJobView
+	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
+		t.Fatalf("%s %s: %d %s, want 202 and a job", method, u, res.StatusCode, body)
+	}
+	return job
+}
+
 func isDone(v api.ExportJobView) error {
 	if v.State == audit.ExportFailed {
 		return fmt.Errorf("the job failed: %s", v.Error)
@@ -449,11 +460,7 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 	carol := token(t, "s3cret", audit.Principal{UserID: "11111111-1111-4111-8111-111111111111", Email: "carol@b.example", Role: audit.RoleAdmin, TenantID: tenantB})
 	opB := token(t, "s3cret", audit.Principal{UserID: "33333333-3333-4333-8333-333333333333", Email: "ops@platform.example", Role: audit.RoleSuperadmin, TenantID: tenantB, Reason: "ticket 7"})
 
-	res, body := request(t, "GET", base+"/api/audit-logs/export.csv?async=true&to="+octEndParam, alice, nil)
-	var job api.ExportJobView
-	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
-		t.Fatalf("async export: %d %s", res.StatusCode, body)
-	}
+	job := startJob(t, "GET", base+"/api/audit-logs/export.csv?async=true&to="+octEndParam, alice)
 	done := waitJob(t, base, alice, job.ID, time.Minute, isDone)
 	if done.RowsWritten != 700 {
 		t.Fatalf("rows %d, want 700", done.RowsWritten)
@@ -500,11 +507,7 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 
 	// One job at a time for this tenant (MAX_ACTIVE=1): a job held queued
 	// by a cancelled-then-recreated sequence shows the limit.
-	res, body = request(t, "POST", base+"/api/audit-logs/exports?async=true", bob, nil)
-	var second api.ExportJobView
-	if res.StatusCode != 202 || json.Unmarshal(body, &second) != nil {
-		t.Fatalf("bob's export: %d %s", res.StatusCode, body)
-	}
+	second := startJob(t, "POST", base+"/api/audit-logs/exports?async=true", bob)
 	res3, body3 := request(t, "POST", base+"/api/audit-logs/exports?async=true", alice, nil)
 	if st := waitJob(t, base, bob, second.ID, time.Minute, func(v api.ExportJobView) error { return nil }); st.State.Final() {
 		// The job ended before the second request: the limit was not
@@ -527,7 +530,7 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 		return n
 	}
 	before := files()
-	res, body = request(t, "DELETE", jobURL, alice, nil)
+	res, body := request(t, "DELETE", jobURL, alice, nil)
 	if res.StatusCode != 200 || !strings.Contains(string(body), `"state":"cancelled"`) {
 		t.Fatalf("cancel: %d %s", res.StatusCode, body)
 	}
@@ -604,11 +607,7 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 		}))
 		defer m.Close()
 		base := "http://" + m.Addr()
-		res, body := request(t, "POST", base+"/api/audit-logs/exports?async=true&to="+octEndParam, tok, nil)
-		var job api.ExportJobView
-		if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
-			t.Fatalf("export: %d %s", res.StatusCode, body)
-		}
+		job := startJob(t, "POST", base+"/api/audit-logs/exports?async=true&to="+octEndParam, tok)
 		// The outage starts once the scan is under way: progress stored.
 		waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
 			if v.State != audit.ExportRunning || v.RowsWritten == 0 {
@@ -708,11 +707,7 @@ func TestExportJobSurvivesSIGKILL(t *testing.T) {
 	waitUp()
 	owner := audit.Principal{UserID: "6a7b8c9d-0e1f-4a2b-9c3d-4e5f6a7b8c9d", Email: "owner@kill.example", Role: audit.RoleAdmin, TenantID: tenant}
 	tok := token(t, "s3cret", owner)
-	res, body := request(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok, nil)
-	var job api.ExportJobView
-	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
-		t.Fatalf("export: %d %s", res.StatusCode, body)
-	}
+	job := startJob(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok)
 	running := waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
 		if v.State != audit.ExportRunning || v.RowsWritten == 0 {
 			return fmt.Errorf("state %s, %d rows", v.State, v.RowsWritten)
@@ -757,11 +752,7 @@ func TestExportJobRequeuedOnShutdown(t *testing.T) {
 
 	first := startMain(t, "serve", vars)
 	base := "http://" + first.Addr()
-	res, body := request(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok, nil)
-	var job api.ExportJobView
-	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil {
-		t.Fatalf("export: %d %s", res.StatusCode, body)
-	}
+	job := startJob(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok)
 	waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
 		if v.State != audit.ExportRunning {
 			return fmt.Errorf("state %s", v.State)
