@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -71,9 +72,9 @@ func (s *Server) authenticate(c *gin.Context) {
 				Fields: []audit.FieldError{{Field: ReasonHeader, Message: "required for role superadmin (or the reason claim)"}}})
 			return
 		}
-		if len(p.Reason) > audit.MaxReasonBytes {
-			writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "reason too long",
-				Fields: []audit.FieldError{{Field: ReasonHeader, Message: "must be at most 1024 bytes"}}})
+		if len(p.Reason) > audit.MaxReasonBytes || !audit.CleanText(p.Reason) {
+			writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "the declared reason cannot be recorded",
+				Fields: []audit.FieldError{{Field: ReasonHeader, Message: fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes)}}})
 			return
 		}
 	default:
@@ -121,22 +122,12 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 // is served; when it cannot be written the request is refused.
 func (s *Server) record(c *gin.Context, resourceType, resourceID string, details map[string]any) error {
 	p := principalOf(c)
-	actorID := p.UserID
-	if !audit.ValidUUID(actorID) {
-		actorID = "00000000-0000-0000-0000-000000000000"
-	}
 	after, _ := json.Marshal(details)
 	e := audit.Event{
 		ID: audit.NewID(), Timestamp: audit.NewTimestamp(s.deps.Now()), TenantID: p.TenantID,
-		Actor:  audit.Actor{ID: actorID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: truncate(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
+		Actor:  audit.Actor{ID: p.UserID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: audit.SanitizeText(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
 		Action: audit.ActionAccess, Resource: audit.Resource{Type: resourceType, ID: resourceID},
-		CrossTenant: p.CrossTenant(), Reason: p.Reason, After: after, RequestID: truncate(requestID(c), audit.MaxRequestIDBytes),
-	}
-	if e.Actor.Email == "" {
-		e.Actor.Email = "operator@platform.invalid"
-		if !p.CrossTenant() {
-			e.Actor.Email = "unknown@tenant.invalid"
-		}
+		CrossTenant: p.CrossTenant(), Reason: p.Reason, After: after, RequestID: requestID(c),
 	}
 	e.Normalize()
 	if err := e.Validate(s.deps.Now()); err != nil {
@@ -223,11 +214,4 @@ func (s *Server) stats(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, st)
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n]
 }

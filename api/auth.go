@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/rsa"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -22,13 +23,33 @@ type Claims struct {
 	jwt.RegisteredClaims
 }
 
-// Issuer is the iss claim of the tokens this service mints.
-const Issuer = "auditlog"
+// The iss and aud claims of the tokens this service mints, and the
+// values a verifier checks by default (AUDITLOG_JWT_ISSUER and
+// AUDITLOG_JWT_AUDIENCE), so a development token passes the default
+// configuration as it is.
+const (
+	Issuer   = "auditlog"
+	Audience = "auditlog"
+)
 
-// MintToken signs a development token with HS256. `auditlog token` uses
-// it with the server's secret, so a newcomer can call the API at once.
+// MintConfig signs development tokens: HS256 with Secret, carrying
+// Issuer and Audience (each left out when empty).
+type MintConfig struct {
+	Secret   []byte
+	Issuer   string
+	Audience string
+}
+
+// MintToken signs a development token with HS256 and the default issuer
+// and audience. `auditlog token` uses Mint with the server's settings.
 func MintToken(secret []byte, p audit.Principal, ttl time.Duration, now time.Time) (string, error) {
-	if len(secret) == 0 {
+	return Mint(MintConfig{Secret: secret, Issuer: Issuer, Audience: Audience}, p, ttl, now)
+}
+
+// Mint signs a development token. It returns EINVALID when no secret is
+// configured, or for a tenant or user id that is not a UUID.
+func Mint(mc MintConfig, p audit.Principal, ttl time.Duration, now time.Time) (string, error) {
+	if len(mc.Secret) == 0 {
 		return "", audit.Errorf(audit.EINVALID, "no JWT secret configured (AUDITLOG_JWT_SECRET)")
 	}
 	if p.Role != audit.RoleIngest && !audit.ValidUUID(p.TenantID) {
@@ -40,14 +61,17 @@ func MintToken(secret []byte, p audit.Principal, ttl time.Duration, now time.Tim
 	c := Claims{
 		Email: p.Email, Role: p.Role, Tenant: p.TenantID, Reason: p.Reason,
 		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer:    Issuer,
+			Issuer:    mc.Issuer,
 			Subject:   p.UserID,
 			IssuedAt:  jwt.NewNumericDate(now),
 			NotBefore: jwt.NewNumericDate(now.Add(-time.Minute)),
 			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
 		},
 	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(secret)
+	if mc.Audience != "" {
+		c.Audience = jwt.ClaimStrings{mc.Audience}
+	}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(mc.Secret)
 }
 
 // AuthConfig says how bearer tokens are verified: HS256 with Secret, or
@@ -58,6 +82,10 @@ type AuthConfig struct {
 	PublicKey *rsa.PublicKey
 	// Leeway tolerates clock skew on exp and nbf.
 	Leeway time.Duration
+	// Issuer and Audience, when set, must match the token's iss and one
+	// of its aud values; when empty that claim is not checked.
+	Issuer   string
+	Audience string
 }
 
 // Verifier checks bearer tokens.
@@ -81,13 +109,22 @@ func NewVerifier(cfg AuthConfig) (*Verifier, error) {
 	if cfg.Leeway == 0 {
 		cfg.Leeway = 30 * time.Second
 	}
-	return &Verifier{cfg: cfg, parser: jwt.NewParser(jwt.WithValidMethods(methods), jwt.WithLeeway(cfg.Leeway),
-		jwt.WithExpirationRequired(), jwt.WithIssuedAt())}, nil
+	opts := []jwt.ParserOption{jwt.WithValidMethods(methods), jwt.WithLeeway(cfg.Leeway),
+		jwt.WithExpirationRequired(), jwt.WithIssuedAt()}
+	if cfg.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
+	}
+	if cfg.Audience != "" {
+		opts = append(opts, jwt.WithAudience(cfg.Audience))
+	}
+	return &Verifier{cfg: cfg, parser: jwt.NewParser(opts...)}, nil
 }
 
 // Verify parses a bearer token and returns the principal. It returns
 // EUNAUTHORIZED for a missing, malformed, expired, unsigned or badly
-// signed token, and EFORBIDDEN for a role the service does not know.
+// signed token, a wrong issuer or audience, and a tenant token whose
+// claims the service could not record in its own audit events (see
+// checkRecordable); EFORBIDDEN for a role the service does not know.
 func (v *Verifier) Verify(token string) (audit.Principal, error) {
 	if token == "" {
 		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "missing bearer token")
@@ -102,20 +139,50 @@ func (v *Verifier) Verify(token string) (audit.Principal, error) {
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token expired")
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token issuer (iss) must be %q", v.cfg.Issuer)
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token audience (aud) must include %q", v.cfg.Audience)
 	case err != nil:
 		return audit.Principal{}, audit.Wrap(audit.EUNAUTHORIZED, err, "invalid token")
 	}
-	p := audit.Principal{UserID: c.Subject, Email: c.Email, Role: c.Role, TenantID: c.Tenant, Reason: strings.TrimSpace(c.Reason)}
+	p := audit.Principal{UserID: strings.ToLower(c.Subject), Email: c.Email, Role: c.Role, TenantID: strings.ToLower(c.Tenant), Reason: strings.TrimSpace(c.Reason)}
 	switch p.Role {
 	case audit.RoleAdmin, audit.RoleSuperadmin:
-		if !audit.ValidUUID(p.TenantID) {
-			return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token has no valid tenant claim")
+		if err := checkRecordable(p); err != nil {
+			return audit.Principal{}, err
 		}
 	case audit.RoleIngest:
 	default:
 		return audit.Principal{}, audit.Errorf(audit.EFORBIDDEN, "role %q may not use this service", p.Role)
 	}
 	return p, nil
+}
+
+// checkRecordable refuses a tenant token whose claims the service could
+// not put into the audit events it records of the caller (exports,
+// operator reads): every such action must name a user by id and e-mail.
+// A token without a subject is refused rather than given an owner by
+// another claim: export jobs belong to their creator's sub, and tokens
+// without one would share them.
+func checkRecordable(p audit.Principal) error {
+	var fe []audit.FieldError
+	if !audit.ValidUUID(p.TenantID) {
+		fe = append(fe, audit.FieldError{Field: "tenant", Message: "must be the tenant's UUID"})
+	}
+	if !audit.ValidUUID(p.UserID) {
+		fe = append(fe, audit.FieldError{Field: "sub", Message: "must be the user's UUID: every action is attributed to a user"})
+	}
+	if !audit.ValidEmail(p.Email) {
+		fe = append(fe, audit.FieldError{Field: "email", Message: fmt.Sprintf("must be a bare e-mail address (name@domain) of at most %d bytes", audit.MaxEmailBytes)})
+	}
+	if len(p.Reason) > audit.MaxReasonBytes || !audit.CleanText(p.Reason) {
+		fe = append(fe, audit.FieldError{Field: "reason", Message: fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes)})
+	}
+	if len(fe) > 0 {
+		return &audit.Error{Code: audit.EUNAUTHORIZED, Message: "the token's claims cannot be recorded in the audit log", Fields: fe}
+	}
+	return nil
 }
 
 // BearerToken extracts the token of an Authorization header.

@@ -30,6 +30,12 @@ type Config struct {
 	// RequestTimeout bounds the handling of one request (not the streaming
 	// of a large download, which is bounded by its own write deadline).
 	RequestTimeout time.Duration
+	// TrustedProxies are the IPs and CIDRs whose X-Forwarded-For and
+	// X-Real-IP headers name the client. Empty: no proxy is trusted and the
+	// client is the peer address, so a client cannot choose the actor.ip
+	// of the records the service writes about it. Entries must be valid
+	// (the configuration checks them); an invalid list trusts none.
+	TrustedProxies []string
 }
 
 // Deps are what the server needs from the rest of the program.
@@ -77,6 +83,11 @@ func NewServer(cfg Config, deps Deps) *Server {
 		deps.Registry = prometheus.NewRegistry()
 	}
 	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, engine: gin.New()}
+	// gin trusts every proxy unless told otherwise.
+	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
+		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
+		_ = s.engine.SetTrustedProxies(nil)
+	}
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"method", "route", "status"})
@@ -127,16 +138,31 @@ const requestIDKey = "requestId"
 
 func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
 
-// requestIDs takes X-Request-Id from the client when it is sane, or makes
-// one, and echoes it on the answer.
+// requestIDs takes X-Request-Id from the client when it is sane (1 to
+// audit.MaxRequestIDBytes of letters, digits and ._:-), or makes one, and
+// echoes it on the answer. The id goes into logs and into the service's
+// own audit records, so nothing else is taken from the client.
 func (s *Server) requestIDs(c *gin.Context) {
 	rid := c.GetHeader("X-Request-Id")
-	if rid == "" || len(rid) > 128 {
+	if !saneRequestID(rid) {
 		rid = uuid.NewString()
 	}
 	c.Set(requestIDKey, rid)
 	c.Header("X-Request-Id", rid)
 	c.Next()
+}
+
+func saneRequestID(s string) bool {
+	if s == "" || len(s) > audit.MaxRequestIDBytes {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Server) observe(c *gin.Context) {

@@ -154,12 +154,17 @@ func NewTimestamp(t time.Time) Timestamp {
 	return Timestamp{t.UTC().Truncate(time.Millisecond)}
 }
 
-// ParseTimestamp accepts RFC 3339 with an optional fraction of up to nine
-// digits and any offset (uppercase T and Z), and normalizes it to UTC
-// milliseconds. It rejects every other shape (no "T", no zone, a date
-// alone, a number).
+// ParseTimestamp accepts exactly this grammar (RFC 3339, stricter than
+// Go's parser, which also takes a comma separator and any number of
+// fraction digits):
+//
+//	YYYY-MM-DD "T" hh:mm:ss [ "." 1*9DIGIT ] ( "Z" | ("+" / "-") hh:mm )
+//
+// uppercase T and Z only. It normalizes the instant to UTC milliseconds
+// (finer digits are truncated) and returns EINVALID for anything else: no
+// "T", no zone, a date alone, a number, a comma, ten fraction digits.
 func ParseTimestamp(s string) (Timestamp, error) {
-	if len(s) < len("2006-01-02T15:04:05Z") || s[10] != 'T' {
+	if !timestampGrammar(s) {
 		return Timestamp{}, Errorf(EINVALID, "%q is not an ISO 8601 timestamp like 2026-11-21T09:30:12.345Z", s)
 	}
 	t, err := time.Parse(time.RFC3339Nano, s)
@@ -168,6 +173,38 @@ func ParseTimestamp(s string) (Timestamp, error) {
 	}
 	return NewTimestamp(t), nil
 }
+
+// timestampGrammar checks the shape of ParseTimestamp's grammar; the
+// ranges of each number (month 13, hour 25) are time.Parse's to refuse.
+func timestampGrammar(s string) bool {
+	const head = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(head)+1 {
+		return false
+	}
+	for i := 0; i < len(head); i++ {
+		if head[i] == 'd' && !isDigit(s[i]) || head[i] != 'd' && s[i] != head[i] {
+			return false
+		}
+	}
+	rest := s[len(head):]
+	if rest[0] == '.' {
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		if n == 1 || n > 10 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigit(rest[1]) && isDigit(rest[2]) &&
+		rest[3] == ':' && isDigit(rest[4]) && isDigit(rest[5])
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 // String formats ts in TimestampLayout.
 func (ts Timestamp) String() string { return ts.UTC().Format(TimestampLayout) }

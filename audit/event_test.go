@@ -141,9 +141,26 @@ func TestIDs(t *testing.T) {
 	if !(later > a) {
 		t.Fatalf("derived id of a later event must sort after: %s <= %s", later, a)
 	}
-	for _, bad := range []string{"", "evt_audit_", "019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f",
+	// Any RFC 9562 UUID after the prefix (spec §2.1: "a unique identifier").
+	for _, good := range []string{
 		"evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7", // v4
+		"evt_audit_6ba7b810-9dad-11d1-80b4-00c04fd430c8", // v1
+		"evt_audit_886313e1-3b8a-5372-9b90-0c9aee199e5d", // v5
+		"evt_audit_1ec9414c-232a-6b00-b3c8-9e6bdeced846", // v6
+		"evt_audit_320c3d4d-cc00-875b-8ec9-32d5f69181c0", // v8
+	} {
+		if !audit.ValidID(good) {
+			t.Errorf("ValidID(%q) = false; any RFC 9562 UUID is accepted", good)
+		}
+	}
+	for _, bad := range []string{"", "evt_audit_", "019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f",
+		"evt_audit_00000000-0000-0000-0000-000000000000", // nil UUID
+		"evt_audit_ffffffff-ffff-ffff-ffff-ffffffffffff", // max UUID
+		"evt_audit_7c9e6679-7425-90de-944b-e07fc1f90ae7", // version 9
+		"evt_audit_7c9e6679-7425-40de-c44b-e07fc1f90ae7", // Microsoft variant
 		"evt_audit_019A8F4E-3C2B-7D10-8A3E-5F6B7C8D9E0F", // not canonical lowercase
+		"EVT_AUDIT_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f", // prefix case
+		"evt_audit_019a8f4e3c2b7d108a3e5f6b7c8d9e0f",     // no hyphens
 		"evt_audit_{019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f}"} {
 		if audit.ValidID(bad) {
 			t.Errorf("ValidID(%q) = true", bad)

@@ -15,14 +15,19 @@ func NewID() string {
 	return IDPrefix + uuid.Must(uuid.NewV7()).String()
 }
 
-// ValidID reports whether id is IDPrefix followed by a canonical UUIDv7.
+// ValidID reports whether id is IDPrefix followed by an RFC 9562 UUID in
+// canonical lowercase form: any version from 1 to 8 with the RFC variant.
+// The service mints UUIDv7 (NewID, DeriveID), but spec §2.1 asks only for
+// "a unique identifier", so a producer's UUIDv4 is as good. The nil and
+// max UUIDs, other variants and non-canonical spellings are refused.
+// Event.Normalize lowercases the UUID part first.
 func ValidID(id string) bool {
 	rest, ok := strings.CutPrefix(id, IDPrefix)
 	if !ok || len(rest) != 36 {
 		return false
 	}
 	u, err := uuid.Parse(rest)
-	return err == nil && u.Version() == 7 && u.Variant() == uuid.RFC4122 && rest == u.String()
+	return err == nil && u.Version() >= 1 && u.Version() <= 8 && u.Variant() == uuid.RFC4122 && rest == u.String()
 }
 
 // DeriveID returns a deterministic event id for an event that arrived

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	fastjson "github.com/goccy/go-json"
 	"github.com/google/uuid"
@@ -86,6 +85,9 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 // lowercased, their canonical form, so that filters match whatever case a
 // producer used.
 func (e *Event) Normalize() {
+	if rest, ok := strings.CutPrefix(e.ID, IDPrefix); ok {
+		e.ID = IDPrefix + strings.ToLower(rest)
+	}
 	e.TenantID = strings.ToLower(e.TenantID)
 	e.Actor.ID = strings.ToLower(e.Actor.ID)
 	e.Resource.ID = strings.ToLower(e.Resource.ID)
@@ -125,7 +127,7 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	}
 
 	if e.ID != "" && !ValidID(e.ID) {
-		add("id", "must be %q followed by a UUIDv7", IDPrefix)
+		add("id", "must be %q followed by a UUID (RFC 9562, versions 1 to 8), like evt_audit_0190f5e2-7b1c-7d3e-9f4a-5b6c7d8e9f0a", IDPrefix)
 	}
 	switch {
 	case e.Timestamp.IsZero():
@@ -140,7 +142,7 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	switch {
 	case e.Actor.Email == "":
 		add("actor.email", "is required")
-	case !validEmail(e.Actor.Email):
+	case !ValidEmail(e.Actor.Email):
 		add("actor.email", "must be an e-mail address of at most %d bytes", MaxEmailBytes)
 	}
 	checkToken(add, "actor.role", e.Actor.Role)
@@ -149,8 +151,11 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 			add("actor.ip", "must be an IPv4 or IPv6 address")
 		}
 	}
-	if len(e.Actor.UserAgent) > MaxUserAgentBytes {
+	switch {
+	case len(e.Actor.UserAgent) > MaxUserAgentBytes:
 		add("actor.userAgent", "must be at most %d bytes", MaxUserAgentBytes)
+	case !CleanText(e.Actor.UserAgent):
+		add("actor.userAgent", "must be UTF-8 text without control characters")
 	}
 	switch {
 	case e.Action == "":
@@ -166,10 +171,12 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	for _, name := range sortedKeys(e.Diff) {
 		c := e.Diff[name]
 		switch {
-		case name == "" || len(name) > MaxFieldNameBytes || !utf8.ValidString(name):
-			add("diff", "changed field names must be 1 to %d bytes of UTF-8", MaxFieldNameBytes)
+		case name == "" || len(name) > MaxFieldNameBytes || !CleanText(name):
+			add("diff", "changed field names must be 1 to %d bytes of UTF-8 without control characters", MaxFieldNameBytes)
 		case c.From == nil || c.To == nil:
 			add("diff."+name, "must be an object with both \"from\" and \"to\" (null for absent)")
+		case !cleanJSON(c.From) || !cleanJSON(c.To):
+			add("diff."+name, "must not hold control characters other than tab, line feed and carriage return")
 		}
 	}
 	if e.Category != "" && !e.Category.Valid() {
@@ -183,11 +190,16 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 		add("reason", "is required when crossTenant is true (spec §4.3)")
 	case len(e.Reason) > MaxReasonBytes:
 		add("reason", "must be at most %d bytes", MaxReasonBytes)
+	case !CleanText(e.Reason):
+		add("reason", "must be UTF-8 text without control characters")
 	}
 	checkObject(add, "before", e.Before)
 	checkObject(add, "after", e.After)
-	if len(e.RequestID) > MaxRequestIDBytes {
+	switch {
+	case len(e.RequestID) > MaxRequestIDBytes:
 		add("requestId", "must be at most %d bytes", MaxRequestIDBytes)
+	case !CleanText(e.RequestID):
+		add("requestId", "must be UTF-8 text without control characters")
 	}
 	return fe
 }
@@ -214,8 +226,11 @@ func checkObject(add func(string, string, ...any), field string, raw json.RawMes
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return
 	}
-	if raw[0] != '{' {
+	switch {
+	case raw[0] != '{':
 		add(field, "must be a JSON object holding the complete state")
+	case !cleanJSON(raw):
+		add(field, "must not hold control characters other than tab, line feed and carriage return")
 	}
 }
 

@@ -176,7 +176,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
 		m.consume(ctx, brokers, writer)
 	}
-	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout}, deps)
+	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies)}, deps)
 	return m.serveHTTP(srv.Handler())
 }
 
@@ -269,6 +269,7 @@ func (m *Main) readDeps(r audit.EventReader, w audit.EventWriter) (api.ReadDeps,
 		}
 		ac = api.AuthConfig{PublicKey: key}
 	}
+	ac.Issuer, ac.Audience = claimCheck(cfg.JWTIssuer), claimCheck(cfg.JWTAudience)
 	v, err := api.NewVerifier(ac)
 	if err != nil {
 		return api.ReadDeps{}, err

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/api"
 )
 
 // Config is the whole resolved configuration. It is read once, here, from
@@ -25,6 +28,9 @@ type Config struct {
 
 	JWTSecret      string
 	JWTPublicKey   string
+	JWTIssuer      string
+	JWTAudience    string
+	TrustedProxies string
 	CursorSecret   string
 	Seed           int
 	SeedTenant     string
@@ -254,12 +260,24 @@ func (b *binder) lifecycle(c *Config) {
 func (b *binder) auth(c *Config) {
 	b.secret(&c.JWTSecret, "jwt-secret", "AUDITLOG_JWT_SECRET", "HS256 secret for bearer tokens (development)")
 	b.str(&c.JWTPublicKey, "jwt-public-key", "AUDITLOG_JWT_PUBLIC_KEY", "", "PEM file of the RS256 public key (production; replaces the secret)")
+	b.str(&c.JWTIssuer, "jwt-issuer", "AUDITLOG_JWT_ISSUER", api.Issuer, "iss claim every bearer token must carry (- accepts any); `auditlog token` mints it")
+	b.str(&c.JWTAudience, "jwt-audience", "AUDITLOG_JWT_AUDIENCE", api.Audience, "aud value every bearer token must carry (- accepts any); `auditlog token` mints it")
+}
+
+// claimCheck is the value of an issuer or audience setting as the
+// verifier takes it: "-" turns the check off.
+func claimCheck(v string) string {
+	if v == "-" {
+		return ""
+	}
+	return v
 }
 
 func (b *binder) api(c *Config) {
 	b.secret(&c.CursorSecret, "cursor-secret", "AUDITLOG_CURSOR_SECRET", "key that signs page cursors (default: derived from the JWT secret; required with RS256)")
 	b.int(&c.RateLimit, "rate-limit", "AUDITLOG_RATE_LIMIT", 50, "API requests per second per tenant (0: no limit)")
 	b.int(&c.RateBurst, "rate-burst", "AUDITLOG_RATE_BURST", 100, "API request burst per tenant")
+	b.str(&c.TrustedProxies, "trusted-proxies", "AUDITLOG_TRUSTED_PROXIES", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For / X-Real-IP name the client; empty: none, the peer address is the client")
 }
 
 func (b *binder) export(c *Config) {
@@ -321,6 +339,13 @@ func (c *Config) validate(needStore bool) error {
 			}
 		default:
 			errs = append(errs, fmt.Sprintf("AUDITLOG_EXPORT_STORE=%q: want local or s3", c.Export.FileStore))
+		}
+	}
+	for _, p := range splitList(c.TrustedProxies) {
+		if _, err := netip.ParsePrefix(p); err != nil {
+			if _, err := netip.ParseAddr(p); err != nil {
+				errs = append(errs, fmt.Sprintf("AUDITLOG_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR", p))
+			}
 		}
 	}
 	switch c.LogFormat {

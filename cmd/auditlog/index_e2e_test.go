@@ -77,9 +77,11 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 		"AUDITLOG_HTTP_ADDR=127.0.0.1:0", "AUDITLOG_KAFKA_PARTITIONS=4", "AUDITLOG_BATCH_SIZE=500",
 		"AUDITLOG_SHUTDOWN_TIMEOUT=30s", "AUDITLOG_LOG_LEVEL=warn",
 	}
-	// Produce in the background while the first indexer runs.
+	// The first half is produced while the first indexer runs, the second
+	// only after it is killed: the crash always falls in the middle of the
+	// stream, however fast the indexer is.
 	produced := make(chan struct{})
-	go func() { defer close(produced); testenv.Produce(t, brokers, topic, msgs) }()
+	go func() { defer close(produced); testenv.Produce(t, brokers, topic, msgs[:n/2]) }()
 
 	client, err := elasticsearch.New(elasticsearch.Config{URLs: []string{esURL}, IndexPrefix: prefix})
 	if err != nil {
@@ -103,6 +105,7 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	}
 	t.Logf("killed with %d of %d events indexed", killedAt, n)
 	<-produced
+	testenv.Produce(t, brokers, topic, msgs[n/2:])
 
 	second := child(t, env, "index")
 	testenv.WaitCount(t, client, pattern, n, 4*time.Minute)

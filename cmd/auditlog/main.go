@@ -192,7 +192,8 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 	if role == audit.RoleSuperadmin && strings.TrimSpace(reason) == "" {
 		fmt.Fprintln(stderr, "note: a superadmin token without --reason must send X-Access-Reason on every request")
 	}
-	tok, err := api.MintToken([]byte(c.JWTSecret), audit.Principal{UserID: user, Email: email, Role: role, TenantID: tenant, Reason: reason}, ttl, time.Now())
+	mc := api.MintConfig{Secret: []byte(c.JWTSecret), Issuer: claimCheck(c.JWTIssuer), Audience: claimCheck(c.JWTAudience)}
+	tok, err := api.Mint(mc, audit.Principal{UserID: user, Email: email, Role: role, TenantID: tenant, Reason: reason}, ttl, time.Now())
 	if err != nil {
 		return err
 	}

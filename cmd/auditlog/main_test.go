@@ -112,6 +112,7 @@ func TestConfigErrors(t *testing.T) {
 		"index needs brokers": {"index", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_KAFKA_BROKERS must be set"},
 		"index needs es":      {"index", map[string]string{"AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ES_URL must be set"},
 		"bad log format":      {"serve", map[string]string{"AUDITLOG_LOG_FORMAT": "xml"}, "AUDITLOG_LOG_FORMAT"},
+		"bad trusted proxy":   {"serve", map[string]string{"AUDITLOG_TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0.0/33"}, "AUDITLOG_TRUSTED_PROXIES"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, err := parseServerConfig(tc.cmd, nil, env(tc.env), io.Discard)
