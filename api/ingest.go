@@ -37,7 +37,7 @@ type IngestDeps struct {
 type IngestItem struct {
 	Index  int                `json:"index"`
 	ID     string             `json:"id,omitempty"`
-	Status string             `json:"status"` // accepted, duplicate or rejected
+	Status string             `json:"status"` // accepted, duplicate, conflict or rejected
 	Errors []audit.FieldError `json:"errors,omitempty"`
 }
 
@@ -45,6 +45,7 @@ type IngestItem struct {
 type IngestResponse struct {
 	Accepted   int          `json:"accepted"`
 	Duplicates int          `json:"duplicates"`
+	Conflicts  int          `json:"conflicts"`
 	Rejected   int          `json:"rejected"`
 	Items      []IngestItem `json:"items"`
 }
@@ -75,8 +76,10 @@ func (s *Server) ingestAuth(c *gin.Context) {
 // ingestEvents stores a JSON array or NDJSON of events. Validation is the
 // indexer's; an event without an id gets one derived from its canonical
 // form, so a retried request never duplicates events. The answer lists
-// each event as accepted, duplicate or rejected (with every offending
-// field). When the store cannot take the batch the answer is 503 and the
+// each event as accepted, duplicate (the same event is already stored in
+// its tenant), conflict (its id is stored in its tenant with other
+// content; the stored event is kept) or rejected (with every offending
+// field). Ids are per tenant: another tenant's ids are never revealed. When the store cannot take the batch the answer is 503 and the
 // whole request may be retried.
 func (s *Server) ingestEvents(c *gin.Context) {
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, MaxIngestBytes))
@@ -132,6 +135,10 @@ func (s *Server) ingestEvents(c *gin.Context) {
 				it.Status = "accepted"
 			case audit.WriteDuplicate:
 				it.Status = "duplicate"
+			case audit.WriteConflict:
+				it.Status = "conflict"
+				it.Errors = []audit.FieldError{{Field: "id", Message: r.Reason}}
+				s.conflicts.Inc()
 			case audit.WriteRejected:
 				it.Status = "rejected"
 				it.Errors = []audit.FieldError{{Field: "", Message: r.Reason}}
@@ -151,6 +158,8 @@ func (s *Server) ingestEvents(c *gin.Context) {
 			out.Accepted++
 		case "duplicate":
 			out.Duplicates++
+		case "conflict":
+			out.Conflicts++
 		default:
 			out.Rejected++
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -22,11 +24,11 @@ import (
 const ingestToken = "svc-token"
 
 // ingestServer is the API with ingest and read on a store.
-func ingestServer(t *testing.T, w audit.EventWriter, r audit.EventReader) *httptest.Server {
+func ingestServer(t *testing.T, w audit.EventWriter, r audit.EventReader, reg *prometheus.Registry) *httptest.Server {
 	t.Helper()
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: reg,
 		Read:   api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
 		Ingest: api.IngestDeps{Writer: w, StaticToken: ingestToken, Verifier: v},
 	}).Handler())
@@ -53,7 +55,8 @@ func post(t *testing.T, url, tok, ct string, body []byte) (int, []byte) {
 
 // testIngest runs the ingest cases against one store.
 func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible func()) {
-	srv := ingestServer(t, w, r)
+	reg := prometheus.NewRegistry()
+	srv := ingestServer(t, w, r, reg)
 	g := gen.New(gen.Config{Seed: 31, Tenants: 1}, 100) // no ids: derived from the canonical event
 	var lines [][]byte
 	for i := 0; i < 10; i++ {
@@ -112,6 +115,68 @@ func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible 
 	if err != nil || st.Total != 8 {
 		t.Fatalf("%d events stored, want 8 (%v)", st.Total, err)
 	}
+	testIngestIDsPerTenant(t, srv.URL, r, reg, visible)
+}
+
+// testIngestIDsPerTenant: one id in two tenants stores both events and
+// the second answer says accepted (revealing nothing of the first
+// tenant); the same id with other content in the same tenant is answered
+// conflict (not duplicate), counted in /metrics, and the stored event is
+// the first one.
+func testIngestIDsPerTenant(t *testing.T, url string, r audit.EventReader, reg *prometheus.Registry, visible func()) {
+	const tenantP, tenantQ = "11111111-2222-4333-8444-555555555555", "66666666-7777-4888-8999-aaaaaaaaaaaa"
+	id := "evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7" // a producer's UUIDv4
+	ev := func(tenant, ip string) []byte {
+		return []byte(`{"id":"` + id + `","timestamp":"2026-11-20T10:00:00.000Z","tenantId":"` + tenant + `",` +
+			`"actor":{"id":"2f1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","email":"a@x.example","role":"admin","ip":"` + ip + `"},` +
+			`"action":"delete","resource":{"type":"queue","id":"9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"}}`)
+	}
+	answer := func(body []byte) api.IngestResponse {
+		t.Helper()
+		code, out := post(t, url, ingestToken, "application/x-ndjson", body)
+		var res api.IngestResponse
+		if err := json.Unmarshal(out, &res); err != nil || code != 200 {
+			t.Fatalf("%d %s", code, out)
+		}
+		return res
+	}
+	if res := answer(ev(tenantP, "203.0.113.1")); res.Accepted != 1 {
+		t.Fatalf("tenant P: %+v", res)
+	}
+	if res := answer(ev(tenantQ, "203.0.113.2")); res.Accepted != 1 || res.Items[0].Status != "accepted" {
+		t.Fatalf("tenant Q with P's id must be accepted: %+v", res)
+	}
+	res := answer(bytes.Join([][]byte{ev(tenantP, "203.0.113.1"), ev(tenantP, "198.51.100.66")}, []byte("\n")))
+	if res.Duplicates != 1 || res.Conflicts != 1 || res.Items[0].Status != "duplicate" || res.Items[1].Status != "conflict" ||
+		len(res.Items[1].Errors) != 1 || res.Items[1].Errors[0].Field != "id" {
+		t.Fatalf("a duplicate then a conflict: %+v", res)
+	}
+	if n := counterValue(t, reg, "auditlog_ingest_events_conflict_total"); n != 1 {
+		t.Fatalf("conflict counter %v, want 1", n)
+	}
+	visible()
+	for tenant, ip := range map[string]string{tenantP: "203.0.113.1", tenantQ: "203.0.113.2"} {
+		got, err := r.GetEvent(context.Background(), tenant, id)
+		if err != nil || got.Actor.IP != ip || got.TenantID != tenant {
+			t.Fatalf("tenant %s: %+v %v, want its own first event", tenant, got, err)
+		}
+	}
+}
+
+// counterValue reads a registered counter by name.
+func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name && len(mf.Metric) == 1 {
+			return mf.Metric[0].GetCounter().GetValue()
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }
 
 func TestIngestOnSQLite(t *testing.T) {

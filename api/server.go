@@ -63,8 +63,9 @@ type Server struct {
 	export ExportDeps
 	engine *gin.Engine
 
-	requests *prometheus.CounterVec
-	latency  *prometheus.HistogramVec
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	conflicts prometheus.Counter
 }
 
 // NewServer builds the router. It registers its metrics on deps.Registry.
@@ -95,7 +96,11 @@ func NewServer(cfg Config, deps Deps) *Server {
 		Name: "auditlog_http_request_duration_seconds", Help: "HTTP request latency by route.",
 		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
 	}, []string{"method", "route"})
-	deps.Registry.MustRegister(s.requests, s.latency)
+	s.conflicts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "auditlog_ingest_events_conflict_total",
+		Help: "Ingested events whose id was already stored in the tenant with different content (not stored; first wins).",
+	})
+	deps.Registry.MustRegister(s.requests, s.latency, s.conflicts)
 
 	s.engine.Use(s.recoverer, s.requestIDs, s.observe)
 	s.engine.NoRoute(func(c *gin.Context) {

@@ -63,8 +63,9 @@ type WriteStatus int
 const (
 	// WriteCreated: the event is durably stored.
 	WriteCreated WriteStatus = iota
-	// WriteDuplicate: an event with the same id was already stored; the
-	// id is the idempotency key, so this counts as success.
+	// WriteDuplicate: the same event (same id, same content) was already
+	// stored in its tenant; the id is the idempotency key, so this counts
+	// as success.
 	WriteDuplicate
 	// WriteRejected: the store refuses this event for good (a mapping or
 	// parsing error); it must be dead-lettered, never retried.
@@ -72,6 +73,12 @@ const (
 	// WriteRetry: a transient failure (overload, timeout, unavailable);
 	// the event must be written again later.
 	WriteRetry
+	// WriteConflict: an event with the same id but different content is
+	// already stored in the tenant. The stored one is kept (first wins:
+	// the id is the idempotency key and audit events are immutable) and
+	// this one is not stored; the writer must report it, never pass it off
+	// as a duplicate.
+	WriteConflict
 )
 
 func (s WriteStatus) String() string {
@@ -84,6 +91,8 @@ func (s WriteStatus) String() string {
 		return "rejected"
 	case WriteRetry:
 		return "retry"
+	case WriteConflict:
+		return "conflict"
 	}
 	return "unknown"
 }
@@ -95,7 +104,21 @@ type WriteResult struct {
 	Reason string
 }
 
-// EventWriter stores batches of validated events.
+// ConflictReason is the WriteResult.Reason of a WriteConflict.
+const ConflictReason = "an event with this id and different content is already stored in this tenant; the stored event is kept (first wins)"
+
+// Settle returns the result of writing e when an event with its id is
+// already stored in its tenant: WriteDuplicate when stored is the same
+// event, WriteConflict otherwise. Every store calls it, so the rule is one.
+func Settle(e, stored *Event) WriteResult {
+	if SameEvent(e, stored) {
+		return WriteResult{Status: WriteDuplicate}
+	}
+	return WriteResult{Status: WriteConflict, Reason: ConflictReason}
+}
+
+// EventWriter stores batches of validated events. Ids are unique within
+// a tenant, never across tenants: two tenants may store the same id.
 type EventWriter interface {
 	// WriteEvents writes the batch and returns only once every event it
 	// reports as WriteCreated is durable. It returns one result per event,

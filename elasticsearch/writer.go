@@ -98,7 +98,8 @@ func writeJSONString(buf *bytes.Buffer, s string) {
 // bulkItem is the part of a _bulk answer item this store reads.
 type bulkItem struct {
 	Create struct {
-		Status int `json:"status"`
+		Index  string `json:"_index"`
+		Status int    `json:"status"`
 		Error  *struct {
 			Type   string `json:"type"`
 			Reason string `json:"reason"`
@@ -109,9 +110,12 @@ type bulkItem struct {
 // WriteEvents implements audit.EventWriter with one synchronous _bulk
 // request of create operations. Elasticsearch acknowledges an item only
 // once it is in the translog (fsynced per request by default), so
-// WriteCreated is durable. Per item: 201 is created, 409 a duplicate
-// (the id is already stored), 400 a permanent rejection (mapping or
-// parsing), anything else (429, 5xx, a cluster block) a retry.
+// WriteCreated is durable. Per item: 201 is created; 409 means the id is
+// already stored in the tenant's backing index, and the stored document
+// is read back to tell a duplicate from a conflict (audit.Settle); 400 a
+// permanent rejection (mapping or parsing); anything else (429, 5xx, a
+// cluster block) a retry. Each tenant has its own data streams, so ids
+// are unique per tenant: another tenant's ids never collide.
 func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
 	if len(events) == 0 {
 		return nil, nil
@@ -133,7 +137,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
 	}
-	res, err := s.c.Do(ctx, http.MethodPost, "/_bulk?filter_path=errors,items.*.status,items.*.error.type,items.*.error.reason", buf.Bytes())
+	res, err := s.c.Do(ctx, http.MethodPost, "/_bulk?filter_path=errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason", buf.Bytes())
 	if err != nil {
 		return nil, err
 	}
@@ -151,10 +155,58 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 		return nil, audit.Errorf(audit.EUNAVAILABLE, "bulk answered %d items for %d events", len(out.Items), len(events))
 	}
 	results := make([]audit.WriteResult, len(events))
+	var existing []int
 	for i, it := range out.Items {
 		results[i] = itemResult(it)
+		if it.Create.Status == http.StatusConflict {
+			existing = append(existing, i)
+		}
+	}
+	if len(existing) > 0 {
+		if err := s.settle(ctx, events, out.Items, existing, results); err != nil {
+			return nil, err
+		}
 	}
 	return results, nil
+}
+
+// settle reads back, in one realtime _mget, the stored documents of the
+// events answered 409, and sets each result to duplicate or conflict. A
+// document that cannot be read leaves its event to be retried.
+func (s *Store) settle(ctx context.Context, events []audit.Event, items []bulkItem, existing []int, results []audit.WriteResult) error {
+	type ref struct {
+		Index string `json:"_index"`
+		ID    string `json:"_id"`
+	}
+	docs := make([]ref, len(existing))
+	for j, i := range existing {
+		docs[j] = ref{Index: items[i].Create.Index, ID: events[i].ID}
+	}
+	var out struct {
+		Docs []struct {
+			Found  bool            `json:"found"`
+			Source json.RawMessage `json:"_source"`
+		} `json:"docs"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/_mget?realtime=true", map[string]any{"docs": docs}, &out); err != nil {
+		return err
+	}
+	if len(out.Docs) != len(existing) {
+		return audit.Errorf(audit.EUNAVAILABLE, "mget answered %d documents for %d", len(out.Docs), len(existing))
+	}
+	for j, i := range existing {
+		d := out.Docs[j]
+		if !d.Found {
+			results[i] = audit.WriteResult{Status: audit.WriteRetry, Reason: "409 for an id that could not be read back"}
+			continue
+		}
+		stored, err := DecodeSource(d.Source)
+		if err != nil {
+			return err
+		}
+		results[i] = audit.Settle(&events[i], &stored)
+	}
+	return nil
 }
 
 func itemResult(it bulkItem) audit.WriteResult {

@@ -15,7 +15,7 @@ import (
 // bytes; the original headers are kept, and these are added.
 const (
 	HeaderReason          = "dlq-reason"           // why, human-readable (every offending field)
-	HeaderCode            = "dlq-code"             // invalid, too_large or rejected
+	HeaderCode            = "dlq-code"             // invalid, too_large, rejected or conflict
 	HeaderSourceTopic     = "dlq-source-topic"     // where the message came from
 	HeaderSourcePartition = "dlq-source-partition" //
 	HeaderSourceOffset    = "dlq-source-offset"    //
@@ -24,6 +24,10 @@ const (
 	HeaderOriginalBytes   = "dlq-original-bytes"   // the original size, when truncated
 	HeaderOriginalSHA256  = "dlq-original-sha256"  // the original digest, when truncated
 )
+
+// CodeConflict is the dlq-code of an event whose id is already stored in
+// its tenant with different content.
+const CodeConflict = "conflict"
 
 // truncatedValueBytes is how much of a value too large even for the
 // dead-letter topic is kept (with its size and digest in headers).

@@ -1,10 +1,12 @@
 package indexer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -403,6 +405,11 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 			case audit.WriteDuplicate:
 				ix.m.duplicate.Inc()
 				ix.stats.Duplicates.Add(1)
+			case audit.WriteConflict:
+				// First wins; the second is dead-lettered with the reason,
+				// so it is neither stored nor lost.
+				ix.m.conflict.Inc()
+				dead = append(dead, deadLetter{msg: sources[i], code: CodeConflict, reason: r.Reason})
 			case audit.WriteRejected:
 				dead = append(dead, deadLetter{msg: sources[i], code: "rejected", reason: r.Reason})
 			default:
@@ -420,6 +427,11 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 		pending = next
 	}
 	if len(dead) > 0 {
+		// Rejections found at write time (conflicts, mapping errors) join
+		// those of decoding: the dead-letter topic keeps the source order.
+		slices.SortStableFunc(dead, func(a, b deadLetter) int {
+			return cmp.Or(cmp.Compare(a.msg.Partition, b.msg.Partition), cmp.Compare(a.msg.Offset, b.msg.Offset))
+		})
 		if err := ix.deadLetter(ctx, dead); err != nil {
 			return err
 		}

@@ -109,10 +109,24 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The first good message, and an event that reuses its id with other
+	// content: first wins, the second is dead-lettered as a conflict.
+	first := good()
+	var reused map[string]any
+	_ = json.Unmarshal(first, &reused)
+	reused["actor"].(map[string]any)["ip"] = "198.51.100.250"
+	conflict, _ := json.Marshal(reused)
+	// A producer's UUIDv4 id is as good as the service's v7.
+	v4 := mutate(func(m map[string]any) { m["id"] = "evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7" })
 	poison := []struct {
 		name, code, reason string
 		value              []byte
 	}{
+		{"same id, other content", indexer.CodeConflict, "different content", conflict},
+		{"escaped NUL in after", audit.EINVALID, "after: must not hold control characters", []byte(strings.Replace(string(good()), `"tenantId"`, `"after":{"note":"a\u0000b"},"tenantId"`, 1))},
+		{"escape in userAgent", audit.EINVALID, "actor.userAgent: must be UTF-8 text without control characters", mutate(func(m map[string]any) { m["actor"].(map[string]any)["userAgent"] = "x\x1b[2J" })},
+		{"comma in timestamp", audit.EINVALID, "timestamp", mutate(func(m map[string]any) { m["timestamp"] = "2026-11-21T09:30:12,345Z" })},
+		{"ten fraction digits", audit.EINVALID, "timestamp", mutate(func(m map[string]any) { m["timestamp"] = "2026-11-21T09:30:12.1234567890Z" })},
 		{"not JSON", audit.EINVALID, "must be one JSON object", []byte("\x00\x01 this is not json")},
 		{"missing tenantId", audit.EINVALID, "tenantId: is required", mutate(func(m map[string]any) { delete(m, "tenantId") })},
 		{"unknown action", audit.EINVALID, "action: must be one of", mutate(func(m map[string]any) { m["action"] = "publish" })},
@@ -122,8 +136,15 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 	}
 	var msgs []kafka.Message
 	goodCount := 0
-	for _, p := range poison {
-		msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: good()}, kafka.Message{Key: []byte("k"), Value: p.value,
+	for i, p := range poison {
+		v := good()
+		switch i {
+		case 0:
+			v = first
+		case 1:
+			v = v4
+		}
+		msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: v}, kafka.Message{Key: []byte("k"), Value: p.value,
 			Headers: []kafka.Header{{Key: "producer", Value: []byte("test")}}})
 		goodCount++
 	}
@@ -166,6 +187,18 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 	e.waitCount(t, e.store.AllStreamsPattern(), goodCount, time.Minute)
 	if v := metric(t, reg, "auditlog_indexer_events_dead_lettered_total"); v != float64(len(poison)) {
 		t.Fatalf("dead-lettered counter %v", v)
+	}
+	if v := metric(t, reg, "auditlog_indexer_events_conflict_total"); v != 1 {
+		t.Fatalf("conflict counter %v, want 1", v)
+	}
+	stored := e.scan(t, e.store.AllStreamsPattern())
+	var firstEv audit.Event
+	_ = json.Unmarshal(first, &firstEv)
+	if got, ok := stored[firstEv.ID]; !ok || got.Actor.IP != firstEv.Actor.IP {
+		t.Fatalf("the first event with the reused id must be the one stored: %+v", got)
+	}
+	if _, ok := stored["evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7"]; !ok {
+		t.Fatal("the event with a UUIDv4 id was not indexed")
 	}
 }
 

@@ -3,10 +3,10 @@ package indexer
 import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
-	consumed, indexed, duplicate, retried, commits, kafkaErrors prometheus.Counter
-	deadLettered                                                *prometheus.CounterVec
-	bulkLatency                                                 prometheus.Histogram
-	lag                                                         *prometheus.GaugeVec
+	consumed, indexed, duplicate, conflict, retried, commits, kafkaErrors prometheus.Counter
+	deadLettered                                                          *prometheus.CounterVec
+	bulkLatency                                                           prometheus.Histogram
+	lag                                                                   *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -17,6 +17,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		consumed:    c("events_consumed_total", "Messages fetched from the audit topic."),
 		indexed:     c("events_indexed_total", "Events durably written to the store."),
 		duplicate:   c("events_duplicate_total", "Events whose id was already stored (a redelivery)."),
+		conflict:    c("events_conflict_total", "Events whose id was already stored in the tenant with different content (dead-lettered; first wins)."),
 		retried:     c("events_retried_total", "Event writes retried after a transient failure."),
 		commits:     c("commits_total", "Offset commits."),
 		kafkaErrors: c("kafka_errors_total", "Failed fetches and commits."),
@@ -31,6 +32,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "auditlog_indexer_consumer_lag", Help: "Messages behind the partition's high-water mark after the last batch.",
 		}, []string{"partition"}),
 	}
-	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)
+	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.conflict, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)
 	return m
 }

@@ -16,6 +16,7 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -175,7 +176,9 @@ func searchText(e *audit.Event) string {
 }
 
 // WriteEvents implements audit.EventWriter: the batch is committed and
-// fsynced before it returns. An id already stored is a duplicate. SQLite
+// fsynced before it returns. An id already stored in the event's tenant
+// is a duplicate when the stored event is the same, a conflict when it
+// differs (audit.Settle); another tenant's ids do not count. SQLite
 // refuses nothing a valid event holds, so there are no rejections; a
 // failed transaction is an EUNAVAILABLE error for the whole batch.
 //
@@ -253,7 +256,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 	}
 	defer tx.Rollback()
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
@@ -286,7 +289,9 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			results[i] = audit.WriteResult{Status: audit.WriteDuplicate}
+			if results[i], err = settle(ctx, tx, e); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		seq, _ := res.LastInsertId()
@@ -299,6 +304,20 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: commit")
 	}
 	return results, nil
+}
+
+// settle compares e with the event of the same tenant and id already
+// stored (possibly earlier in the same transaction).
+func settle(ctx context.Context, tx *sql.Tx, e *audit.Event) (audit.WriteResult, error) {
+	var body []byte
+	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, strings.ToLower(e.TenantID), e.ID).Scan(&body); err != nil {
+		return audit.WriteResult{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the stored event %s", e.ID)
+	}
+	var stored audit.Event
+	if err := json.Unmarshal(body, &stored); err != nil {
+		return audit.WriteResult{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: decoding the stored event %s", e.ID)
+	}
+	return audit.Settle(e, &stored), nil
 }
 
 func boolInt(b bool) int {

@@ -38,6 +38,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("FiltersSortsPagesAndCursors", func(t *testing.T) { testQueries(t, newBackend(t)) })
 	t.Run("TenantIsolation", func(t *testing.T) { testIsolation(t, newBackend(t)) })
 	t.Run("Duplicates", func(t *testing.T) { testDuplicates(t, newBackend(t)) })
+	t.Run("IDsPerTenant", func(t *testing.T) { testIDsPerTenant(t, newBackend(t)) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, newBackend(t)) })
 	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
 	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
@@ -334,6 +335,104 @@ func testDuplicates(t *testing.T, b Backend) {
 	if r.Total != int64(len(d.Events)) {
 		t.Fatalf("%d events after writing each twice, want %d", r.Total, len(d.Events))
 	}
+}
+
+// testIDsPerTenant: an id is the idempotency key within its tenant only.
+// The same id in two tenants stores two events, each visible to its own
+// tenant alone. Within a tenant the same event again is a duplicate, and
+// different content under a stored id is a conflict: not stored, the
+// first event kept, in another batch as in the same one.
+func testIDsPerTenant(t *testing.T, b Backend) {
+	ctx := context.Background()
+	d := NewDataset(4)
+	a, bb := d.Events[0], d.Others[0]
+	a.After = json.RawMessage(`{"b":1,"a":{"x":[1,2.5,"s"]},"c":null}`)
+	bb.ID = a.ID
+	res, err := b.Writer.WriteEvents(ctx, []audit.Event{a})
+	if err != nil || res[0].Status != audit.WriteCreated {
+		t.Fatalf("tenant A's event: %+v %v", res, err)
+	}
+	res, err = b.Writer.WriteEvents(ctx, []audit.Event{bb})
+	if err != nil || res[0].Status != audit.WriteCreated {
+		t.Fatalf("tenant B's event with A's id must be stored, got %+v %v", res, err)
+	}
+	same := a
+	same.After = reorder(t, a.After)
+	changed := a
+	changed.Actor.IP = "198.51.100.200"
+	changedB := bb
+	changedB.Reason, changedB.CrossTenant = "a different event", true
+	res, err = b.Writer.WriteEvents(ctx, []audit.Event{same, changed, changedB, bb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []audit.WriteStatus{audit.WriteDuplicate, audit.WriteConflict, audit.WriteConflict, audit.WriteDuplicate}
+	for i, r := range res {
+		if r.Status != want[i] || (r.Status == audit.WriteConflict && r.Reason == "") {
+			t.Errorf("write %d: %v (%q), want %v", i, r.Status, r.Reason, want[i])
+		}
+	}
+	// Two new events with one id in one batch: the first wins there too.
+	n1, n2 := d.Events[1], d.Events[1]
+	n2.Actor.UserAgent = "another agent"
+	res, err = b.Writer.WriteEvents(ctx, []audit.Event{n1, n2})
+	if err != nil || res[0].Status != audit.WriteCreated || res[1].Status != audit.WriteConflict {
+		t.Fatalf("one id twice in a batch: %+v %v", res, err)
+	}
+	b.Visible(t)
+	for _, tc := range []struct {
+		tenant string
+		want   audit.Event
+	}{{d.A, a}, {d.B, bb}, {d.A, n1}} {
+		got, err := b.Reader.GetEvent(ctx, tc.tenant, tc.want.ID)
+		if err != nil || !audit.SameEvent(&got, &tc.want) {
+			t.Fatalf("tenant %s, id %s: got %+v (%v), want the first event written", tc.tenant, tc.want.ID, got, err)
+		}
+	}
+	for _, tenant := range []string{d.A, d.B} {
+		r := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+		wantN := map[string]int64{d.A: 2, d.B: 1}[tenant]
+		if r.Total != wantN || int64(len(r.Events)) != wantN {
+			t.Fatalf("tenant %s lists %d events (total %d), want %d", tenant, len(r.Events), r.Total, wantN)
+		}
+		for _, e := range r.Events {
+			if e.TenantID != tenant {
+				t.Fatalf("tenant %s sees %+v", tenant, e)
+			}
+		}
+	}
+}
+
+// reorder returns the JSON object raw with its keys in reverse order and
+// white space added: the same value, other bytes.
+func reorder(t testing.TB, raw json.RawMessage) json.RawMessage {
+	t.Helper()
+	if len(raw) == 0 {
+		return raw
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	slices.Reverse(keys)
+	var sb strings.Builder
+	sb.WriteString("{ ")
+	for i, k := range keys {
+		if i > 0 {
+			sb.WriteString(" , ")
+		}
+		kb, _ := json.Marshal(k)
+		sb.Write(kb)
+		sb.WriteString(" : ")
+		sb.Write(m[k])
+	}
+	sb.WriteString(" }")
+	return json.RawMessage(sb.String())
 }
 
 func testRetention(t *testing.T, b Backend) {
