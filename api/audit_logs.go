@@ -208,10 +208,27 @@ func (s *Server) stats(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	st, err := s.read.Reader.EventStats(c.Request.Context(), q)
+	st, err := s.eventStats(c.Request.Context(), q)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
 	c.JSON(http.StatusOK, st)
+}
+
+// eventStats runs a stats query with its histogram bounded: an open date
+// range is first resolved to the matching events' span, then the bucket
+// count is checked (a 400 naming interval beyond audit.MaxBuckets).
+func (s *Server) eventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+	if q.NeedsSpan() {
+		sp, err := s.read.Reader.EventSpan(ctx, q.Filter)
+		if err != nil {
+			return audit.Stats{}, err
+		}
+		q = q.Resolve(sp)
+	}
+	if err := q.CheckBuckets(); err != nil {
+		return audit.Stats{}, err
+	}
+	return s.read.Reader.EventStats(ctx, q)
 }

@@ -236,8 +236,8 @@ func parseStatsQuery(v url.Values, tenant string) (audit.StatsQuery, error) {
 			p.fail("interval", "must be a duration like 1h, 15m or 1d, of at least 1m")
 		} else {
 			q.Interval = d
-			if f.From != nil && f.To != nil && f.To.Sub(*f.From)/d > maxBuckets {
-				p.fail("interval", "too small for the date range: at most %d buckets", maxBuckets)
+			if err := q.CheckBuckets(); err != nil {
+				p.errs = append(p.errs, audit.ErrorFields(err)...)
 			}
 		}
 	}
@@ -246,8 +246,6 @@ func parseStatsQuery(v url.Values, tenant string) (audit.StatsQuery, error) {
 	}
 	return q, p.err()
 }
-
-const maxBuckets = 2000
 
 func parseInterval(s string) (time.Duration, error) {
 	var d time.Duration

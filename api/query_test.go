@@ -373,4 +373,26 @@ func TestStatsMatchTheEvents(t *testing.T) {
 	if r := h.get(t, "/api/audit-logs/stats", tok); r.status != 400 {
 		t.Fatalf("stats without groupBy or interval: %d", r.status)
 	}
+	// An open range is the matching events' span: a month of one-minute
+	// buckets (44,640) is a 400 naming interval with a round one that fits,
+	// hourly buckets (744) are answered and add up to the total.
+	r = h.get(t, "/api/audit-logs/stats?interval=1m&groupBy=actor.email", tok)
+	if p := r.problem(t); r.status != 400 || len(p.Errors) != 1 || p.Errors[0].Field != "interval" || !strings.Contains(p.Errors[0].Message, "at least 30m") {
+		t.Fatalf("open-range 1m stats: %d %s", r.status, r.body)
+	}
+	r = h.get(t, "/api/audit-logs/stats?interval=1h&"+qs("from", "2026-10-15T00:00:00Z"), tok)
+	r.json(t, &st)
+	hsum = 0
+	for _, b := range st.Histogram {
+		hsum += b.Count
+	}
+	if r.status != 200 || len(st.Histogram) == 0 || len(st.Histogram) > audit.MaxBuckets || hsum != st.Total {
+		t.Fatalf("open-to hourly stats: %d, %d buckets adding to %d of %d", r.status, len(st.Histogram), hsum, st.Total)
+	}
+	// A tenant with no events answers the same keys.
+	empty := token(t, "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a6b", audit.RoleAdmin, "")
+	r = h.get(t, "/api/audit-logs/stats?interval=1m&groupBy=action", empty)
+	if r.status != 200 || string(r.body) != `{"total":0,"groups":[],"histogram":[]}` {
+		t.Fatalf("empty tenant stats: %d %q", r.status, r.body)
+	}
 }

@@ -154,8 +154,12 @@ type EventReader interface {
 	// not exist or belongs to another tenant (the two are
 	// indistinguishable).
 	GetEvent(ctx context.Context, tenantID, id string) (Event, error)
-	// EventStats aggregates the events of q's filter.
+	// EventStats aggregates the events of q's filter. Callers resolve an
+	// open histogram range first (StatsQuery.NeedsSpan, Resolve) and check
+	// CheckBuckets: a store builds at most MaxBuckets buckets.
 	EventStats(ctx context.Context, q StatsQuery) (Stats, error)
+	// EventSpan returns the first and last timestamps of the events of f.
+	EventSpan(ctx context.Context, f Filter) (Span, error)
 }
 
 // GroupField is a field stats can be grouped by.
@@ -202,11 +206,26 @@ type Bucket struct {
 	Groups []Group   `json:"groups,omitempty"`
 }
 
-// Stats is the answer of EventStats.
+// Stats is the answer of EventStats. Its JSON always has the three keys,
+// groups and histogram as empty lists when not asked or when nothing
+// matches, so an empty tenant answers the same shape as a full one.
 type Stats struct {
 	Total     int64    `json:"total"`
-	Groups    []Group  `json:"groups,omitempty"`
-	Histogram []Bucket `json:"histogram,omitempty"`
+	Groups    []Group  `json:"groups"`
+	Histogram []Bucket `json:"histogram"`
+}
+
+// MarshalJSON writes absent groups and histogram as [].
+func (s Stats) MarshalJSON() ([]byte, error) {
+	type plain Stats
+	p := plain(s)
+	if p.Groups == nil {
+		p.Groups = []Group{}
+	}
+	if p.Histogram == nil {
+		p.Histogram = []Bucket{}
+	}
+	return json.Marshal(p)
 }
 
 // CursorCodec signs and checks cursors. A cursor is opaque to clients; it

@@ -3,7 +3,6 @@ package elasticsearch
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -208,7 +207,7 @@ func StatsBody(q audit.StatsQuery) map[string]any {
 	}
 	aggs := map[string]any{}
 	if q.Interval > 0 {
-		h := map[string]any{"field": "@timestamp", "fixed_interval": esInterval(q.Interval), "min_doc_count": 0}
+		h := map[string]any{"field": "@timestamp", "fixed_interval": audit.FormatInterval(q.Interval), "min_doc_count": 0}
 		if q.Filter.From != nil && q.Filter.To != nil {
 			h["extended_bounds"] = map[string]any{"min": q.Filter.From.UnixMilli(), "max": q.Filter.To.UnixMilli() - 1}
 		}
@@ -232,19 +231,6 @@ func StatsBody(q audit.StatsQuery) map[string]any {
 	return body
 }
 
-// esInterval writes d in the largest whole unit Elasticsearch accepts.
-func esInterval(d time.Duration) string {
-	for _, u := range []struct {
-		unit time.Duration
-		s    string
-	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}} {
-		if d%u.unit == 0 {
-			return fmt.Sprintf("%d%s", d/u.unit, u.s)
-		}
-	}
-	return fmt.Sprintf("%dms", d.Milliseconds())
-}
-
 type termsAgg struct {
 	Buckets []struct {
 		Key      string `json:"key"`
@@ -258,6 +244,33 @@ func (t termsAgg) groups() []audit.Group {
 		out[i] = audit.Group{Key: b.Key, Count: b.DocCount}
 	}
 	return out
+}
+
+// EventSpan implements audit.EventReader with min and max aggregations.
+func (s *Store) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error) {
+	body := map[string]any{
+		"size": 0, "track_total_hits": false,
+		"query": map[string]any{"bool": map[string]any{"filter": FilterClauses(f)}},
+		"aggs": map[string]any{
+			"first": map[string]any{"min": map[string]any{"field": "@timestamp"}},
+			"last":  map[string]any{"max": map[string]any{"field": "@timestamp"}},
+		},
+	}
+	var out struct {
+		Aggregations struct {
+			First, Last struct {
+				Value *float64 `json:"value"`
+			}
+		} `json:"aggregations"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(f.TenantID), body, &out); err != nil {
+		return audit.Span{}, err
+	}
+	a := out.Aggregations
+	if a.First.Value == nil || a.Last.Value == nil {
+		return audit.Span{}, nil
+	}
+	return audit.Span{First: time.UnixMilli(int64(*a.First.Value)).UTC(), Last: time.UnixMilli(int64(*a.Last.Value)).UTC(), Any: true}, nil
 }
 
 // EventStats implements audit.EventReader with aggregations.

@@ -197,6 +197,20 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 	return e, nil
 }
 
+// EventSpan implements audit.EventReader: min and max of ts over the
+// filter (the (tenant_id, ts) index answers a tenant-wide span at once).
+func (s *Store) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error) {
+	cond, args := where(f)
+	var lo, hi sql.NullInt64
+	if err := s.r.QueryRowContext(ctx, `SELECT min(ts), max(ts) FROM events WHERE `+cond, args...).Scan(&lo, &hi); err != nil {
+		return audit.Span{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: span")
+	}
+	if !lo.Valid {
+		return audit.Span{}, nil
+	}
+	return audit.Span{First: time.UnixMilli(lo.Int64).UTC(), Last: time.UnixMilli(hi.Int64).UTC(), Any: true}, nil
+}
+
 // EventStats implements audit.EventReader with SQL aggregations. Groups
 // are ordered like Elasticsearch's terms aggregation (count descending,
 // then key); histogram buckets are aligned on the epoch and gaps are

@@ -521,6 +521,7 @@ func testStats(t *testing.T, b Backend) {
 	for _, e := range d.Events {
 		perDay[e.Timestamp.UTC().Format("2006-01-02")]++
 	}
+	testSpan(t, b, d)
 	if len(st.Histogram) != 31 {
 		t.Fatalf("%d daily buckets over October, want 31", len(st.Histogram))
 	}
@@ -545,4 +546,32 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return string(b)
+}
+
+// testSpan: EventSpan is the first and last timestamp of the filter's
+// events, computed here independently; nothing matching is no span.
+func testSpan(t *testing.T, b Backend, d *Dataset) {
+	ctx := context.Background()
+	for _, f := range []audit.Filter{{TenantID: d.A}, {TenantID: d.A, Actions: []audit.Action{audit.ActionDelete}}, {TenantID: d.B, Outcome: audit.OutcomeFailure}} {
+		var first, last time.Time
+		for _, e := range d.All {
+			if e.TenantID != f.TenantID || (len(f.Actions) > 0 && e.Action != f.Actions[0]) || (f.Outcome != "" && e.Outcome != f.Outcome) {
+				continue
+			}
+			if first.IsZero() || e.Timestamp.Before(first) {
+				first = e.Timestamp.Time
+			}
+			if e.Timestamp.After(last) {
+				last = e.Timestamp.Time
+			}
+		}
+		sp, err := b.Reader.EventSpan(ctx, f)
+		if err != nil || !sp.Any || !sp.First.Equal(first) || !sp.Last.Equal(last) {
+			t.Fatalf("span of %+v: %+v %v, want %v – %v", f, sp, err, first, last)
+		}
+	}
+	sp, err := b.Reader.EventSpan(ctx, audit.Filter{TenantID: "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a6b"})
+	if err != nil || sp.Any {
+		t.Fatalf("a tenant with no events has no span: %+v %v", sp, err)
+	}
 }

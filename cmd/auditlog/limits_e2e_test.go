@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testenv"
+)
+
+// MaxWorstCaseRSS is the documented bound (README, "Limits") on the peak
+// resident memory of one `serve` answering the worst requests of every
+// read endpoint, one at a time, over a tenant whose events span years.
+const MaxWorstCaseRSS = 384 << 20
+
+// TestWorstCaseRequestsStayBounded runs, against a real `serve` child
+// process on each store, the requests that once exhausted memory or that
+// could: one-minute stats over years with no range (it answered 665 MB
+// and held 4.2 GB), the largest groupings, the largest pages sorted and
+// searched by prefixes, the deepest page, and exports. Each answer must be
+// a 2xx or a 4xx naming its parameter, never a 5xx, and the child's peak
+// RSS (VmHWM) must stay under MaxWorstCaseRSS.
+func TestWorstCaseRequestsStayBounded(t *testing.T) {
+	stores := map[string][]string{"sqlite": {"AUDITLOG_STORE=sqlite"}}
+	if esURL := testenv.ElasticsearchURL(t); esURL != "" {
+		stores["elasticsearch"] = []string{"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + esURL,
+			"AUDITLOG_ES_INDEX_PREFIX=" + testenv.Name("auditlog-limits")}
+	}
+	for name, vars := range stores {
+		t.Run(name, func(t *testing.T) { worstCases(t, vars) })
+	}
+}
+
+func worstCases(t *testing.T, vars []string) {
+	addr := freePort(t)
+	base := "http://" + addr
+	cmd := child(t, append(vars, "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_DATA_DIR="+t.TempDir(), "AUDITLOG_JWT_SECRET=s3cret",
+		"AUDITLOG_INGEST_TOKEN=svc", "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_LOG_LEVEL=warn"), "serve")
+	waitReady(t, base)
+	const n = 30000
+	g := gen.New(gen.Config{Seed: 17, Tenants: 1, FirstTenantID: demoTenant, Start: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Now().Add(-time.Hour)}, n)
+	for sent := 0; sent < n; sent += 1000 {
+		batch := make([]audit.Event, 1000)
+		for i := range batch {
+			batch[i] = g.Next()
+		}
+		body, _ := json.Marshal(batch)
+		if res, out := request(t, "POST", base+"/api/audit-events", "svc", body); res.StatusCode != 200 {
+			t.Fatalf("ingest: %d %s", res.StatusCode, out)
+		}
+	}
+	tok := token(t, "s3cret", audit.Principal{UserID: "0b9c8d7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e", Email: "ana@acme.example", Role: audit.RoleAdmin, TenantID: demoTenant})
+	testenv.Eventually(t, time.Minute, func() error {
+		_, body := request(t, "GET", base+"/api/audit-logs/stats?groupBy=outcome", tok, nil)
+		var st audit.Stats
+		if json.Unmarshal(body, &st) != nil || st.Total < n {
+			return fmt.Errorf("%s", body)
+		}
+		return nil
+	})
+	prefixes := strings.TrimSpace(strings.Repeat("a* e* i* o* u* ", 17))
+	for _, tc := range []struct {
+		path  string
+		field string // the parameter a 400 must name; "" when it must succeed
+	}{
+		{"/api/audit-logs/stats?interval=1m", "interval"},
+		{"/api/audit-logs/stats?interval=1m&groupBy=actor.email", "interval"},
+		{"/api/audit-logs/stats?interval=1m&from=2000-01-01T00:00:00Z", "interval"},
+		{"/api/audit-logs/stats?interval=1m&to=2030-01-01T00:00:00Z", "interval"},
+		{"/api/audit-logs/stats?interval=1m&from=2000-01-01T00:00:00Z&to=2030-01-01T00:00:00Z", "interval"},
+		{"/api/audit-logs/stats?interval=2d&groupBy=actor.email", ""},
+		{"/api/audit-logs/stats?interval=1h&groupBy=resource.type&from=" + url.QueryEscape(time.Now().Add(-80*24*time.Hour).UTC().Format(time.RFC3339)), ""},
+		{"/api/audit-logs/stats?groupBy=actor.email&q=" + url.QueryEscape(prefixes), ""},
+		{"/api/audit-logs?pageSize=1000&sort=actor.email", ""},
+		{"/api/audit-logs?pageSize=1000&sort=resource.type&order=desc&q=" + url.QueryEscape(prefixes), ""},
+		{"/api/audit-logs?pageSize=1000&page=10", ""},
+		{"/api/audit-logs?pageSize=1000&page=11", "page"},
+		{"/api/audit-logs?pageSize=1000&q=" + url.QueryEscape(strings.Repeat("x", 300)), "q"},
+		{"/api/audit-logs/export.csv?from=" + url.QueryEscape(time.Now().Add(-400*24*time.Hour).UTC().Format(time.RFC3339)), ""},
+	} {
+		res, body := request(t, "GET", base+tc.path, tok, nil)
+		switch {
+		case res.StatusCode >= 500:
+			t.Errorf("%s: %d %s", tc.path, res.StatusCode, body)
+		case tc.field == "" && res.StatusCode >= 300:
+			t.Errorf("%s: %d %.300s, want success", tc.path, res.StatusCode, body)
+		case tc.field != "" && (res.StatusCode != 400 || !strings.Contains(string(body), `"field":"`+tc.field+`"`)):
+			t.Errorf("%s: %d %.300s, want a 400 naming %s", tc.path, res.StatusCode, body, tc.field)
+		}
+	}
+	// The whole tenant as an asynchronous export, read back.
+	job := startJob(t, "POST", base+"/api/audit-logs/exports?async=true", tok)
+	done := waitJob(t, base, tok, job.ID, 2*time.Minute, isDone)
+	if done.RowsWritten < n {
+		t.Errorf("export wrote %d rows, want at least %d", done.RowsWritten, n)
+	}
+	peak := peakRSS(t, cmd.Process.Pid)
+	t.Logf("peak RSS of serve: %d MiB (bound %d MiB)", peak>>20, MaxWorstCaseRSS>>20)
+	if peak > MaxWorstCaseRSS {
+		t.Errorf("peak RSS %d MiB over the documented bound of %d MiB", peak>>20, MaxWorstCaseRSS>>20)
+	}
+}
+
+// peakRSS reads the peak resident set size (VmHWM) of a process.
+func peakRSS(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatal("no VmHWM")
+	return 0
+}
