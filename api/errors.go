@@ -9,33 +9,39 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
+// codeMethodNotAllowed is the transport's own code: a path that exists
+// asked with a method it does not take.
+const codeMethodNotAllowed = "method_not_allowed"
+
 // statusOf is the one table from application error codes to HTTP statuses.
 // Backends never choose a status; they return *audit.Error codes.
 var statusOf = map[string]int{
-	audit.EINVALID:      http.StatusBadRequest,
-	audit.ENOTFOUND:     http.StatusNotFound,
-	audit.ECONFLICT:     http.StatusConflict,
-	audit.EUNAUTHORIZED: http.StatusUnauthorized,
-	audit.EFORBIDDEN:    http.StatusForbidden,
-	audit.ETOOLARGE:     http.StatusRequestEntityTooLarge,
-	audit.ERATELIMIT:    http.StatusTooManyRequests,
-	audit.EUNAVAILABLE:  http.StatusServiceUnavailable,
-	audit.ENOTSUPPORTED: http.StatusNotImplemented,
-	audit.EINTERNAL:     http.StatusInternalServerError,
+	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	audit.EINVALID:       http.StatusBadRequest,
+	audit.ENOTFOUND:      http.StatusNotFound,
+	audit.ECONFLICT:      http.StatusConflict,
+	audit.EUNAUTHORIZED:  http.StatusUnauthorized,
+	audit.EFORBIDDEN:     http.StatusForbidden,
+	audit.ETOOLARGE:      http.StatusRequestEntityTooLarge,
+	audit.ERATELIMIT:     http.StatusTooManyRequests,
+	audit.EUNAVAILABLE:   http.StatusServiceUnavailable,
+	audit.ENOTSUPPORTED:  http.StatusNotImplemented,
+	audit.EINTERNAL:      http.StatusInternalServerError,
 }
 
 // titleOf is the RFC 9457 title of each code.
 var titleOf = map[string]string{
-	audit.EINVALID:      "Invalid request",
-	audit.ENOTFOUND:     "Not found",
-	audit.ECONFLICT:     "Conflict",
-	audit.EUNAUTHORIZED: "Unauthorized",
-	audit.EFORBIDDEN:    "Forbidden",
-	audit.ETOOLARGE:     "Payload too large",
-	audit.ERATELIMIT:    "Too many requests",
-	audit.EUNAVAILABLE:  "Service unavailable",
-	audit.ENOTSUPPORTED: "Not supported by this store",
-	audit.EINTERNAL:     "Internal error",
+	codeMethodNotAllowed: "Method not allowed",
+	audit.EINVALID:       "Invalid request",
+	audit.ENOTFOUND:      "Not found",
+	audit.ECONFLICT:      "Conflict",
+	audit.EUNAUTHORIZED:  "Unauthorized",
+	audit.EFORBIDDEN:     "Forbidden",
+	audit.ETOOLARGE:      "Payload too large",
+	audit.ERATELIMIT:     "Too many requests",
+	audit.EUNAVAILABLE:   "Service unavailable",
+	audit.ENOTSUPPORTED:  "Not supported by this store",
+	audit.EINTERNAL:      "Internal error",
 }
 
 // Problem is an RFC 9457 problem document with per-field errors.

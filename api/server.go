@@ -102,7 +102,13 @@ func NewServer(cfg Config, deps Deps) *Server {
 	})
 	deps.Registry.MustRegister(s.requests, s.latency, s.conflicts)
 
-	s.engine.Use(s.recoverer, s.requestIDs, s.observe)
+	s.engine.Use(s.recoverer, s.requestIDs, s.observe, s.checkParams)
+	// A known path with another method is a 405 naming the allowed ones,
+	// not a 404 (gin sets the Allow header).
+	s.engine.HandleMethodNotAllowed = true
+	s.engine.NoMethod(func(c *gin.Context) {
+		writeError(c, s.deps.Logger, audit.Errorf(codeMethodNotAllowed, "%s is not allowed on %s; allowed: %s", c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
+	})
 	s.engine.NoRoute(func(c *gin.Context) {
 		writeError(c, s.deps.Logger, audit.Errorf(audit.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})

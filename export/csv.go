@@ -12,6 +12,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/auditlog/auditlog/audit"
@@ -21,11 +22,13 @@ import (
 // under a header of audit.ExportColumns. It holds one row at a time:
 // memory does not grow with the number of rows.
 //
-// Formula injection is neutralised: a cell that begins with =, +, -, @, a
-// tab or a carriage return is prefixed with a single quote, so a
-// spreadsheet shows it as text instead of evaluating it (OWASP "CSV
-// Injection"). actor.userAgent, actor.email and reason are
-// attacker-controlled.
+// Formula injection is neutralised (OWASP "CSV Injection", ASVS 5
+// 1.2.10) for a spreadsheet in any common configuration: see appendNeutral
+// for where a single quote is inserted, so every part shows as text.
+// A cell holding a comma, a semicolon, a tab, a quote or a line break is
+// quoted, so a spreadsheet that splits rows on ; or tab (the list
+// separator of many locales) never starts a new cell inside a value.
+// actor.userAgent, actor.email and reason are attacker-controlled.
 type CSVWriter struct {
 	w    *bufio.Writer
 	row  []byte
@@ -127,46 +130,79 @@ func writeRaw(b *bytes.Buffer, raw json.RawMessage) {
 	}
 }
 
-// dangerous reports whether a spreadsheet would treat a cell starting
-// with this byte as a formula (or strip it and then do so).
-func dangerous(b byte) bool {
-	switch b {
-	case '=', '+', '-', '@', '\t', '\r':
-		return true
+// triggerAfterBlank returns the offset in v of a formula trigger (=, +,
+// -, @ or a full-width form) that follows only white space (ASCII or
+// Unicode, zero-width characters and the byte-order mark, which importers
+// commonly trim) and control characters, or -1.
+func triggerAfterBlank(v string) int {
+	for i, r := range v {
+		switch {
+		case unicode.IsSpace(r), unicode.IsControl(r), r == 0x200b, r == 0x200c, r == 0x200d, r == 0x2060, r == 0xfeff:
+			continue
+		case r == '=', r == '+', r == '-', r == '@', r == '＝', r == '＋', r == '－', r == '＠':
+			return i
+		}
+		return -1
 	}
-	return false
+	return -1
 }
 
-// appendCell appends v as one CSV cell: neutralised when it starts like a
-// formula, quoted when it holds a comma, a quote or a line break (quotes
-// doubled). Invalid UTF-8 is replaced, so the file is always UTF-8.
+// splitsCell reports whether a spreadsheet may start a new cell or row
+// after c: the list separators of other locales (; and tab) and line
+// breaks, where quoting relative to commas does not protect a value.
+func splitsCell(c byte) bool { return c == ';' || c == '\t' || c == '\r' || c == '\n' }
+
+// appendNeutral appends v neutralised against formula injection, with
+// quotes doubled when quoted. A spreadsheet in any common configuration
+// shows every part of the cell as text:
+//   - a cell that starts with a control character (tab, CR, LF, NUL…), or
+//     whose first character after leading white space is a trigger, gets a
+//     leading single quote;
+//   - inside the value, a trigger that follows a ; or tab (the list
+//     separator of other locales) or a line break, after any white space,
+//     gets a single quote just before it, since such a reader starts a new
+//     cell there whatever the quoting.
+func appendNeutral(dst []byte, v string, quoted bool) []byte {
+	if v != "" && (v[0] < 0x20 || v[0] == 0x7f || triggerAfterBlank(v) >= 0) {
+		dst = append(dst, '\'')
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if quoted && c == '"' {
+			dst = append(dst, '"')
+		}
+		dst = append(dst, c)
+		if splitsCell(c) {
+			if j := triggerAfterBlank(v[i+1:]); j >= 0 {
+				dst = append(dst, v[i+1:i+1+j]...)
+				dst = append(dst, '\'')
+				i += j
+			}
+		}
+	}
+	return dst
+}
+
+// appendCell appends v as one CSV cell: neutralised (appendNeutral), and
+// quoted when it holds a comma, a semicolon, a tab, a quote or a line
+// break (quotes doubled). Invalid UTF-8 is replaced, so the file is
+// always UTF-8.
 func appendCell(dst []byte, v string) []byte {
 	if !utf8.ValidString(v) {
 		v = string(bytes.ToValidUTF8([]byte(v), []byte("\uFFFD")))
 	}
-	prefix := len(v) > 0 && dangerous(v[0])
 	quote := false
 	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == ',' || c == '"' || c == '\n' || c == '\r' {
+		if c := v[i]; c == ',' || c == '"' || splitsCell(c) {
 			quote = true
 			break
 		}
 	}
-	if quote {
-		dst = append(dst, '"')
-	}
-	if prefix {
-		dst = append(dst, '\'')
-	}
 	if !quote {
-		return append(dst, v...)
+		return appendNeutral(dst, v, false)
 	}
-	for i := 0; i < len(v); i++ {
-		if v[i] == '"' {
-			dst = append(dst, '"')
-		}
-		dst = append(dst, v[i])
-	}
+	dst = append(dst, '"')
+	dst = appendNeutral(dst, v, true)
 	return append(dst, '"')
 }
 
@@ -180,10 +216,7 @@ func Cells(e *audit.Event) []string {
 		if !utf8.ValidString(v) {
 			v = string(bytes.ToValidUTF8([]byte(v), []byte("\uFFFD")))
 		}
-		if len(v) > 0 && dangerous(v[0]) {
-			v = "'" + v
-		}
-		vals[i] = v
+		vals[i] = string(appendNeutral(nil, v, false))
 	}
 	return vals
 }
