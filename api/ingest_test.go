@@ -18,6 +18,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testenv"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -151,7 +152,7 @@ func testIngestIDsPerTenant(t *testing.T, url string, r audit.EventReader, reg *
 		len(res.Items[1].Errors) != 1 || res.Items[1].Errors[0].Field != "id" {
 		t.Fatalf("a duplicate then a conflict: %+v", res)
 	}
-	if n := counterValue(t, reg, "auditlog_ingest_events_conflict_total"); n != 1 {
+	if n := testenv.Metric(t, reg, "auditlog_ingest_events_conflict_total"); n != 1 {
 		t.Fatalf("conflict counter %v, want 1", n)
 	}
 	visible()
@@ -161,22 +162,6 @@ func testIngestIDsPerTenant(t *testing.T, url string, r audit.EventReader, reg *
 			t.Fatalf("tenant %s: %+v %v, want its own first event", tenant, got, err)
 		}
 	}
-}
-
-// counterValue reads a registered counter by name.
-func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name && len(mf.Metric) == 1 {
-			return mf.Metric[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
 }
 
 func TestIngestOnSQLite(t *testing.T) {

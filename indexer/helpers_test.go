@@ -23,6 +23,7 @@ import (
 type env struct {
 	brokers []string
 	topic   string
+	prefix  string
 	store   *elasticsearch.Store
 	caps    elasticsearch.Capabilities
 }
@@ -30,7 +31,8 @@ type env struct {
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	brokers := testenv.KafkaBrokers(t)
-	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{testenv.ElasticsearchURL(t)}, IndexPrefix: testenv.Name("auditlog-ix")})
+	prefix := testenv.Name("auditlog-ix")
+	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{testenv.ElasticsearchURL(t)}, IndexPrefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +49,7 @@ func newEnv(t *testing.T) *env {
 	if err := store.Bootstrap(ctx); err != nil {
 		t.Fatal(err)
 	}
-	e := &env{brokers: brokers, topic: testenv.Name("audit-events"), store: store, caps: caps}
+	e := &env{brokers: brokers, topic: testenv.Name("audit-events"), prefix: prefix, store: store, caps: caps}
 	// The source topic accepts the 2 MB poison message whatever the
 	// broker's default limit.
 	if err := indexer.EnsureTopics(ctx, brokers, indexer.TopicSpec{Name: e.topic, Partitions: 4, Config: map[string]string{"max.message.bytes": "4194304"}}); err != nil {
@@ -64,12 +66,19 @@ func (e *env) config() indexer.Config {
 // start runs an indexer in-process until the test ends.
 func (e *env) start(t *testing.T, cfg indexer.Config) *prometheus.Registry {
 	t.Helper()
+	_, reg := e.startOn(t, cfg, e.store)
+	return reg
+}
+
+// startOn runs an indexer on store in-process until the test ends.
+func (e *env) startOn(t *testing.T, cfg indexer.Config, store audit.EventWriter) (*indexer.Indexer, *prometheus.Registry) {
+	t.Helper()
 	reg := prometheus.NewRegistry()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	ix := indexer.New(cfg, indexer.Deps{Store: e.store, Logger: log, Registry: reg})
+	ix := indexer.New(cfg, indexer.Deps{Store: store, Logger: log, Registry: reg})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := ix.Setup(ctx); err != nil {
 		t.Fatal(err)
@@ -87,7 +96,7 @@ func (e *env) start(t *testing.T, cfg indexer.Config) *prometheus.Registry {
 			t.Error("indexer did not stop within 60s")
 		}
 	})
-	return reg
+	return ix, reg
 }
 
 func eventMessages(t *testing.T, events []audit.Event) []kafka.Message {

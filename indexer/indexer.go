@@ -40,6 +40,24 @@ type Config struct {
 	// DrainTimeout bounds the flush on shutdown; what is not durable by
 	// then is not committed and is redelivered.
 	DrainTimeout time.Duration
+	// The consumer group's timings. SessionTimeout is how long the broker
+	// waits for a silent member (a killed process) before it gives its
+	// partitions to others: a restarted indexer waits about that long for
+	// its old self to leave. Shorter means a faster restart, but a member
+	// whose heartbeats stall that long (a long GC pause, a network blip)
+	// is dropped and causes a rebalance. The broker bounds it with
+	// group.min.session.timeout.ms (6s by default). HeartbeatInterval must
+	// be well under it; RebalanceTimeout bounds how long a rebalance waits
+	// for members to rejoin; JoinBackoff is the wait after a failed join.
+	SessionTimeout    time.Duration
+	HeartbeatInterval time.Duration
+	RebalanceTimeout  time.Duration
+	JoinBackoff       time.Duration
+	// LagInterval is how often the group's lag is measured from Kafka;
+	// StallAfter is how long messages may wait with no commit before
+	// Ready reports the indexer as not making progress.
+	LagInterval time.Duration
+	StallAfter  time.Duration
 }
 
 func (c *Config) defaults() {
@@ -70,6 +88,24 @@ func (c *Config) defaults() {
 	if c.DrainTimeout == 0 {
 		c.DrainTimeout = 15 * time.Second
 	}
+	if c.SessionTimeout == 0 {
+		c.SessionTimeout = 6 * time.Second
+	}
+	if c.HeartbeatInterval == 0 {
+		c.HeartbeatInterval = time.Second
+	}
+	if c.RebalanceTimeout == 0 {
+		c.RebalanceTimeout = 10 * time.Second
+	}
+	if c.JoinBackoff == 0 {
+		c.JoinBackoff = time.Second
+	}
+	if c.LagInterval == 0 {
+		c.LagInterval = 10 * time.Second
+	}
+	if c.StallAfter == 0 {
+		c.StallAfter = 2 * time.Minute
+	}
 }
 
 // Deps are what the indexer needs from the rest of the program.
@@ -99,6 +135,7 @@ type Indexer struct {
 	dlq     *kafka.Writer
 	procCtx context.Context
 	stop    context.CancelFunc
+	prog    progress
 }
 
 // Stats are running totals since New.
@@ -161,7 +198,12 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		QueueCapacity:  ix.cfg.BatchSize,
 		ReadBackoffMin: ix.cfg.MinBackoff,
 		ReadBackoffMax: ix.cfg.MaxBackoff,
-		ErrorLogger:    kafka.LoggerFunc(func(msg string, args ...any) { ix.log.Warn("kafka reader", "msg", fmt.Sprintf(msg, args...)) }),
+		// Group timings: see Config.
+		SessionTimeout:    ix.cfg.SessionTimeout,
+		HeartbeatInterval: ix.cfg.HeartbeatInterval,
+		RebalanceTimeout:  ix.cfg.RebalanceTimeout,
+		JoinGroupBackoff:  ix.cfg.JoinBackoff,
+		ErrorLogger:       kafka.LoggerFunc(func(msg string, args ...any) { ix.log.Warn("kafka reader", "msg", fmt.Sprintf(msg, args...)) }),
 	})
 	ix.dlq = &kafka.Writer{
 		Addr:         kafka.TCP(ix.cfg.Brokers...),
@@ -180,6 +222,11 @@ func (ix *Indexer) Run(ctx context.Context) error {
 	procCtx, cancelProc := context.WithCancel(context.WithoutCancel(ctx))
 	ix.procCtx, ix.stop = procCtx, cancelProc
 	defer cancelProc()
+
+	lagCtx, stopLag := context.WithCancel(ctx)
+	lagDone := make(chan struct{})
+	go func() { defer close(lagDone); ix.monitorLag(lagCtx) }()
+	defer func() { stopLag(); <-lagDone }()
 
 	workers := map[int]*worker{}
 	var wg sync.WaitGroup
@@ -230,9 +277,27 @@ fetch:
 		cancelProc()
 		<-done
 	}
-	errs := []error{ix.reader.Close(), ix.dlq.Close()}
+	// Every commit is done by now. Leaving the group can block while a
+	// join is in progress (a restart right after a crash waits for the old
+	// member's session to expire): it is given a bound, past which the
+	// broker drops the member by its session timeout anyway.
+	errs := []error{closeWithin(ix.reader.Close, 3*time.Second, ix.log), ix.dlq.Close()}
 	ix.log.Info("stopped")
 	return errors.Join(errs...)
+}
+
+// closeWithin runs close, and stops waiting for it after d (logged): the
+// process may exit while a group leave is still blocked in the client.
+func closeWithin(close func() error, d time.Duration, log *slog.Logger) error {
+	done := make(chan error, 1)
+	go func() { done <- close() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(d):
+		log.Warn("leaving the consumer group did not finish; the broker drops the member at its session timeout", "waited", d)
+		return nil
+	}
 }
 
 // worker processes one partition's messages in order.
@@ -368,7 +433,7 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 // deliver makes every message of a decoded batch durable: stored, or
 // dead-lettered. It returns an error only when ctx ends first.
 func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
-	events, sources, dead, batch := d.events, d.sources, d.dead, d.batch
+	events, sources, dead := d.events, d.sources, d.dead
 
 	pending := make([]int, len(events))
 	for i := range pending {
@@ -436,8 +501,6 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 			return err
 		}
 	}
-	last := batch[len(batch)-1]
-	ix.m.lag.WithLabelValues(strconv.Itoa(last.Partition)).Set(float64(max(0, last.HighWaterMark-last.Offset-1)))
 	return nil
 }
 

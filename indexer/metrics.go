@@ -29,7 +29,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 12),
 		}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "auditlog_indexer_consumer_lag", Help: "Messages behind the partition's high-water mark after the last batch.",
+			Name: "auditlog_indexer_consumer_lag", Help: "Messages of the partition not yet committed by the group (end offset minus committed offset), measured from Kafka every lag interval, whether or not writes succeed.",
 		}, []string{"partition"}),
 	}
 	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.conflict, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)

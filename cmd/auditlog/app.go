@@ -173,8 +173,9 @@ func (m *Main) runServe(ctx context.Context) error {
 		}
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
-		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }})
-		m.consume(ctx, brokers, writer)
+		ix := m.consume(ctx, brokers, writer)
+		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
+			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies)}, deps)
 	return m.serveHTTP(srv.Handler())
@@ -212,7 +213,7 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 // consume runs, in the background, a Kafka consumer into the store of
 // serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
 // from Kafka too. It retries while Kafka is down and stops on Close.
-func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter) {
+func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter) *indexer.Indexer {
 	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry})
 	m.background(ctx, "consumer", func(bg context.Context) {
 		if ix.Setup(bg) != nil {
@@ -222,6 +223,7 @@ func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWrite
 			m.failed <- fmt.Errorf("consumer: %w", err)
 		}
 	})
+	return ix
 }
 
 // indexerConfig maps the Kafka section to the indexer's configuration.
@@ -231,6 +233,8 @@ func (m *Main) indexerConfig(brokers []string) indexer.Config {
 		Brokers: brokers, Topic: cfg.Kafka.Topic, DLQTopic: cfg.Kafka.DLQTopic, Group: cfg.Kafka.Group,
 		Partitions: cfg.Kafka.Partitions, BatchSize: cfg.Kafka.Indexer.BatchSize, BatchBytes: cfg.Kafka.Indexer.BatchBytes,
 		Linger: cfg.Kafka.Indexer.Linger, DrainTimeout: cfg.ShutdownTimeout * 3 / 4,
+		SessionTimeout: cfg.Kafka.SessionTimeout, HeartbeatInterval: cfg.Kafka.HeartbeatInterval,
+		RebalanceTimeout: cfg.Kafka.RebalanceTimeout, StallAfter: cfg.Kafka.StallAfter,
 	}
 }
 
@@ -302,15 +306,16 @@ func (m *Main) runIndex(ctx context.Context) error {
 		return err
 	}
 	brokers := splitList(cfg.Kafka.Brokers)
-	var started atomic.Bool
+	var running atomic.Pointer[indexer.Indexer]
 	ready := []api.ReadinessCheck{
 		{Name: "elasticsearch", Check: client.Ping},
 		{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
-		{Name: "indexer", Check: func(context.Context) error {
-			if !started.Load() {
+		{Name: "indexer", Check: func(ctx context.Context) error {
+			ix := running.Load()
+			if ix == nil {
 				return fmt.Errorf("bootstrapping")
 			}
-			return nil
+			return ix.Ready(ctx)
 		}},
 	}
 	srv := api.NewServer(api.Config{}, api.Deps{Logger: m.Logger, Registry: m.Registry, Ready: ready})
@@ -345,7 +350,7 @@ func (m *Main) runIndex(ctx context.Context) error {
 		if ix.Setup(bg) != nil {
 			return
 		}
-		started.Store(true)
+		running.Store(ix)
 		if err := ix.Run(bg); err != nil {
 			m.failed <- fmt.Errorf("indexer: %w", err)
 		}

@@ -101,6 +101,11 @@ type KafkaConfig struct {
 	Group      string
 	Partitions int
 	Indexer    IndexerConfig
+	// Consumer group timings and the progress check (indexer.Config).
+	SessionTimeout    time.Duration
+	HeartbeatInterval time.Duration
+	RebalanceTimeout  time.Duration
+	StallAfter        time.Duration
 }
 
 // option is one flag with its environment variable.
@@ -250,6 +255,14 @@ func (b *binder) kafka(c *Config) {
 	b.int(&c.Kafka.Indexer.BatchSize, "batch-size", "AUDITLOG_BATCH_SIZE", 1000, "events per bulk write at most")
 	b.int(&c.Kafka.Indexer.BatchBytes, "batch-bytes", "AUDITLOG_BATCH_BYTES", 8<<20, "payload bytes per bulk write at most")
 	b.duration(&c.Kafka.Indexer.Linger, "batch-linger", "AUDITLOG_BATCH_LINGER", 200*time.Millisecond, "how long a batch waits for more events")
+	b.duration(&c.Kafka.SessionTimeout, "kafka-session-timeout", "AUDITLOG_KAFKA_SESSION_TIMEOUT", 6*time.Second,
+		"how long the broker waits for a silent group member before reassigning its partitions: a restart after a crash waits about this long (6s to 5m)")
+	b.duration(&c.Kafka.HeartbeatInterval, "kafka-heartbeat-interval", "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL", time.Second,
+		"heartbeat of the group member (at most a third of the session timeout)")
+	b.duration(&c.Kafka.RebalanceTimeout, "kafka-rebalance-timeout", "AUDITLOG_KAFKA_REBALANCE_TIMEOUT", 10*time.Second,
+		"how long a rebalance waits for the members to rejoin (1s to 5m)")
+	b.duration(&c.Kafka.StallAfter, "kafka-stall-after", "AUDITLOG_KAFKA_STALL_AFTER", 2*time.Minute,
+		"with messages waiting, how long without a committed offset before /readyz reports the consumer as not making progress")
 }
 
 func (b *binder) lifecycle(c *Config) {
@@ -340,6 +353,19 @@ func (c *Config) validate(needStore bool) error {
 		default:
 			errs = append(errs, fmt.Sprintf("AUDITLOG_EXPORT_STORE=%q: want local or s3", c.Export.FileStore))
 		}
+	}
+	k := c.Kafka
+	if k.SessionTimeout < 6*time.Second || k.SessionTimeout > 5*time.Minute {
+		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_SESSION_TIMEOUT=%s: want 6s to 5m (the broker's default group.min.session.timeout.ms is 6s)", k.SessionTimeout))
+	}
+	if k.HeartbeatInterval <= 0 || k.HeartbeatInterval*3 > k.SessionTimeout {
+		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=%s: want more than 0 and at most a third of AUDITLOG_KAFKA_SESSION_TIMEOUT", k.HeartbeatInterval))
+	}
+	if k.RebalanceTimeout < time.Second || k.RebalanceTimeout > 5*time.Minute {
+		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_REBALANCE_TIMEOUT=%s: want 1s to 5m", k.RebalanceTimeout))
+	}
+	if k.StallAfter < 10*time.Second {
+		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_STALL_AFTER=%s: want at least 10s", k.StallAfter))
 	}
 	for _, p := range splitList(c.TrustedProxies) {
 		if _, err := netip.ParsePrefix(p); err != nil {

@@ -108,6 +108,22 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	testenv.Produce(t, brokers, topic, msgs[n/2:])
 
 	second := child(t, env, "index")
+	restart := time.Now()
+	// The first event of the second half marks the end of the restart
+	// stall: the old member's session (AUDITLOG_KAFKA_SESSION_TIMEOUT, 6s)
+	// must expire before its partitions move. With kafka-go's default of
+	// 30s it took 30.4–30.7s on every restart; the bound leaves room for a
+	// loaded machine while catching that default coming back.
+	testenv.Eventually(t, 2*time.Minute, func() error {
+		if c := testenv.Count(t, client, pattern); c <= killedAt {
+			return fmt.Errorf("%d indexed", c)
+		}
+		return nil
+	})
+	t.Logf("restart to first new event: %s", time.Since(restart).Round(100*time.Millisecond))
+	if d := time.Since(restart); d > 20*time.Second {
+		t.Errorf("the restarted indexer took %s to index its first new event, want under 20s", d.Round(time.Second))
+	}
 	testenv.WaitCount(t, client, pattern, n, 4*time.Minute)
 	stored := testenv.Scan(t, client, pattern) // fails on a repeated id
 	if len(stored) != n {
@@ -144,6 +160,55 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	}
 	if committed != n {
 		t.Fatalf("committed offsets add up to %d after a clean stop, want %d", committed, n)
+	}
+}
+
+// TestIndexerSIGTERMWhileJoiningExitsPromptly: an indexer restarted after
+// a SIGKILL waits in the group join for its old self's session to expire
+// (here made 30s long); SIGTERM in that wait must exit 0 promptly (it
+// exited 1 after the shutdown timeout, "indexer did not stop in time").
+func TestIndexerSIGTERMWhileJoiningExitsPromptly(t *testing.T) {
+	brokers := testenv.KafkaBrokers(t)
+	esURL := testenv.ElasticsearchURL(t)
+	topic := testenv.Name("audit-events")
+	if err := indexer.EnsureTopics(context.Background(), brokers, indexer.TopicSpec{Name: topic, Partitions: 2}); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_KAFKA_BROKERS=" + strings.Join(brokers, ","), "AUDITLOG_KAFKA_TOPIC=" + topic,
+		"AUDITLOG_KAFKA_GROUP=" + topic + "-group", "AUDITLOG_ES_INDEX_PREFIX=" + testenv.Name("auditlog-join"), "AUDITLOG_HTTP_ADDR=127.0.0.1:0",
+		"AUDITLOG_KAFKA_PARTITIONS=2", "AUDITLOG_KAFKA_SESSION_TIMEOUT=30s", "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=3s",
+		"AUDITLOG_KAFKA_REBALANCE_TIMEOUT=30s", "AUDITLOG_SHUTDOWN_TIMEOUT=20s", "AUDITLOG_LOG_LEVEL=warn"}
+	g := gen.New(gen.Config{Seed: 3, Tenants: 1}, 10)
+	var msgs []kafka.Message
+	for i := 0; i < 10; i++ {
+		b, _ := json.Marshal(g.Next())
+		msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: b})
+	}
+	testenv.Produce(t, brokers, topic, msgs)
+	client, err := elasticsearch.New(elasticsearch.Config{URLs: []string{esURL}, IndexPrefix: strings.TrimPrefix(env[4], "AUDITLOG_ES_INDEX_PREFIX=")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := child(t, env, "index")
+	testenv.WaitCount(t, client, strings.TrimPrefix(env[4], "AUDITLOG_ES_INDEX_PREFIX=")+"-events-*", 10, 2*time.Minute)
+	_ = first.Process.Signal(syscall.SIGKILL)
+	_ = first.Wait()
+	second := child(t, env, "index")
+	time.Sleep(3 * time.Second) // into the join, which lasts until the old session expires
+	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	exited := make(chan error, 1)
+	go func() { exited <- second.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("SIGTERM during the join: %v after %s, want exit 0", err, time.Since(start).Round(100*time.Millisecond))
+		}
+		t.Logf("exited 0, %s after SIGTERM", time.Since(start).Round(100*time.Millisecond))
+	case <-time.After(15 * time.Second):
+		t.Fatal("no exit within 15s of SIGTERM during the join")
 	}
 }
 
