@@ -122,7 +122,7 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 // is served; when it cannot be written the request is refused.
 func (s *Server) record(c *gin.Context, resourceType, resourceID string, details map[string]any) error {
 	p := principalOf(c)
-	after, _ := json.Marshal(details)
+	after := recordable(details)
 	e := audit.Event{
 		ID: audit.NewID(), Timestamp: audit.NewTimestamp(s.deps.Now()), TenantID: p.TenantID,
 		Actor:  audit.Actor{ID: p.UserID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: audit.SanitizeText(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
@@ -231,4 +231,35 @@ func (s *Server) eventStats(ctx context.Context, q audit.StatsQuery) (audit.Stat
 		return audit.Stats{}, err
 	}
 	return s.read.Reader.EventStats(ctx, q)
+}
+
+// recordable encodes the request details of a self-audit record with
+// every string made recordable (audit.SanitizeText): they come from the
+// request (a path id, a filter) and may hold characters an event may not.
+func recordable(details map[string]any) json.RawMessage {
+	b, _ := json.Marshal(details)
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return b
+	}
+	var clean func(any) any
+	clean = func(x any) any {
+		switch t := x.(type) {
+		case string:
+			return audit.SanitizeText(t, audit.MaxEventBytes/4)
+		case map[string]any:
+			out := make(map[string]any, len(t))
+			for k, e := range t {
+				out[audit.SanitizeText(k, audit.MaxFieldNameBytes)] = clean(e)
+			}
+			return out
+		case []any:
+			for i, e := range t {
+				t[i] = clean(e)
+			}
+		}
+		return x
+	}
+	out, _ := json.Marshal(clean(v))
+	return out
 }

@@ -43,6 +43,8 @@ else
 fi
 skips=$(grep -cE '^\s*--- SKIP' "$LOG" || true)
 passes=$(grep -cE '^\s*--- PASS' "$LOG" || true)
+echo "[test] schema-driven fuzzing of the API (schemathesis) against a real serve"
+scripts/fuzz-api.sh
 echo "[test] fuzzing event decoding for $FUZZTIME"
 go test -run='^$' -fuzz=FuzzDecodeEvent -fuzztime="$FUZZTIME" ./audit
 echo "[test] each skip above printed its reason"
