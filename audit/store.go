@@ -128,6 +128,17 @@ type EventWriter interface {
 	WriteEvents(ctx context.Context, events []Event) ([]WriteResult, error)
 }
 
+// StoredLookup is implemented by a store whose id uniqueness does not
+// span all of a tenant's data by itself (Elasticsearch: an _id is unique
+// within one backing index, so a redelivery after a rollover would be
+// stored twice). StoredEvents returns the tenant's stored events among
+// ids, seeing every write acknowledged before the call. Writers call it
+// for events that may be redelivered, and settle those found (Settle)
+// instead of writing them again.
+type StoredLookup interface {
+	StoredEvents(ctx context.Context, tenantID string, ids []string) (map[string]Event, error)
+}
+
 // TenantDirectory maps tenants to plans.
 type TenantDirectory interface {
 	// Plan returns the tenant's plan, or ENOTFOUND for an unknown tenant.

@@ -235,3 +235,66 @@ func DecodeSource(src []byte) (audit.Event, error) {
 	}
 	return d.event(), nil
 }
+
+// StoredEvents implements audit.StoredLookup. Within the write index of
+// the tenant's current stream a create of a stored id answers 409, which
+// WriteEvents settles; an earlier copy can hide only in the tenant's other
+// backing indices (rolled over, or of a former plan's stream). Those are
+// searched, after a refresh so that every acknowledged write is visible;
+// with none (a stream never rolled over) nothing is asked.
+func (s *Store) StoredEvents(ctx context.Context, tenantID string, ids []string) (map[string]audit.Event, error) {
+	out := make(map[string]audit.Event, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	older, err := s.olderIndices(ctx, tenantID)
+	if err != nil || len(older) == 0 {
+		return out, err
+	}
+	path := "/" + strings.Join(older, ",")
+	if err := s.c.DoJSON(ctx, http.MethodPost, path+"/_refresh?ignore_unavailable=true&allow_no_indices=true", nil, nil); err != nil {
+		return nil, err
+	}
+	// Room for an id stored twice by an older redelivery.
+	body := map[string]any{"size": min(2*len(ids), 10000), "track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": []any{
+		map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
+		map[string]any{"terms": map[string]any{"id": ids}},
+	}}}}
+	var res searchResponse
+	if err := s.c.DoJSON(ctx, http.MethodPost, path+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &res); err != nil {
+		return nil, err
+	}
+	for _, h := range res.Hits.Hits {
+		e, err := DecodeSource(h.Source)
+		if err != nil {
+			return nil, err
+		}
+		if _, seen := out[e.ID]; !seen {
+			out[e.ID] = e
+		}
+	}
+	return out, nil
+}
+
+// olderIndices lists the tenant's backing indices but the write index of
+// its current plan's stream.
+func (s *Store) olderIndices(ctx context.Context, tenantID string) ([]string, error) {
+	streams, err := s.resolveStreams(ctx, s.TenantPattern(tenantID))
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.EnsureTenant(ctx, tenantID, s.cfg.DefaultPlan)
+	if err != nil {
+		return nil, err
+	}
+	current := s.StreamName(plan, tenantID)
+	var older []string
+	for _, st := range streams {
+		bi := st.BackingIndices
+		if st.Name == current && len(bi) > 0 {
+			bi = bi[:len(bi)-1] // the write index is last
+		}
+		older = append(older, bi...)
+	}
+	return older, nil
+}

@@ -305,6 +305,36 @@ type worker struct {
 	ix        *Indexer
 	partition int
 	in        chan kafka.Message
+	// The redelivery window (see markRedelivered), kept by the decoding
+	// stage: the next offset expected, and the end of the window.
+	next, windowEnd int64
+	tracking        bool
+}
+
+// redeliveryBatches bounds, in batches, what a member can have written
+// but not committed when it dies: the batch being written, one decoded
+// batch, the batch being collected and the worker's queue, and up to
+// eight delivered batches whose commit is pending. Members of one group
+// are assumed to share the batch size.
+const redeliveryBatches = 16
+
+// markRedelivered marks the events of d that may be a redelivery: those
+// within redeliveryBatches batches of the first offset this worker saw
+// after taking the partition over (a start, a rebalance, any jump in the
+// offsets), and below the partition's end at that time. Only they can
+// have been written by a member that died before committing them.
+func (w *worker) markRedelivered(d *decoded) {
+	window := int64(redeliveryBatches * w.ix.cfg.BatchSize)
+	for _, m := range d.batch {
+		if !w.tracking || m.Offset != w.next {
+			w.tracking, w.windowEnd = true, min(m.Offset+window, m.HighWaterMark)
+		}
+		w.next = m.Offset + 1
+	}
+	d.suspect = make([]bool, len(d.sources))
+	for i, m := range d.sources {
+		d.suspect[i] = m.Offset < w.windowEnd
+	}
 }
 
 // run pipelines two stages: while one batch is being written, the next is
@@ -320,8 +350,10 @@ func (w *worker) run() {
 		for {
 			batch, open := w.collect()
 			if len(batch) > 0 {
+				d := w.ix.decode(batch)
+				w.markRedelivered(d)
 				select {
-				case ready <- w.ix.decode(batch):
+				case ready <- d:
 				case <-w.ix.procCtx.Done():
 					return
 				}
@@ -408,6 +440,8 @@ type decoded struct {
 	events  []audit.Event
 	sources []kafka.Message
 	dead    []deadLetter
+	// suspect[i]: events[i] may be a redelivery (worker.markRedelivered).
+	suspect []bool
 }
 
 // decode validates every message of the batch; an event without an id
@@ -433,12 +467,11 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 // deliver makes every message of a decoded batch durable: stored, or
 // dead-lettered. It returns an error only when ctx ends first.
 func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
-	events, sources, dead := d.events, d.sources, d.dead
-
-	pending := make([]int, len(events))
-	for i := range pending {
-		pending[i] = i
+	pending, err := ix.settleRedelivered(ctx, d)
+	if err != nil {
+		return err
 	}
+	events, sources, dead := d.events, d.sources, d.dead
 	bo := ix.newBackoff()
 	for len(pending) > 0 {
 		sub := make([]audit.Event, len(pending))

@@ -4,6 +4,7 @@ import "github.com/prometheus/client_golang/prometheus"
 
 type metrics struct {
 	consumed, indexed, duplicate, conflict, retried, commits, kafkaErrors prometheus.Counter
+	redeliveryChecked                                                     prometheus.Counter
 	deadLettered                                                          *prometheus.CounterVec
 	bulkLatency                                                           prometheus.Histogram
 	lag                                                                   *prometheus.GaugeVec
@@ -14,11 +15,13 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		return prometheus.NewCounter(prometheus.CounterOpts{Name: "auditlog_indexer_" + name, Help: help})
 	}
 	m := &metrics{
-		consumed:    c("events_consumed_total", "Messages fetched from the audit topic."),
-		indexed:     c("events_indexed_total", "Events durably written to the store."),
-		duplicate:   c("events_duplicate_total", "Events whose id was already stored (a redelivery)."),
-		conflict:    c("events_conflict_total", "Events whose id was already stored in the tenant with different content (dead-lettered; first wins)."),
-		retried:     c("events_retried_total", "Event writes retried after a transient failure."),
+		consumed:  c("events_consumed_total", "Messages fetched from the audit topic."),
+		indexed:   c("events_indexed_total", "Events durably written to the store."),
+		duplicate: c("events_duplicate_total", "Events whose id was already stored (a redelivery)."),
+		conflict:  c("events_conflict_total", "Events whose id was already stored in the tenant with different content (dead-lettered; first wins)."),
+		retried:   c("events_retried_total", "Event writes retried after a transient failure."),
+		redeliveryChecked: c("events_redelivery_checked_total",
+			"Events looked up across all of their tenant's backing indices before being written, because they may be a redelivery after a crash."),
 		commits:     c("commits_total", "Offset commits."),
 		kafkaErrors: c("kafka_errors_total", "Failed fetches and commits."),
 		deadLettered: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -32,6 +35,6 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "auditlog_indexer_consumer_lag", Help: "Messages of the partition not yet committed by the group (end offset minus committed offset), measured from Kafka every lag interval, whether or not writes succeed.",
 		}, []string{"partition"}),
 	}
-	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.conflict, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)
+	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.conflict, m.redeliveryChecked, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)
 	return m
 }
