@@ -151,15 +151,15 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	} else {
 		size++ // one more tells whether another page follows
 	}
-	var out searchResponse
-	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(q.Filter.TenantID), SearchBody(q, from, size), &out); err != nil {
+	out, err := s.searchPage(ctx, q.Filter.TenantID, SearchBody(q, from, size))
+	if err != nil {
 		return audit.Result{}, err
 	}
-	res := audit.Result{Total: out.Hits.Total.Value, TotalRelation: out.Hits.Total.Relation}
+	res := audit.Result{Total: out.Total, TotalRelation: out.Relation}
 	if t, ok := q.KnownTotal(); ok {
 		res.Total, res.TotalRelation = t.Value, t.Relation
 	}
-	hits := out.Hits.Hits
+	hits := out.Sources
 	if q.After != nil {
 		res.HasMore = len(hits) > q.PageSize
 		if res.HasMore {
@@ -168,9 +168,10 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	} else {
 		res.HasMore = int64(from+len(hits)) < res.Total || (res.TotalRelation == "gte" && len(hits) == q.PageSize)
 	}
+	res.HasMore = res.HasMore || out.Cut
 	res.Events = make([]audit.Event, 0, len(hits))
 	for _, h := range hits {
-		e, err := DecodeSource(h.Source)
+		e, err := DecodeSource(h)
 		if err != nil {
 			return audit.Result{}, err
 		}

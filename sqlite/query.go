@@ -136,10 +136,16 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	}
 	defer rows.Close()
 	var res audit.Result
+	var budget audit.PageBudget
+	cut := false
 	for rows.Next() {
 		var body []byte
 		if err := rows.Scan(&body); err != nil {
 			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+		}
+		if !budget.Fits(len(body)) {
+			cut = true // the page is full by size: more follow
+			break
 		}
 		var e audit.Event
 		if err := json.Unmarshal(body, &e); err != nil {
@@ -173,6 +179,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	} else {
 		res.HasMore = int64(from+len(res.Events)) < res.Total || (res.TotalRelation == "gte" && len(res.Events) == q.PageSize)
 	}
+	res.HasMore = res.HasMore || cut
 	if n := len(res.Events); n > 0 && res.HasMore {
 		p := audit.PositionOf(&res.Events[n-1], q.Sort)
 		res.Next = &p

@@ -39,6 +39,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("TenantIsolation", func(t *testing.T) { testIsolation(t, newBackend(t)) })
 	t.Run("Duplicates", func(t *testing.T) { testDuplicates(t, newBackend(t)) })
 	t.Run("IDsPerTenant", func(t *testing.T) { testIDsPerTenant(t, newBackend(t)) })
+	t.Run("PageByteBudget", func(t *testing.T) { testPageByteBudget(t, newBackend(t)) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, newBackend(t)) })
 	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
 	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
@@ -573,5 +574,45 @@ func testSpan(t *testing.T, b Backend, d *Dataset) {
 	sp, err := b.Reader.EventSpan(ctx, audit.Filter{TenantID: "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a6b"})
 	if err != nil || sp.Any {
 		t.Fatalf("a tenant with no events has no span: %+v %v", sp, err)
+	}
+}
+
+// testPageByteBudget: a page of large events stops at audit.MaxPageBytes
+// with hasMore and the position of its last event, and a cursor walk
+// returns every event exactly once, in order, however large they are.
+func testPageByteBudget(t *testing.T, b Backend) {
+	d := NewDataset(200) // tenant A gets about 115: some 27 MB
+	big := json.RawMessage(`{"prompt":"` + strings.Repeat("x", 240<<10) + `"}`)
+	events := make([]audit.Event, len(d.Events))
+	for i, e := range d.Events {
+		e.After = big
+		events[i] = e
+	}
+	Write(t, b.Writer, events)
+	b.Visible(t)
+	f := audit.Filter{TenantID: d.A}
+	res := search(t, b.Reader, audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 1000, Page: 1})
+	limit := audit.MaxPageBytes / (240 << 10)
+	if len(res.Events) == 0 || len(res.Events) > limit || !res.HasMore || res.Next == nil {
+		t.Fatalf("a page of %d large events: %d returned (at most %d fit), hasMore %v", len(events), len(res.Events), limit, res.HasMore)
+	}
+	want := Expected(events, func(*audit.Event) bool { return true }, audit.DefaultSort)
+	var got []string
+	q := audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 1000, Page: 1}
+	for pages := 0; ; pages++ {
+		if pages > len(events) {
+			t.Fatal("the walk does not end")
+		}
+		r := search(t, b.Reader, q)
+		for _, e := range r.Events {
+			got = append(got, e.ID)
+		}
+		if !r.HasMore {
+			break
+		}
+		q.After = r.Next
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("the walk returned %d events, want %d in order (first difference at %d)", len(got), len(want), firstDiff(got, want))
 	}
 }
