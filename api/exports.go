@@ -81,6 +81,9 @@ func (s *Server) exportRequest(c *gin.Context) (url.Values, audit.Filter, audit.
 			if v, err = bodyParams(body); err != nil {
 				return nil, audit.Filter{}, audit.Sort{}, false, err
 			}
+			if fe := checkValues(v); len(fe) > 0 {
+				return nil, audit.Filter{}, audit.Sort{}, false, &audit.Error{Code: audit.EINVALID, Message: "invalid parameters in the body", Fields: fe}
+			}
 		}
 	}
 	p := &queryParser{v: v}

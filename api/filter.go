@@ -24,9 +24,6 @@ var pageParams = map[string]bool{"page": true, "pageSize": true, "cursor": true}
 
 var statsParams = map[string]bool{"groupBy": true, "interval": true}
 
-// MaxQLength bounds the free-text query.
-const MaxQLength = 256
-
 // queryParser collects every problem of a request's parameters.
 type queryParser struct {
 	v    url.Values
@@ -167,8 +164,10 @@ func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
 			p.fail("outcome", "must be success or failure")
 		}
 	}
-	if f.Q = p.single("q"); len(f.Q) > MaxQLength {
-		p.fail("q", "must be at most %d characters", MaxQLength)
+	if f.Q = p.single("q"); f.Q != "" {
+		if err := audit.CheckFreeText(f.Q); err != nil {
+			p.errs = append(p.errs, audit.ErrorFields(err)...)
+		}
 	}
 
 	s := audit.DefaultSort

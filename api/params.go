@@ -37,6 +37,18 @@ func (s *Server) checkParams(c *gin.Context) {
 			Fields: []audit.FieldError{{Field: "query", Message: err.Error()}}})
 		return
 	}
+	fe := checkValues(v)
+	if len(fe) > 0 {
+		writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "invalid query parameters", Fields: fe})
+		return
+	}
+	c.Next()
+}
+
+// checkValues lists the parameters of v that are empty, or whose name or
+// value is not text without control characters, sorted by name. The
+// query string and an export's JSON body both go through it.
+func checkValues(v url.Values) []audit.FieldError {
 	var fe []audit.FieldError
 	for name, values := range v {
 		field := name
@@ -57,10 +69,6 @@ func (s *Server) checkParams(c *gin.Context) {
 			break
 		}
 	}
-	if len(fe) > 0 {
-		sort.Slice(fe, func(i, j int) bool { return fe[i].Field < fe[j].Field })
-		writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "invalid query parameters", Fields: fe})
-		return
-	}
-	c.Next()
+	sort.Slice(fe, func(i, j int) bool { return fe[i].Field < fe[j].Field })
+	return fe
 }

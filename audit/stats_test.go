@@ -59,3 +59,29 @@ func TestStatsWindowIsBounded(t *testing.T) {
 		t.Fatalf("resolved to %v – %v", q.Filter.From, q.Filter.To)
 	}
 }
+
+func TestFreeTextIsBounded(t *testing.T) {
+	for q, ok := range map[string]bool{
+		"alice":                           true,
+		"ad*":                             true,
+		"é1*":                             true,
+		"ad* co* ex* ag* ss* ht* re* qu*": true,
+		"a*":                              false,
+		"*":                               false,
+		"-*":                              false,
+		"é*":                              false,
+		"a b c d e f g h i":               false,
+		strings.Repeat("x", 257):          false,
+	} {
+		err := audit.CheckFreeText(q)
+		if ok != (err == nil) {
+			t.Errorf("%q: %v, want ok=%v", q, err, ok)
+			continue
+		}
+		if err != nil {
+			if fs := audit.ErrorFields(err); audit.ErrorCode(err) != audit.EINVALID || len(fs) == 0 || fs[0].Field != "q" {
+				t.Errorf("%q: %v must name q", q, err)
+			}
+		}
+	}
+}
