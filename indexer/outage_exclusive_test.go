@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testenv"
@@ -47,18 +45,7 @@ func TestExclusiveElasticsearchOutage(t *testing.T) {
 		return nil
 	})
 
-	committed := func() int64 {
-		kc := &kafka.Client{Addr: kafka.TCP(e.brokers...)}
-		offs, err := kc.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: cfg.Group, Topics: map[string][]int{e.topic: {0, 1, 2, 3}}})
-		if err != nil {
-			t.Fatalf("offset fetch: %v", err)
-		}
-		var sum int64
-		for _, p := range offs.Topics[e.topic] {
-			sum += max(0, p.CommittedOffset)
-		}
-		return sum
-	}
+	committed := func() int64 { return testenv.Committed(t, e.brokers, cfg.Group, e.topic, 4) }
 	retriedBefore := metric(t, reg, "auditlog_indexer_events_retried_total")
 	if err := ctl.Stop(ctx); err != nil {
 		t.Fatalf("stopping Elasticsearch: %v", err)

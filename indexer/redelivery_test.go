@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testenv"
@@ -56,17 +54,8 @@ func TestRedeliveryAfterARolloverIsNotStoredTwice(t *testing.T) {
 	cfg := e.config()
 	reg := e.start(t, cfg)
 	testenv.Eventually(t, 3*time.Minute, func() error {
-		kc := &kafka.Client{Addr: kafka.TCP(e.brokers...)}
-		offs, err := kc.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: cfg.Group, Topics: map[string][]int{e.topic: {0, 1, 2, 3}}})
-		if err != nil {
-			return err
-		}
-		var sum int64
-		for _, p := range offs.Topics[e.topic] {
-			sum += max(0, p.CommittedOffset)
-		}
-		if sum != n {
-			return fmt.Errorf("%d of %d offsets committed", sum, n)
+		if c := testenv.Committed(t, e.brokers, cfg.Group, e.topic, 4); c != n {
+			return fmt.Errorf("%d of %d offsets committed", c, n)
 		}
 		return nil
 	})

@@ -149,15 +149,7 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	case <-time.After(45 * time.Second):
 		t.Fatal("indexer did not exit within 45s of SIGTERM")
 	}
-	kc := &kafka.Client{Addr: kafka.TCP(brokers...)}
-	offs, err := kc.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: {0, 1, 2, 3}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var committed int64
-	for _, p := range offs.Topics[topic] {
-		committed += p.CommittedOffset
-	}
+	committed := testenv.Committed(t, brokers, group, topic, 4)
 	if committed != n {
 		t.Fatalf("committed offsets add up to %d after a clean stop, want %d", committed, n)
 	}

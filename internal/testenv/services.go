@@ -145,3 +145,23 @@ func Metric(t testing.TB, reg *prometheus.Registry, name string) float64 {
 	}
 	return sum
 }
+
+// Committed sums the offsets the consumer group has committed on the
+// topic's partitions (an uncommitted partition counts 0).
+func Committed(t testing.TB, brokers []string, group, topic string, partitions int) int64 {
+	t.Helper()
+	parts := make([]int, partitions)
+	for i := range parts {
+		parts[i] = i
+	}
+	kc := &kafka.Client{Addr: kafka.TCP(brokers...)}
+	offs, err := kc.OffsetFetch(context.Background(), &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
+	if err != nil {
+		t.Fatalf("offset fetch: %v", err)
+	}
+	var sum int64
+	for _, p := range offs.Topics[topic] {
+		sum += max(0, p.CommittedOffset)
+	}
+	return sum
+}
