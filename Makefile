@@ -4,10 +4,10 @@ BIN     := bin/auditlog
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-# Development defaults for `make run`: embedded SQLite store, a local data
-# directory and a development JWT secret. Override any AUDITLOG_* variable.
-export AUDITLOG_JWT_SECRET   ?= dev-secret-change-me
-export AUDITLOG_INGEST_TOKEN ?= dev-ingest-token
+# Development defaults for `make run`: the embedded SQLite store in ./data.
+# No secret is set here: serve writes a development JWT secret into the
+# data directory on first start and `bin/auditlog token` reads it, so
+# tokens minted in any shell work. Override any AUDITLOG_* variable.
 export AUDITLOG_LOG_FORMAT   ?= text
 DEMO_TENANT ?= 7c9e6679-7425-40de-944b-e07fc1f90ae7
 

@@ -26,8 +26,11 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	RequestTimeout  time.Duration
 
-	JWTSecret      string
-	JWTPublicKey   string
+	JWTSecret    string
+	JWTPublicKey string
+	// DevSecretPath is set when JWTSecret is the data directory's
+	// development secret (DevSecretFile).
+	DevSecretPath  string
 	JWTIssuer      string
 	JWTAudience    string
 	TrustedProxies string
@@ -271,8 +274,14 @@ func (b *binder) lifecycle(c *Config) {
 }
 
 func (b *binder) auth(c *Config) {
-	b.secret(&c.JWTSecret, "jwt-secret", "AUDITLOG_JWT_SECRET", "HS256 secret for bearer tokens (development)")
+	b.signing(c)
 	b.str(&c.JWTPublicKey, "jwt-public-key", "AUDITLOG_JWT_PUBLIC_KEY", "", "PEM file of the RS256 public key (production; replaces the secret)")
+}
+
+// signing binds what signs and names tokens: the secret, issuer and
+// audience (serve verifies with them, token mints with them).
+func (b *binder) signing(c *Config) {
+	b.secret(&c.JWTSecret, "jwt-secret", "AUDITLOG_JWT_SECRET", "HS256 secret for bearer tokens (embedded store default: the development secret of the data directory)")
 	b.str(&c.JWTIssuer, "jwt-issuer", "AUDITLOG_JWT_ISSUER", api.Issuer, "iss claim every bearer token must carry (- accepts any); `auditlog token` mints it")
 	b.str(&c.JWTAudience, "jwt-audience", "AUDITLOG_JWT_AUDIENCE", api.Audience, "aud value every bearer token must carry (- accepts any); `auditlog token` mints it")
 }

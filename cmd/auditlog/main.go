@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 )
@@ -130,6 +128,13 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 	if c.Kafka.DLQTopic == "" {
 		c.Kafka.DLQTopic = c.Kafka.Topic + ".dlq"
 	}
+	if cmd == "serve" && c.Store == "sqlite" && c.JWTSecret == "" && c.JWTPublicKey == "" && c.DataDir != "" {
+		secret, path, err := devSecret(c.DataDir, true)
+		if err != nil {
+			return c, b, err
+		}
+		c.JWTSecret, c.DevSecretPath = secret, path
+	}
 	return c, b, c.validate(cmd == "serve")
 }
 
@@ -142,6 +147,10 @@ func runServer(cmd string, args []string, getenv func(string) string, stdout, st
 	}
 	logger := newLogger(&cfg, stdout)
 	logger.Info("starting", append([]any{"command", cmd, "version", version}, b.resolved()...)...)
+	if cfg.DevSecretPath != "" {
+		logger.Warn("no AUDITLOG_JWT_SECRET: tokens are verified with the development secret of the data directory; `auditlog token` uses it too. Set a secret or a public key in production",
+			"file", cfg.DevSecretPath)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
@@ -163,31 +172,54 @@ func runServer(cmd string, args []string, getenv func(string) string, stdout, st
 	return err
 }
 
-// runToken mints a development JWT with the server's secret.
+// runToken mints a development JWT with the server's secret (or the
+// development secret of the data directory).
 func runToken(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var c Config
 	var tenant, role, email, user, reason string
 	var ttl time.Duration
 	b := newBinder("auditlog token", getenv, stderr)
-	b.auth(&c)
+	b.signing(&c)
+	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "data directory whose development secret is used when no secret is set")
 	b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required, except for role ingest)")
 	b.fs.StringVar(&role, "role", audit.RoleAdmin, "role: admin, superadmin or ingest")
-	b.fs.StringVar(&email, "email", "", "e-mail of the user (default admin@example.com)")
-	b.fs.StringVar(&user, "user", "", "user UUID (default: a new one)")
+	b.fs.StringVar(&email, "email", "", "e-mail of the user (default <role>@example.com)")
+	b.fs.StringVar(&user, "user", "", "user UUID (default: derived from the e-mail, so tokens for one e-mail are one user)")
 	b.fs.StringVar(&reason, "reason", "", "declared reason of a superadmin access")
-	b.fs.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime of the token")
+	b.fs.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime of the token (1m to 30d)")
 	b.fs.Usage = func() {
-		fmt.Fprintf(b.fs.Output(), "Usage: auditlog token --tenant <uuid> --role <role> [--email <e>] [--user <uuid>] [--reason <text>] [--ttl <duration>]\n\nPrints a signed JWT on stdout, signed with AUDITLOG_JWT_SECRET (the server's secret).\n\nFlags:\n")
+		fmt.Fprintf(b.fs.Output(), "Usage: auditlog token --tenant <uuid> --role <role> [--email <e>] [--user <uuid>] [--reason <text>] [--ttl <duration>]\n\n"+
+			"Prints a signed JWT on stdout, signed with AUDITLOG_JWT_SECRET (the server's secret) or, when it is not set, the\n"+
+			"development secret that `auditlog serve` writes into the data directory on the embedded store.\n\nFlags:\n")
 		b.fs.PrintDefaults()
 	}
 	if err := b.parse(args); err != nil {
 		return err
 	}
-	if user == "" {
-		user = uuid.NewString()
+	switch role {
+	case audit.RoleAdmin, audit.RoleSuperadmin:
+		if tenant == "" {
+			return fmt.Errorf("--tenant is missing: the tenant's UUID (role %s acts inside one tenant)", role)
+		}
+	case audit.RoleIngest:
+	default:
+		return fmt.Errorf("--role %q: want admin, superadmin or ingest (the roles the server accepts)", role)
+	}
+	if ttl < time.Minute || ttl > 30*24*time.Hour {
+		return fmt.Errorf("--ttl %s: want 1m to 720h", ttl)
+	}
+	if c.JWTSecret == "" {
+		s, _, err := devSecret(c.DataDir, false)
+		if err != nil {
+			return err
+		}
+		c.JWTSecret = s
 	}
 	if email == "" {
 		email = role + "@example.com"
+	}
+	if user == "" && role != audit.RoleIngest {
+		user = devUserID(email)
 	}
 	if role == audit.RoleSuperadmin && strings.TrimSpace(reason) == "" {
 		fmt.Fprintln(stderr, "note: a superadmin token without --reason must send X-Access-Reason on every request")
