@@ -40,7 +40,7 @@ func TestComposeFile(t *testing.T) {
 		if len(svc.Command) != 1 || svc.Command[0] != name {
 			t.Errorf("%s runs %v", name, svc.Command)
 		}
-		_, b, err := parseServerConfig(name, []string{"-help"}, func(string) string { return "" }, io.Discard)
+		_, b, err := parseServerConfig(name, []string{"-help"}, func(string) string { return "" }, io.Discard, io.Discard)
 		_ = err // -help stops parsing; the binder knows every variable by then
 		known := map[string]bool{}
 		for _, o := range b.options {

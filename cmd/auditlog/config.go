@@ -199,6 +199,9 @@ func (b *binder) parse(args []string) error {
 	if b.fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", b.fs.Args())
 	}
+	if errs := b.checkRanges(); len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
 	return nil
 }
 
@@ -348,8 +351,6 @@ func (c *Config) validate(needStore bool) error {
 			if c.ES.URL == "" {
 				errs = append(errs, "AUDITLOG_ES_URL must be set when AUDITLOG_STORE=elasticsearch")
 			}
-		default:
-			errs = append(errs, fmt.Sprintf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", c.Store))
 		}
 	}
 	if needStore {
@@ -359,8 +360,6 @@ func (c *Config) validate(needStore bool) error {
 			if c.Export.S3Endpoint == "" || c.Export.S3Bucket == "" {
 				errs = append(errs, "AUDITLOG_S3_ENDPOINT and AUDITLOG_S3_BUCKET must be set when AUDITLOG_EXPORT_STORE=s3")
 			}
-		default:
-			errs = append(errs, fmt.Sprintf("AUDITLOG_EXPORT_STORE=%q: want local or s3", c.Export.FileStore))
 		}
 	}
 	k := c.Kafka
@@ -382,14 +381,6 @@ func (c *Config) validate(needStore bool) error {
 				errs = append(errs, fmt.Sprintf("AUDITLOG_TRUSTED_PROXIES: %q is neither an IP address nor a CIDR", p))
 			}
 		}
-	}
-	switch c.LogFormat {
-	case "json", "text":
-	default:
-		errs = append(errs, fmt.Sprintf("AUDITLOG_LOG_FORMAT=%q: want json or text", c.LogFormat))
-	}
-	if _, err := parseLevel(c.LogLevel); err != nil {
-		errs = append(errs, err.Error())
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))

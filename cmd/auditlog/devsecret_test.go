@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestEmbeddedDefaultNeedsNoHiddenSecret(t *testing.T) {
 		}
 		m.Close()
 	}
-	_, _, err := parseServerConfig("serve", nil, env(map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_DATA_DIR": t.TempDir()}), nil)
+	_, _, err := parseServerConfig("serve", nil, env(map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_DATA_DIR": t.TempDir()}), io.Discard, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "AUDITLOG_JWT_SECRET") {
 		t.Fatalf("an Elasticsearch deployment without a secret must not start: %v", err)
 	}

@@ -81,34 +81,14 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 }
 
 // parseServerConfig binds the flags of serve or index.
-func parseServerConfig(cmd string, args []string, getenv func(string) string, stderr io.Writer) (Config, *binder, error) {
+func parseServerConfig(cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) (Config, *binder, error) {
 	var c Config
 	b := newBinder("auditlog "+cmd, getenv, stderr)
-	switch cmd {
-	case "serve":
-		b.common(&c, "127.0.0.1:8080")
-		b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
-		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database and export files")
-		b.duration(&c.RequestTimeout, "request-timeout", "AUDITLOG_REQUEST_TIMEOUT", 15*time.Second, "time limit of one API request")
-		b.auth(&c)
-		b.api(&c)
-		b.int(&c.Seed, "seed", "AUDITLOG_SEED", 0, "load this many generated demo events at start when the store is empty (make demo)")
-		b.str(&c.SeedTenant, "seed-tenant", "AUDITLOG_SEED_TENANT", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "the demo tenant that gets the biggest share of the seeded events")
-		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
-		b.elasticsearch(&c)
-		b.kafka(&c)
-		b.lifecycle(&c)
-		b.export(&c)
-	case "index":
-		b.common(&c, "127.0.0.1:8081")
-		c.Store = "elasticsearch"
-		b.elasticsearch(&c)
-		b.kafka(&c)
-		b.lifecycle(&c)
-	}
-	b.fs.Usage = func() {
-		fmt.Fprintf(b.fs.Output(), "Usage: auditlog %s [flags]\n\nFlags (each also read from its AUDITLOG_* variable):\n", cmd)
-		b.fs.PrintDefaults()
+	bindServer(cmd, b, &c)
+	b.fs.Usage = func() { b.printHelp(b.fs.Output(), cmd) }
+	if wantsHelp(args) {
+		b.printHelp(stdout, cmd)
+		return c, b, flag.ErrHelp
 	}
 	if err := b.parse(args); err != nil {
 		return c, b, err
@@ -138,15 +118,44 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 	return c, b, c.validate(cmd == "serve")
 }
 
+// bindServer registers the options of serve or index.
+func bindServer(cmd string, b *binder, c *Config) {
+	switch cmd {
+	case "serve":
+		b.common(c, "127.0.0.1:8080")
+		b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
+		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database and export files")
+		b.duration(&c.RequestTimeout, "request-timeout", "AUDITLOG_REQUEST_TIMEOUT", 15*time.Second, "time limit of one API request")
+		b.auth(c)
+		b.api(c)
+		b.int(&c.Seed, "seed", "AUDITLOG_SEED", 0, "load this many generated demo events at start when the store is empty (make demo)")
+		b.str(&c.SeedTenant, "seed-tenant", "AUDITLOG_SEED_TENANT", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "the demo tenant that gets the biggest share of the seeded events")
+		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
+		b.elasticsearch(c)
+		b.kafka(c)
+		b.lifecycle(c)
+		b.export(c)
+	case "index":
+		b.common(c, "127.0.0.1:8081")
+		c.Store = "elasticsearch"
+		b.elasticsearch(c)
+		b.kafka(c)
+		b.lifecycle(c)
+	}
+}
+
 // runServer runs serve or index until SIGTERM or SIGINT, then shuts down
 // gracefully: stop taking work, flush, commit, close.
 func runServer(cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, b, err := parseServerConfig(cmd, args, getenv, stderr)
+	cfg, b, err := parseServerConfig(cmd, args, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	logger := newLogger(&cfg, stdout)
 	logger.Info("starting", append([]any{"command", cmd, "version", version}, b.resolved()...)...)
+	for _, u := range unknownVars(environ()) {
+		logger.Warn("unknown configuration variable: ignored", "problem", u)
+	}
 	if cfg.DevSecretPath != "" {
 		logger.Warn("no AUDITLOG_JWT_SECRET: tokens are verified with the development secret of the data directory; `auditlog token` uses it too. Set a secret or a public key in production",
 			"file", cfg.DevSecretPath)

@@ -23,7 +23,7 @@ func env(m map[string]string) func(string) string { return func(k string) string
 // closes it when the test ends.
 func startMain(t *testing.T, cmd string, vars map[string]string, args ...string) *Main {
 	t.Helper()
-	cfg, _, err := parseServerConfig(cmd, args, env(vars), io.Discard)
+	cfg, _, err := parseServerConfig(cmd, args, env(vars), io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestConfigFromEnvAndFlags(t *testing.T) {
 		"AUDITLOG_ES_URL":      "http://elastic:hunter2@es:9200",
 		"AUDITLOG_JWT_SECRET":  "topsecret",
 		"AUDITLOG_KAFKA_TOPIC": "events",
-	}), io.Discard)
+	}), io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +113,22 @@ func TestConfigErrors(t *testing.T) {
 		"index needs es":      {"index", map[string]string{"AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ES_URL must be set"},
 		"bad log format":      {"serve", map[string]string{"AUDITLOG_LOG_FORMAT": "xml"}, "AUDITLOG_LOG_FORMAT"},
 		"bad trusted proxy":   {"serve", map[string]string{"AUDITLOG_TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0.0/33"}, "AUDITLOG_TRUSTED_PROXIES"},
+		"negative seed":       {"serve", map[string]string{"AUDITLOG_SEED": "-5"}, "AUDITLOG_SEED=-5: want 0 to"},
+		"negative rate":       {"serve", map[string]string{"AUDITLOG_RATE_LIMIT": "-1"}, "AUDITLOG_RATE_LIMIT=-1"},
+		"no export worker":    {"serve", map[string]string{"AUDITLOG_EXPORT_WORKERS": "0"}, "AUDITLOG_EXPORT_WORKERS=0: want 1 to 64"},
+		"negative expiry":     {"serve", map[string]string{"AUDITLOG_EXPORT_EXPIRY": "-1h"}, "AUDITLOG_EXPORT_EXPIRY=-1h0m0s"},
+		"unknown plan":        {"serve", map[string]string{"AUDITLOG_DEFAULT_PLAN": "gold"}, `AUDITLOG_DEFAULT_PLAN="gold": want starter, pro, enterprise`},
+		"bad starttls":        {"serve", map[string]string{"AUDITLOG_SMTP_STARTTLS": "maybe"}, `AUDITLOG_SMTP_STARTTLS="maybe"`},
+		"bad smtp port":       {"serve", map[string]string{"AUDITLOG_SMTP_PORT": "70000"}, "AUDITLOG_SMTP_PORT=70000"},
+		"index batch size":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_BATCH_SIZE": "0"}, "AUDITLOG_BATCH_SIZE=0"},
+		"flag out of range":   {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=1s"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := parseServerConfig(tc.cmd, nil, env(tc.env), io.Discard)
+			var args []string
+			if name == "flag out of range" {
+				args = []string{"--export-lease", "1s"}
+			}
+			_, _, err := parseServerConfig(tc.cmd, args, env(tc.env), io.Discard, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want an error naming %s", err, tc.want)
 			}
@@ -175,7 +188,7 @@ func TestTokenCommandMintsAVerifiableToken(t *testing.T) {
 // TestMainServesHealth starts the real wiring of serve on :0 with a
 // temporary data directory.
 func TestMainServesHealth(t *testing.T) {
-	cfg, _, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, env(map[string]string{"AUDITLOG_JWT_SECRET": "s"}), io.Discard)
+	cfg, _, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:0", "-data-dir", t.TempDir()}, env(map[string]string{"AUDITLOG_JWT_SECRET": "s"}), io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,5 +231,47 @@ func TestMainServesHealth(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Close did not return")
+	}
+}
+
+// TestServeHelpIsGroupedOnStdout: --help goes to stdout, one line per
+// flag, grouped by section in a fixed order, every variable named once.
+func TestServeHelpIsGroupedOnStdout(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"serve", "--help"}, env(nil), &out, &errb); code != 0 || errb.Len() != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+	help := out.String()
+	last := -1
+	for _, s := range []string{"HTTP:", "Auth:", "Store:", "Elasticsearch:", "Kafka:", "Export:", "S3:", "SMTP:", "Logging:"} {
+		i := strings.Index(help, "\n"+s+"\n")
+		if i < 0 || i < last {
+			t.Fatalf("section %s missing or out of order:\n%s", s, help)
+		}
+		last = i
+	}
+	if strings.Contains(help, "Other:") {
+		t.Errorf("an option belongs to no section:\n%s", help)
+	}
+	_, b, _ := parseServerConfig("serve", nil, env(nil), io.Discard, io.Discard)
+	for _, o := range b.options {
+		if n := strings.Count(help, " "+o.env+" "); n != 1 {
+			t.Errorf("%s named %d times", o.env, n)
+		}
+	}
+}
+
+// TestUnknownVariablesAreNamedWithTheClosestKnownOne: a misspelt
+// AUDITLOG_* variable is reported with the name it probably meant; the
+// scripts' and tests' own variables are not.
+func TestUnknownVariablesAreNamedWithTheClosestKnownOne(t *testing.T) {
+	got := unknownVars([]string{"AUDITLOG_EXPORT_WORKER=2", "AUDITLOG_STORE=sqlite", "AUDITLOG_TEST_ES_URL=x",
+		"AUDITLOG_JWT_SECRT=s", "HOME=/root", "AUDITLOG_CACHE_DIR=/tmp"})
+	want := []string{
+		"AUDITLOG_EXPORT_WORKER is not a known variable (did you mean AUDITLOG_EXPORT_WORKERS?)",
+		"AUDITLOG_JWT_SECRT is not a known variable (did you mean AUDITLOG_JWT_SECRET?)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }
