@@ -1,0 +1,48 @@
+package elasticsearch_test
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+)
+
+// TestClientSendsItsCredentials: basic auth and API keys reach the
+// cluster as configured (the client is built on the transport directly).
+func TestClientSendsItsCredentials(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Get("Authorization")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{}`))
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		cfg  elasticsearch.Config
+		want string
+	}{
+		{elasticsearch.Config{URLs: []string{srv.URL}, Username: "elastic", Password: "hunter2"}, "Basic " + base64.StdEncoding.EncodeToString([]byte("elastic:hunter2"))},
+		{elasticsearch.Config{URLs: []string{srv.URL}, APIKey: "a2V5"}, "ApiKey a2V5"},
+		{elasticsearch.Config{URLs: []string{srv.URL}}, ""},
+	} {
+		c, err := elasticsearch.New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.DoJSON(context.Background(), http.MethodGet, "/_cluster/health", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		// Auth schemes are case-insensitive (RFC 9110 §11.1).
+		if !strings.EqualFold(got, tc.want) || (got != "" && got[strings.IndexByte(got, ' '):] != tc.want[strings.IndexByte(tc.want, ' '):]) {
+			t.Errorf("Authorization %q, want %q", got, tc.want)
+		}
+	}
+	if _, err := elasticsearch.New(elasticsearch.Config{URLs: []string{"localhost:9200"}}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Errorf("a URL without a scheme must be refused: %v", err)
+	}
+}
