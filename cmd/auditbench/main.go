@@ -102,6 +102,7 @@ func main() {
 		{"query", benchQuery},
 		{"export", benchExport},
 		{"sqlite", benchSQLite},
+		{"build", benchBuild},
 	}
 	var results []result
 	start := time.Now()
