@@ -121,12 +121,12 @@ func TestConfigErrors(t *testing.T) {
 		"bad starttls":        {"serve", map[string]string{"AUDITLOG_SMTP_STARTTLS": "maybe"}, `AUDITLOG_SMTP_STARTTLS="maybe"`},
 		"bad smtp port":       {"serve", map[string]string{"AUDITLOG_SMTP_PORT": "70000"}, "AUDITLOG_SMTP_PORT=70000"},
 		"index batch size":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_BATCH_SIZE": "0"}, "AUDITLOG_BATCH_SIZE=0"},
-		"flag out of range":   {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=1s"},
+		"flag out of range":   {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=0s"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var args []string
 			if name == "flag out of range" {
-				args = []string{"--export-lease", "1s"}
+				args = []string{"--export-lease", "0s"}
 			}
 			_, _, err := parseServerConfig(tc.cmd, args, env(tc.env), io.Discard, io.Discard)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -11,7 +11,9 @@ import (
 // intRanges and durationRanges are the allowed values of every number and
 // duration option, by variable: a value outside is refused at start with
 // its variable named (AUDITLOG_EXPORT_WORKERS=0 once started a service
-// that never ran an export). Each command checks the options it binds.
+// that never ran an export). The lower bounds refuse what cannot work
+// (zero, negative); they stay low enough for the short timings of tests
+// and small deployments. Each command checks the options it binds.
 var intRanges = map[string][2]int64{
 	"AUDITLOG_SEED":              {0, 10_000_000},
 	"AUDITLOG_RATE_LIMIT":        {0, 1_000_000},
@@ -19,7 +21,7 @@ var intRanges = map[string][2]int64{
 	"AUDITLOG_EXPORT_WORKERS":    {1, 64},
 	"AUDITLOG_EXPORT_MAX_ACTIVE": {1, 1000},
 	"AUDITLOG_EXPORT_ATTEMPTS":   {1, 20},
-	"AUDITLOG_EXPORT_SCAN_PAGE":  {100, 10_000},
+	"AUDITLOG_EXPORT_SCAN_PAGE":  {10, 10_000},
 	"AUDITLOG_KAFKA_PARTITIONS":  {1, 10_000},
 	"AUDITLOG_BATCH_SIZE":        {1, 10_000},
 	"AUDITLOG_BATCH_BYTES":       {1 << 10, 64 << 20},
@@ -30,10 +32,10 @@ var intRanges = map[string][2]int64{
 var durationRanges = map[string][2]time.Duration{
 	"AUDITLOG_SHUTDOWN_TIMEOUT":   {time.Second, 10 * time.Minute},
 	"AUDITLOG_REQUEST_TIMEOUT":    {time.Second, 10 * time.Minute},
-	"AUDITLOG_EXPORT_EXPIRY":      {time.Hour, 365 * 24 * time.Hour},
-	"AUDITLOG_EXPORT_LEASE":       {5 * time.Second, time.Hour},
-	"AUDITLOG_EXPORT_POLL":        {100 * time.Millisecond, time.Minute},
-	"AUDITLOG_EXPORT_RETRY_DELAY": {time.Second, time.Hour},
+	"AUDITLOG_EXPORT_EXPIRY":      {time.Second, 365 * 24 * time.Hour},
+	"AUDITLOG_EXPORT_LEASE":       {time.Second, time.Hour},
+	"AUDITLOG_EXPORT_POLL":        {10 * time.Millisecond, time.Minute},
+	"AUDITLOG_EXPORT_RETRY_DELAY": {10 * time.Millisecond, time.Hour},
 	"AUDITLOG_BATCH_LINGER":       {0, 10 * time.Second},
 	"AUDITLOG_LIFECYCLE_INTERVAL": {time.Minute, 24 * time.Hour},
 }
