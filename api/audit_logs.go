@@ -72,7 +72,7 @@ func (s *Server) authenticate(c *gin.Context) {
 				Fields: []audit.FieldError{{Field: ReasonHeader, Message: "required for role superadmin (or the reason claim)"}}})
 			return
 		}
-		if len(p.Reason) > audit.MaxReasonBytes || !audit.CleanText(p.Reason) {
+		if !audit.RecordableReason(p.Reason) {
 			writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "the declared reason cannot be recorded",
 				Fields: []audit.FieldError{{Field: ReasonHeader, Message: fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes)}}})
 			return

@@ -176,7 +176,7 @@ func checkRecordable(p audit.Principal) error {
 	if !audit.ValidEmail(p.Email) {
 		fe = append(fe, audit.FieldError{Field: "email", Message: fmt.Sprintf("must be a bare e-mail address (name@domain) of at most %d bytes", audit.MaxEmailBytes)})
 	}
-	if len(p.Reason) > audit.MaxReasonBytes || !audit.CleanText(p.Reason) {
+	if !audit.RecordableReason(p.Reason) {
 		fe = append(fe, audit.FieldError{Field: "reason", Message: fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes)})
 	}
 	if len(fe) > 0 {

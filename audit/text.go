@@ -68,6 +68,13 @@ func hexVal(c byte) int {
 	return -64
 }
 
+// RecordableReason reports whether s can be an event's reason: at most
+// MaxReasonBytes of text without control characters (a declared reason
+// of an operator access, from a token claim or a header).
+func RecordableReason(s string) bool {
+	return len(s) <= MaxReasonBytes && CleanText(s)
+}
+
 // ValidEmail reports whether s is a bare e-mail address (local@domain.tld,
 // no display name, no spaces or angle brackets, no control character) of
 // at most MaxEmailBytes bytes: what actor.email must be.

@@ -121,6 +121,8 @@ func TestConfigErrors(t *testing.T) {
 		"bad starttls":        {"serve", map[string]string{"AUDITLOG_SMTP_STARTTLS": "maybe"}, `AUDITLOG_SMTP_STARTTLS="maybe"`},
 		"bad smtp port":       {"serve", map[string]string{"AUDITLOG_SMTP_PORT": "70000"}, "AUDITLOG_SMTP_PORT=70000"},
 		"index batch size":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_BATCH_SIZE": "0"}, "AUDITLOG_BATCH_SIZE=0"},
+		"short session":       {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_KAFKA_SESSION_TIMEOUT": "1s"}, "AUDITLOG_KAFKA_SESSION_TIMEOUT=1s: want 6s"},
+		"slow heartbeat":      {"serve", map[string]string{"AUDITLOG_KAFKA_HEARTBEAT_INTERVAL": "3s"}, "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=3s: want at most a third"},
 		"flag out of range":   {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=0s"},
 	} {
 		t.Run(name, func(t *testing.T) {
