@@ -19,7 +19,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		indexed:   c("events_indexed_total", "Events durably written to the store."),
 		duplicate: c("events_duplicate_total", "Events whose id was already stored (a redelivery)."),
 		conflict:  c("events_conflict_total", "Events whose id was already stored in the tenant with different content (dead-lettered; first wins)."),
-		retried:   c("events_retried_total", "Event writes retried after a transient failure."),
+		retried:   c("events_retried_total", "Events whose write (or redelivery lookup) is retried after a transient failure."),
 		redeliveryChecked: c("events_redelivery_checked_total",
 			"Events looked up across all of their tenant's backing indices before being written, because they may be a redelivery after a crash."),
 		commits:     c("commits_total", "Offset commits."),

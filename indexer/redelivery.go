@@ -14,7 +14,8 @@ import (
 // already stored is settled as a duplicate (or a conflict, dead-lettered)
 // and not written again, so a redelivery after a rollover is not stored
 // twice. A failed lookup is retried like a failed write; it returns an
-// error only when ctx ends.
+// error only when ctx ends. Each failed lookup counts its events as
+// retried, as a failed write does.
 func (ix *Indexer) settleRedelivered(ctx context.Context, d *decoded) ([]int, error) {
 	lookup, ok := ix.deps.Store.(audit.StoredLookup)
 	byTenant := map[string][]int{}
@@ -33,7 +34,14 @@ func (ix *Indexer) settleRedelivered(ctx context.Context, d *decoded) ([]int, er
 			ids[j] = d.events[i].ID
 		}
 		var stored map[string]audit.Event
-		err := backoff.Retry(ctx, bo, func(err error) { ix.log.Warn("looking up redelivered events failed; retrying", "err", err) }, func() (err error) {
+		retried := func(err error) {
+			// A lookup retried is a write retried: the events wait on the
+			// store all the same.
+			ix.m.retried.Add(float64(len(idx)))
+			ix.stats.Retried.Add(int64(len(idx)))
+			ix.log.Warn("looking up redelivered events failed; retrying", "events", len(idx), "err", err)
+		}
+		err := backoff.Retry(ctx, bo, retried, func() (err error) {
 			stored, err = lookup.StoredEvents(ctx, tenant, ids)
 			return err
 		})
