@@ -150,4 +150,27 @@ type TenantDirectory interface {
 	// applies the new retention to the tenant's data already stored. It
 	// returns EINVALID for a bad tenant id or plan.
 	SetPlan(ctx context.Context, tenantID string, plan Plan) error
+	// Tenants returns at most limit tenants of the directory whose id
+	// sorts after after ("" for the first page), in id order: keyset
+	// paging, so listing every tenant holds one page at a time. It returns
+	// EINVALID for a limit outside 1..MaxTenantPage.
+	Tenants(ctx context.Context, after string, limit int) ([]Tenant, error)
+}
+
+// Tenant is one entry of the tenant directory.
+type Tenant struct {
+	ID        string    `json:"tenantId"`
+	Plan      Plan      `json:"plan"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// MaxTenantPage bounds one page of TenantDirectory.Tenants.
+const MaxTenantPage = 1000
+
+// CheckTenantPage validates the limit of TenantDirectory.Tenants.
+func CheckTenantPage(limit int) error {
+	if limit < 1 || limit > MaxTenantPage {
+		return Errorf(EINVALID, "limit %d: want 1 to %d", limit, MaxTenantPage)
+	}
+	return nil
 }

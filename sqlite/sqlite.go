@@ -408,3 +408,30 @@ func (s *Store) PurgeLoop(ctx context.Context, interval time.Duration, onPass fu
 		}
 	}
 }
+
+// Tenants implements audit.TenantDirectory.
+func (s *Store) Tenants(ctx context.Context, after string, limit int) ([]audit.Tenant, error) {
+	if err := audit.CheckTenantPage(limit); err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT tenant_id, plan, updated_at FROM tenants WHERE tenant_id > ? ORDER BY tenant_id LIMIT ?`,
+		strings.ToLower(after), limit)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenants")
+	}
+	defer rows.Close()
+	var out []audit.Tenant
+	for rows.Next() {
+		var t audit.Tenant
+		var updated int64
+		if err := rows.Scan(&t.ID, &t.Plan, &updated); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenants")
+		}
+		t.UpdatedAt = time.UnixMilli(updated).UTC()
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenants")
+	}
+	return out, nil
+}

@@ -2,73 +2,171 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/sqlite"
 )
 
-// runTenant shows or changes a tenant's plan in the Elasticsearch tenant
-// directory:
-//
-//	auditlog tenant show --tenant <uuid>
-//	auditlog tenant set-plan --tenant <uuid> --plan starter|pro|enterprise
+const tenantUsage = `Usage: auditlog tenant list
+       auditlog tenant show --tenant <uuid>
+       auditlog tenant set-plan --tenant <uuid> --plan starter|pro|enterprise
+
+Lists, shows or changes the plans of the tenant directory of the store that
+` + "`auditlog serve`" + ` uses: the embedded SQLite file of AUDITLOG_DATA_DIR (default), or
+Elasticsearch with AUDITLOG_STORE=elasticsearch and AUDITLOG_ES_URL. A new plan's
+retention applies to the data already stored. A tenant enters the directory
+with its first event (under AUDITLOG_DEFAULT_PLAN) or its first set-plan.
+` + "`auditlog tenant <subcommand> --help`" + ` lists the flags.
+`
+
+// runTenant lists, shows or changes tenants' plans in the directory of
+// the configured store.
 func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || (args[0] != "show" && args[0] != "set-plan") {
-		fmt.Fprintln(stderr, "Usage: auditlog tenant show --tenant <uuid>\n       auditlog tenant set-plan --tenant <uuid> --plan starter|pro|enterprise")
-		return fmt.Errorf("want a subcommand: show or set-plan")
+	if len(args) == 0 {
+		fmt.Fprint(stderr, tenantUsage)
+		return errors.New("want a subcommand: list, show or set-plan")
 	}
 	sub := args[0]
+	switch sub {
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, tenantUsage)
+		return flag.ErrHelp
+	case "list", "show", "set-plan":
+	default:
+		fmt.Fprint(stderr, tenantUsage)
+		return fmt.Errorf("unknown subcommand %q: want list, show or set-plan", sub)
+	}
 	var c Config
 	var tenant, plan string
 	b := newBinder("auditlog tenant "+sub, getenv, stderr)
+	b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
+	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database (store sqlite)")
 	b.elasticsearch(&c)
-	b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required)")
+	if sub != "list" {
+		b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required)")
+	}
 	if sub == "set-plan" {
 		b.fs.StringVar(&plan, "plan", "", "new plan: starter, pro or enterprise (required); the new retention applies to data already stored")
+	}
+	b.fs.Usage = func() {
+		fmt.Fprint(b.fs.Output(), tenantUsage+"\nFlags of "+sub+":\n")
+		b.fs.PrintDefaults()
+	}
+	if wantsHelp(args[1:]) {
+		b.fs.SetOutput(stdout)
 	}
 	if err := b.parse(args[1:]); err != nil {
 		return err
 	}
-	if c.ES.URL == "" {
-		return fmt.Errorf("AUDITLOG_ES_URL must be set: the tenant directory lives in Elasticsearch")
+	if sub != "list" && tenant == "" {
+		return errors.New("--tenant is missing: the tenant's UUID")
 	}
-	if !audit.ValidUUID(tenant) {
+	if tenant != "" && !audit.ValidUUID(tenant) {
 		return fmt.Errorf("--tenant %q is not a UUID", tenant)
 	}
-	m := &Main{Config: c}
-	client, err := m.esClient()
-	if err != nil {
-		return err
+	var p audit.Plan
+	if sub == "set-plan" {
+		var err error
+		if p, err = audit.ParsePlan(plan); err != nil {
+			return fmt.Errorf("--plan: %w", err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	caps, err := client.Detect(ctx)
+	dir, closeDir, err := openTenantDirectory(ctx, c)
 	if err != nil {
 		return err
 	}
-	store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{})
+	defer closeDir()
+	switch sub {
+	case "list":
+		return listTenants(ctx, dir, stdout)
+	case "set-plan":
+		if err := dir.SetPlan(ctx, tenant, p); err != nil {
+			return err
+		}
+	}
+	got, err := dir.Plan(ctx, tenant)
+	if audit.ErrorCode(err) == audit.ENOTFOUND {
+		return fmt.Errorf("tenant %s is not in the directory: it has no event yet (set-plan registers it)", tenant)
+	}
 	if err != nil {
 		return err
 	}
-	if err := store.Bootstrap(ctx); err != nil {
-		return err
-	}
-	if sub == "set-plan" {
-		p, err := audit.ParsePlan(plan)
+	fmt.Fprintf(stdout, "tenant %s plan %s retention %s\n", tenant, got, retentionText(got))
+	return nil
+}
+
+// listTenants prints one line per tenant, a page at a time.
+func listTenants(ctx context.Context, dir audit.TenantDirectory, w io.Writer) error {
+	after, n := "", 0
+	for {
+		page, err := dir.Tenants(ctx, after, audit.MaxTenantPage)
 		if err != nil {
 			return err
 		}
-		if err := store.SetPlan(ctx, tenant, p); err != nil {
-			return err
+		for _, t := range page {
+			fmt.Fprintf(w, "tenant %s plan %s retention %s\n", t.ID, t.Plan, retentionText(t.Plan))
 		}
+		n += len(page)
+		if len(page) < audit.MaxTenantPage {
+			fmt.Fprintf(w, "%d tenants\n", n)
+			return nil
+		}
+		after = page[len(page)-1].ID
 	}
-	p, err := store.Plan(ctx, tenant)
-	if err != nil {
-		return err
+}
+
+// retentionText prints a plan's retention in days.
+func retentionText(p audit.Plan) string {
+	return fmt.Sprintf("%dd", int(p.Retention()/(24*time.Hour)))
+}
+
+// openTenantDirectory opens the directory of the configured store. The
+// embedded database must exist: a typo in AUDITLOG_DATA_DIR must not
+// create an empty store and report that it has no tenants.
+func openTenantDirectory(ctx context.Context, c Config) (audit.TenantDirectory, func(), error) {
+	switch c.Store {
+	case "sqlite":
+		path := filepath.Join(c.DataDir, "audit.db")
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("no embedded store at %s (AUDITLOG_DATA_DIR=%s): start `auditlog serve` with this data directory first", path, c.DataDir)
+		}
+		store, err := sqlite.Open(ctx, sqlite.Config{Path: path, DefaultPlan: audit.PlanEnterprise})
+		if err != nil {
+			return nil, nil, err
+		}
+		return store, func() { _ = store.Close() }, nil
+	case "elasticsearch":
+		if c.ES.URL == "" {
+			return nil, nil, errors.New("AUDITLOG_ES_URL must be set: the tenant directory lives in Elasticsearch")
+		}
+		m := &Main{Config: c}
+		client, err := m.esClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		caps, err := client.Detect(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := store.Bootstrap(ctx); err != nil {
+			return nil, nil, err
+		}
+		return store, func() {}, nil
 	}
-	fmt.Fprintf(stdout, "tenant %s plan %s retention %s\n", tenant, p, p.Retention())
-	return nil
+	return nil, nil, fmt.Errorf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", c.Store)
 }

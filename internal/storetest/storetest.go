@@ -41,6 +41,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("IDsPerTenant", func(t *testing.T) { testIDsPerTenant(t, newBackend(t)) })
 	t.Run("PageByteBudget", func(t *testing.T) { testPageByteBudget(t, newBackend(t)) })
 	t.Run("Retention", func(t *testing.T) { testRetention(t, newBackend(t)) })
+	t.Run("TenantListing", func(t *testing.T) { testTenantListing(t, newBackend(t)) })
 	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
 	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
 	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/sqlite"
+)
+
+// tenantCmd runs `auditlog tenant` with vars.
+func tenantCmd(vars map[string]string, args ...string) (string, string, int) {
+	var out, errb strings.Builder
+	code := run(append([]string{"tenant"}, args...), env(vars), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// TestTenantCommandOnEveryStore: list, show and set-plan work on the
+// embedded store as on Elasticsearch, against the directory the store's
+// writes filled; mistakes name what is wrong.
+func TestTenantCommandOnEveryStore(t *testing.T) {
+	const a, b = "4b0f2c1e-5d6a-4e7b-8c9d-0a1b2c3d4e5f", "9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a"
+	events := append(tenantEvents(31, a, 20), tenantEvents(32, b, 20)...)
+	stores := map[string]map[string]string{}
+	dir := t.TempDir()
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: audit.PlanEnterprise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteEvents(context.Background(), events); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	stores["sqlite"] = map[string]string{"AUDITLOG_DATA_DIR": dir}
+	if esURL := testenv.ElasticsearchURL(t); esURL != "" {
+		prefix := testenv.Name("auditlog-tenantcmd")
+		loadES(t, esURL, prefix, events)
+		stores["elasticsearch"] = map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": esURL, "AUDITLOG_ES_INDEX_PREFIX": prefix}
+	}
+	for name, vars := range stores {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, code := tenantCmd(vars, "list")
+			want := "tenant " + a + " plan enterprise retention 2557d\ntenant " + b + " plan enterprise retention 2557d\n2 tenants\n"
+			if code != 0 || out != want {
+				t.Fatalf("list: exit %d %q %s, want %q", code, out, errOut, want)
+			}
+			if out, errOut, code := tenantCmd(vars, "set-plan", "--tenant", strings.ToUpper(a), "--plan", "starter"); code != 0 || !strings.Contains(out, "plan starter retention 30d") {
+				t.Fatalf("set-plan: exit %d %q %s", code, out, errOut)
+			}
+			if out, _, code := tenantCmd(vars, "show", "--tenant", a); code != 0 || out != "tenant "+a+" plan starter retention 30d\n" {
+				t.Fatalf("show: exit %d %q", code, out)
+			}
+			if out, _, _ := tenantCmd(vars, "list"); !strings.Contains(out, a+" plan starter") || !strings.Contains(out, b+" plan enterprise") {
+				t.Fatalf("list after set-plan: %q", out)
+			}
+			// A plan for a tenant with no event yet registers it.
+			const c = "0d1e2f3a-4b5c-4d6e-8f7a-8b9c0d1e2f3a"
+			if _, errOut, code := tenantCmd(vars, "show", "--tenant", c); code == 0 || !strings.Contains(errOut, "not in the directory") {
+				t.Fatalf("show of an unknown tenant: exit %d %s", code, errOut)
+			}
+			if _, errOut, code := tenantCmd(vars, "set-plan", "--tenant", c, "--plan", "pro"); code != 0 {
+				t.Fatal(errOut)
+			}
+			if out, _, _ := tenantCmd(vars, "list"); !strings.Contains(out, c+" plan pro retention 365d") || !strings.HasSuffix(out, "3 tenants\n") {
+				t.Fatalf("list after registering: %q", out)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		vars map[string]string
+		args []string
+		want string
+	}{
+		{stores["sqlite"], nil, "want a subcommand"},
+		{stores["sqlite"], []string{"drop"}, `unknown subcommand "drop"`},
+		{stores["sqlite"], []string{"show"}, "--tenant is missing"},
+		{stores["sqlite"], []string{"show", "--tenant", "acme"}, `--tenant "acme" is not a UUID`},
+		{stores["sqlite"], []string{"set-plan", "--tenant", a, "--plan", "gold"}, "--plan"},
+		{map[string]string{"AUDITLOG_DATA_DIR": filepath.Join(dir, "typo")}, []string{"list"}, "AUDITLOG_DATA_DIR"},
+		{map[string]string{"AUDITLOG_STORE": "elasticsearch"}, []string{"list"}, "AUDITLOG_ES_URL must be set"},
+		{map[string]string{"AUDITLOG_STORE": "mysql"}, []string{"list"}, "AUDITLOG_STORE"},
+	} {
+		if _, errOut, code := tenantCmd(tc.vars, tc.args...); code == 0 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("tenant %v: exit %d %q, want an error saying %q", tc.args, code, errOut, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"set-plan", "--help"}} {
+		out, errOut, code := tenantCmd(nil, args...)
+		if code != 0 || !strings.Contains(out, "set-plan") || errOut != "" {
+			t.Errorf("tenant %v: exit %d, stdout %q, stderr %q; want the usage on stdout, exit 0", args, code, out, errOut)
+		}
+	}
+}
