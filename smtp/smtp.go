@@ -1,6 +1,7 @@
 // Package smtp e-mails the owner of an export job when it ends, through
 // any SMTP server (net/smtp): STARTTLS, PLAIN authentication and the
-// sender are configurable.
+// sender are configurable. Without a server, the same messages are written
+// as .eml files into an outbox directory (NewOutbox).
 package smtp
 
 import (
@@ -8,10 +9,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/mail"
 	stdsmtp "net/smtp"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -56,6 +59,30 @@ type Mailer struct {
 	cfg  Config
 	from *mail.Address
 	tls  *tls.Config
+	// outbox, when set, is the directory the messages are written to
+	// instead of being sent (NewOutbox).
+	outbox string
+	logger *slog.Logger
+}
+
+// NewOutbox returns a Mailer that writes each message, exactly as it would
+// send it, as an .eml file into dir (created 0700; files 0600, since they
+// carry addresses), and logs the file's path: the e-mails of a laptop or
+// test deployment with no SMTP server. cfg.Host is not used. The files
+// are never deleted by the service; one export makes one small file.
+func NewOutbox(cfg Config, dir string, logger *slog.Logger) (*Mailer, error) {
+	from, err := mail.ParseAddress(cfg.From)
+	if err != nil {
+		return nil, audit.Errorf(audit.EINVALID, "smtp: sender %q: %v", cfg.From, err)
+	}
+	if cfg.PublicURL == "" {
+		return nil, audit.Errorf(audit.EINVALID, "smtp: no public URL for the links")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, audit.Wrap(audit.EINVALID, err, "smtp: outbox %s", dir)
+	}
+	cfg.PublicURL = strings.TrimRight(cfg.PublicURL, "/")
+	return &Mailer{cfg: cfg, from: from, outbox: dir, logger: logger}, nil
 }
 
 // New checks the configuration.
@@ -153,7 +180,36 @@ func (m *Mailer) NotifyExport(ctx context.Context, j audit.ExportJob) error {
 	fmt.Fprintf(&msg, "Date: %s\r\nMessage-ID: <%s@auditlog>\r\n", time.Now().UTC().Format(time.RFC1123Z), uuid.NewString())
 	fmt.Fprintf(&msg, "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n")
 	fmt.Fprintf(&msg, "X-Auditlog-Export: %s\r\n\r\n%s", j.ID, body)
+	if m.outbox != "" {
+		return m.file(j.ID, []byte(msg.String()))
+	}
 	return m.send(ctx, to.Address, []byte(msg.String()))
+}
+
+// file writes msg into the outbox, whole or not at all (a temporary file
+// renamed), named by time and job so that a listing is in sending order.
+func (m *Mailer) file(jobID string, msg []byte) error {
+	name := time.Now().UTC().Format("20060102T150405.000Z") + "-" + jobID + ".eml"
+	tmp, err := os.CreateTemp(m.outbox, ".tmp-*")
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(msg); err != nil {
+		tmp.Close()
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
+	}
+	if err := tmp.Close(); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
+	}
+	path := filepath.Join(m.outbox, name)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
+	}
+	if m.logger != nil {
+		m.logger.Info("export e-mail written to the outbox (no SMTP server configured)", "job", jobID, "path", path)
+	}
+	return nil
 }
 
 func (m *Mailer) send(ctx context.Context, to string, msg []byte) error {

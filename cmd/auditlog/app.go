@@ -379,20 +379,9 @@ func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jo
 		files = f
 		ready = append(ready, api.ReadinessCheck{Name: "s3", Check: f.Ping})
 	}
-	var notifier audit.ExportNotifier
-	if ec.SMTPHost != "" {
-		public := ec.PublicURL
-		if public == "" {
-			public = "http://" + m.Addr()
-		}
-		mailer, err := smtp.New(smtp.Config{Host: ec.SMTPHost, Port: ec.SMTPPort, Username: ec.SMTPUser, Password: ec.SMTPPass,
-			From: ec.SMTPFrom, StartTLS: ec.SMTPTLS, CAFile: ec.SMTPCAFile, PublicURL: public})
-		if err != nil {
-			return nil, nil, err
-		}
-		notifier = mailer
-	} else {
-		m.Logger.Warn("no SMTP host: export jobs will not e-mail their owners (AUDITLOG_SMTP_HOST); the job status still tells")
+	notifier, err := m.mailer()
+	if err != nil {
+		return nil, nil, err
 	}
 	host, _ := os.Hostname()
 	svc := export.New(export.Config{
@@ -401,6 +390,25 @@ func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jo
 		Worker: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]),
 	}, export.Deps{Scanner: scanner, Jobs: jobs, Files: files, Notifier: notifier, Logger: m.Logger, Registry: m.Registry})
 	return svc, ready, nil
+}
+
+// mailer returns the notifier of export jobs: SMTP when a host is
+// configured, otherwise an outbox of .eml files in the data directory, so
+// that "you will be e-mailed" holds on a laptop too.
+func (m *Main) mailer() (*smtp.Mailer, error) {
+	ec := m.Config.Export
+	public := ec.PublicURL
+	if public == "" {
+		public = "http://" + m.Addr()
+	}
+	cfg := smtp.Config{Host: ec.SMTPHost, Port: ec.SMTPPort, Username: ec.SMTPUser, Password: ec.SMTPPass,
+		From: ec.SMTPFrom, StartTLS: ec.SMTPTLS, CAFile: ec.SMTPCAFile, PublicURL: public}
+	if ec.SMTPHost != "" {
+		return smtp.New(cfg)
+	}
+	outbox := filepath.Join(m.Config.DataDir, "outbox")
+	m.Logger.Info("no SMTP host (AUDITLOG_SMTP_HOST): export e-mails are written as .eml files into the outbox", "outbox", outbox)
+	return smtp.NewOutbox(cfg, outbox, m.Logger)
 }
 
 func (m *Main) listen() error {
