@@ -47,9 +47,9 @@ lint:
 fmt:
 	gofmt -w .
 
-## up/down: the full stack in Docker (Elasticsearch 8.19 with ILM, Kafka KRaft, serve and index)
+## up/down: the full stack in Docker (Elasticsearch 8.19 with ILM, Kafka KRaft, serve and index); up writes random secrets into .env the first time
 up:
-	docker compose up -d --build
+	scripts/up.sh
 down:
 	docker compose down
 

@@ -31,8 +31,9 @@ Commands:
   serve     run the HTTP API (GET /api/audit-logs, export, ingest, panel)
   index     run the Kafka → Elasticsearch indexer
   token     print a signed development JWT for a tenant and role
-  tenant    show or set a tenant's plan (tenant show|set-plan)
+  tenant    list tenants, show or set a tenant's plan (tenant list|show|set-plan)
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
+  healthcheck  exit 0 when the serve or index on AUDITLOG_HTTP_ADDR is ready
   version   print the version
 
 Every flag can also be set by its AUDITLOG_* environment variable; a flag
@@ -61,6 +62,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runTenant(rest, getenv, stdout, stderr)
 	case "gen":
 		err = runGen(rest, getenv, stdout, stderr)
+	case "healthcheck":
+		err = runHealthcheck(rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "auditlog", version)
 	case "help", "-h", "--help":

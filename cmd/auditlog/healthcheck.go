@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+)
+
+// runHealthcheck asks a running serve or index whether it is ready
+// (GET /readyz) and exits 0 when it is, 1 otherwise: the healthcheck of the
+// container image, which has no curl. The address is AUDITLOG_HTTP_ADDR,
+// the one the server listens on; a wildcard host is asked on loopback.
+func runHealthcheck(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var addr, path string
+	var timeout time.Duration
+	b := newBinder("auditlog healthcheck", getenv, stderr)
+	b.str(&addr, "http-addr", "AUDITLOG_HTTP_ADDR", "127.0.0.1:8080", "address the server listens on")
+	b.fs.StringVar(&path, "path", "/readyz", "path to ask: /readyz (ready to serve) or /healthz (alive)")
+	b.fs.DurationVar(&timeout, "timeout", 5*time.Second, "time limit of the check")
+	if wantsHelp(args) {
+		b.fs.SetOutput(stdout)
+	}
+	if err := b.parse(args); err != nil {
+		return err
+	}
+	if path != "/readyz" && path != "/healthz" {
+		return fmt.Errorf("--path %q: want /readyz or /healthz", path)
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("AUDITLOG_HTTP_ADDR=%q: %v", addr, err)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	u := "http://" + net.JoinHostPort(host, port) + path
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("%s: %w", u, err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
+	if res.StatusCode != http.StatusOK {
+		return errors.New(u + ": " + res.Status + " " + string(body))
+	}
+	fmt.Fprintf(stdout, "%s: %s\n", u, res.Status)
+	return nil
+}
