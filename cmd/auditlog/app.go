@@ -181,9 +181,14 @@ func (m *Main) runServe(ctx context.Context) error {
 	return m.serveHTTP(srv.Handler())
 }
 
+// DemoEnd ends the 30 days of the seeded demo events by default. It is
+// fixed, so that the demo is the same on every machine and the README can
+// show real ids and ranges; AUDITLOG_SEED_END=now makes recent events.
+const DemoEnd = "2026-11-22T00:00:00Z"
+
 // seed loads cfg.Seed generated events (the demo tenant gets the biggest
 // share) when the demo tenant has no events yet, so a restart does not
-// add more.
+// add more; when it has, it says so and how to reset.
 func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWriter) error {
 	cfg := m.Config
 	res, err := r.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: cfg.SeedTenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1})
@@ -191,12 +196,17 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 		return err
 	}
 	if res.Total > 0 {
-		m.Logger.Info("seed skipped: the demo tenant has events already", "tenant", cfg.SeedTenant)
+		m.Logger.Warn("demo events NOT loaded: the demo tenant has events already (the seed loads only into an empty tenant, so a restart adds nothing); "+
+			"to reload, stop the server, delete the data directory and start again", "tenant", cfg.SeedTenant, "data_dir", cfg.DataDir,
+			"reset", "rm -rf "+cfg.DataDir+" && make demo")
 		return nil
 	}
-	now := time.Now().UTC()
+	end := time.Now().UTC()
+	if cfg.SeedEnd != "now" {
+		end, _ = time.Parse(time.RFC3339, cfg.SeedEnd) // checked by validate
+	}
 	g := gen.New(gen.Config{Seed: 1, Tenants: 5, Skew: 1.2, WithIDs: true, FirstTenantID: cfg.SeedTenant,
-		Start: now.Add(-30 * 24 * time.Hour), End: now}, cfg.Seed)
+		Start: end.Add(-30 * 24 * time.Hour), End: end}, cfg.Seed)
 	for i := 0; i < cfg.Seed; i += 500 {
 		batch := make([]audit.Event, 0, 500)
 		for j := i; j < min(i+500, cfg.Seed); j++ {

@@ -37,6 +37,8 @@ type Config struct {
 	CursorSecret   string
 	Seed           int
 	SeedTenant     string
+	// SeedEnd is the end of the demo events' 30 days: RFC 3339, or "now".
+	SeedEnd        string
 	RateLimit      int
 	RateBurst      int
 	IngestToken    string
@@ -351,6 +353,11 @@ func (c *Config) validate(needStore bool) error {
 			if c.ES.URL == "" {
 				errs = append(errs, "AUDITLOG_ES_URL must be set when AUDITLOG_STORE=elasticsearch")
 			}
+		}
+	}
+	if c.SeedEnd != "now" {
+		if _, err := time.Parse(time.RFC3339, c.SeedEnd); err != nil {
+			errs = append(errs, fmt.Sprintf("AUDITLOG_SEED_END=%q: want an RFC 3339 instant or now", c.SeedEnd))
 		}
 	}
 	if needStore {

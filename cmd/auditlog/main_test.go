@@ -114,6 +114,7 @@ func TestConfigErrors(t *testing.T) {
 		"bad log format":      {"serve", map[string]string{"AUDITLOG_LOG_FORMAT": "xml"}, "AUDITLOG_LOG_FORMAT"},
 		"bad trusted proxy":   {"serve", map[string]string{"AUDITLOG_TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0.0/33"}, "AUDITLOG_TRUSTED_PROXIES"},
 		"negative seed":       {"serve", map[string]string{"AUDITLOG_SEED": "-5"}, "AUDITLOG_SEED=-5: want 0 to"},
+		"bad seed end":        {"serve", map[string]string{"AUDITLOG_SEED_END": "yesterday"}, "AUDITLOG_SEED_END=\"yesterday\""},
 		"negative rate":       {"serve", map[string]string{"AUDITLOG_RATE_LIMIT": "-1"}, "AUDITLOG_RATE_LIMIT=-1"},
 		"no export worker":    {"serve", map[string]string{"AUDITLOG_EXPORT_WORKERS": "0"}, "AUDITLOG_EXPORT_WORKERS=0: want 1 to 64"},
 		"negative expiry":     {"serve", map[string]string{"AUDITLOG_EXPORT_EXPIRY": "-1h"}, "AUDITLOG_EXPORT_EXPIRY=-1h0m0s"},
