@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 
 FUZZTIME=${FUZZTIME:-15s}
 LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
+# Install what is missing, or stop with the exact command to run.
+scripts/prereqs.sh
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 with_services
