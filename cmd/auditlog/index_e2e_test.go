@@ -34,8 +34,15 @@ func TestMain(m *testing.M) {
 // child starts `auditlog <args>` as a child process with env.
 func child(t *testing.T, env []string, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], args...)
-	cmd.Env = append(append(os.Environ(), "AUDITLOG_TEST_CHILD=1"), env...)
+	return childOf(t, os.Args[0], append([]string{"AUDITLOG_TEST_CHILD=1"}, env...), args...)
+}
+
+// childOf starts the binary bin with args and env as a child process,
+// killed when the test ends.
+func childOf(t *testing.T, bin string, env []string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	}
