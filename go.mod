@@ -18,6 +18,7 @@ require (
 	github.com/testcontainers/testcontainers-go v0.40.0
 	github.com/testcontainers/testcontainers-go/modules/elasticsearch v0.40.0
 	github.com/testcontainers/testcontainers-go/modules/kafka v0.40.0
+	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.61.1
 )
 

@@ -14,18 +14,28 @@ type Backoff struct {
 	cur      time.Duration
 }
 
-// New returns a backoff between min and max.
+// New returns a backoff between min and max. A min below a millisecond is
+// a millisecond, and a max below min is min.
 func New(min, max time.Duration) *Backoff {
-	return &Backoff{Min: min, Max: max, cur: min}
+	min = max0(min, time.Millisecond)
+	return &Backoff{Min: min, Max: max0(max, min), cur: min}
 }
 
-// Next returns the next delay: Min plus a random part of the current
-// ceiling, which doubles up to Max.
+func max0(a, b time.Duration) time.Duration {
+	if a < b {
+		return b
+	}
+	return a
+}
+
+// Next returns the next delay, drawn uniformly from Min to the current
+// ceiling (both included): the ceiling starts at Min and doubles up to
+// Max, so every delay is within Min..Max.
 func (b *Backoff) Next() time.Duration {
-	if b.cur <= 0 {
+	if b.cur < b.Min {
 		b.cur = b.Min
 	}
-	d := b.Min + time.Duration(rand.Int64N(int64(b.cur)+1))
+	d := b.Min + time.Duration(rand.Int64N(int64(b.cur-b.Min)+1))
 	b.cur = min(b.cur*2, b.Max)
 	return d
 }
