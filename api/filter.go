@@ -170,6 +170,7 @@ func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
 		}
 	}
 
+	f.Normalize()
 	s := audit.DefaultSort
 	if v := p.single("sort"); v != "" {
 		if !audit.SortField(v).Valid() {
@@ -240,7 +241,7 @@ func parseStatsQuery(v url.Values, tenant string) (audit.StatsQuery, error) {
 			}
 		}
 	}
-	if q.GroupBy == "" && q.Interval == 0 {
+	if !v.Has("groupBy") && !v.Has("interval") {
 		p.fail("groupBy", "give groupBy, interval, or both")
 	}
 	return q, p.err()

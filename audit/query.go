@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -34,13 +35,15 @@ func (f SortField) Valid() bool {
 
 // Filter selects events of one tenant. Every set field must match (AND);
 // the values of a repeatable field are alternatives (OR).
+//
+// A Filter handed to a store is normalised (Normalize).
 type Filter struct {
 	// TenantID always comes from the caller's credentials.
 	TenantID string
 	// From is inclusive, To exclusive.
 	From, To      *time.Time
 	ActorID       string
-	ActorEmail    string // case-insensitive
+	ActorEmail    string // case-insensitive: lower case once normalised
 	Actions       []Action
 	ResourceTypes []string
 	ResourceID    string
@@ -251,8 +254,10 @@ type cursorPayload struct {
 }
 
 // binding is what a cursor is bound to: the tenant, the filter and the
-// sort, in a canonical form.
+// sort, in a canonical form (the normalised filter).
 func binding(f Filter, s Sort) []byte {
+	f.Actions, f.ResourceTypes = slices.Clone(f.Actions), slices.Clone(f.ResourceTypes)
+	f.Normalize()
 	b, _ := json.Marshal(struct {
 		F    Filter
 		S    Sort

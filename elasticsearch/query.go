@@ -35,10 +35,10 @@ func FilterClauses(f audit.Filter) []any {
 		clauses = append(clauses, map[string]any{"range": map[string]any{"@timestamp": r}})
 	}
 	if f.ActorID != "" {
-		clauses = append(clauses, term("actor.id", strings.ToLower(f.ActorID)))
+		clauses = append(clauses, term("actor.id", f.ActorID))
 	}
 	if f.ActorEmail != "" {
-		clauses = append(clauses, term("actor.email", strings.ToLower(f.ActorEmail)))
+		clauses = append(clauses, term("actor.email", f.ActorEmail))
 	}
 	if len(f.Actions) > 0 {
 		clauses = append(clauses, map[string]any{"terms": map[string]any{"action": f.Actions}})
@@ -47,7 +47,7 @@ func FilterClauses(f audit.Filter) []any {
 		clauses = append(clauses, map[string]any{"terms": map[string]any{"resource.type": f.ResourceTypes}})
 	}
 	if f.ResourceID != "" {
-		clauses = append(clauses, term("resource.id", strings.ToLower(f.ResourceID)))
+		clauses = append(clauses, term("resource.id", f.ResourceID))
 	}
 	if f.CrossTenant != nil {
 		clauses = append(clauses, term("crossTenant", *f.CrossTenant))

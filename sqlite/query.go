@@ -42,10 +42,10 @@ func where(f audit.Filter) (string, []any) {
 		add("ts < ?", f.To.UnixMilli())
 	}
 	if f.ActorID != "" {
-		add("actor_id = ?", strings.ToLower(f.ActorID))
+		add("actor_id = ?", f.ActorID)
 	}
 	if f.ActorEmail != "" {
-		add("actor_email_lc = ?", strings.ToLower(f.ActorEmail))
+		add("actor_email_lc = ?", f.ActorEmail)
 	}
 	in := func(col string, vals []string) {
 		marks := strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")
@@ -66,7 +66,7 @@ func where(f audit.Filter) (string, []any) {
 		in("resource_type", f.ResourceTypes)
 	}
 	if f.ResourceID != "" {
-		add("resource_id = ?", strings.ToLower(f.ResourceID))
+		add("resource_id = ?", f.ResourceID)
 	}
 	if f.CrossTenant != nil {
 		add("cross_tenant = ?", boolInt(*f.CrossTenant))

@@ -1,0 +1,27 @@
+package audit
+
+import (
+	"slices"
+	"strings"
+)
+
+// Normalize puts f in its canonical form: ids and the actor's e-mail in
+// lower case (they match case-insensitively), actions and resource types
+// sorted without repeats (each is a set, ORed), surrounding white space
+// trimmed. The parser of every transport calls it; stores read normalised
+// filters only, and cursors are bound to the normalised form, so two
+// spellings of one filter return the same rows and accept each other's
+// cursors.
+func (f *Filter) Normalize() {
+	f.TenantID = strings.ToLower(strings.TrimSpace(f.TenantID))
+	f.ActorID = strings.ToLower(strings.TrimSpace(f.ActorID))
+	f.ActorEmail = strings.ToLower(strings.TrimSpace(f.ActorEmail))
+	f.ResourceID = strings.ToLower(strings.TrimSpace(f.ResourceID))
+	f.Q = strings.TrimSpace(f.Q)
+	if len(f.Actions) > 0 {
+		f.Actions = slices.Compact(slices.Sorted(slices.Values(f.Actions)))
+	}
+	if len(f.ResourceTypes) > 0 {
+		f.ResourceTypes = slices.Compact(slices.Sorted(slices.Values(f.ResourceTypes)))
+	}
+}
