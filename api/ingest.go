@@ -3,6 +3,7 @@ package api
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -118,38 +119,37 @@ func (s *Server) ingestEvents(c *gin.Context) {
 		events = append(events, e)
 		index = append(index, i)
 	}
-	// Transient per-item failures are retried within the request's time.
+	// Transient per-item failures are retried within the request's time;
+	// a store that cannot take the batch at all is a 503 at once.
 	bo := backoff.New(50*time.Millisecond, time.Second)
-	for len(events) > 0 {
-		res, err := s.ingest.Writer.WriteEvents(c.Request.Context(), events)
-		if err != nil {
-			writeError(c, s.deps.Logger, audit.Wrap(audit.EUNAVAILABLE, err, "the store cannot take events now; retry the request (ids make retries safe)"))
-			return
-		}
-		var retryE []audit.Event
-		var retryI []int
-		for j, r := range res {
-			it := &out.Items[index[j]]
-			switch r.Status {
-			case audit.WriteCreated:
-				it.Status = "accepted"
-			case audit.WriteDuplicate:
-				it.Status = "duplicate"
-			case audit.WriteConflict:
-				it.Status = "conflict"
-				it.Errors = []audit.FieldError{{Field: "id", Message: r.Reason}}
-				s.conflicts.Inc()
-			case audit.WriteRejected:
-				it.Status = "rejected"
-				it.Errors = []audit.FieldError{{Field: "", Message: r.Reason}}
-			default:
-				retryE, retryI = append(retryE, events[j]), append(retryI, index[j])
-			}
-		}
-		events, index = retryE, retryI
-		if len(events) > 0 && !backoff.Sleep(c.Request.Context(), bo.Next()) {
-			writeError(c, s.deps.Logger, audit.Errorf(audit.EUNAVAILABLE, "the store is overloaded; retry the request (ids make retries safe)"))
-			return
+	ctx := c.Request.Context()
+	res, err := audit.WriteSettled(ctx, s.ingest.Writer, events, audit.Retrier{
+		Wait:         func(ctx context.Context) bool { return backoff.Sleep(ctx, bo.Next()) },
+		BatchFailed:  func(error, int) bool { return false },
+		ItemsRetried: func(int, string) {},
+	})
+	switch {
+	case err != nil && ctx.Err() != nil:
+		writeError(c, s.deps.Logger, audit.Errorf(audit.EUNAVAILABLE, "the store is overloaded; retry the request (ids make retries safe)"))
+		return
+	case err != nil:
+		writeError(c, s.deps.Logger, audit.Wrap(audit.EUNAVAILABLE, err, "the store cannot take events now; retry the request (ids make retries safe)"))
+		return
+	}
+	for j, r := range res {
+		it := &out.Items[index[j]]
+		switch r.Status {
+		case audit.WriteCreated:
+			it.Status = "accepted"
+		case audit.WriteDuplicate:
+			it.Status = "duplicate"
+		case audit.WriteConflict:
+			it.Status = "conflict"
+			it.Errors = []audit.FieldError{{Field: "id", Message: r.Reason}}
+			s.conflicts.Inc()
+		case audit.WriteRejected:
+			it.Status = "rejected"
+			it.Errors = []audit.FieldError{{Field: "", Message: r.Reason}}
 		}
 	}
 	for _, it := range out.Items {

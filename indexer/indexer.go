@@ -471,58 +471,45 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 	if err != nil {
 		return err
 	}
-	events, sources, dead := d.events, d.sources, d.dead
+	sub := make([]audit.Event, len(pending))
+	for j, i := range pending {
+		sub[j] = d.events[i]
+	}
 	bo := ix.newBackoff()
-	for len(pending) > 0 {
-		sub := make([]audit.Event, len(pending))
-		for j, i := range pending {
-			sub[j] = events[i]
+	results, err := audit.WriteSettled(ctx, ix.deps.Store, sub, audit.Retrier{
+		Wait: func(ctx context.Context) bool { return backoff.Sleep(ctx, bo.Next()) },
+		BatchFailed: func(err error, n int) bool {
+			ix.countRetried(n)
+			ix.log.Warn("store write failed; retrying", "events", n, "err", err)
+			return true // for as long as it takes: nothing is dropped
+		},
+		ItemsRetried: func(n int, reason string) {
+			ix.countRetried(n)
+			ix.log.Warn("some events must be retried", "events", n, "reason", reason)
+		},
+		Wrote: func(took time.Duration) { ix.m.bulkLatency.Observe(took.Seconds()) },
+	})
+	if err != nil {
+		return err
+	}
+	dead := d.dead
+	for j, r := range results {
+		src := d.sources[pending[j]]
+		switch r.Status {
+		case audit.WriteCreated:
+			ix.m.indexed.Inc()
+			ix.stats.Indexed.Add(1)
+		case audit.WriteDuplicate:
+			ix.m.duplicate.Inc()
+			ix.stats.Duplicates.Add(1)
+		case audit.WriteConflict:
+			// First wins; the second is dead-lettered with the reason,
+			// so it is neither stored nor lost.
+			ix.m.conflict.Inc()
+			dead = append(dead, deadLetter{msg: src, code: CodeConflict, reason: r.Reason})
+		case audit.WriteRejected:
+			dead = append(dead, deadLetter{msg: src, code: "rejected", reason: r.Reason})
 		}
-		start := time.Now()
-		results, err := ix.deps.Store.WriteEvents(ctx, sub)
-		ix.m.bulkLatency.Observe(time.Since(start).Seconds())
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			ix.m.retried.Add(float64(len(pending)))
-			ix.stats.Retried.Add(int64(len(pending)))
-			ix.log.Warn("store write failed; retrying", "events", len(pending), "err", err)
-			if !backoff.Sleep(ctx, bo.Next()) {
-				return ctx.Err()
-			}
-			continue
-		}
-		var next []int
-		for j, r := range results {
-			i := pending[j]
-			switch r.Status {
-			case audit.WriteCreated:
-				ix.m.indexed.Inc()
-				ix.stats.Indexed.Add(1)
-			case audit.WriteDuplicate:
-				ix.m.duplicate.Inc()
-				ix.stats.Duplicates.Add(1)
-			case audit.WriteConflict:
-				// First wins; the second is dead-lettered with the reason,
-				// so it is neither stored nor lost.
-				ix.m.conflict.Inc()
-				dead = append(dead, deadLetter{msg: sources[i], code: CodeConflict, reason: r.Reason})
-			case audit.WriteRejected:
-				dead = append(dead, deadLetter{msg: sources[i], code: "rejected", reason: r.Reason})
-			default:
-				next = append(next, i)
-			}
-		}
-		if len(next) > 0 {
-			ix.m.retried.Add(float64(len(next)))
-			ix.stats.Retried.Add(int64(len(next)))
-			ix.log.Warn("some events must be retried", "events", len(next), "reason", results[0].Reason)
-			if !backoff.Sleep(ctx, bo.Next()) {
-				return ctx.Err()
-			}
-		}
-		pending = next
 	}
 	if len(dead) > 0 {
 		// Rejections found at write time (conflicts, mapping errors) join
@@ -552,6 +539,12 @@ func (ix *Indexer) commit(m kafka.Message) {
 // retry runs f until it succeeds or ctx ends, with jittered backoff.
 func (ix *Indexer) retry(ctx context.Context, what string, f func() error) error {
 	return backoff.Retry(ctx, ix.newBackoff(), func(err error) { ix.log.Warn(what+" failed; retrying", "err", err) }, f)
+}
+
+// countRetried counts n events whose write is retried.
+func (ix *Indexer) countRetried(n int) {
+	ix.m.retried.Add(float64(n))
+	ix.stats.Retried.Add(int64(n))
 }
 
 func (ix *Indexer) newBackoff() *backoff.Backoff {

@@ -37,8 +37,7 @@ func (ix *Indexer) settleRedelivered(ctx context.Context, d *decoded) ([]int, er
 		retried := func(err error) {
 			// A lookup retried is a write retried: the events wait on the
 			// store all the same.
-			ix.m.retried.Add(float64(len(idx)))
-			ix.stats.Retried.Add(int64(len(idx)))
+			ix.countRetried(len(idx))
 			ix.log.Warn("looking up redelivered events failed; retrying", "events", len(idx), "err", err)
 		}
 		err := backoff.Retry(ctx, bo, retried, func() (err error) {
