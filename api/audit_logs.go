@@ -23,18 +23,12 @@ type ReadDeps struct {
 	Limiter  *RateLimiter // nil: no limit
 }
 
-// Total is a count with its relation: "eq" exact, "gte" a lower bound.
-type Total struct {
-	Value    int64  `json:"value"`
-	Relation string `json:"relation"`
-}
-
 // ListResponse is the envelope of GET /api/audit-logs.
 type ListResponse struct {
 	Data       []audit.Event `json:"data"`
 	NextCursor *string       `json:"nextCursor"`
 	HasMore    bool          `json:"hasMore"`
-	Total      Total         `json:"total"`
+	Total      audit.Total   `json:"total"`
 	Page       *int          `json:"page,omitempty"`
 	PageSize   int           `json:"pageSize"`
 }
@@ -159,7 +153,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	out := ListResponse{Data: res.Events, HasMore: res.HasMore, Total: Total{Value: res.Total, Relation: res.TotalRelation}, PageSize: q.PageSize}
+	out := ListResponse{Data: res.Events, HasMore: res.HasMore, Total: res.Total, PageSize: q.PageSize}
 	if out.Data == nil {
 		out.Data = []audit.Event{}
 	}
@@ -170,7 +164,7 @@ func (s *Server) listEvents(c *gin.Context) {
 	if res.HasMore && res.Next != nil {
 		// The cursor carries the total on: later pages answer the walk's
 		// first count rather than counting again.
-		total := audit.Total{Value: res.Total, Relation: res.TotalRelation}
+		total := res.Total
 		cur := s.read.Cursors.Encode(audit.Cursor{After: *res.Next, Total: &total}, q.Filter, q.Sort)
 		out.NextCursor = &cur
 	}

@@ -33,7 +33,7 @@ func expected(events []audit.Event, keep func(e *audit.Event) bool, field audit.
 func walk(t *testing.T, h *harness, tok, query string, pageSize int) []string {
 	t.Helper()
 	var ids []string
-	var totals []api.Total
+	var totals []audit.Total
 	path := "/api/audit-logs?" + query + "&pageSize=" + fmt.Sprint(pageSize)
 	for pages := 0; ; pages++ {
 		r := h.get(t, path, tok)
@@ -50,9 +50,9 @@ func walk(t *testing.T, h *harness, tok, query string, pageSize int) []string {
 			if lr.NextCursor != nil {
 				t.Fatal("nextCursor on the last page")
 			}
-			want := api.Total{Value: int64(len(ids)), Relation: "eq"}
+			want := audit.Total{Value: int64(len(ids)), Relation: "eq"}
 			if len(ids) > audit.MaxWindow {
-				want = api.Total{Value: audit.MaxWindow, Relation: "gte"}
+				want = audit.Total{Value: audit.MaxWindow, Relation: "gte"}
 			}
 			for i, got := range totals {
 				if got != want {

@@ -128,20 +128,26 @@ func (q Query) KnownTotal() (Total, bool) {
 	return *q.Counted, true
 }
 
-// Total is a count of matching events: Relation is "eq", or "gte" when it
-// is only a lower bound (past MaxWindow).
+// Total is a count of matching events: Relation is TotalExact, or
+// TotalAtLeast when it is only a lower bound (past MaxWindow). It is the
+// one counting type of every layer: stores, cursors and the API answer.
 type Total struct {
-	Value    int64  `json:"v"`
-	Relation string `json:"r"`
+	Value    int64  `json:"value"`
+	Relation string `json:"relation"`
 }
+
+// The relations of a Total.
+const (
+	TotalExact   = "eq"
+	TotalAtLeast = "gte"
+)
 
 // Result is one page of events.
 type Result struct {
 	Events []Event
-	// Total counts every matching event; TotalRelation is "eq", or "gte"
-	// when only a lower bound was cheap.
-	Total         int64
-	TotalRelation string
+	// Total counts every matching event, exactly or as a lower bound
+	// when only that was cheap.
+	Total Total
 	// HasMore tells whether events follow this page; Next is the position
 	// of its last event.
 	HasMore bool
@@ -249,8 +255,15 @@ type Cursor struct {
 
 type cursorPayload struct {
 	Position
-	Sort  string `json:"s"`
-	Total *Total `json:"t,omitempty"`
+	Sort  string       `json:"s"`
+	Total *cursorTotal `json:"t,omitempty"`
+}
+
+// cursorTotal is a Total in a cursor, with short names: cursors travel in
+// URLs.
+type cursorTotal struct {
+	Value    int64  `json:"v"`
+	Relation string `json:"r"`
 }
 
 // binding is what a cursor is bound to: the tenant, the filter and the
@@ -276,7 +289,11 @@ func (c *CursorCodec) mac(payload []byte, f Filter, s Sort) []byte {
 
 // Encode returns the opaque cursor cur of filter f in sort s.
 func (c *CursorCodec) Encode(cur Cursor, f Filter, s Sort) string {
-	payload, _ := json.Marshal(cursorPayload{Position: cur.After, Sort: sortString(s), Total: cur.Total})
+	cp := cursorPayload{Position: cur.After, Sort: sortString(s)}
+	if cur.Total != nil {
+		cp.Total = &cursorTotal{Value: cur.Total.Value, Relation: cur.Total.Relation}
+	}
+	payload, _ := json.Marshal(cp)
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(c.mac(payload, f, s))
 }
 
@@ -304,7 +321,11 @@ func (c *CursorCodec) Decode(cursor string, f Filter, s Sort) (Cursor, error) {
 	if err := json.Unmarshal(payload, &cp); err != nil || cp.ID == "" || cp.Sort != sortString(s) {
 		return bad("malformed cursor")
 	}
-	return Cursor{After: cp.Position, Total: cp.Total}, nil
+	cur := Cursor{After: cp.Position}
+	if cp.Total != nil {
+		cur.Total = &Total{Value: cp.Total.Value, Relation: cp.Total.Relation}
+	}
+	return cur, nil
 }
 
 func sortString(s Sort) string {

@@ -155,9 +155,9 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	if err != nil {
 		return audit.Result{}, err
 	}
-	res := audit.Result{Total: out.Total, TotalRelation: out.Relation}
+	res := audit.Result{Total: audit.Total{Value: out.Total, Relation: out.Relation}}
 	if t, ok := q.KnownTotal(); ok {
-		res.Total, res.TotalRelation = t.Value, t.Relation
+		res.Total = t
 	}
 	hits := out.Sources
 	if q.After != nil {
@@ -166,7 +166,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			hits = hits[:q.PageSize]
 		}
 	} else {
-		res.HasMore = int64(from+len(hits)) < res.Total || (res.TotalRelation == "gte" && len(hits) == q.PageSize)
+		res.HasMore = int64(from+len(hits)) < res.Total.Value || (res.Total.Relation == audit.TotalAtLeast && len(hits) == q.PageSize)
 	}
 	res.HasMore = res.HasMore || out.Cut
 	res.Events = make([]audit.Event, 0, len(hits))

@@ -65,7 +65,7 @@ func TestMigrationToIDsPerTenant(t *testing.T) {
 	e := events[7]
 	res, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: e.TenantID, Q: e.Actor.Email, ActorID: e.Actor.ID},
 		Sort: audit.DefaultSort, PageSize: 50, Page: 1})
-	if err != nil || res.Total == 0 {
+	if err != nil || res.Total.Value == 0 {
 		t.Fatalf("free text and filters after the migration: %+v %v", res, err)
 	}
 	other := events[0]

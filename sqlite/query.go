@@ -158,7 +158,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	}
 	if t, ok := q.KnownTotal(); ok {
 		// A cursor page answers the total its walk's first page counted.
-		res.Total, res.TotalRelation = t.Value, t.Relation
+		res.Total = t
 	} else {
 		// Count like Elasticsearch does with track_total_hits 10000: exact
 		// up to the window, a lower bound past it.
@@ -166,9 +166,9 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
 			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
 		}
-		res.Total, res.TotalRelation = n, "eq"
+		res.Total = audit.Total{Value: n, Relation: audit.TotalExact}
 		if n > audit.MaxWindow {
-			res.Total, res.TotalRelation = audit.MaxWindow, "gte"
+			res.Total = audit.Total{Value: audit.MaxWindow, Relation: audit.TotalAtLeast}
 		}
 	}
 	if q.After != nil {
@@ -177,7 +177,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			res.Events = res.Events[:q.PageSize]
 		}
 	} else {
-		res.HasMore = int64(from+len(res.Events)) < res.Total || (res.TotalRelation == "gte" && len(res.Events) == q.PageSize)
+		res.HasMore = int64(from+len(res.Events)) < res.Total.Value || (res.Total.Relation == audit.TotalAtLeast && len(res.Events) == q.PageSize)
 	}
 	res.HasMore = res.HasMore || cut
 	if n := len(res.Events); n > 0 && res.HasMore {

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,10 +25,8 @@ import (
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
-	"github.com/auditlog/auditlog/internal/backoff"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/smtp"
-	"github.com/auditlog/auditlog/sqlite"
 )
 
 // Main is the wired program of one command (serve or index). Run opens
@@ -91,76 +90,21 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err := m.listen(); err != nil {
 		return err
 	}
-	deps := api.Deps{Logger: m.Logger, Registry: m.Registry}
-	var writer audit.EventWriter
-	var scanner audit.EventScanner
-	var jobs audit.ExportJobStore
-	if cfg.Store == "elasticsearch" {
-		plan, err := m.defaultPlan()
-		if err != nil {
-			return err
-		}
-		client, err := m.esClient()
-		if err != nil {
-			return err
-		}
-		dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		caps, err := client.Detect(dctx)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("elasticsearch at %s: %w", maskURL(cfg.ES.URL), err)
-		}
-		m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
-		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: cfg.Export.ScanPage})
-		if err != nil {
-			return err
-		}
-		bctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-		err = store.Bootstrap(bctx)
-		cancel()
-		if err != nil {
-			return err
-		}
-		read, err := m.readDeps(store, store)
-		if err != nil {
-			return err
-		}
-		deps.Read = read
-		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping})
-		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
-		writer, scanner, jobs = store, store, store
-	} else {
-		plan, err := m.defaultPlan()
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
-			return fmt.Errorf("data dir %s: %w", cfg.DataDir, err)
-		}
-		store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(cfg.DataDir, "audit.db"), DefaultPlan: plan})
-		if err != nil {
-			return err
-		}
-		m.onClose(func(context.Context) error { return store.Close() })
-		read, err := m.readDeps(store, store)
-		if err != nil {
-			return err
-		}
-		deps.Read = read
-		deps.Ingest = api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}
-		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "sqlite", Check: store.Ping})
-		writer, scanner, jobs = store, store, store
-		m.background(ctx, "retention purge", func(bg context.Context) {
-			store.PurgeLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, func(n int64, err error) {
-				if err != nil {
-					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
-				} else if n > 0 {
-					m.Logger.Info("retention purge", "deleted", n)
-				}
-			})
-		})
+	opened, err := m.openStore(ctx)
+	if err != nil {
+		return err
 	}
-	svc, ready, err := m.exportService(ctx, scanner, jobs)
+	store := opened.store
+	read, err := m.readDeps(store, store)
+	if err != nil {
+		return err
+	}
+	deps := api.Deps{Logger: m.Logger, Registry: m.Registry, Read: read, Ready: []api.ReadinessCheck{opened.ready},
+		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}}
+	if opened.retention != nil {
+		m.background(ctx, "retention", opened.retention)
+	}
+	svc, ready, err := m.exportService(ctx, store, store)
 	if err != nil {
 		return err
 	}
@@ -168,12 +112,12 @@ func (m *Main) runServe(ctx context.Context) error {
 	deps.Ready = append(deps.Ready, ready...)
 	m.background(ctx, "export jobs", svc.Run)
 	if cfg.Seed > 0 {
-		if err := m.seed(ctx, deps.Read.Reader, writer); err != nil {
+		if err := m.seed(ctx, store, store); err != nil {
 			return err
 		}
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
-		ix := m.consume(ctx, brokers, writer)
+		ix := m.consume(ctx, brokers, store)
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
@@ -195,7 +139,7 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 	if err != nil {
 		return err
 	}
-	if res.Total > 0 {
+	if res.Total.Value > 0 {
 		m.Logger.Warn("demo events NOT loaded: the demo tenant has events already (the seed loads only into an empty tenant, so a restart adds nothing); "+
 			"to reload, stop the server, delete the data directory and start again", "tenant", cfg.SeedTenant, "data_dir", cfg.DataDir,
 			"reset", "rm -rf "+cfg.DataDir+" && make demo")
@@ -334,27 +278,21 @@ func (m *Main) runIndex(ctx context.Context) error {
 	}
 
 	m.background(ctx, "indexer", func(bg context.Context) {
-		bo := backoff.New(200*time.Millisecond, 15*time.Second)
-		logErr := func(what string) func(error) {
-			return func(err error) { m.Logger.Warn(what+" failed; retrying", "err", err) }
-		}
-		var caps elasticsearch.Capabilities
-		if backoff.Retry(bg, bo, logErr("detecting elasticsearch"), func() (err error) { caps, err = client.Detect(bg); return err }) != nil {
-			return
-		}
-		m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
-		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan})
+		store, err := m.elasticsearchStore(bg, client, plan, true)
 		if err != nil {
-			m.failed <- err
-			return
+			return // bg ended: shutting down
 		}
-		bo.Reset()
-		if backoff.Retry(bg, bo, logErr("bootstrapping elasticsearch"), func() error { return store.Bootstrap(bg) }) != nil {
-			return
-		}
-		if !caps.ILM {
-			m.Logger.Info("no ILM in this cluster: the built-in lifecycle worker enforces retention", "interval", cfg.Kafka.Indexer.LifecycleInterval)
-			go store.LifecycleLoop(bg, cfg.Kafka.Indexer.LifecycleInterval, m.Logger.With("component", "lifecycle"), m.Registry)
+		if !store.Capabilities().ILM {
+			// The lifecycle worker runs inside this background work, so
+			// Close waits for it too.
+			m.Logger.Info("no ILM in this cluster: the built-in lifecycle worker enforces retention", "interval", cfg.Retention.Interval)
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				store.LifecycleLoop(bg, cfg.Retention.Interval, m.Logger.With("component", "lifecycle"), m.Registry)
+			}()
+			defer wg.Wait()
 		}
 		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry})
 		if ix.Setup(bg) != nil {

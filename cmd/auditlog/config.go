@@ -25,6 +25,7 @@ type Config struct {
 	LogLevel        string
 	ShutdownTimeout time.Duration
 	RequestTimeout  time.Duration
+	Retention       RetentionConfig
 
 	JWTSecret    string
 	JWTPublicKey string
@@ -82,10 +83,16 @@ type ExportConfig struct {
 
 // IndexerConfig tunes batching of the Kafka consumer.
 type IndexerConfig struct {
-	BatchSize         int
-	BatchBytes        int
-	Linger            time.Duration
-	LifecycleInterval time.Duration
+	BatchSize  int
+	BatchBytes int
+	Linger     time.Duration
+}
+
+// RetentionConfig is the retention section, the same for every store: how
+// often the retention pass runs (the embedded store's purge, the
+// lifecycle worker of a cluster without ILM).
+type RetentionConfig struct {
+	Interval time.Duration
 }
 
 // ESConfig is the Elasticsearch section.
@@ -274,7 +281,7 @@ func (b *binder) kafka(c *Config) {
 }
 
 func (b *binder) lifecycle(c *Config) {
-	b.duration(&c.Kafka.Indexer.LifecycleInterval, "lifecycle-interval", "AUDITLOG_LIFECYCLE_INTERVAL", time.Hour,
+	b.duration(&c.Retention.Interval, "lifecycle-interval", "AUDITLOG_LIFECYCLE_INTERVAL", time.Hour,
 		"interval of the retention pass: the lifecycle worker of index (only where the cluster has no ILM), the purge of the embedded store")
 }
 

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/internal/backoff"
+	"github.com/auditlog/auditlog/sqlite"
+)
+
+// eventStore is the configured store of serve, seen through the domain's
+// interfaces, with its readiness check and its retention pass.
+type eventStore interface {
+	audit.EventReader
+	audit.EventWriter
+	audit.EventScanner
+	audit.ExportJobStore
+}
+
+// openedStore is what openStore built.
+type openedStore struct {
+	store eventStore
+	ready api.ReadinessCheck
+	// retention runs the store's retention pass until ctx ends; nil when
+	// the cluster's ILM enforces retention.
+	retention func(ctx context.Context)
+}
+
+// openStore builds the store named by AUDITLOG_STORE from its own
+// configuration section: the one place that chooses a backend.
+func (m *Main) openStore(ctx context.Context) (*openedStore, error) {
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return nil, err
+	}
+	switch m.Config.Store {
+	case "elasticsearch":
+		client, err := m.esClient()
+		if err != nil {
+			return nil, err
+		}
+		store, err := m.elasticsearchStore(ctx, client, plan, false)
+		if err != nil {
+			return nil, err
+		}
+		return &openedStore{store: store, ready: api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping}}, nil
+	case "sqlite":
+		return m.sqliteStore(ctx, plan)
+	}
+	return nil, fmt.Errorf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", m.Config.Store)
+}
+
+// sqliteStore opens the embedded store in the data directory; its
+// retention is a purge every Retention.Interval.
+func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, error) {
+	dir := m.Config.DataDir
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("data dir %s (AUDITLOG_DATA_DIR): %w", dir, err)
+	}
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: plan})
+	if err != nil {
+		return nil, err
+	}
+	m.onClose(func(context.Context) error { return store.Close() })
+	interval := m.Config.Retention.Interval
+	return &openedStore{store: store, ready: api.ReadinessCheck{Name: "sqlite", Check: store.Ping},
+		retention: func(ctx context.Context) {
+			store.PurgeLoop(ctx, interval, func(n int64, err error) {
+				if err != nil {
+					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
+				} else if n > 0 {
+					m.Logger.Info("retention purge", "deleted", n)
+				}
+			})
+		}}, nil
+}
+
+// elasticsearchStore detects the cluster and bootstraps the store
+// (templates, policies, the tenant directory). With wait, it retries
+// until ctx ends (the indexer starts before the cluster is up); without,
+// each step gets one bounded attempt (serve refuses to start without its
+// store).
+func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Client, plan audit.Plan, wait bool) (*elasticsearch.Store, error) {
+	attempt := func(what string, timeout time.Duration, f func(ctx context.Context) error) error {
+		if wait {
+			bo := backoff.New(200*time.Millisecond, 15*time.Second)
+			return backoff.Retry(ctx, bo, func(err error) { m.Logger.Warn(what+" failed; retrying", "err", err) }, func() error { return f(ctx) })
+		}
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		if err := f(actx); err != nil {
+			return fmt.Errorf("%s at %s: %w", what, maskURL(m.Config.ES.URL), err)
+		}
+		return nil
+	}
+	var caps elasticsearch.Capabilities
+	if err := attempt("detecting elasticsearch", 30*time.Second, func(ctx context.Context) (err error) { caps, err = client.Detect(ctx); return err }); err != nil {
+		return nil, err
+	}
+	m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
+	store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: m.Config.Export.ScanPage})
+	if err != nil {
+		return nil, err
+	}
+	if err := attempt("bootstrapping elasticsearch", 60*time.Second, store.Bootstrap); err != nil {
+		return nil, err
+	}
+	return store, nil
+}
