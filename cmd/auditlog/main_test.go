@@ -278,3 +278,12 @@ func TestUnknownVariablesAreNamedWithTheClosestKnownOne(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// TestIndexConfigNeedsOnlyItsOwnVariables: index starts from the Elasticsearch
+// and Kafka variables alone; no rule of serve's (the seed, the data
+// directory, the secrets) applies to it.
+func TestIndexConfigNeedsOnlyItsOwnVariables(t *testing.T) {
+	if _, _, err := parseServerConfig("index", nil, env(map[string]string{"AUDITLOG_ES_URL": "http://es:9200", "AUDITLOG_KAFKA_BROKERS": "k:9092"}), io.Discard, io.Discard); err != nil {
+		t.Fatalf("index with its own variables: %v", err)
+	}
+}
