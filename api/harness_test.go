@@ -85,9 +85,27 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 // load writes events and makes them visible.
 func (h *harness) load(t *testing.T, events []audit.Event) {
 	t.Helper()
-	ctx := context.Background()
+	// Loading is not what these tests test: a store slowed down by the
+	// rest of the suite is retried, as the indexer would, for a while.
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	retry := audit.Retrier{
+		Wait: func(ctx context.Context) bool {
+			select {
+			case <-ctx.Done():
+				return false
+			case <-time.After(time.Second):
+				return true
+			}
+		},
+		BatchFailed: func(err error, _ int) bool {
+			t.Logf("loading: %v; retrying", err)
+			return audit.ErrorCode(err) == audit.EUNAVAILABLE
+		},
+		ItemsRetried: func(n int, reason string) { t.Logf("loading: %d events to retry: %s", n, reason) },
+	}
 	for i := 0; i < len(events); i += 5000 {
-		res, err := h.store.WriteEvents(ctx, events[i:min(i+5000, len(events))])
+		res, err := audit.WriteSettled(ctx, h.store, events[i:min(i+5000, len(events))], retry)
 		if err != nil {
 			t.Fatal(err)
 		}
