@@ -171,6 +171,11 @@ func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
 	}
 
 	f.Normalize()
+	return f, p.sort()
+}
+
+// sort reads sort and order.
+func (p *queryParser) sort() audit.Sort {
 	s := audit.DefaultSort
 	if v := p.single("sort"); v != "" {
 		if !audit.SortField(v).Valid() {
@@ -190,7 +195,7 @@ func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
 	default:
 		p.fail("order", "must be asc or desc")
 	}
-	return f, s
+	return s
 }
 
 // parseListQuery turns the parameters of GET /api/audit-logs into a

@@ -102,23 +102,8 @@ func (s *Server) ingestEvents(c *gin.Context) {
 		writeError(c, s.deps.Logger, audit.Errorf(audit.ETOOLARGE, "%d events in one request; the limit is %d", len(raws), MaxIngestEvents))
 		return
 	}
-	now := s.deps.Now()
 	out := IngestResponse{Items: make([]IngestItem, len(raws))}
-	var events []audit.Event
-	var index []int
-	for i, raw := range raws {
-		e, err := audit.DecodeEvent(raw, now)
-		if err != nil {
-			out.Items[i] = IngestItem{Index: i, Status: "rejected", Errors: audit.ErrorFields(err)}
-			continue
-		}
-		if e.ID == "" {
-			e.ID = audit.DeriveID(e.Timestamp, audit.CanonicalKey(e))
-		}
-		out.Items[i] = IngestItem{Index: i, ID: e.ID}
-		events = append(events, e)
-		index = append(index, i)
-	}
+	events, index := decodeItems(raws, s.deps.Now(), out.Items)
 	// Transient per-item failures are retried within the request's time;
 	// a store that cannot take the batch at all is a 503 at once.
 	bo := backoff.New(50*time.Millisecond, time.Second)
@@ -152,6 +137,33 @@ func (s *Server) ingestEvents(c *gin.Context) {
 			it.Errors = []audit.FieldError{{Field: "", Message: r.Reason}}
 		}
 	}
+	out.count()
+	c.JSON(http.StatusOK, out)
+}
+
+// decodeItems validates each raw event, answering the invalid ones in
+// items; it returns the valid events (with their ids) and their indices.
+func decodeItems(raws [][]byte, now time.Time, items []IngestItem) ([]audit.Event, []int) {
+	var events []audit.Event
+	var index []int
+	for i, raw := range raws {
+		e, err := audit.DecodeEvent(raw, now)
+		if err != nil {
+			items[i] = IngestItem{Index: i, Status: "rejected", Errors: audit.ErrorFields(err)}
+			continue
+		}
+		if e.ID == "" {
+			e.ID = audit.DeriveID(e.Timestamp, audit.CanonicalKey(e))
+		}
+		items[i] = IngestItem{Index: i, ID: e.ID}
+		events = append(events, e)
+		index = append(index, i)
+	}
+	return events, index
+}
+
+// count fills in the totals of the answer from its items.
+func (out *IngestResponse) count() {
 	for _, it := range out.Items {
 		switch it.Status {
 		case "accepted":
@@ -164,7 +176,6 @@ func (s *Server) ingestEvents(c *gin.Context) {
 			out.Rejected++
 		}
 	}
-	c.JSON(http.StatusOK, out)
 }
 
 // splitEvents reads a JSON array of events, or NDJSON (one event per

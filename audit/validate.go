@@ -126,6 +126,19 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 		}
 	}
 
+	e.checkIdentity(add, now)
+	e.checkActor(add)
+	e.checkWhat(add)
+	e.checkDiff(add)
+	e.checkContext(add)
+	return fe
+}
+
+// addFunc records a problem of one field.
+type addFunc = func(field, format string, args ...any)
+
+// checkIdentity checks the id, the timestamp at time now and the tenant.
+func (e *Event) checkIdentity(add addFunc, now time.Time) {
 	if e.ID != "" && !ValidID(e.ID) {
 		add("id", "must be %q followed by a UUID (RFC 9562, versions 1 to 8), like evt_audit_0190f5e2-7b1c-7d3e-9f4a-5b6c7d8e9f0a", IDPrefix)
 	}
@@ -138,6 +151,10 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 		add("timestamp", "must not be more than %s in the future", MaxClockSkew)
 	}
 	checkUUID(add, "tenantId", e.TenantID)
+}
+
+// checkActor checks who acted.
+func (e *Event) checkActor(add addFunc) {
 	checkUUID(add, "actor.id", e.Actor.ID)
 	switch {
 	case e.Actor.Email == "":
@@ -157,6 +174,10 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	case !CleanText(e.Actor.UserAgent):
 		add("actor.userAgent", "must be UTF-8 text without control characters")
 	}
+}
+
+// checkWhat checks the action and its resource.
+func (e *Event) checkWhat(add addFunc) {
 	switch {
 	case e.Action == "":
 		add("action", "is required")
@@ -165,6 +186,10 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	}
 	checkToken(add, "resource.type", e.Resource.Type)
 	checkUUID(add, "resource.id", e.Resource.ID)
+}
+
+// checkDiff checks the changed fields.
+func (e *Event) checkDiff(add addFunc) {
 	if len(e.Diff) > MaxDiffFields {
 		add("diff", "must have at most %d changed fields", MaxDiffFields)
 	}
@@ -179,6 +204,11 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 			add("diff."+name, "must not hold control characters other than tab, line feed and carriage return")
 		}
 	}
+}
+
+// checkContext checks the category, outcome, reason, before and after,
+// and the request id.
+func (e *Event) checkContext(add addFunc) {
 	if e.Category != "" && !e.Category.Valid() {
 		add("category", "must be one of configuration, sensitive_access, security, cross_tenant, integration")
 	}
@@ -201,7 +231,6 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	case !CleanText(e.RequestID):
 		add("requestId", "must be UTF-8 text without control characters")
 	}
-	return fe
 }
 
 func checkUUID(add func(string, string, ...any), field, v string) {

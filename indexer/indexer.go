@@ -186,6 +186,45 @@ const (
 // it holds (bounded by DrainTimeout), commits and returns. It returns nil
 // on a clean stop.
 func (ix *Indexer) Run(ctx context.Context) error {
+	ix.openClients()
+	// Processing outlives ctx by at most DrainTimeout: batches in hand are
+	// flushed and committed after the fetch loop stops.
+	procCtx, cancelProc := context.WithCancel(context.WithoutCancel(ctx))
+	ix.procCtx, ix.stop = procCtx, cancelProc
+	defer cancelProc()
+
+	lagCtx, stopLag := context.WithCancel(ctx)
+	lagDone := make(chan struct{})
+	go func() { defer close(lagDone); ix.monitorLag(lagCtx) }()
+	defer func() { stopLag(); <-lagDone }()
+
+	workers := map[int]*worker{}
+	var wg sync.WaitGroup
+	ix.fetchLoop(ctx, workers, &wg)
+	ix.log.Info("draining", "partitions", len(workers), "timeout", ix.cfg.DrainTimeout)
+	for _, w := range workers {
+		close(w.in)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(ix.cfg.DrainTimeout):
+		ix.log.Warn("drain timed out; uncommitted messages will be redelivered")
+		cancelProc()
+		<-done
+	}
+	// Every commit is done by now. Leaving the group can block while a
+	// join is in progress (a restart right after a crash waits for the old
+	// member's session to expire): it is given a bound, past which the
+	// broker drops the member by its session timeout anyway.
+	errs := []error{closeWithin(ix.reader.Close, 3*time.Second, ix.log), ix.dlq.Close()}
+	ix.log.Info("stopped")
+	return errors.Join(errs...)
+}
+
+// openClients makes the group reader and the dead-letter writer.
+func (ix *Indexer) openClients() {
 	ix.reader = kafka.NewReader(kafka.ReaderConfig{
 		Brokers:        ix.cfg.Brokers,
 		GroupID:        ix.cfg.Group,
@@ -217,33 +256,24 @@ func (ix *Indexer) Run(ctx context.Context) error {
 		// metadata and may not know a topic created moments ago.
 		Transport: &kafka.Transport{},
 	}
-	// Processing outlives ctx by at most DrainTimeout: batches in hand are
-	// flushed and committed after the fetch loop stops.
-	procCtx, cancelProc := context.WithCancel(context.WithoutCancel(ctx))
-	ix.procCtx, ix.stop = procCtx, cancelProc
-	defer cancelProc()
+}
 
-	lagCtx, stopLag := context.WithCancel(ctx)
-	lagDone := make(chan struct{})
-	go func() { defer close(lagDone); ix.monitorLag(lagCtx) }()
-	defer func() { stopLag(); <-lagDone }()
-
-	workers := map[int]*worker{}
-	var wg sync.WaitGroup
+// fetchLoop hands each fetched message to its partition's worker (started
+// on first sight) until ctx ends.
+func (ix *Indexer) fetchLoop(ctx context.Context, workers map[int]*worker, wg *sync.WaitGroup) {
 	ix.log.Info("consuming", "topic", ix.cfg.Topic, "group", ix.cfg.Group, "dlq", ix.cfg.DLQTopic,
 		"batchSize", ix.cfg.BatchSize, "batchBytes", ix.cfg.BatchBytes, "linger", ix.cfg.Linger)
 	bo := ix.newBackoff()
-fetch:
 	for {
 		msg, err := ix.reader.FetchMessage(ctx)
 		if err != nil {
 			if ctx.Err() != nil {
-				break
+				return
 			}
 			ix.m.kafkaErrors.Inc()
 			ix.log.Warn("fetch failed; retrying", "err", err)
 			if !backoff.Sleep(ctx, bo.Next()) {
-				break
+				return
 			}
 			continue
 		}
@@ -260,30 +290,9 @@ fetch:
 		select {
 		case w.in <- msg:
 		case <-ctx.Done():
-			break fetch // not handed over: not committed, redelivered later
+			return // not handed over: not committed, redelivered later
 		}
 	}
-
-	ix.log.Info("draining", "partitions", len(workers), "timeout", ix.cfg.DrainTimeout)
-	for _, w := range workers {
-		close(w.in)
-	}
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(ix.cfg.DrainTimeout):
-		ix.log.Warn("drain timed out; uncommitted messages will be redelivered")
-		cancelProc()
-		<-done
-	}
-	// Every commit is done by now. Leaving the group can block while a
-	// join is in progress (a restart right after a crash waits for the old
-	// member's session to expire): it is given a bound, past which the
-	// broker drops the member by its session timeout anyway.
-	errs := []error{closeWithin(ix.reader.Close, 3*time.Second, ix.log), ix.dlq.Close()}
-	ix.log.Info("stopped")
-	return errors.Join(errs...)
 }
 
 // closeWithin runs close, and stops waiting for it after d (logged): the

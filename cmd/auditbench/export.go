@@ -33,39 +33,15 @@ const exportPage = 2000
 // the raw PIT read of the same events with no CSV work, and the server's
 // peak RSS at about 100,000 and 1,000,000 rows.
 func benchExport(ctx context.Context, e *env) ([]result, error) {
-	s, tenant := e.queryStore, e.queryTenant
-	if s == nil {
-		n := max(20000, int(1000000*e.scale))
-		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
-		var err error
-		if s, err = freshStore(ctx, e, g.Tenants()); err != nil {
-			return nil, err
-		}
-		if err := loadEvents(ctx, s, g, n, 4); err != nil {
-			return nil, err
-		}
-		if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil); err != nil {
-			return nil, err
-		}
-		tenant = g.Tenants()[0].ID
-	}
-	// The small export: the oldest tenth of the events.
-	var pct struct {
-		Aggregations struct {
-			P struct {
-				Values map[string]any `json:"values"`
-			} `json:"p"`
-		} `json:"aggregations"`
-	}
-	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(tenant)+"/_search",
-		map[string]any{"size": 0, "aggs": map[string]any{"p": map[string]any{"percentiles": map[string]any{"field": "@timestamp", "percents": []float64{10}}}}}, &pct); err != nil {
+	s, tenant, err := exportDataset(ctx, e)
+	if err != nil {
 		return nil, err
 	}
-	p10, ok := pct.Aggregations.P.Values["10.0"].(float64)
-	if !ok {
-		return nil, fmt.Errorf("no 10th percentile of the timestamps: %v", pct.Aggregations.P.Values)
+	// The small export: the oldest tenth of the events.
+	tenth, err := tenthTimestamp(ctx, s, tenant)
+	if err != nil {
+		return nil, err
 	}
-	tenth := audit.NewTimestamp(time.UnixMilli(int64(p10)))
 
 	srv, err := startServer(ctx, e, s.Client().Config().IndexPrefix)
 	if err != nil {
@@ -133,6 +109,48 @@ func benchExport(ctx context.Context, e *env) ([]result, error) {
 				"The server holds one page of events, one CSV row and the gzip window at a time.", rows["large"], rows["small"])},
 	}
 	return out, nil
+}
+
+// exportDataset is the query benchmark's tenant when it ran, or a fresh
+// one of 1,000,000 events (scaled).
+func exportDataset(ctx context.Context, e *env) (*elasticsearch.Store, string, error) {
+	s, tenant := e.queryStore, e.queryTenant
+	if s == nil {
+		n := max(20000, int(1000000*e.scale))
+		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
+		var err error
+		if s, err = freshStore(ctx, e, g.Tenants()); err != nil {
+			return nil, "", err
+		}
+		if err := loadEvents(ctx, s, g, n, 4); err != nil {
+			return nil, "", err
+		}
+		if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil); err != nil {
+			return nil, "", err
+		}
+		tenant = g.Tenants()[0].ID
+	}
+	return s, tenant, nil
+}
+
+// tenthTimestamp is the 10th percentile of the tenant's timestamps.
+func tenthTimestamp(ctx context.Context, s *elasticsearch.Store, tenant string) (audit.Timestamp, error) {
+	var pct struct {
+		Aggregations struct {
+			P struct {
+				Values map[string]any `json:"values"`
+			} `json:"p"`
+		} `json:"aggregations"`
+	}
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(tenant)+"/_search",
+		map[string]any{"size": 0, "aggs": map[string]any{"p": map[string]any{"percentiles": map[string]any{"field": "@timestamp", "percents": []float64{10}}}}}, &pct); err != nil {
+		return audit.Timestamp{}, err
+	}
+	p10, ok := pct.Aggregations.P.Values["10.0"].(float64)
+	if !ok {
+		return audit.Timestamp{}, fmt.Errorf("no 10th percentile of the timestamps: %v", pct.Aggregations.P.Values)
+	}
+	return audit.NewTimestamp(time.UnixMilli(int64(p10))), nil
 }
 
 // pitCeiling reads every event of f through a point in time, the way the

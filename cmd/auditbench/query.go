@@ -60,6 +60,50 @@ func benchQuery(ctx context.Context, e *env) ([]result, error) {
 func measureQueries(ctx context.Context, e *env, store string, r audit.EventReader, w audit.EventWriter, tenant string, n int,
 	loaded time.Duration, maxP99 float64, direct func(body any) (float64, error)) ([]result, error) {
 	depth := min(100000, n/2)
+	call, cursors, closeAPI := benchAPI(ctx, r, w, tenant)
+	defer closeAPI()
+	cursor, err := walkToDepth(call, depth)
+	if err != nil {
+		return nil, err
+	}
+	deep, err := cursors.Decode(cursor, audit.Filter{TenantID: tenant}, audit.DefaultSort)
+	if err != nil {
+		return nil, err
+	}
+	filtered := audit.Query{Filter: audit.Filter{TenantID: tenant, Actions: []audit.Action{"access"}, ResourceTypes: []string{"recording"}},
+		Sort: audit.Sort{Field: audit.SortActorEmail}, PageSize: 50, Page: 1}
+	queries := []measuredQuery{
+		{"default first page", "/api/audit-logs",
+			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, Page: 1}, 0, 50)},
+		{"filtered, sorted page", "/api/audit-logs?action=access&resourceType=recording&sort=actor.email", elasticsearch.SearchBody(filtered, 0, 50)},
+		{fmt.Sprintf("cursor page at depth %d", depth), "/api/audit-logs?pageSize=50&cursor=" + url.QueryEscape(cursor),
+			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, After: &deep.After, Counted: deep.Total}, 0, 51)},
+		{"stats (groupBy action, 1d histogram)", "/api/audit-logs/stats?groupBy=action&interval=1d",
+			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
+	}
+	sm, err := sampleQueries(e, store, queries, call, direct)
+	if err != nil {
+		return nil, err
+	}
+	return queryResults(e, store, n, loaded, maxP99, queries, sm, direct != nil), nil
+}
+
+// measuredQuery is one measured query: its API path and the same query's
+// body for the backend.
+type measuredQuery struct {
+	name, path string
+	body       any
+}
+
+// querySamples are the per-run figures of each query, by name.
+type querySamples struct {
+	samples                      int
+	apiP50, apiP99, dP50, counts map[string][]float64
+}
+
+// benchAPI serves the real API over HTTP on loopback in front of r and w,
+// and returns a GET with an admin token of tenant.
+func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, tenant string) (func(string) ([]byte, error), *audit.CursorCodec, func()) {
 	secret := []byte("bench-secret")
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	cursors := audit.NewCursorCodec([]byte("bench-cursor"))
@@ -67,7 +111,6 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:   api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: cursors},
 	}).Handler())
-	defer srv.Close()
 	tok, _ := api.MintToken(secret, audit.Principal{UserID: tenant, Email: "bench@x.example", Role: audit.RoleAdmin, TenantID: tenant}, 24*time.Hour, time.Now())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	call := func(path string) ([]byte, error) {
@@ -85,6 +128,12 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		return b, nil
 	}
 
+	return call, cursors, srv.Close
+}
+
+// walkToDepth walks the default order by cursor, 1,000 events a page, and
+// returns the cursor at depth.
+func walkToDepth(call func(string) ([]byte, error), depth int) (string, error) {
 	// The cursor at depth 100,000 of the default order, reached by walking.
 	cursor := ""
 	for walked := 0; walked < depth; walked += 1000 {
@@ -94,33 +143,20 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		}
 		b, err := call(path)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		var lr api.ListResponse
 		if err := json.Unmarshal(b, &lr); err != nil || lr.NextCursor == nil {
-			return nil, fmt.Errorf("walking to depth %d: %v", depth, err)
+			return "", fmt.Errorf("walking to depth %d: %v", depth, err)
 		}
 		cursor = *lr.NextCursor
 	}
-	deep, err := cursors.Decode(cursor, audit.Filter{TenantID: tenant}, audit.DefaultSort)
-	if err != nil {
-		return nil, err
-	}
-	type query struct {
-		name, path string
-		body       any // the same query for the backend
-	}
-	filtered := audit.Query{Filter: audit.Filter{TenantID: tenant, Actions: []audit.Action{"access"}, ResourceTypes: []string{"recording"}},
-		Sort: audit.Sort{Field: audit.SortActorEmail}, PageSize: 50, Page: 1}
-	queries := []query{
-		{"default first page", "/api/audit-logs",
-			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, Page: 1}, 0, 50)},
-		{"filtered, sorted page", "/api/audit-logs?action=access&resourceType=recording&sort=actor.email", elasticsearch.SearchBody(filtered, 0, 50)},
-		{fmt.Sprintf("cursor page at depth %d", depth), "/api/audit-logs?pageSize=50&cursor=" + url.QueryEscape(cursor),
-			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, After: &deep.After, Counted: deep.Total}, 0, 51)},
-		{"stats (groupBy action, 1d histogram)", "/api/audit-logs/stats?groupBy=action&interval=1d",
-			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
-	}
+	return cursor, nil
+}
+
+// sampleQueries runs each query up to a number of times per run,
+// alternating with the backend when direct is set; one warm-up run.
+func sampleQueries(e *env, store string, queries []measuredQuery, call func(string) ([]byte, error), direct func(body any) (float64, error)) (*querySamples, error) {
 	samples := max(50, int(200*min(1, e.scale*4)))
 	apiP50, apiP99, dP50, counts := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ {
@@ -156,21 +192,27 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		}
 		log.Printf("  %s run %d done", store, run)
 	}
+	return &querySamples{samples: samples, apiP50: apiP50, apiP99: apiP99, dP50: dP50, counts: counts}, nil
+}
+
+// queryResults turns the samples into the results, with their method.
+func queryResults(e *env, store string, n int, loaded time.Duration, maxP99 float64, queries []measuredQuery, sm *querySamples, hasDirect bool) []result {
+	samples, apiP50, apiP99, dP50, counts := sm.samples, sm.apiP50, sm.apiP99, sm.dP50, sm.counts
 	method := fmt.Sprintf("%s: one tenant holds %d generated events (loaded in %s). The real API (`api.Server` over HTTP on loopback, auth included) answers each query up to %d times per run (at least 10, within a 10 s budget per query and run)", store, n, loaded.Round(time.Second), samples)
-	if direct != nil {
+	if hasDirect {
 		method += ", alternating with the same request body sent straight to Elasticsearch"
 	}
 	method += fmt.Sprintf("; one warm-up run, then %d runs. Figures are the median over runs of each run's percentile, in ms.", e.runs)
 	var out []result
 	for _, q := range queries {
 		notes := fmt.Sprintf("p50 per run: %s ms; requests per run: %s.", fmtList2(apiP50[q.name]), fmtList(counts[q.name]))
-		if direct != nil {
+		if hasDirect {
 			notes += fmt.Sprintf(" The same query straight to Elasticsearch, p50 per run: %s ms (the API's own overhead is the difference: decoding, auth, encoding, HTTP).", fmtList2(dP50[q.name]))
 		}
 		r := result{Name: store + " API p99: " + q.name, Unit: "ms", Samples: apiP99[q.name], Target: "(reported)", Method: method, Notes: notes}
 		// Elasticsearch has a target for every query (issue 4); SQLite for
 		// the filtered, sorted page (issue 6).
-		if direct != nil || strings.HasPrefix(q.name, "filtered") {
+		if hasDirect || strings.HasPrefix(q.name, "filtered") {
 			r.Target, r.Max = fmt.Sprintf("p99 ≤ %.0f ms", maxP99), maxP99
 		}
 		out = append(out, r)
@@ -178,11 +220,11 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 	cur := queries[2].name
 	out = append(out, result{Name: store + " cursor at depth vs page 1 (p50)", Unit: "ms", Samples: apiP50[cur], Ceiling: apiP50[queries[0].name],
 		Target: "≤ 1.5× page 1", MaxRatio: 1.5, Method: method + " The ratio compares the p50 of the cursor page with the p50 of the default first page."})
-	if direct != nil {
+	if hasDirect {
 		out = append(out, result{Name: "API vs Elasticsearch, default page (p50)", Unit: "ms", Samples: apiP50[queries[0].name], Ceiling: dP50[queries[0].name],
 			Target: "(reported)", Method: method + " The ceiling column is the same search sent straight to Elasticsearch; the ratio is the API's latency over it."})
 	}
-	return out, nil
+	return out
 }
 
 // loadEvents writes n events of the generator through the store with

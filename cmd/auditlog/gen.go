@@ -27,30 +27,56 @@ import (
 //	auditlog gen --count 100000 > events.ndjson
 //	auditlog gen --count 100000 --http http://127.0.0.1:8080 --token $AUDITLOG_INGEST_TOKEN
 //	auditlog gen --count 1000000 --kafka-brokers 127.0.0.1:9092 --rate 5000
+//
+// genOptions are the flags of auditlog gen.
+type genOptions struct {
+	count, tenants, rate, batch, days   int
+	seed                                uint64
+	skew                                float64
+	out, httpURL, token, brokers, topic string
+	firstTenant, end                    string
+	withIDs                             bool
+}
+
+func (o *genOptions) bind(b *binder) {
+	b.fs.IntVar(&o.count, "count", 10000, "events to generate")
+	b.fs.Uint64Var(&o.seed, "seed", 1, "random seed: the same seed gives the same events")
+	b.fs.IntVar(&o.tenants, "tenants", 20, "tenants, spread over the three plans")
+	b.fs.Float64Var(&o.skew, "skew", 1.1, "Zipf exponent of tenant sizes (0: even)")
+	b.fs.IntVar(&o.days, "days", 30, "the events span this many days before --end")
+	b.fs.StringVar(&o.end, "end", "", "end of the time span, RFC 3339 (default now); give it for byte-identical runs")
+	b.fs.BoolVar(&o.withIDs, "with-ids", false, "set event ids (otherwise the service derives them)")
+	b.fs.StringVar(&o.firstTenant, "first-tenant", "", "id of the biggest tenant (e.g. the demo tenant)")
+	b.fs.IntVar(&o.rate, "rate", 0, "events per second (0: as fast as possible)")
+	b.fs.IntVar(&o.batch, "batch", 500, "events per HTTP request or Kafka write")
+	b.fs.StringVar(&o.out, "out", "-", "NDJSON file to write (- for stdout), when neither --http nor --kafka-brokers is given")
+	b.fs.StringVar(&o.httpURL, "http", "", "base URL of an auditlog serve: events go to POST /api/audit-events")
+	b.str(&o.token, "token", "AUDITLOG_INGEST_TOKEN", "", "service credential for --http")
+	b.fs.StringVar(&o.brokers, "kafka-brokers", "", "Kafka brokers, comma-separated: events go to --kafka-topic")
+	b.fs.StringVar(&o.topic, "kafka-topic", "audit-events", "Kafka topic")
+}
+
+// generator returns the generator the options describe.
+func (o *genOptions) generator() (*gen.Generator, error) {
+	if o.firstTenant != "" && !audit.ValidUUID(o.firstTenant) {
+		return nil, fmt.Errorf("--first-tenant %q is not a UUID", o.firstTenant)
+	}
+	end := time.Now().UTC()
+	if o.end != "" {
+		ts, err := audit.ParseTimestamp(o.end)
+		if err != nil {
+			return nil, fmt.Errorf("--end: %w", err)
+		}
+		end = ts.Time
+	}
+	return gen.New(gen.Config{Seed: o.seed, Tenants: o.tenants, Skew: o.skew, WithIDs: o.withIDs, FirstTenantID: o.firstTenant,
+		Start: end.Add(-time.Duration(o.days) * 24 * time.Hour), End: end}, o.count), nil
+}
+
 func runGen(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	b := newBinder("auditlog gen", getenv, stderr)
-	var count, tenants, rate, batch int
-	var seed uint64
-	var skew float64
-	var out, httpURL, token, brokers, topic, firstTenant string
-	var withIDs bool
-	var days int
-	var end string
-	b.fs.IntVar(&count, "count", 10000, "events to generate")
-	b.fs.Uint64Var(&seed, "seed", 1, "random seed: the same seed gives the same events")
-	b.fs.IntVar(&tenants, "tenants", 20, "tenants, spread over the three plans")
-	b.fs.Float64Var(&skew, "skew", 1.1, "Zipf exponent of tenant sizes (0: even)")
-	b.fs.IntVar(&days, "days", 30, "the events span this many days before --end")
-	b.fs.StringVar(&end, "end", "", "end of the time span, RFC 3339 (default now); give it for byte-identical runs")
-	b.fs.BoolVar(&withIDs, "with-ids", false, "set event ids (otherwise the service derives them)")
-	b.fs.StringVar(&firstTenant, "first-tenant", "", "id of the biggest tenant (e.g. the demo tenant)")
-	b.fs.IntVar(&rate, "rate", 0, "events per second (0: as fast as possible)")
-	b.fs.IntVar(&batch, "batch", 500, "events per HTTP request or Kafka write")
-	b.fs.StringVar(&out, "out", "-", "NDJSON file to write (- for stdout), when neither --http nor --kafka-brokers is given")
-	b.fs.StringVar(&httpURL, "http", "", "base URL of an auditlog serve: events go to POST /api/audit-events")
-	b.str(&token, "token", "AUDITLOG_INGEST_TOKEN", "", "service credential for --http")
-	b.fs.StringVar(&brokers, "kafka-brokers", "", "Kafka brokers, comma-separated: events go to --kafka-topic")
-	b.fs.StringVar(&topic, "kafka-topic", "audit-events", "Kafka topic")
+	var o genOptions
+	o.bind(b)
 	b.fs.Usage = func() {
 		fmt.Fprintf(b.fs.Output(), "Usage: auditlog gen [flags]\n\nGenerates realistic contact-center audit events (the same generator as make demo and make bench).\n\nFlags:\n")
 		b.fs.PrintDefaults()
@@ -58,79 +84,35 @@ func runGen(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	if err := b.parse(args); err != nil {
 		return err
 	}
-	if firstTenant != "" && !audit.ValidUUID(firstTenant) {
-		return fmt.Errorf("--first-tenant %q is not a UUID", firstTenant)
+	g, err := o.generator()
+	if err != nil {
+		return err
 	}
-	now := time.Now().UTC()
-	if end != "" {
-		ts, err := audit.ParseTimestamp(end)
-		if err != nil {
-			return fmt.Errorf("--end: %w", err)
-		}
-		now = ts.Time
-	}
-	g := gen.New(gen.Config{Seed: seed, Tenants: tenants, Skew: skew, WithIDs: withIDs, FirstTenantID: firstTenant,
-		Start: now.Add(-time.Duration(days) * 24 * time.Hour), End: now}, count)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-
-	var sink func([]audit.Event) error
-	var closeSink func() error
-	switch {
-	case httpURL != "":
-		client := &http.Client{Timeout: time.Minute}
-		sink = func(evs []audit.Event) error {
-			body, _ := json.Marshal(evs)
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(httpURL, "/")+"/api/audit-events", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+token)
-			res, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			defer res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				b, _ := io.ReadAll(res.Body)
-				return fmt.Errorf("ingest answered %d: %s", res.StatusCode, b)
-			}
-			return nil
-		}
-	case brokers != "":
-		w := &kafka.Writer{Addr: kafka.TCP(splitList(brokers)...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-			BatchSize: batch, BatchBytes: 16 << 20, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
-		closeSink = w.Close
-		sink = func(evs []audit.Event) error {
-			msgs := make([]kafka.Message, len(evs))
-			for i, e := range evs {
-				v, _ := json.Marshal(e)
-				msgs[i] = kafka.Message{Key: []byte(e.TenantID), Value: v}
-			}
-			return w.WriteMessages(ctx, msgs...)
-		}
-	default:
-		f := stdout
-		if out != "-" {
-			file, err := os.Create(out)
-			if err != nil {
-				return err
-			}
-			f = file
-			closeSink = file.Close
-		}
-		bw := bufio.NewWriterSize(f, 1<<20)
-		enc := json.NewEncoder(bw)
-		sink = func(evs []audit.Event) error {
-			for i := range evs {
-				if err := enc.Encode(evs[i]); err != nil {
-					return err
-				}
-			}
-			return bw.Flush()
-		}
+	sink, closeSink, err := o.sink(ctx, stdout)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	for sent := 0; sent < count; {
-		n := min(batch, count-sent)
+	if err := o.send(ctx, g, sink); err != nil {
+		return err
+	}
+	if closeSink != nil {
+		if err := closeSink(); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(stderr, "generated %d events in %s\n", o.count, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// send generates the events batch by batch into sink, paced at the
+// option's rate when there is one.
+func (o *genOptions) send(ctx context.Context, g *gen.Generator, sink func([]audit.Event) error) error {
+	start := time.Now()
+	for sent := 0; sent < o.count; {
+		n := min(o.batch, o.count-sent)
 		evs := make([]audit.Event, n)
 		for i := range evs {
 			evs[i] = g.Next()
@@ -139,8 +121,8 @@ func runGen(args []string, getenv func(string) string, stdout, stderr io.Writer)
 			return err
 		}
 		sent += n
-		if rate > 0 { // pace: sent events should have taken sent/rate seconds
-			if wait := time.Duration(float64(sent)/float64(rate)*float64(time.Second)) - time.Since(start); wait > 0 {
+		if o.rate > 0 { // pace: sent events should have taken sent/rate seconds
+			if wait := time.Duration(float64(sent)/float64(o.rate)*float64(time.Second)) - time.Since(start); wait > 0 {
 				select {
 				case <-time.After(wait):
 				case <-ctx.Done():
@@ -149,11 +131,63 @@ func runGen(args []string, getenv func(string) string, stdout, stderr io.Writer)
 			}
 		}
 	}
-	if closeSink != nil {
-		if err := closeSink(); err != nil {
+	return nil
+}
+
+// sink returns where the events go: HTTP ingest, Kafka, or NDJSON.
+func (o *genOptions) sink(ctx context.Context, stdout io.Writer) (func([]audit.Event) error, func() error, error) {
+	switch {
+	case o.httpURL != "":
+		return o.httpSink(ctx), nil, nil
+	case o.brokers != "":
+		w := &kafka.Writer{Addr: kafka.TCP(splitList(o.brokers)...), Topic: o.topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
+			BatchSize: o.batch, BatchBytes: 16 << 20, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
+		return func(evs []audit.Event) error {
+			msgs := make([]kafka.Message, len(evs))
+			for i, e := range evs {
+				v, _ := json.Marshal(e)
+				msgs[i] = kafka.Message{Key: []byte(e.TenantID), Value: v}
+			}
+			return w.WriteMessages(ctx, msgs...)
+		}, w.Close, nil
+	}
+	f, closeFile := stdout, func() error { return nil }
+	if o.out != "-" {
+		file, err := os.Create(o.out)
+		if err != nil {
+			return nil, nil, err
+		}
+		f, closeFile = file, file.Close
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	enc := json.NewEncoder(bw)
+	return func(evs []audit.Event) error {
+		for i := range evs {
+			if err := enc.Encode(evs[i]); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}, closeFile, nil
+}
+
+// httpSink posts each batch to POST /api/audit-events.
+func (o *genOptions) httpSink(ctx context.Context) func([]audit.Event) error {
+	client := &http.Client{Timeout: time.Minute}
+	return func(evs []audit.Event) error {
+		body, _ := json.Marshal(evs)
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(o.httpURL, "/")+"/api/audit-events", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+o.token)
+		res, err := client.Do(req)
+		if err != nil {
 			return err
 		}
+		defer res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(res.Body)
+			return fmt.Errorf("ingest answered %d: %s", res.StatusCode, b)
+		}
+		return nil
 	}
-	fmt.Fprintf(stderr, "generated %d events in %s\n", count, time.Since(start).Round(time.Millisecond))
-	return nil
 }

@@ -124,6 +124,14 @@ func testExportJobs(t *testing.T, b Backend) {
 		t.Fatalf("a missing job: %v", err)
 	}
 
+	testExportJobRevisions(t, b, got, mk(tenantA, alice, 9))
+	testFindExportJobs(t, b, base, tenantA, alice, a1.ID, a2.ID, b1.ID)
+}
+
+// testExportJobRevisions: an update is a compare-and-set on the revision.
+// got is a stored job as read; ghost a job never created.
+func testExportJobRevisions(t *testing.T, b Backend, got audit.ExportJob, ghost *audit.ExportJob) {
+	ctx := context.Background()
 	// Compare-and-set: a stale revision is refused.
 	stale := got
 	got.State, got.RowsWritten = audit.ExportRunning, 100
@@ -137,15 +145,20 @@ func testExportJobs(t *testing.T, b Backend) {
 	if err := b.Jobs.UpdateExportJob(ctx, &stale); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("update with a stale revision: %v", err)
 	}
-	ghost := *mk(tenantA, alice, 9)
 	ghost.Rev = got.Rev
-	if err := b.Jobs.UpdateExportJob(ctx, &ghost); audit.ErrorCode(err) != audit.ENOTFOUND {
+	if err := b.Jobs.UpdateExportJob(ctx, ghost); audit.ErrorCode(err) != audit.ENOTFOUND {
 		t.Fatalf("update of a missing job: %v", err)
 	}
-	if now, _ := b.Jobs.ExportJob(ctx, tenantA, a1.ID); now.State != audit.ExportRunning || now.RowsWritten != 100 {
+	if now, _ := b.Jobs.ExportJob(ctx, got.TenantID, got.ID); now.State != audit.ExportRunning || now.RowsWritten != 100 {
 		t.Fatalf("after update: %+v", now)
 	}
 
+}
+
+// testFindExportJobs: the queries of the job queue, after
+// testExportJobRevisions set a1 running.
+func testFindExportJobs(t *testing.T, b Backend, base time.Time, tenantA, alice, a1, a2, b1 string) {
+	ctx := context.Background()
 	ids := func(q audit.ExportJobQuery) []string {
 		t.Helper()
 		jobs, err := b.Jobs.FindExportJobs(ctx, q)
@@ -163,11 +176,11 @@ func testExportJobs(t *testing.T, b Backend) {
 		q    audit.ExportJobQuery
 		want []string
 	}{
-		{"tenant and owner", audit.ExportJobQuery{TenantID: tenantA, OwnerID: alice}, []string{a1.ID}},
-		{"tenant, oldest first", audit.ExportJobQuery{TenantID: tenantA}, []string{a1.ID, a2.ID}},
-		{"queued anywhere", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued}}, []string{a2.ID, b1.ID}},
-		{"queued or running", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 2}, []string{a1.ID, a2.ID}},
-		{"owner across tenants", audit.ExportJobQuery{OwnerID: alice}, []string{a1.ID, b1.ID}},
+		{"tenant and owner", audit.ExportJobQuery{TenantID: tenantA, OwnerID: alice}, []string{a1}},
+		{"tenant, oldest first", audit.ExportJobQuery{TenantID: tenantA}, []string{a1, a2}},
+		{"queued anywhere", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued}}, []string{a2, b1}},
+		{"queued or running", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 2}, []string{a1, a2}},
+		{"owner across tenants", audit.ExportJobQuery{OwnerID: alice}, []string{a1, b1}},
 	} {
 		if got := ids(c.q); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -175,12 +188,12 @@ func testExportJobs(t *testing.T, b Backend) {
 	}
 	// Expiry: done jobs whose file expires before a time.
 	exp := base.Add(7 * 24 * time.Hour)
-	done, _ := b.Jobs.ExportJob(ctx, tenantA, a2.ID)
+	done, _ := b.Jobs.ExportJob(ctx, tenantA, a2)
 	done.State, done.ExpiresAt = audit.ExportDone, &exp
 	if err := b.Jobs.UpdateExportJob(ctx, &done); err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp.Add(time.Second)}); !slices.Equal(got, []string{a2.ID}) {
+	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp.Add(time.Second)}); !slices.Equal(got, []string{a2}) {
 		t.Errorf("expired: %v", got)
 	}
 	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp}); len(got) != 0 {
