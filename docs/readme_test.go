@@ -8,16 +8,16 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/internal/testenv"
 )
 
 // runSections are the README sections whose shell blocks a newcomer
@@ -90,7 +90,7 @@ func TestREADME(t *testing.T) {
 		t.Fatalf("found %d shell blocks to run and %d skipped: the README's sections or markers changed", len(blocks), skipped)
 	}
 	dir := copyRepo(t, "..")
-	addr := freeAddr(t)
+	addr := testenv.FreeAddr(t)
 	server := startDemo(t, dir, addr)
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
@@ -130,9 +130,9 @@ func tail(b []byte, n int) string {
 
 // startDemo runs `make demo` in dir on addr, in its own process group,
 // and waits until it serves; the server is stopped when the test ends.
-func startDemo(t *testing.T, dir, addr string) *syncBuffer {
+func startDemo(t *testing.T, dir, addr string) *testenv.SyncBuffer {
 	t.Helper()
-	out := &syncBuffer{}
+	out := &testenv.SyncBuffer{}
 	cmd := exec.Command("make", "demo")
 	cmd.Dir = dir
 	for _, kv := range os.Environ() {
@@ -229,32 +229,4 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 		return err
 	}
 	return out.Close()
-}
-
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-// syncBuffer collects a child's output from two pipes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -8,12 +8,12 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testenv"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -29,7 +29,7 @@ func startMain(t *testing.T, cmd string, vars map[string]string, args ...string)
 	}
 	// The server's log is shown when the test fails (or always, with
 	// AUDITLOG_TEST_VERBOSE set).
-	logs := &syncBuffer{}
+	logs := &testenv.SyncBuffer{}
 	var w io.Writer = logs
 	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
 		w = io.MultiWriter(logs, os.Stderr)
@@ -52,24 +52,6 @@ func startMain(t *testing.T, cmd string, vars map[string]string, args ...string)
 		}
 	})
 	return m
-}
-
-// syncBuffer is a buffer that concurrent loggers may write.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 func TestConfigFromEnvAndFlags(t *testing.T) {

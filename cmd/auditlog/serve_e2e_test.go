@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"path/filepath"
 	"sync"
@@ -121,15 +120,7 @@ func waitReady(t *testing.T, base string) {
 	})
 }
 
-func freePort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
+func freePort(t *testing.T) string { return testenv.FreeAddr(t) }
 
 // TestServeSurvivesSIGKILLDuringIngest kills serve (embedded store) with
 // SIGKILL in the middle of a stream of ingest requests. After a restart
