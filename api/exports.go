@@ -87,8 +87,8 @@ func (s *Server) exportRequest(c *gin.Context) (url.Values, audit.Filter, audit.
 		}
 	}
 	p := &queryParser{v: v}
-	p.unknown(filterParams, exportParams)
-	f, so := p.filter(principalOf(c).TenantID)
+	p.unknown(filterParams, sortParams, exportParams)
+	f, so := p.filter(principalOf(c).TenantID), p.sort()
 	async := false
 	if a := p.single("async"); a != "" {
 		b, err := strconv.ParseBool(a)

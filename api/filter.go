@@ -11,14 +11,20 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// Query parameters of GET /api/audit-logs (and the export and stats
-// endpoints, which take the same filters). cross_tenant, the name the spec
-// uses in prose and in the panel, is accepted for crossTenant.
+// The query parameters of the read endpoints, declared once: the parser
+// refuses any other, and TestOpenAPIParametersAreTheParsersTables checks
+// that the OpenAPI document lists exactly these for each operation.
+//
+// filterParams are the filters of the list, the stats and the exports.
+// cross_tenant, the name the spec uses in prose and in the panel, is
+// accepted for crossTenant.
 var filterParams = map[string]bool{
 	"from": true, "to": true, "actorId": true, "actorEmail": true, "action": true, "resourceType": true,
 	"resourceId": true, "crossTenant": true, "cross_tenant": true, "category": true, "outcome": true, "q": true,
-	"sort": true, "order": true,
 }
+
+// sortParams order the list and the exports (not the stats).
+var sortParams = map[string]bool{"sort": true, "order": true}
 
 var pageParams = map[string]bool{"page": true, "pageSize": true, "cursor": true}
 
@@ -109,8 +115,8 @@ func (p *queryParser) int(name string, def, lo, hi int) int {
 	return n
 }
 
-// filter reads the filters and the sort; tenant is the caller's.
-func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
+// filter reads the filters, normalised; tenant is the caller's.
+func (p *queryParser) filter(tenant string) audit.Filter {
 	f := audit.Filter{TenantID: tenant}
 	f.From, f.To = p.time("from"), p.time("to")
 	if f.From != nil && f.To != nil && !f.From.Before(*f.To) {
@@ -171,7 +177,7 @@ func (p *queryParser) filter(tenant string) (audit.Filter, audit.Sort) {
 	}
 
 	f.Normalize()
-	return f, p.sort()
+	return f
 }
 
 // sort reads sort and order.
@@ -202,8 +208,8 @@ func (p *queryParser) sort() audit.Sort {
 // domain query, verifying the cursor against the filter and sort.
 func parseListQuery(v url.Values, tenant string, cursors *audit.CursorCodec) (audit.Query, error) {
 	p := &queryParser{v: v}
-	p.unknown(filterParams, pageParams)
-	f, s := p.filter(tenant)
+	p.unknown(filterParams, sortParams, pageParams)
+	f, s := p.filter(tenant), p.sort()
 	q := audit.Query{Filter: f, Sort: s}
 	q.PageSize = p.int("pageSize", audit.DefaultPageSize, 1, audit.MaxPageSize)
 	q.Page = p.int("page", 1, 1, 1<<30)
@@ -228,7 +234,7 @@ func parseListQuery(v url.Values, tenant string, cursors *audit.CursorCodec) (au
 func parseStatsQuery(v url.Values, tenant string) (audit.StatsQuery, error) {
 	p := &queryParser{v: v}
 	p.unknown(filterParams, statsParams)
-	f, _ := p.filter(tenant)
+	f := p.filter(tenant)
 	q := audit.StatsQuery{Filter: f, MaxGroups: 50}
 	if g := p.single("groupBy"); g != "" {
 		if q.GroupBy = audit.GroupField(g); !q.GroupBy.Valid() {

@@ -1,0 +1,63 @@
+package api
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"slices"
+	"testing"
+)
+
+// TestOpenAPIParametersAreTheParsersTables: each operation's query
+// parameters in the OpenAPI document are exactly those its parser accepts
+// (the tables of filter.go and exports.go), so the document, the allowed
+// list and the parser cannot drift apart.
+func TestOpenAPIParametersAreTheParsersTables(t *testing.T) {
+	raw, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Parameters []struct {
+				Name string `json:"name"`
+				In   string `json:"in"`
+			} `json:"parameters"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	union := func(tables ...map[string]bool) []string {
+		all := map[string]bool{}
+		for _, tb := range tables {
+			maps.Copy(all, tb)
+		}
+		return slices.Sorted(maps.Keys(all))
+	}
+	for _, tc := range []struct {
+		path, method string
+		want         []string
+	}{
+		{"/api/audit-logs", "get", union(filterParams, sortParams, pageParams)},
+		{"/api/audit-logs/stats", "get", union(filterParams, statsParams)},
+		{"/api/audit-logs/exports", "post", union(filterParams, sortParams, exportParams)},
+		{"/api/audit-logs/export.csv", "get", union(filterParams, sortParams, exportParams)},
+	} {
+		op, ok := doc.Paths[tc.path][tc.method]
+		if !ok {
+			t.Errorf("%s %s is not in the document", tc.method, tc.path)
+			continue
+		}
+		var got []string
+		for _, p := range op.Parameters {
+			if p.In == "query" {
+				got = append(got, p.Name)
+			}
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s %s: the document lists %v, the parser accepts %v", tc.method, tc.path, got, tc.want)
+		}
+	}
+}
