@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -17,13 +18,18 @@ func TestOpenAPIParametersAreTheParsersTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	type param struct {
+		Ref  string `json:"$ref"`
+		Name string `json:"name"`
+		In   string `json:"in"`
+	}
 	var doc struct {
 		Paths map[string]map[string]struct {
-			Parameters []struct {
-				Name string `json:"name"`
-				In   string `json:"in"`
-			} `json:"parameters"`
+			Parameters []param `json:"parameters"`
 		} `json:"paths"`
+		Components struct {
+			Parameters map[string]param `json:"parameters"`
+		} `json:"components"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
@@ -51,6 +57,11 @@ func TestOpenAPIParametersAreTheParsersTables(t *testing.T) {
 		}
 		var got []string
 		for _, p := range op.Parameters {
+			if name, ok := strings.CutPrefix(p.Ref, "#/components/parameters/"); ok {
+				if p, ok = doc.Components.Parameters[name]; !ok {
+					t.Fatalf("%s %s: %s resolves to nothing", tc.method, tc.path, p.Ref)
+				}
+			}
 			if p.In == "query" {
 				got = append(got, p.Name)
 			}
