@@ -193,7 +193,7 @@ func TestIndexerSIGTERMWhileJoiningExitsPromptly(t *testing.T) {
 	_ = first.Process.Signal(syscall.SIGKILL)
 	_ = first.Wait()
 	second := child(t, env, "index")
-	time.Sleep(3 * time.Second) // into the join, which lasts until the old session expires
+	waitGroupState(t, brokers, topic+"-group", "PreparingRebalance") // the second is in the join, which lasts until the old session expires
 	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -253,4 +253,22 @@ func TestIndexReadinessAndMetrics(t *testing.T) {
 			t.Errorf("/metrics lacks %s", name)
 		}
 	}
+}
+
+// waitGroupState waits until the broker reports the consumer group in the
+// given state (for example PreparingRebalance: a member asked to join and
+// the group waits for the others).
+func waitGroupState(t *testing.T, brokers []string, group, want string) {
+	t.Helper()
+	c := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second}
+	var last string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		res, err := c.DescribeGroups(context.Background(), &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+		if err == nil && len(res.Groups) == 1 {
+			if last = res.Groups[0].GroupState; last == want {
+				return
+			}
+		}
+	}
+	t.Fatalf("group %s never reached %s (last state %q)", group, want, last)
 }
