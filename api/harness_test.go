@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -164,24 +163,8 @@ func (h *harness) get(t *testing.T, path, tok string, headers ...string) respons
 // document. Redirects are not followed.
 func (h *harness) do(t *testing.T, method, path, tok string, body []byte, headers ...string) response {
 	t.Helper()
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
-	req, _ := http.NewRequest(method, h.srv.URL+path, rd)
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	req := testenv.Request(t, method, h.srv.URL+path, tok, body, headers...)
+	res, b := testenv.Send(t, req)
 	r := response{status: res.StatusCode, header: res.Header, body: b}
 	checkOpenAPI(t, req, r)
 	return r

@@ -39,17 +39,8 @@ func ingestServer(t *testing.T, w audit.EventWriter, r audit.EventReader, reg *p
 
 func post(t *testing.T, url, tok, ct string, body []byte) (int, []byte) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url+"/api/audit-events", bytes.NewReader(body))
-	req.Header.Set("Content-Type", ct)
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
+	req := testenv.Request(t, http.MethodPost, url+"/api/audit-events", tok, body, "Content-Type", ct)
+	res, b := testenv.Send(t, req)
 	checkOpenAPI(t, req, response{status: res.StatusCode, header: res.Header, body: b})
 	return res.StatusCode, b
 }

@@ -12,9 +12,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
-	"github.com/auditlog/auditlog/internal/storetest"
 	"github.com/auditlog/auditlog/internal/testenv"
-	"github.com/auditlog/auditlog/sqlite"
 )
 
 // clock is a fake clock the test moves by hand.
@@ -76,13 +74,7 @@ func (n *notices) all() []audit.ExportJob {
 func TestJobLifeOnAFakeClock(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	data := storetest.NewDataset(200)
-	storetest.Write(t, store, data.All)
+	store, data := sqliteWith(t, dir, 200)
 	clk := &clock{now: time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)}
 	sent := &notices{}
 	files := filepath.Join(dir, "files")

@@ -54,13 +54,7 @@ func (l *lostAnswer) lostWrite() *audit.ExportJob {
 func TestClaimWithLostAnswerIsAdopted(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	data := storetest.NewDataset(300)
-	storetest.Write(t, store, data.All)
+	store, data := sqliteWith(t, dir, 300)
 
 	jobs := &lostAnswer{ExportJobStore: store}
 	svc := export.New(export.Config{Lease: time.Hour, Poll: 20 * time.Millisecond, MaxAttempts: 1, TempDir: filepath.Join(dir, "tmp")},
@@ -98,4 +92,18 @@ func TestClaimWithLostAnswerIsAdopted(t *testing.T) {
 	if end.Attempts != 1 || end.RowsWritten != int64(len(data.Events)) || end.Error != "" {
 		t.Fatalf("the adopted job: attempts %d, rows %d of %d, error %q", end.Attempts, end.RowsWritten, len(data.Events), end.Error)
 	}
+}
+
+// sqliteWith opens a SQLite store in dir holding a generated dataset of
+// n events.
+func sqliteWith(t *testing.T, dir string, n int) (*sqlite.Store, *storetest.Dataset) {
+	t.Helper()
+	store, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	data := storetest.NewDataset(n)
+	storetest.Write(t, store, data.All)
+	return store, data
 }

@@ -89,33 +89,14 @@ func token(t *testing.T, secret string, p audit.Principal) string {
 	return tok
 }
 
-// request sends one request and returns the answer with its body read.
+// request sends one request (a JSON body when there is one) and returns
+// the answer with its body read.
 func request(t *testing.T, method, u, tok string, body []byte, header ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest(method, u, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
 	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
+		header = append([]string{"Content-Type", "application/json"}, header...)
 	}
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res, err := noRedirect.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		t.Fatalf("%s %s: reading the answer: %v", method, u, err)
-	}
-	return res, b
+	return testenv.Send(t, testenv.Request(t, method, u, tok, body, header...))
 }
 
 // walk reads every event of a list query through the API, by cursor.
