@@ -32,6 +32,8 @@ type IngestDeps struct {
 	// JWT with role ingest is accepted too (through Verifier).
 	StaticToken string
 	Verifier    *Verifier
+	// Sensitive is the sensitive-change policy (nil: the defaults).
+	Sensitive *audit.SensitivePolicy
 }
 
 // IngestItem is the fate of one event of an ingest request.
@@ -103,7 +105,7 @@ func (s *Server) ingestEvents(c *gin.Context) {
 		return
 	}
 	out := IngestResponse{Items: make([]IngestItem, len(raws))}
-	events, index := decodeItems(raws, s.deps.Now(), out.Items)
+	events, index := decodeItems(s.ingest.Sensitive, raws, s.deps.Now(), out.Items)
 	// Transient per-item failures are retried within the request's time;
 	// a store that cannot take the batch at all is a 503 at once.
 	bo := backoff.New(50*time.Millisecond, time.Second)
@@ -143,11 +145,11 @@ func (s *Server) ingestEvents(c *gin.Context) {
 
 // decodeItems validates each raw event, answering the invalid ones in
 // items; it returns the valid events (with their ids) and their indices.
-func decodeItems(raws [][]byte, now time.Time, items []IngestItem) ([]audit.Event, []int) {
+func decodeItems(policy *audit.SensitivePolicy, raws [][]byte, now time.Time, items []IngestItem) ([]audit.Event, []int) {
 	var events []audit.Event
 	var index []int
 	for i, raw := range raws {
-		e, err := audit.DecodeEvent(raw, now)
+		e, err := policy.Decode(raw, now)
 		if err != nil {
 			items[i] = IngestItem{Index: i, Status: "rejected", Errors: audit.ErrorFields(err)}
 			continue

@@ -108,6 +108,55 @@ func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible 
 		t.Fatalf("%d events stored, want 8 (%v)", st.Total.Value, err)
 	}
 	testIngestIDsPerTenant(t, srv.URL, r, reg, visible)
+	testIngestSensitive(t, srv.URL, r, visible)
+}
+
+// testIngestSensitive: an update of a sensitive type without its state is
+// rejected per item with the reason; a client secret three levels deep is
+// stored masked, its change still visible; a diff that disagrees with
+// before/after is rejected.
+func testIngestSensitive(t *testing.T, url string, r audit.EventReader, visible func()) {
+	const tenant = "0d1e2f3a-4b5c-4d6e-8f7a-8b9c0d1e2f3a"
+	ev := func(id, typ, rest string) string {
+		return `{"id":"evt_audit_` + id + `","timestamp":"2026-11-20T10:00:00.000Z","tenantId":"` + tenant + `",` +
+			`"actor":{"id":"2f1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","email":"a@x.example","role":"admin"},` +
+			`"action":"update","resource":{"type":"` + typ + `","id":"9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d"}` + rest + `}`
+	}
+	nested := func(v string) string {
+		return `{"name":"main","integration":{"crm":{"auth":{"clientSecret":"` + v + `"}}}}`
+	}
+	body := strings.Join([]string{
+		ev("0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a01", "user_role", `,"diff":{"role":{"from":"agent","to":"admin"}}`),
+		ev("0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a02", "ivr", `,"before":`+nested("http-secret-old")+`,"after":`+nested("http-secret-new")),
+		ev("0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a03", "recording_policy", `,"before":{"d":30},"after":{"d":90},"diff":{"d":{"from":30,"to":31}}`),
+	}, "\n")
+	code, out := post(t, url, ingestToken, "application/x-ndjson", []byte(body))
+	var res api.IngestResponse
+	if err := json.Unmarshal(out, &res); err != nil || code != 200 || len(res.Items) != 3 {
+		t.Fatalf("%d %s", code, out)
+	}
+	if it := res.Items[0]; it.Status != "rejected" || len(it.Errors) != 2 || it.Errors[0].Field != "before" || !strings.Contains(it.Errors[0].Message, "user_role must carry the complete state") {
+		t.Fatalf("user_role update without its state: %+v", it)
+	}
+	if it := res.Items[1]; it.Status != "accepted" {
+		t.Fatalf("IVR update with a secret: %+v", it)
+	}
+	if it := res.Items[2]; it.Status != "rejected" || it.Errors[0].Field != "diff" {
+		t.Fatalf("disagreeing diff: %+v", it)
+	}
+	visible()
+	st, err := r.SearchEvents(context.Background(), audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+	if err != nil || len(st.Events) != 1 {
+		t.Fatalf("stored %d events (%v), want 1", len(st.Events), err)
+	}
+	whole, _ := json.Marshal(st.Events[0])
+	if strings.Contains(string(whole), "http-secret") {
+		t.Fatalf("a secret is stored in clear: %s", whole)
+	}
+	c, ok := st.Events[0].Diff["integration.crm.auth.clientSecret"]
+	if !ok || len(st.Events[0].Diff) != 1 || !audit.Masked(c.From) || !audit.Masked(c.To) || bytes.Equal(c.From, c.To) {
+		t.Fatalf("the diff must show the secret as changed, masked, and nothing else: %s", whole)
+	}
 }
 
 // testIngestIDsPerTenant: one id in two tenants stores both events and

@@ -175,7 +175,8 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 	for _, ix := range []struct {
 		name, what string
 		body       json.RawMessage
-	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()}} {
+	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()},
+		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)}} {
 		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)
 		if err != nil {
 			return err

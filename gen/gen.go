@@ -252,7 +252,10 @@ func (g *Generator) details(e *audit.Event, c audit.CatalogEntry) {
 		from, to := []int{30, 90, 180}[g.rng.IntN(3)], []int{30, 90, 365}[g.rng.IntN(3)]
 		e.Before = raw(map[string]any{"enabled": true, "retentionDays": from, "pauseOnPayment": false})
 		e.After = raw(map[string]any{"enabled": true, "retentionDays": to, "pauseOnPayment": true})
-		e.Diff = map[string]audit.Change{"retentionDays": {From: raw(from), To: raw(to)}, "pauseOnPayment": {From: raw(false), To: raw(true)}}
+		e.Diff = map[string]audit.Change{"pauseOnPayment": {From: raw(false), To: raw(true)}}
+		if from != to { // the diff lists what changed, as the service checks
+			e.Diff["retentionDays"] = audit.Change{From: raw(from), To: raw(to)}
+		}
 	case audit.ResourceUserRole:
 		e.Before, e.After = raw(map[string]any{"role": "agent"}), raw(map[string]any{"role": "supervisor"})
 		e.Diff = map[string]audit.Change{"role": {From: raw("agent"), To: raw("supervisor")}}

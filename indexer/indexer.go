@@ -114,6 +114,8 @@ type Deps struct {
 	Logger   *slog.Logger
 	Registry prometheus.Registerer
 	Now      func() time.Time
+	// Sensitive is the sensitive-change policy (nil: the defaults).
+	Sensitive *audit.SensitivePolicy
 }
 
 // Indexer consumes the audit topic with a consumer group and writes the
@@ -459,7 +461,7 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 	now := ix.deps.Now()
 	d := &decoded{batch: batch, events: make([]audit.Event, 0, len(batch)), sources: make([]kafka.Message, 0, len(batch))}
 	for _, m := range batch {
-		e, err := audit.DecodeEvent(m.Value, now)
+		e, err := ix.deps.Sensitive.Decode(m.Value, now)
 		if err != nil {
 			d.dead = append(d.dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
 			continue

@@ -133,6 +133,16 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 		{"2 MB event", audit.ETOOLARGE, "the limit is", mutate(func(m map[string]any) { m["after"] = map[string]any{"blob": strings.Repeat("x", 2<<20)} })},
 		{"type conflict", audit.EINVALID, "crossTenant: must be a boolean", mutate(func(m map[string]any) { m["crossTenant"] = "yes" })},
 		{"mapping rejection", "rejected", "elasticsearch rejected the event", mutate(func(m map[string]any) { m["tenantId"] = conflictTenant })},
+		{"sensitive update without before/after", audit.EINVALID, "before: an update of ivr must carry the complete state", mutate(func(m map[string]any) {
+			m["action"], m["resource"], m["diff"] = "update", map[string]any{"type": "ivr", "id": "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a61"}, map[string]any{}
+			delete(m, "before")
+			delete(m, "after")
+		})},
+		{"diff disagreeing with before/after", audit.EINVALID, `diff: diff disagrees with before and after at "retentionDays"`, mutate(func(m map[string]any) {
+			m["action"], m["resource"] = "update", map[string]any{"type": "recording_policy", "id": "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a62"}
+			m["before"], m["after"] = map[string]any{"retentionDays": 30}, map[string]any{"retentionDays": 90}
+			m["diff"] = map[string]any{"retentionDays": map[string]any{"from": 30, "to": 365}}
+		})},
 	}
 	var msgs []kafka.Message
 	goodCount := 0
@@ -148,7 +158,13 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 			Headers: []kafka.Header{{Key: "producer", Value: []byte("test")}}})
 		goodCount++
 	}
-	msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: good()})
+	// A good IVR update holding a client secret three levels deep.
+	withSecret := mutate(func(m map[string]any) {
+		m["action"], m["resource"], m["diff"] = "update", map[string]any{"type": "ivr", "id": "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a63"}, map[string]any{}
+		m["before"] = map[string]any{"integration": map[string]any{"crm": map[string]any{"auth": map[string]any{"clientSecret": "kafka-secret-old"}}}}
+		m["after"] = map[string]any{"integration": map[string]any{"crm": map[string]any{"auth": map[string]any{"clientSecret": "kafka-secret-new"}}}}
+	})
+	msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: withSecret})
 	goodCount++
 	produce(t, e.brokers, e.topic, msgs)
 	reg := e.start(t, e.config())
@@ -192,6 +208,7 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 		t.Fatalf("conflict counter %v, want 1", v)
 	}
 	stored := e.scan(t, e.store.AllStreamsPattern())
+	checkSecretMasked(t, stored, withSecret)
 	var firstEv audit.Event
 	_ = json.Unmarshal(first, &firstEv)
 	if got, ok := stored[firstEv.ID]; !ok || got.Actor.IP != firstEv.Actor.IP {
@@ -212,4 +229,24 @@ func headers(m kafka.Message) map[string]string {
 		out[h.Key] = string(h.Value)
 	}
 	return out
+}
+
+// checkSecretMasked: the event sent with a client secret is stored with
+// the secret masked everywhere, and its change still visible.
+func checkSecretMasked(t *testing.T, stored map[string]audit.Event, sent []byte) {
+	t.Helper()
+	var ev audit.Event
+	_ = json.Unmarshal(sent, &ev)
+	got, ok := stored[ev.ID]
+	if !ok {
+		t.Fatal("the event with a secret was not stored")
+	}
+	whole, _ := json.Marshal(got)
+	if strings.Contains(string(whole), "kafka-secret") {
+		t.Fatalf("a secret is stored in clear: %s", whole)
+	}
+	c, ok := got.Diff["integration.crm.auth.clientSecret"]
+	if !ok || !audit.Masked(c.From) || !audit.Masked(c.To) || bytes.Equal(c.From, c.To) {
+		t.Fatalf("the secret's change is not visible as changed: %s", whole)
+	}
 }

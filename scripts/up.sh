@@ -11,8 +11,9 @@ if [ ! -f .env ]; then
 		echo "# Written by make up on $(date -u +%FT%TZ): the stack's secrets. Keep this file private."
 		echo "AUDITLOG_JWT_SECRET=$(head -c 32 /dev/urandom | base64 | tr -d '/+=\n')"
 		echo "AUDITLOG_INGEST_TOKEN=$(head -c 32 /dev/urandom | base64 | tr -d '/+=\n')"
+		echo "AUDITLOG_MASK_KEY=$(head -c 48 /dev/urandom | base64 | tr -d '/+=\n')"
 	} >.env
-	echo "[up] wrote random AUDITLOG_JWT_SECRET and AUDITLOG_INGEST_TOKEN into .env"
+	echo "[up] wrote random AUDITLOG_JWT_SECRET, AUDITLOG_INGEST_TOKEN and AUDITLOG_MASK_KEY into .env"
 fi
 AUDITLOG_VERSION=${AUDITLOG_VERSION:-$(git describe --always --dirty 2>/dev/null || echo dev)}
 export AUDITLOG_VERSION

@@ -99,8 +99,12 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	policy, err := m.sensitivePolicy(ctx, store)
+	if err != nil {
+		return err
+	}
 	deps := api.Deps{Logger: m.Logger, Registry: m.Registry, Read: read, Ready: []api.ReadinessCheck{opened.ready},
-		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier}}
+		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier, Sensitive: policy}}
 	if opened.retention != nil {
 		m.background(ctx, "retention", opened.retention)
 	}
@@ -117,7 +121,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		}
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
-		ix := m.consume(ctx, brokers, store)
+		ix := m.consume(ctx, brokers, store, policy)
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
@@ -167,8 +171,8 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 // consume runs, in the background, a Kafka consumer into the store of
 // serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
 // from Kafka too. It retries while Kafka is down and stops on Close.
-func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter) *indexer.Indexer {
-	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry})
+func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *audit.SensitivePolicy) *indexer.Indexer {
+	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry, Sensitive: policy})
 	m.background(ctx, "consumer", func(bg context.Context) {
 		if ix.Setup(bg) != nil {
 			return
@@ -294,7 +298,11 @@ func (m *Main) runIndex(ctx context.Context) error {
 			}()
 			defer wg.Wait()
 		}
-		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry})
+		policy, err := m.indexPolicy(bg, store)
+		if err != nil {
+			return // bg ended: shutting down
+		}
+		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry, Sensitive: policy})
 		if ix.Setup(bg) != nil {
 			return
 		}

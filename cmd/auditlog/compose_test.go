@@ -40,7 +40,7 @@ func TestComposeStack(t *testing.T) {
 	if _, err := renderCompose(t, map[string]string{}); err == nil || !strings.Contains(err.Error(), "AUDITLOG_JWT_SECRET") {
 		t.Fatalf("without secrets the stack must refuse to render, naming the variable: %v", err)
 	}
-	p, err := renderCompose(t, map[string]string{"AUDITLOG_JWT_SECRET": "s", "AUDITLOG_INGEST_TOKEN": "i", "AUDITLOG_VERSION": "v1.2.3"})
+	p, err := renderCompose(t, map[string]string{"AUDITLOG_JWT_SECRET": "s", "AUDITLOG_INGEST_TOKEN": "i", "AUDITLOG_VERSION": "v1.2.3", "AUDITLOG_MASK_KEY": "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +92,9 @@ func TestComposeStack(t *testing.T) {
 		}
 	}
 	serve := svc("serve")
+	if envOf(serve, "AUDITLOG_MASK_KEY") != "m" || envOf(svc("index"), "AUDITLOG_MASK_KEY") != "m" {
+		t.Errorf("serve and index must mask with the same key: %q %q", envOf(serve, "AUDITLOG_MASK_KEY"), envOf(svc("index"), "AUDITLOG_MASK_KEY"))
+	}
 	if envOf(serve, "AUDITLOG_JWT_SECRET") != "s" || envOf(serve, "AUDITLOG_INGEST_TOKEN") != "i" {
 		t.Errorf("serve secrets: %q %q", envOf(serve, "AUDITLOG_JWT_SECRET"), envOf(serve, "AUDITLOG_INGEST_TOKEN"))
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
 )
 
 // Config is the whole resolved configuration. It is read once, here, from
@@ -46,9 +47,18 @@ type Config struct {
 	DefaultPlan    string
 	DevTokenTenant string
 
-	ES     ESConfig
-	Kafka  KafkaConfig
-	Export ExportConfig
+	ES        ESConfig
+	Kafka     KafkaConfig
+	Export    ExportConfig
+	Sensitive SensitiveConfig
+}
+
+// SensitiveConfig is the sensitive-changes section (both entry points
+// apply it: HTTP ingest and the Kafka indexer).
+type SensitiveConfig struct {
+	Types        string
+	SecretFields string
+	MaskKey      string
 }
 
 // ExportConfig is the export section: jobs, where files go, and e-mail.
@@ -280,6 +290,16 @@ func (b *binder) kafka(c *Config) {
 		"with messages waiting, how long without a committed offset before /readyz reports the consumer as not making progress")
 }
 
+func (b *binder) sensitive(c *Config) {
+	s := &c.Sensitive
+	b.str(&s.Types, "sensitive-types", "AUDITLOG_SENSITIVE_TYPES", strings.Join(audit.DefaultSensitiveTypes, ","),
+		"resource types whose update events must carry before and after, comma-separated (- for none)")
+	b.str(&s.SecretFields, "secret-fields", "AUDITLOG_SECRET_FIELDS", strings.Join(audit.DefaultSecretFields, ","),
+		"field names (any depth, any case) whose values are masked before storage, comma-separated")
+	b.secret(&s.MaskKey, "mask-key", "AUDITLOG_MASK_KEY",
+		"key (at least 32 bytes) of the hash that masks secret values (default: a key generated once and kept in the store)")
+}
+
 func (b *binder) lifecycle(c *Config) {
 	b.duration(&c.Retention.Interval, "lifecycle-interval", "AUDITLOG_LIFECYCLE_INTERVAL", time.Hour,
 		"interval of the retention pass: the lifecycle worker of index (only where the cluster has no ILM), the purge of the embedded store")
@@ -381,6 +401,7 @@ func (c *Config) validate(needStore bool) error {
 	if k := c.Kafka; k.HeartbeatInterval*3 > k.SessionTimeout {
 		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=%s: want at most a third of AUDITLOG_KAFKA_SESSION_TIMEOUT", k.HeartbeatInterval))
 	}
+	errs = append(errs, c.Sensitive.check()...)
 	for _, p := range splitList(c.TrustedProxies) {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			if _, err := netip.ParseAddr(p); err != nil {

@@ -138,6 +138,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.elasticsearch(c)
 		b.kafka(c)
 		b.lifecycle(c)
+		b.sensitive(c)
 		b.export(c)
 	case "index":
 		b.common(c, "127.0.0.1:8081")
@@ -145,6 +146,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.elasticsearch(c)
 		b.kafka(c)
 		b.lifecycle(c)
+		b.sensitive(c)
 	}
 }
 

@@ -107,6 +107,9 @@ func TestConfigErrors(t *testing.T) {
 		"short session":       {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_KAFKA_SESSION_TIMEOUT": "1s"}, "AUDITLOG_KAFKA_SESSION_TIMEOUT=1s: want 6s"},
 		"slow heartbeat":      {"serve", map[string]string{"AUDITLOG_KAFKA_HEARTBEAT_INTERVAL": "3s"}, "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=3s: want at most a third"},
 		"flag out of range":   {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=0s"},
+		"bad sensitive type":  {"serve", map[string]string{"AUDITLOG_SENSITIVE_TYPES": "ivr,User Role"}, `AUDITLOG_SENSITIVE_TYPES: "User Role"`},
+		"no secret fields":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_SECRET_FIELDS": " , "}, "AUDITLOG_SECRET_FIELDS must name"},
+		"short mask key":      {"serve", map[string]string{"AUDITLOG_MASK_KEY": "short"}, "AUDITLOG_MASK_KEY is 5 bytes: want at least 32"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var args []string

@@ -21,6 +21,7 @@ type eventStore interface {
 	audit.EventWriter
 	audit.EventScanner
 	audit.ExportJobStore
+	audit.KeyStore
 }
 
 // openedStore is what openStore built.

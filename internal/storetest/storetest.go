@@ -31,6 +31,8 @@ type Backend struct {
 	// Scanner reads exports; Jobs keeps export jobs.
 	Scanner audit.EventScanner
 	Jobs    audit.ExportJobStore
+	// Keys keeps generated deployment keys.
+	Keys audit.KeyStore
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.
@@ -45,6 +47,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
 	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
 	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })
+	t.Run("Keys", func(t *testing.T) { testKeys(t, newBackend(t)) })
 }
 
 // Dataset is two tenants' generated events.

@@ -1,0 +1,147 @@
+package audit_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func sensitiveEvent(action audit.Action, typ, before, after string) audit.Event {
+	e := audit.Event{TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Action: action, Resource: audit.Resource{Type: typ, ID: "x1"}}
+	if before != "" {
+		e.Before = json.RawMessage(before)
+	}
+	if after != "" {
+		e.After = json.RawMessage(after)
+	}
+	return e
+}
+
+func policyFields(t *testing.T, err error) []string {
+	t.Helper()
+	var ae *audit.Error
+	if !errors.As(err, &ae) || ae.Code != audit.EINVALID {
+		t.Fatalf("want an EINVALID error, got %v", err)
+	}
+	var out []string
+	for _, f := range ae.Fields {
+		out = append(out, f.Field+": "+f.Message)
+	}
+	return out
+}
+
+func TestSensitiveUpdatesCarryTheirState(t *testing.T) {
+	p := &audit.SensitivePolicy{Key: []byte("k")}
+	for _, typ := range []string{"ivr", "recording_policy", "user_role"} {
+		e := sensitiveEvent(audit.ActionUpdate, typ, "", `{"a":1}`)
+		got := policyFields(t, p.Apply(&e))
+		if len(got) != 1 || !strings.HasPrefix(got[0], "before: an update of "+typ) {
+			t.Fatalf("%s without before: %v", typ, got)
+		}
+		e = sensitiveEvent(audit.ActionUpdate, typ, "", "")
+		if got := policyFields(t, p.Apply(&e)); len(got) != 2 {
+			t.Fatalf("%s without either: %v", typ, got)
+		}
+	}
+	for _, e := range []audit.Event{
+		sensitiveEvent(audit.ActionCreate, "ivr", "", ""),
+		sensitiveEvent(audit.ActionUpdate, "queue", "", ""),
+	} {
+		if err := p.Apply(&e); err != nil {
+			t.Fatalf("%s %s: %v", e.Action, e.Resource.Type, err)
+		}
+	}
+	custom := &audit.SensitivePolicy{Types: []string{"queue"}}
+	e := sensitiveEvent(audit.ActionUpdate, "queue", "", "")
+	if err := custom.Apply(&e); err == nil {
+		t.Fatal("a configured sensitive type was not enforced")
+	}
+	e = sensitiveEvent(audit.ActionUpdate, "ivr", "", "")
+	if err := custom.Apply(&e); err != nil {
+		t.Fatalf("the configured set replaces the defaults: %v", err)
+	}
+}
+
+func TestDiffFilledAndChecked(t *testing.T) {
+	p := &audit.SensitivePolicy{Key: []byte("k")}
+	e := sensitiveEvent(audit.ActionUpdate, "recording_policy", `{"retentionDays":30,"rules":[{"id":"r1","on":true}]}`, `{"retentionDays":90,"rules":[{"id":"r1","on":false}]}`)
+	if err := p.Apply(&e); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Diff) != 2 || string(e.Diff["retentionDays"].To) != "90" || string(e.Diff["rules[r1].on"].From) != "true" {
+		t.Fatalf("diff not filled from before/after: %v", e.Diff)
+	}
+	sent := sensitiveEvent(audit.ActionUpdate, "recording_policy", `{"d":30}`, `{"d":90}`)
+	sent.Diff = map[string]audit.Change{"d": {From: json.RawMessage(`30.0`), To: json.RawMessage(`90`)}}
+	if err := p.Apply(&sent); err != nil {
+		t.Fatalf("an agreeing diff was refused: %v", err)
+	}
+	for name, diff := range map[string]map[string]audit.Change{
+		"wrong value":  {"d": {From: json.RawMessage(`30`), To: json.RawMessage(`91`)}},
+		"missing path": {"x": {From: json.RawMessage(`null`), To: json.RawMessage(`1`)}},
+		"extra path":   {"d": {From: json.RawMessage(`30`), To: json.RawMessage(`90`)}, "e": {From: json.RawMessage(`1`), To: json.RawMessage(`2`)}},
+	} {
+		bad := sensitiveEvent(audit.ActionUpdate, "recording_policy", `{"d":30}`, `{"d":90}`)
+		bad.Diff = diff
+		got := policyFields(t, p.Apply(&bad))
+		if len(got) != 1 || !strings.HasPrefix(got[0], "diff: diff disagrees with before and after at") {
+			t.Fatalf("%s: %v", name, got)
+		}
+	}
+}
+
+func TestSecretsAreNeverStoredInClear(t *testing.T) {
+	p := &audit.SensitivePolicy{Key: []byte("deployment key")}
+	before := `{"name":"main","integration":{"crm":{"auth":{"ClientSecret":"s3cr3t-old","user":"bot"}}},"password":"hunter2"}`
+	after := `{"name":"main","integration":{"crm":{"auth":{"ClientSecret":"s3cr3t-new","user":"bot"}}},"password":"hunter2"}`
+	e := sensitiveEvent(audit.ActionUpdate, "ivr", before, after)
+	if err := p.Apply(&e); err != nil {
+		t.Fatal(err)
+	}
+	whole, _ := json.Marshal(e)
+	for _, secret := range []string{"s3cr3t-old", "s3cr3t-new", "hunter2"} {
+		if strings.Contains(string(whole), secret) {
+			t.Fatalf("%q stored in clear: %s", secret, whole)
+		}
+	}
+	c, ok := e.Diff["integration.crm.auth.ClientSecret"]
+	if !ok || len(e.Diff) != 1 {
+		t.Fatalf("the secret's change is not visible as one changed path: %v", keys(e.Diff))
+	}
+	if !audit.Masked(c.From) || !audit.Masked(c.To) || string(c.From) == string(c.To) {
+		t.Fatalf("want two different markers, got %s → %s", c.From, c.To)
+	}
+	// Deterministic per key and tenant: a redelivery masks to the same
+	// bytes; another key gives other markers.
+	again := sensitiveEvent(audit.ActionUpdate, "ivr", before, after)
+	_ = p.Apply(&again)
+	if string(again.Before) != string(e.Before) {
+		t.Fatal("masking is not deterministic")
+	}
+	other := sensitiveEvent(audit.ActionUpdate, "ivr", before, after)
+	_ = (&audit.SensitivePolicy{Key: []byte("another key")}).Apply(&other)
+	if string(other.Before) == string(e.Before) {
+		t.Fatal("the key does not key the markers")
+	}
+	// Masking a masked event changes nothing (a stored event re-checked).
+	twice := e
+	if err := p.Apply(&twice); err != nil || string(twice.Before) != string(e.Before) {
+		t.Fatalf("masking twice changed the event: %v", err)
+	}
+	// A producer's diff naming the secret in clear is masked too.
+	sent := sensitiveEvent(audit.ActionUpdate, "queue", "", "")
+	sent.Diff = map[string]audit.Change{"webhook.apiKey": {From: json.RawMessage(`"k-old"`), To: json.RawMessage(`"k-new"`)},
+		"config": {From: json.RawMessage(`{"token":"t-old"}`), To: json.RawMessage(`{"token":"t-new"}`)}}
+	if err := p.Apply(&sent); err != nil {
+		t.Fatal(err)
+	}
+	whole, _ = json.Marshal(sent)
+	for _, secret := range []string{"k-old", "k-new", "t-old", "t-new"} {
+		if strings.Contains(string(whole), secret) {
+			t.Fatalf("%q stored in clear: %s", secret, whole)
+		}
+	}
+}
