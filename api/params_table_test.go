@@ -49,6 +49,8 @@ func TestOpenAPIParametersAreTheParsersTables(t *testing.T) {
 		{"/api/audit-logs/stats", "get", union(filterParams, statsParams)},
 		{"/api/audit-logs/exports", "post", union(filterParams, sortParams, exportParams)},
 		{"/api/audit-logs/export.csv", "get", union(filterParams, sortParams, exportParams)},
+		{"/api/resources/{type}/{id}/history", "get", union(historyParams)},
+		{"/api/resources/{type}/{id}/compare", "get", union(compareParams)},
 	} {
 		op, ok := doc.Paths[tc.path][tc.method]
 		if !ok {

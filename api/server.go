@@ -131,6 +131,9 @@ func NewServer(cfg Config, deps Deps) *Server {
 			g.GET("/exports/:id/file", s.exportFile)
 		}
 		g.GET("/:id", s.timeout, s.getEvent)
+		r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.limit)
+		r.GET("/history", s.timeout, s.history)
+		r.GET("/compare", s.timeout, s.compare)
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)

@@ -113,6 +113,7 @@ func TestREADME(t *testing.T) {
 		`"field":"pageSize"`, `"field":"action"`, // the 400 names both
 		"id,timestamp,tenantId,actor.id", // the CSV header
 		`"state":"done"`, ".eml",
+		`"changedFields":["greeting","menu","version"]`, // the IVR's history
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's commands did not print %s", want)

@@ -17,6 +17,7 @@ var sections = []struct {
 	{"Store", []string{"AUDITLOG_STORE", "AUDITLOG_DATA_", "AUDITLOG_SEED", "AUDITLOG_DEFAULT_PLAN", "AUDITLOG_LIFECYCLE_"}},
 	{"Elasticsearch", []string{"AUDITLOG_ES_"}},
 	{"Kafka", []string{"AUDITLOG_KAFKA_", "AUDITLOG_BATCH_"}},
+	{"Sensitive changes", []string{"AUDITLOG_SENSITIVE_", "AUDITLOG_SECRET_", "AUDITLOG_MASK_"}},
 	{"Export", []string{"AUDITLOG_EXPORT_", "AUDITLOG_PUBLIC_URL"}},
 	{"S3", []string{"AUDITLOG_S3_"}},
 	{"SMTP", []string{"AUDITLOG_SMTP_"}},

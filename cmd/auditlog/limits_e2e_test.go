@@ -98,7 +98,10 @@ func worstCases(t *testing.T, bin string, vars []string) {
 		batch := make([]audit.Event, 50)
 		for i := range batch {
 			e := g.Next()
-			e.ID, e.Timestamp, e.After = "", audit.NewTimestamp(time.Now().Add(-time.Duration(b*50+i+1)*time.Second)), bigState
+			// A creation carrying its state only: an update's before,
+			// after and diff must agree (Sensitive changes).
+			e.ID, e.Timestamp, e.Action = "", audit.NewTimestamp(time.Now().Add(-time.Duration(b*50+i+1)*time.Second)), audit.ActionCreate
+			e.Before, e.After, e.Diff = nil, bigState, nil
 			batch[i] = e
 		}
 		body, _ := json.Marshal(batch)
