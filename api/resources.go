@@ -37,13 +37,14 @@ func resourcePath(c *gin.Context) (string, string, error) {
 func parseHistoryQuery(v url.Values, f audit.Filter, cursors *audit.CursorCodec) (audit.Query, error) {
 	p := &queryParser{v: v}
 	p.unknown(historyParams)
-	q := audit.Query{Filter: f, Sort: audit.DefaultSort, Page: 1}
+	// A history page shows no total: the store counts nothing.
+	q := audit.Query{Filter: f, Sort: audit.DefaultSort, Page: 1, NoTotal: true}
 	q.PageSize = p.int("pageSize", audit.DefaultPageSize, 1, audit.MaxPageSize)
 	if c := p.single("cursor"); c != "" {
 		if cur, err := cursors.Decode(c, f, q.Sort); err != nil {
 			p.errs = append(p.errs, audit.ErrorFields(err)...)
 		} else {
-			q.After, q.Counted = &cur.After, cur.Total
+			q.After = &cur.After
 		}
 	}
 	return q, p.err()

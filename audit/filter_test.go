@@ -53,3 +53,12 @@ func TestCursorsBindTheNormalisedFilter(t *testing.T) {
 		t.Fatalf("another filter accepted the cursor: %v", err)
 	}
 }
+
+func TestNoTotalIsKnownWithoutCounting(t *testing.T) {
+	if tot, known := (Query{NoTotal: true}).KnownTotal(); !known || tot != (Total{}) {
+		t.Fatalf("NoTotal: %v %v", tot, known)
+	}
+	if _, known := (Query{}).KnownTotal(); known {
+		t.Fatal("a first page without NoTotal must be counted")
+	}
+}

@@ -116,12 +116,18 @@ type Query struct {
 	// not count again (unless ExactTotal), which lets a deep page skip
 	// straight to its position.
 	Counted *Total
+	// NoTotal says the caller shows no total (a resource's history): the
+	// store does not count, and answers a zero total.
+	NoTotal bool
 }
 
 // KnownTotal returns the total a cursor page answers without counting:
 // Counted, when the query has a position and does not ask for an exact
-// count.
+// count; nothing with NoTotal.
 func (q Query) KnownTotal() (Total, bool) {
+	if q.NoTotal {
+		return Total{}, true
+	}
 	if q.After == nil || q.Counted == nil || q.ExactTotal {
 		return Total{}, false
 	}

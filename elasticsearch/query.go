@@ -89,12 +89,13 @@ func SearchBody(q audit.Query, from, size int) map[string]any {
 		tth = true
 	}
 	if _, known := q.KnownTotal(); known {
-		// The total came with the cursor: nothing to count. On the
+		// The total came with the cursor (or none is shown): nothing to
+		// count. On the
 		// timestamp (the primary index sort), a range bounded by the
 		// cursor lets Elasticsearch seek straight to the position instead
 		// of stepping over every earlier event.
 		tth = false
-		if q.Sort.Field == audit.SortTimestamp {
+		if q.Sort.Field == audit.SortTimestamp && q.After != nil {
 			bound := "gte"
 			if q.Sort.Desc {
 				bound = "lte"
@@ -148,8 +149,9 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		if from, err = q.Window(); err != nil {
 			return audit.Result{}, err
 		}
-	} else {
-		size++ // one more tells whether another page follows
+	}
+	if q.After != nil || q.NoTotal {
+		size++ // no count to go by: one more tells whether another page follows
 	}
 	out, err := s.searchPage(ctx, q.Filter.TenantID, SearchBody(q, from, size))
 	if err != nil {
@@ -160,7 +162,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		res.Total = t
 	}
 	hits := out.Sources
-	if q.After != nil {
+	if q.After != nil || q.NoTotal {
 		res.HasMore = len(hits) > q.PageSize
 		if res.HasMore {
 			hits = hits[:q.PageSize]

@@ -128,6 +128,9 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		if from, err = q.Window(); err != nil {
 			return audit.Result{}, err
 		}
+		if q.NoTotal {
+			size++ // no count: one more tells whether another page follows
+		}
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
 		append(pageArgs, size, from)...)
@@ -171,7 +174,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			res.Total = audit.Total{Value: audit.MaxWindow, Relation: audit.TotalAtLeast}
 		}
 	}
-	if q.After != nil {
+	if q.After != nil || q.NoTotal {
 		res.HasMore = len(res.Events) > q.PageSize
 		if res.HasMore {
 			res.Events = res.Events[:q.PageSize]

@@ -92,7 +92,7 @@ func benchSQLite(ctx context.Context, e *env) ([]result, error) {
 	}
 	loaded := time.Since(t0)
 	log.Printf("  loaded %d events into SQLite in %s", qn, loaded.Round(time.Second))
-	qs, err := measureQueries(ctx, e, "SQLite", s, s, qg.Tenants()[0].ID, qn, loaded, 50, nil)
+	qs, err := measureQueries(ctx, e, "SQLite", s, s, qg.Tenants()[0].ID, qn, loaded, 50, nil, nil)
 	if err != nil {
 		return nil, err
 	}
