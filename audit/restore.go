@@ -1,0 +1,218 @@
+package audit
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// The versions of an event a restore can put back.
+const (
+	RestoreBefore = "before"
+	RestoreAfter  = "after"
+)
+
+// RestoreRequest is what the audit log asks the service that owns a
+// resource to apply: put State back, provided the resource is still in
+// ExpectedState (optimistic concurrency). The audit log owns no
+// configuration; it only asks, records that it asked, and follows the
+// outcome (shared/DESIGN.md, restore).
+type RestoreRequest struct {
+	RequestID string   `json:"requestId"`
+	TenantID  string   `json:"tenantId"`
+	Resource  Resource `json:"resource"`
+	// SourceEventID and Version name the state restored: the event's
+	// before or after.
+	SourceEventID string `json:"sourceEventId"`
+	Version       string `json:"version"`
+	// Fields, when set, restricts the restore to these paths (a per-field
+	// undo): State is then the current state with only them put back.
+	Fields []string        `json:"fields,omitempty"`
+	State  json.RawMessage `json:"state"`
+	// ExpectedState is the state after the resource's latest event,
+	// ExpectedEventID that event: the owner refuses a resource that has
+	// changed since.
+	ExpectedState   json.RawMessage `json:"expectedState"`
+	ExpectedEventID string          `json:"expectedEventId"`
+	// OmittedFields are the paths left out because their values are
+	// masked secrets: a restore never writes a masked value back.
+	OmittedFields []string  `json:"omittedFields"`
+	RequestedBy   Actor     `json:"requestedBy"`
+	Reason        string    `json:"reason,omitempty"`
+	CreatedAt     Timestamp `json:"createdAt"`
+}
+
+// RestoreAsk is a user's restore of one event's state.
+type RestoreAsk struct {
+	Source *Event
+	// Latest is the resource's newest version now; LatestSeen the id of
+	// the newest one the user saw. They differ when the resource changed
+	// meanwhile: ECONFLICT unless Force.
+	Latest     *Event
+	LatestSeen string
+	Force      bool
+	Version    string
+	Fields     []string
+	By         Principal
+	Reason     string
+}
+
+// CheckRestoreRole: only an admin restores; an operator-team member
+// (superadmin) only with a declared reason. Errors: EFORBIDDEN.
+func CheckRestoreRole(p Principal, reason string) error {
+	switch {
+	case p.Role == RoleAdmin:
+		return nil
+	case p.Role == RoleSuperadmin && strings.TrimSpace(reason+p.Reason) != "":
+		return nil
+	case p.Role == RoleSuperadmin:
+		return Errorf(EFORBIDDEN, "an operator-team restore must declare its reason")
+	}
+	return Errorf(EFORBIDDEN, "only an admin may restore a previous state")
+}
+
+// PlanRestore checks an ask and builds the request to send (without its
+// id, actor and time, which the caller sets). Errors: EFORBIDDEN (role),
+// EINVALID naming version, fields or latestSeen, ECONFLICT when the
+// resource changed after the version the user saw.
+func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
+	if err := CheckRestoreRole(a.By, a.Reason); err != nil {
+		return RestoreRequest{}, err
+	}
+	var fe fieldErrors
+	add := func(field, msg string) { fe = append(fe, FieldError{Field: field, Message: msg}) }
+	if a.Version == "" {
+		a.Version = RestoreBefore
+	}
+	var raw json.RawMessage
+	switch a.Version {
+	case RestoreBefore:
+		raw = a.Source.Before
+	case RestoreAfter:
+		raw = a.Source.After
+	default:
+		add("version", "must be before or after")
+	}
+	if len(fe) == 0 && (len(raw) == 0 || isNull(raw)) {
+		add("version", "event "+a.Source.ID+" carries no "+a.Version+" state to restore")
+	}
+	if a.LatestSeen == "" && !a.Force {
+		add("latestSeen", "is required: the id of the newest version you saw (or force)")
+	}
+	if len(fe) > 0 {
+		return RestoreRequest{}, fe.err("invalid restore")
+	}
+	if a.Latest.ID != a.LatestSeen && !a.Force {
+		return RestoreRequest{}, Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s", a.Latest.ID)
+	}
+	expected, err := State(a.Latest)
+	if err != nil {
+		expected = nil // a diff-only latest version: the owner checks by event id alone
+	}
+	req := RestoreRequest{TenantID: a.Source.TenantID, Resource: a.Source.Resource, SourceEventID: a.Source.ID, Version: a.Version,
+		Fields: a.Fields, ExpectedState: expected, ExpectedEventID: a.Latest.ID, Reason: strings.TrimSpace(a.Reason)}
+	req.State, req.OmittedFields, err = restoredState(raw, expected, a.Fields)
+	if err != nil {
+		return RestoreRequest{}, err
+	}
+	return req, nil
+}
+
+// restoredState is the state to put back: the whole source state, or,
+// with fields, the current state with those paths taken from the source
+// (removed where the source lacks them). Masked secrets are left out
+// either way, and their paths returned.
+func restoredState(source, current json.RawMessage, fields []string) (json.RawMessage, []string, error) {
+	src, err := decodeValue(source)
+	if err != nil {
+		return nil, nil, Errorf(EINVALID, "the stored state does not decode: %v", err)
+	}
+	omitted := []string{}
+	if len(fields) == 0 {
+		out, _ := json.Marshal(stripMasked(src, "", &omitted))
+		sort.Strings(omitted)
+		return out, omitted, nil
+	}
+	var cur any = map[string]any{}
+	if len(current) > 0 {
+		if cur, err = decodeValue(current); err != nil {
+			return nil, nil, Errorf(EINVALID, "the current state does not decode: %v", err)
+		}
+	}
+	var fe fieldErrors
+	for _, f := range fields {
+		steps, err := parsePath(f)
+		if err != nil {
+			fe = append(fe, FieldError{Field: "fields", Message: ErrorMessage(err)})
+			continue
+		}
+		val, ok := lookup(src, steps)
+		if ok && containsMasked(val) {
+			omitted = append(omitted, f)
+			continue
+		}
+		if cur, err = assign(cur, steps, val, ok); err != nil {
+			fe = append(fe, FieldError{Field: "fields", Message: f + ": " + err.Error()})
+		}
+	}
+	if len(fe) > 0 {
+		return nil, nil, fe.err("invalid restore")
+	}
+	out, _ := json.Marshal(cur)
+	sort.Strings(omitted)
+	return out, omitted, nil
+}
+
+// stripMasked removes every masked value from v, recording its path.
+func stripMasked(v any, path string, omitted *[]string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			if s, ok := x.(string); ok && strings.HasPrefix(s, MaskPrefix) {
+				*omitted = append(*omitted, p)
+				delete(t, k)
+				continue
+			}
+			t[k] = stripMasked(x, p, omitted)
+		}
+	case []any:
+		for i, x := range t {
+			p := path + "[" + itemKey(x, i) + "]"
+			t[i] = stripMasked(x, p, omitted)
+		}
+	}
+	return v
+}
+
+// itemKey names an array element in a path: its id, or its index.
+func itemKey(x any, i int) string {
+	if o, ok := x.(map[string]any); ok {
+		switch id := o["id"].(type) {
+		case string:
+			return id
+		case json.Number:
+			return id.String()
+		}
+	}
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+func containsMasked(v any) bool {
+	var found []string
+	stripMasked(deepCopy(v), "", &found)
+	if s, ok := v.(string); ok && strings.HasPrefix(s, MaskPrefix) {
+		return true
+	}
+	return len(found) > 0
+}
+
+func deepCopy(v any) any {
+	b, _ := json.Marshal(v)
+	c, _ := decodeValue(b)
+	return c
+}
