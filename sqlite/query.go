@@ -159,20 +159,8 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	if err := rows.Err(); err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 	}
-	if t, ok := q.KnownTotal(); ok {
-		// A cursor page answers the total its walk's first page counted.
-		res.Total = t
-	} else {
-		// Count like Elasticsearch does with track_total_hits 10000: exact
-		// up to the window, a lower bound past it.
-		var n int64
-		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
-			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
-		}
-		res.Total = audit.Total{Value: n, Relation: audit.TotalExact}
-		if n > audit.MaxWindow {
-			res.Total = audit.Total{Value: audit.MaxWindow, Relation: audit.TotalAtLeast}
-		}
+	if res.Total, err = s.total(ctx, q, cond, args); err != nil {
+		return audit.Result{}, err
 	}
 	if q.After != nil || q.NoTotal {
 		res.HasMore = len(res.Events) > q.PageSize
@@ -188,6 +176,23 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		res.Next = &p
 	}
 	return res, nil
+}
+
+// total is a page's total: the one its cursor carries (or none asked),
+// else a count like Elasticsearch's with track_total_hits 10000, exact up
+// to the window and a lower bound past it.
+func (s *Store) total(ctx context.Context, q audit.Query, cond string, args []any) (audit.Total, error) {
+	if t, ok := q.KnownTotal(); ok {
+		return t, nil
+	}
+	var n int64
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
+		return audit.Total{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
+	}
+	if n > audit.MaxWindow {
+		return audit.Total{Value: audit.MaxWindow, Relation: audit.TotalAtLeast}, nil
+	}
+	return audit.Total{Value: n, Relation: audit.TotalExact}, nil
 }
 
 // GetEvent implements audit.EventReader.
