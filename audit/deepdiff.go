@@ -101,7 +101,8 @@ func byID(arr []any) (map[string]any, bool) {
 	return m, true
 }
 
-func unionKeys(a, b map[string]any) []string {
+// unionKeys returns the keys of a and b, sorted, each once.
+func unionKeys[V any](a, b map[string]V) []string {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -123,16 +124,7 @@ func rawOf(v any) json.RawMessage {
 // sameDiff compares a sent diff with the computed one, values by their
 // JSON meaning; it returns the first path (sorted) where they differ.
 func sameDiff(sent, want map[string]Change) (string, bool) {
-	keys := make([]string, 0, len(sent)+len(want))
-	for k := range sent {
-		keys = append(keys, k)
-	}
-	for k := range want {
-		if _, ok := sent[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	keys := unionKeys(sent, want)
 	for _, k := range keys {
 		s, ok1 := sent[k]
 		w, ok2 := want[k]
