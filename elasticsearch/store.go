@@ -176,7 +176,8 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		name, what string
 		body       json.RawMessage
 	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()},
-		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)}} {
+		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
+		{s.RestoresIndex(), "the restores index", mappings.Restores()}} {
 		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)
 		if err != nil {
 			return err

@@ -36,3 +36,10 @@ func Tenants() json.RawMessage { return json.RawMessage(tenants) }
 // fields jobs are looked up by are indexed ("dynamic": false): the rest of
 // a job is kept in _source.
 func ExportJobs() json.RawMessage { return json.RawMessage(exportJobs) }
+
+//go:embed restores.json
+var restores []byte
+
+// Restores returns the create-index body of the restore requests: the
+// fields they are looked up by are indexed, the rest kept in _source.
+func Restores() json.RawMessage { return json.RawMessage(restores) }

@@ -33,6 +33,8 @@ type Backend struct {
 	Jobs    audit.ExportJobStore
 	// Keys keeps generated deployment keys.
 	Keys audit.KeyStore
+	// Restores keeps restore requests.
+	Restores audit.RestoreStore
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.
@@ -48,6 +50,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
 	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, newBackend(t)) })
+	t.Run("Restores", func(t *testing.T) { testRestores(t, newBackend(t)) })
 }
 
 // Dataset is two tenants' generated events.
