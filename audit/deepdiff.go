@@ -80,25 +80,33 @@ func diffByID(out map[string]Change, path string, a, b map[string]any) {
 func byID(arr []any) (map[string]any, bool) {
 	m := make(map[string]any, len(arr))
 	for _, x := range arr {
-		o, ok := x.(map[string]any)
+		id, ok := objectID(x)
 		if !ok {
-			return nil, false
-		}
-		var id string
-		switch v := o["id"].(type) {
-		case string:
-			id = v
-		case json.Number:
-			id = v.String()
-		default:
 			return nil, false
 		}
 		if _, dup := m[id]; dup {
 			return nil, false
 		}
-		m[id] = o
+		m[id] = x
 	}
 	return m, true
+}
+
+// objectID is the "id" of an array element that is an object with a
+// string or number id: the key that matches elements across versions, in
+// diffs ("rules[r2]") and in restored paths.
+func objectID(x any) (string, bool) {
+	o, ok := x.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	switch v := o["id"].(type) {
+	case string:
+		return v, true
+	case json.Number:
+		return v.String(), true
+	}
+	return "", false
 }
 
 // unionKeys returns the keys of a and b, sorted, each once.

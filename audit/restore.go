@@ -3,6 +3,7 @@ package audit
 import (
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -190,29 +191,30 @@ func stripMasked(v any, path string, omitted *[]string) any {
 
 // itemKey names an array element in a path: its id, or its index.
 func itemKey(x any, i int) string {
-	if o, ok := x.(map[string]any); ok {
-		switch id := o["id"].(type) {
-		case string:
-			return id
-		case json.Number:
-			return id.String()
+	if id, ok := objectID(x); ok {
+		return id
+	}
+	return strconv.Itoa(i)
+}
+
+// containsMasked reports whether v is, or holds at any depth, a masked
+// value.
+func containsMasked(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.HasPrefix(t, MaskPrefix)
+	case map[string]any:
+		for _, x := range t {
+			if containsMasked(x) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if containsMasked(x) {
+				return true
+			}
 		}
 	}
-	b, _ := json.Marshal(i)
-	return string(b)
-}
-
-func containsMasked(v any) bool {
-	var found []string
-	stripMasked(deepCopy(v), "", &found)
-	if s, ok := v.(string); ok && strings.HasPrefix(s, MaskPrefix) {
-		return true
-	}
-	return len(found) > 0
-}
-
-func deepCopy(v any) any {
-	b, _ := json.Marshal(v)
-	c, _ := decodeValue(b)
-	return c
+	return false
 }

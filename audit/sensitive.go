@@ -130,6 +130,17 @@ func (p *SensitivePolicy) secretPath(path string) bool {
 
 // maskRaw replaces every secret field's value inside a JSON value.
 func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
+	return rewriteRaw(raw, func(v any) any { return p.mask(tenant, v) })
+}
+
+// markRaw masks a whole value (the value of a secret field).
+func (p *SensitivePolicy) markRaw(tenant string, raw json.RawMessage) json.RawMessage {
+	return rewriteRaw(raw, func(v any) any { return p.marker(tenant, v) })
+}
+
+// rewriteRaw applies f to a decoded JSON value and encodes the result;
+// absent and null stay as they are.
+func rewriteRaw(raw json.RawMessage, f func(any) any) json.RawMessage {
 	if len(raw) == 0 || isNull(raw) {
 		return raw
 	}
@@ -137,7 +148,7 @@ func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMe
 	if err != nil {
 		return raw // validation refused anything that is not JSON
 	}
-	out, _ := json.Marshal(p.mask(tenant, v))
+	out, _ := json.Marshal(f(v))
 	return out
 }
 
@@ -157,19 +168,6 @@ func (p *SensitivePolicy) mask(tenant string, v any) any {
 		}
 	}
 	return v
-}
-
-// markRaw masks a whole value (the value of a secret field).
-func (p *SensitivePolicy) markRaw(tenant string, raw json.RawMessage) json.RawMessage {
-	if len(raw) == 0 || isNull(raw) {
-		return raw
-	}
-	v, err := decodeValue(raw)
-	if err != nil {
-		return raw
-	}
-	out, _ := json.Marshal(p.marker(tenant, v))
-	return out
 }
 
 // marker is the stored stand-in of a secret value: null stays null (a

@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -132,17 +131,8 @@ func assign(root any, steps []pathStep, val any, present bool) (any, error) {
 
 func indexByID(arr []any, id string) int {
 	for i, x := range arr {
-		if o, ok := x.(map[string]any); ok {
-			switch v := o["id"].(type) {
-			case string:
-				if v == id {
-					return i
-				}
-			case json.Number:
-				if v.String() == id {
-					return i
-				}
-			}
+		if got, ok := objectID(x); ok && got == id {
+			return i
 		}
 	}
 	return -1

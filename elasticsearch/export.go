@@ -287,25 +287,39 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 
 // UpdateExportJob implements audit.ExportJobStore.
 func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
-	seq, term, ok := strings.Cut(j.Rev, ":")
-	if !ok {
-		return audit.Errorf(audit.ECONFLICT, "export job %s: unknown revision %q", j.ID, j.Rev)
-	}
 	j.TenantID = strings.ToLower(j.TenantID)
-	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=true", s.ExportJobsIndex(), url.PathEscape(j.ID), url.QueryEscape(seq), url.QueryEscape(term))
-	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(j))
+	rev, err := s.putIfUnchanged(ctx, s.ExportJobsIndex(), url.PathEscape(j.ID), j.Rev, "export job "+j.ID, j,
+		func() error { _, err := s.ExportJob(ctx, j.TenantID, j.ID); return err })
 	if err != nil {
 		return err
 	}
+	j.Rev = rev
+	return nil
+}
+
+// putIfUnchanged replaces the document docID of index with doc when its
+// revision is still rev, and returns the new revision: optimistic
+// concurrency on _seq_no and _primary_term. When the document changed
+// meanwhile it returns ECONFLICT, unless exists says it is gone
+// (ENOTFOUND for another tenant's or a deleted one).
+func (s *Store) putIfUnchanged(ctx context.Context, index, docID, rev, what string, doc any, exists func() error) (string, error) {
+	seq, term, ok := strings.Cut(rev, ":")
+	if !ok {
+		return "", audit.Errorf(audit.ECONFLICT, "%s: unknown revision %q", what, rev)
+	}
+	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=true", index, docID, url.QueryEscape(seq), url.QueryEscape(term))
+	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(doc))
+	if err != nil {
+		return "", err
+	}
 	switch res.Status {
 	case http.StatusOK, http.StatusCreated:
-		j.Rev = revOf(res)
-		return nil
+		return revOf(res), nil
 	case http.StatusConflict:
-		if _, err := s.ExportJob(ctx, j.TenantID, j.ID); err != nil {
-			return err
+		if err := exists(); err != nil {
+			return "", err
 		}
-		return audit.Errorf(audit.ECONFLICT, "export job %s changed since it was read", j.ID)
+		return "", audit.Errorf(audit.ECONFLICT, "%s changed since it was read", what)
 	}
-	return StatusError(http.MethodPut, "export job", res)
+	return "", StatusError(http.MethodPut, what, res)
 }

@@ -3,7 +3,6 @@ package elasticsearch
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -101,25 +100,12 @@ func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]au
 
 // UpdateRestore implements audit.RestoreStore.
 func (s *Store) UpdateRestore(ctx context.Context, r *audit.RestoreRecord) error {
-	seq, term, ok := strings.Cut(r.Rev, ":")
-	if !ok {
-		return audit.Errorf(audit.ECONFLICT, "restore %s: unknown revision %q", r.RequestID, r.Rev)
-	}
 	r.TenantID = strings.ToLower(r.TenantID)
-	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=true", s.RestoresIndex(), restoreDoc(r.TenantID, r.RequestID), url.QueryEscape(seq), url.QueryEscape(term))
-	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(r))
+	rev, err := s.putIfUnchanged(ctx, s.RestoresIndex(), restoreDoc(r.TenantID, r.RequestID), r.Rev, "restore "+r.RequestID, r,
+		func() error { _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); return err })
 	if err != nil {
 		return err
 	}
-	switch res.Status {
-	case http.StatusOK, http.StatusCreated:
-		r.Rev = revOf(res)
-		return nil
-	case http.StatusConflict:
-		if _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); err != nil {
-			return err
-		}
-		return audit.Errorf(audit.ECONFLICT, "restore %s changed since it was read", r.RequestID)
-	}
-	return StatusError(http.MethodPut, "restore", res)
+	r.Rev = rev
+	return nil
 }

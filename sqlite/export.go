@@ -143,42 +143,21 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
 	}
-	defer rows.Close()
-	var out []audit.ExportJob
-	for rows.Next() {
-		j, err := scanJob(rows)
-		if err != nil {
-			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
-		}
-		out = append(out, j)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
-	}
-	return out, nil
+	return scanAll(rows, scanJob, "finding export jobs")
 }
 
 // UpdateExportJob implements audit.ExportJobStore.
 func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
-	rev, err := strconv.ParseInt(j.Rev, 10, 64)
-	if err != nil {
-		return audit.Errorf(audit.ECONFLICT, "export job %s: unknown revision %q", j.ID, j.Rev)
-	}
 	body, err := json.Marshal(j)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")
 	}
-	res, err := s.w.ExecContext(ctx, `UPDATE export_jobs SET state = ?, expires_at = ?, rev = rev + 1, body = ? WHERE id = ? AND tenant_id = ? AND rev = ?`,
-		string(j.State), millisOrNil(j), body, j.ID, strings.ToLower(j.TenantID), rev)
+	rev, err := s.updateIfUnchanged(ctx, `UPDATE export_jobs SET state = ?, expires_at = ?, rev = rev + 1, body = ? WHERE id = ? AND tenant_id = ? AND rev = ?`,
+		[]any{string(j.State), millisOrNil(j), body, j.ID, strings.ToLower(j.TenantID)}, j.Rev, "export job "+j.ID,
+		func() error { _, err := s.ExportJob(ctx, j.TenantID, j.ID); return err })
 	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: updating export job")
+		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := s.ExportJob(ctx, j.TenantID, j.ID); err != nil {
-			return err
-		}
-		return audit.Errorf(audit.ECONFLICT, "export job %s changed since it was read", j.ID)
-	}
-	j.Rev = strconv.FormatInt(rev+1, 10)
+	j.Rev = rev
 	return nil
 }

@@ -65,39 +65,21 @@ func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]au
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: listing due restores")
 	}
-	defer rows.Close()
-	var out []audit.RestoreRecord
-	for rows.Next() {
-		r, err := scanRestore(rows)
-		if err != nil {
-			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: listing due restores")
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return scanAll(rows, scanRestore, "listing due restores")
 }
 
 // UpdateRestore implements audit.RestoreStore.
 func (s *Store) UpdateRestore(ctx context.Context, r *audit.RestoreRecord) error {
-	rev, err := strconv.ParseInt(r.Rev, 10, 64)
-	if err != nil {
-		return audit.Errorf(audit.ECONFLICT, "restore %s: unknown revision %q", r.RequestID, r.Rev)
-	}
 	body, err := json.Marshal(r)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding restore")
 	}
-	res, err := s.w.ExecContext(ctx, `UPDATE restores SET delivered = ?, next_attempt_at = ?, rev = rev + 1, body = ? WHERE tenant_id = ? AND request_id = ? AND rev = ?`,
-		boolInt(r.DeliveredAt != nil), r.NextAttemptAt.UnixMilli(), body, strings.ToLower(r.TenantID), r.RequestID, rev)
+	rev, err := s.updateIfUnchanged(ctx, `UPDATE restores SET delivered = ?, next_attempt_at = ?, rev = rev + 1, body = ? WHERE tenant_id = ? AND request_id = ? AND rev = ?`,
+		[]any{boolInt(r.DeliveredAt != nil), r.NextAttemptAt.UnixMilli(), body, strings.ToLower(r.TenantID), r.RequestID}, r.Rev, "restore "+r.RequestID,
+		func() error { _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); return err })
 	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: updating restore")
+		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		if _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); err != nil {
-			return err
-		}
-		return audit.Errorf(audit.ECONFLICT, "restore %s changed since it was read", r.RequestID)
-	}
-	r.Rev = strconv.FormatInt(rev+1, 10)
+	r.Rev = rev
 	return nil
 }
