@@ -21,7 +21,7 @@ func decodeFields(data []byte) (Event, fieldErrors) {
 		"id": &e.ID, "timestamp": &e.Timestamp, "tenantId": &e.TenantID,
 		"action": &e.Action, "crossTenant": &e.CrossTenant, "category": &e.Category,
 		"outcome": &e.Outcome, "reason": &e.Reason, "before": &e.Before, "after": &e.After,
-		"requestId": &e.RequestID,
+		"requestId": &e.RequestID, "restoredFrom": &e.RestoredFrom,
 	}
 	nested := map[string]map[string]any{
 		"actor": {"id": &e.Actor.ID, "email": &e.Actor.Email, "role": &e.Actor.Role,

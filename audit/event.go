@@ -103,7 +103,7 @@ type Change struct {
 
 // Event is one immutable audit record. Its fields are exactly those of
 // spec §2.1 plus the optional fields of shared/DESIGN.md (category,
-// outcome, reason, before, after, requestId).
+// outcome, reason, before, after, requestId) and restoredFrom.
 //
 // The spec fields are always serialized, diff as {} when nothing changed;
 // the optional ones are omitted when empty.
@@ -123,6 +123,10 @@ type Event struct {
 	Before    json.RawMessage `json:"before,omitempty"`
 	After     json.RawMessage `json:"after,omitempty"`
 	RequestID string          `json:"requestId,omitempty"`
+	// RestoredFrom is set by the service that owns the resource on the
+	// update that applies (or, with outcome failure, refuses) a restore
+	// request: that request's id.
+	RestoredFrom string `json:"restoredFrom,omitempty"`
 }
 
 // MarshalJSON writes diff as {} rather than null when it is empty, so the

@@ -17,6 +17,7 @@ func (f *Filter) Normalize() {
 	f.ActorID = strings.ToLower(strings.TrimSpace(f.ActorID))
 	f.ActorEmail = strings.ToLower(strings.TrimSpace(f.ActorEmail))
 	f.ResourceID = strings.ToLower(strings.TrimSpace(f.ResourceID))
+	f.RestoredFrom = strings.ToLower(strings.TrimSpace(f.RestoredFrom))
 	f.Q = strings.TrimSpace(f.Q)
 	if len(f.Actions) > 0 {
 		f.Actions = slices.Compact(slices.Sorted(slices.Values(f.Actions)))

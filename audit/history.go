@@ -28,6 +28,10 @@ type HistoryEntry struct {
 	// HasState tells whether the event carries the complete state after
 	// the change (what compare and restore need).
 	HasState bool `json:"hasState"`
+	// RestoredFrom is the restore request this version applied, if any.
+	RestoredFrom string `json:"restoredFrom,omitempty"`
+	// Outcome is failure for an owner's refusal of a restore request.
+	Outcome Outcome `json:"outcome,omitempty"`
 }
 
 // NewHistoryEntry is e as a history entry.
@@ -37,7 +41,7 @@ func NewHistoryEntry(e *Event) HistoryEntry {
 		fields = []string{}
 	}
 	return HistoryEntry{EventID: e.ID, Timestamp: e.Timestamp, Actor: e.Actor, Action: e.Action, ChangedFields: fields,
-		HasState: len(e.After) > 0 || e.Action == ActionDelete}
+		HasState: len(e.After) > 0 || e.Action == ActionDelete, RestoredFrom: e.RestoredFrom, Outcome: e.Outcome}
 }
 
 // The kinds of a compared field.

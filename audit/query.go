@@ -54,6 +54,10 @@ type Filter struct {
 	// token of the actor's e-mail, the user agent, the resource id or a
 	// changed field name; a word ending in * matches as a prefix.
 	Q string
+	// RestoredFrom selects the events that report the outcome of one
+	// restore request. It has no query parameter: the restore status
+	// endpoint uses it.
+	RestoredFrom string
 }
 
 // Sort orders results.

@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"crypto/sha256"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,9 @@ type RestoreRecord struct {
 	IdempotencyKey string        `json:"idempotencyKey"`
 	Status         RestoreStatus `json:"status"`
 	StatusReason   string        `json:"statusReason,omitempty"`
+	// OutcomeEventID is the owner's event that applied (or refused) the
+	// request.
+	OutcomeEventID string `json:"outcomeEventId,omitempty"`
 	// DeliveredAt is set once the request reached the owner (Kafka
 	// acknowledged it, or the webhook answered 2xx); until then it is
 	// retried at NextAttemptAt.
@@ -39,11 +43,11 @@ type RestoreRecord struct {
 }
 
 // RestoreRequestID is the request id of a tenant's restore with an
-// idempotency key: derived, so that the same key always names the same
+// idempotency key, a UUID: derived, so that the same key always names the same
 // request and a repeated ask finds the first one by id alone.
 func RestoreRequestID(tenantID, idempotencyKey string) string {
-	h := sha256.Sum256([]byte("restore\x00" + tenantID + "\x00" + idempotencyKey))
-	return "rst_" + uuid.NewSHA1(uuid.Nil, h[:]).String()
+	h := sha256.Sum256([]byte("restore\x00" + strings.ToLower(tenantID) + "\x00" + idempotencyKey))
+	return uuid.NewSHA1(uuid.Nil, h[:]).String()
 }
 
 // RestoreStore keeps restore requests until they are delivered, and

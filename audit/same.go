@@ -17,7 +17,8 @@ import (
 func SameEvent(a, b *Event) bool {
 	if a.ID != b.ID || !a.Timestamp.Equal(b.Timestamp.Time) || a.TenantID != b.TenantID || a.Actor != b.Actor ||
 		a.Action != b.Action || a.Resource != b.Resource || a.CrossTenant != b.CrossTenant || a.Category != b.Category ||
-		a.Outcome != b.Outcome || a.Reason != b.Reason || a.RequestID != b.RequestID || len(a.Diff) != len(b.Diff) {
+		a.Outcome != b.Outcome || a.Reason != b.Reason || a.RequestID != b.RequestID ||
+		a.RestoredFrom != b.RestoredFrom || len(a.Diff) != len(b.Diff) {
 		return false
 	}
 	for k, ca := range a.Diff {

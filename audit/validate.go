@@ -91,6 +91,7 @@ func (e *Event) Normalize() {
 	e.TenantID = strings.ToLower(e.TenantID)
 	e.Actor.ID = strings.ToLower(e.Actor.ID)
 	e.Resource.ID = strings.ToLower(e.Resource.ID)
+	e.RestoredFrom = strings.ToLower(e.RestoredFrom)
 	if e.Outcome == "" {
 		e.Outcome = OutcomeSuccess
 	}
@@ -222,6 +223,13 @@ func (e *Event) checkContext(add addFunc) {
 		add("reason", "must be at most %d bytes", MaxReasonBytes)
 	case !CleanText(e.Reason):
 		add("reason", "must be UTF-8 text without control characters")
+	}
+	switch {
+	case e.RestoredFrom == "":
+	case !ValidUUID(e.RestoredFrom):
+		add("restoredFrom", "must be the UUID of a restore request")
+	case e.Action != ActionUpdate:
+		add("restoredFrom", "is only for the update that applies a restore request")
 	}
 	checkObject(add, "before", e.Before)
 	checkObject(add, "after", e.After)

@@ -75,6 +75,11 @@ func TestValidationTable(t *testing.T) {
 		{"escape in userAgent", func(m map[string]any) { m["actor"].(map[string]any)["userAgent"] = "curl\x1b[31m" }, []string{"actor.userAgent"}},
 		{"newline in reason", func(m map[string]any) { m["crossTenant"] = true; m["reason"] = "ticket\nforged line" }, []string{"reason"}},
 		{"DEL in requestId", func(m map[string]any) { m["requestId"] = "req\x7f" }, []string{"requestId"}},
+		{"restoredFrom not a UUID", func(m map[string]any) { m["restoredFrom"] = "rst_1" }, []string{"restoredFrom"}},
+		{"restoredFrom on a create", func(m map[string]any) {
+			m["action"], m["restoredFrom"] = "create", "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4"
+		}, []string{"restoredFrom"}},
+		{"restoredFrom a number", func(m map[string]any) { m["restoredFrom"] = 7 }, []string{"restoredFrom"}},
 		{"NUL in a diff field name", func(m map[string]any) { m["diff"] = map[string]any{"a\x00b": map[string]any{"from": 1, "to": 2}} }, []string{"diff"}},
 		{"NUL in a diff value", func(m map[string]any) {
 			m["diff"] = map[string]any{"name": map[string]any{"from": "a\x00b", "to": "c"}}

@@ -49,6 +49,9 @@ func FilterClauses(f audit.Filter) []any {
 	if f.ResourceID != "" {
 		clauses = append(clauses, term("resource.id", f.ResourceID))
 	}
+	if f.RestoredFrom != "" {
+		clauses = append(clauses, term("restoredFrom", f.RestoredFrom))
+	}
 	if f.CrossTenant != nil {
 		clauses = append(clauses, term("crossTenant", *f.CrossTenant))
 	}

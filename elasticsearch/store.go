@@ -172,6 +172,9 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("installing index template %s: %w", s.TemplateName(plan), err)
 		}
 	}
+	if err := s.upgradeStreamMappings(ctx); err != nil {
+		return err
+	}
 	for _, ix := range []struct {
 		name, what string
 		body       json.RawMessage
@@ -185,6 +188,20 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
 			return fmt.Errorf("creating %s: %w", ix.what, StatusError(http.MethodPut, "/"+ix.name, res))
 		}
+	}
+	return nil
+}
+
+// upgradeStreamMappings puts the current events mapping on every existing
+// data stream (all its backing indices): a template only reaches indices
+// created after it, and the mapping is strict, so without this an event
+// with a field added since (restoredFrom) would be refused by a stream
+// created before. Adding fields is all a mapping change may do here;
+// Elasticsearch refuses the rest, and the error names the stream.
+func (s *Store) upgradeStreamMappings(ctx context.Context) error {
+	err := s.c.DoJSON(ctx, http.MethodPut, "/"+s.AllStreamsPattern()+"/_mapping?allow_no_indices=true&expand_wildcards=all", mappings.Events(), nil)
+	if err != nil {
+		return fmt.Errorf("upgrading the mappings of the existing data streams: %w", err)
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ type doc struct {
 	Before        json.RawMessage         `json:"before,omitempty"`
 	After         json.RawMessage         `json:"after,omitempty"`
 	RequestID     string                  `json:"requestId,omitempty"`
+	RestoredFrom  string                  `json:"restoredFrom,omitempty"`
 }
 
 type docActor struct {
@@ -49,7 +50,7 @@ func toDoc(e *audit.Event) doc {
 		Actor:  docActor{ID: e.Actor.ID, Email: e.Actor.Email, Role: e.Actor.Role, IP: e.Actor.IP, UserAgent: e.Actor.UserAgent},
 		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
 		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
-		Before: e.Before, After: e.After, RequestID: e.RequestID,
+		Before: e.Before, After: e.After, RequestID: e.RequestID, RestoredFrom: e.RestoredFrom,
 	}
 }
 
@@ -59,6 +60,7 @@ func (d *doc) event() audit.Event {
 		Actor:  audit.Actor{ID: d.Actor.ID, Email: d.Actor.Email, Role: d.Actor.Role, IP: d.Actor.IP, UserAgent: d.Actor.UserAgent},
 		Action: d.Action, Resource: d.Resource, Diff: d.Diff, CrossTenant: d.CrossTenant,
 		Category: d.Category, Outcome: d.Outcome, Reason: d.Reason, Before: d.Before, After: d.After, RequestID: d.RequestID,
+		RestoredFrom: d.RestoredFrom,
 	}
 }
 

@@ -68,6 +68,11 @@ func where(f audit.Filter) (string, []any) {
 	if f.ResourceID != "" {
 		add("resource_id = ?", f.ResourceID)
 	}
+	if f.RestoredFrom != "" {
+		// No column: few events carry it, and the filter comes with the
+		// resource's, which the resource index narrows first.
+		add("CAST(body AS TEXT) ->> '$.restoredFrom' = ?", f.RestoredFrom)
+	}
 	if f.CrossTenant != nil {
 		add("cross_tenant = ?", boolInt(*f.CrossTenant))
 	}

@@ -51,6 +51,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, newBackend(t)) })
 	t.Run("Restores", func(t *testing.T) { testRestores(t, newBackend(t)) })
+	t.Run("RestoreOutcomes", func(t *testing.T) { testRestoreOutcomes(t, newBackend(t)) })
+	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 }
 
 // Dataset is two tenants' generated events.
