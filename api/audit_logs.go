@@ -115,24 +115,32 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 // (crossTenant for an operator-team member), durably, before the caller
 // is served; when it cannot be written the request is refused.
 func (s *Server) record(c *gin.Context, resourceType, resourceID string, details map[string]any) error {
+	return s.writeSelf(c, s.selfEvent(c, audit.ActionAccess, audit.Resource{Type: resourceType, ID: resourceID}, details))
+}
+
+// selfEvent is an event the service records of its caller's action.
+func (s *Server) selfEvent(c *gin.Context, action audit.Action, r audit.Resource, details map[string]any) audit.Event {
 	p := principalOf(c)
-	after := recordable(details)
-	e := audit.Event{
+	return audit.Event{
 		ID: audit.NewID(), Timestamp: audit.NewTimestamp(s.deps.Now()), TenantID: p.TenantID,
 		Actor:  audit.Actor{ID: p.UserID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: audit.SanitizeText(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)},
-		Action: audit.ActionAccess, Resource: audit.Resource{Type: resourceType, ID: resourceID},
-		CrossTenant: p.CrossTenant(), Reason: p.Reason, After: after, RequestID: requestID(c),
+		Action: action, Resource: r, CrossTenant: p.CrossTenant(), Reason: p.Reason, After: recordable(details), RequestID: requestID(c),
 	}
+}
+
+// writeSelf stores e durably; EUNAVAILABLE when it cannot, and the
+// caller then refuses the request it records.
+func (s *Server) writeSelf(c *gin.Context, e audit.Event) error {
 	e.Normalize()
 	if err := e.Validate(s.deps.Now()); err != nil {
-		return audit.Wrap(audit.EINTERNAL, err, "building the access record")
+		return audit.Wrap(audit.EINTERNAL, err, "building the record of the request")
 	}
 	res, err := s.read.Writer.WriteEvents(c.Request.Context(), []audit.Event{e})
 	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "the access could not be recorded; the request is refused")
+		return audit.Wrap(audit.EUNAVAILABLE, err, "the request could not be recorded in the audit log; it is refused")
 	}
 	if len(res) != 1 || (res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate) {
-		return audit.Errorf(audit.EUNAVAILABLE, "the access could not be recorded; the request is refused")
+		return audit.Errorf(audit.EUNAVAILABLE, "the request could not be recorded in the audit log; it is refused")
 	}
 	return nil
 }

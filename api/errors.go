@@ -54,6 +54,9 @@ type Problem struct {
 	Code      string             `json:"code"`
 	RequestID string             `json:"requestId,omitempty"`
 	Errors    []audit.FieldError `json:"errors,omitempty"`
+	// Details is the structured context of some errors (the newer
+	// version of a resource in a restore conflict).
+	Details any `json:"details,omitempty"`
 }
 
 // ProblemContentType is the media type of every error answer.
@@ -81,6 +84,7 @@ func writeError(c *gin.Context, log *slog.Logger, err error) {
 		Code:      code,
 		RequestID: rid,
 		Errors:    audit.ErrorFields(err),
+		Details:   audit.ErrorDetails(err),
 	}
 	if code == audit.EINTERNAL {
 		p.Errors = nil

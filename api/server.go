@@ -52,16 +52,20 @@ type Deps struct {
 	// Export enables the export endpoints when its Service is set (with
 	// Read).
 	Export ExportDeps
+	// Restore enables the restore endpoints when its Store is set (with
+	// Read).
+	Restore RestoreDeps
 }
 
 // Server is the HTTP API.
 type Server struct {
-	cfg    Config
-	deps   Deps
-	read   ReadDeps
-	ingest IngestDeps
-	export ExportDeps
-	engine *gin.Engine
+	cfg      Config
+	deps     Deps
+	read     ReadDeps
+	ingest   IngestDeps
+	export   ExportDeps
+	restores RestoreDeps
+	engine   *gin.Engine
 
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
@@ -83,7 +87,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, engine: gin.New()}
 	// gin trusts every proxy unless told otherwise.
 	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
@@ -134,6 +138,12 @@ func NewServer(cfg Config, deps Deps) *Server {
 		r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.limit)
 		r.GET("/history", s.timeout, s.history)
 		r.GET("/compare", s.timeout, s.compare)
+		if s.restores.Store != nil {
+			// Any tenant role reaches the restore, so that a refused
+			// attempt is recorded too.
+			s.engine.POST("/api/audit-logs/:id/restore", s.authenticateRestore, s.limit, s.timeout, s.restore)
+			s.engine.GET("/api/restores/:id", s.authenticate, s.limit, s.timeout, s.getRestore)
+		}
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)

@@ -34,6 +34,10 @@ const (
 	ResourceCRMConnection   = "crm_connection"
 	ResourceTranscriptPush  = "transcript_push"
 	ResourceWebhookDelivery = "webhook_delivery"
+	// ResourceRestoreRequest is the service's own record of a restore
+	// asked through it (not a spec §6 occurrence; the README's restore
+	// section documents it).
+	ResourceRestoreRequest = "restore_request"
 )
 
 // Catalog is the event catalog: every occurrence the platform records

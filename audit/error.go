@@ -35,6 +35,9 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  []FieldError
+	// Details, when set, is structured context a client acts on (the
+	// newer version of a conflicting restore); it is shown to clients.
+	Details any
 	Err     error
 }
 
@@ -97,6 +100,15 @@ func ErrorFields(err error) []FieldError {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Fields
+	}
+	return nil
+}
+
+// ErrorDetails returns the structured details of err, if any.
+func ErrorDetails(err error) any {
+	var e *Error
+	if errors.As(err, &e) && e.Code != EINTERNAL {
+		return e.Details
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,6 +86,9 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 	if a.Version == "" {
 		a.Version = RestoreBefore
 	}
+	if a.Source.Action == ActionAccess {
+		return RestoreRequest{}, Errorf(EINVALID, "event %s records a read, not a version of %s %s: there is nothing to restore", a.Source.ID, a.Source.Resource.Type, a.Source.Resource.ID)
+	}
 	var raw json.RawMessage
 	switch a.Version {
 	case RestoreBefore:
@@ -104,7 +108,9 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 		return RestoreRequest{}, fe.err("invalid restore")
 	}
 	if a.Latest.ID != a.LatestSeen && !a.Force {
-		return RestoreRequest{}, Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s", a.Latest.ID)
+		err := Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)
+		err.Details = map[string]any{"latest": NewHistoryEntry(a.Latest)}
+		return RestoreRequest{}, err
 	}
 	expected, err := State(a.Latest)
 	if err != nil {
@@ -122,7 +128,8 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 // restoredState is the state to put back: the whole source state, or,
 // with fields, the current state with those paths taken from the source
 // (removed where the source lacks them). Masked secrets are left out
-// either way, and their paths returned.
+// either way, the source's and the current state's, and their paths
+// returned.
 func restoredState(source, current json.RawMessage, fields []string) (json.RawMessage, []string, error) {
 	src, err := decodeValue(source)
 	if err != nil {
@@ -159,9 +166,11 @@ func restoredState(source, current json.RawMessage, fields []string) (json.RawMe
 	if len(fe) > 0 {
 		return nil, nil, fe.err("invalid restore")
 	}
-	out, _ := json.Marshal(cur)
+	// The current state's own masked values go too: the owner keeps what
+	// it has for every omitted path.
+	out, _ := json.Marshal(stripMasked(cur, "", &omitted))
 	sort.Strings(omitted)
-	return out, omitted, nil
+	return out, slices.Compact(omitted), nil
 }
 
 // stripMasked removes every masked value from v, recording its path.

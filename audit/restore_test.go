@@ -78,10 +78,15 @@ func TestPlanRestoreChosenFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The current state (e3's after) with r2's mode and "old" from e2's
-	// before, "new" removed (e2's before has none), the secret untouched.
-	want := `{"crm":{"apiKey":"` + markerOf(t, latest, "crm.apiKey") + `","url":"https://c"},"greeting":"hey","old":true,"rules":[{"id":"r2","mode":"none"},{"id":"r1","mode":"all"}]}`
+	// before, "new" removed (e2's before has none), and the secret left
+	// out: the current masked value is not a value to write back either.
+	want := `{"crm":{"url":"https://c"},"greeting":"hey","old":true,"rules":[{"id":"r2","mode":"none"},{"id":"r1","mode":"all"}]}`
 	if compact(req.State) != want || !slices.Equal(req.OmittedFields, []string{"crm.apiKey"}) {
 		t.Fatalf("state %s\nwant  %s\nomitted %v", compact(req.State), want, req.OmittedFields)
+	}
+	// The expected state keeps the marker: the owner compares it.
+	if !strings.Contains(string(req.ExpectedState), markerOf(t, latest, "crm.apiKey")) {
+		t.Fatalf("expected state %s lost the marker", req.ExpectedState)
 	}
 }
 

@@ -1,0 +1,132 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// RestoreDeps enables POST /api/audit-logs/{id}/restore and GET
+// /api/restores/{id} when Store is set (with Read).
+type RestoreDeps struct {
+	Store audit.RestoreStore
+	// Tenants gives the plan whose retention bounds a restore, and
+	// DefaultPlan the plan of a tenant not in the directory (the store's
+	// retention treats it so). A nil Tenants leaves the bound to the
+	// store's own deletion of expired events.
+	Tenants     audit.TenantDirectory
+	DefaultPlan audit.Plan
+	// Notify, when set, wakes the delivery worker after a request is
+	// stored.
+	Notify func()
+}
+
+// IdempotencyKeyHeader names a restore ask: the same key (per tenant)
+// always answers the first request it made.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// maxRestoreBody bounds the body of a restore ask.
+const maxRestoreBody = 64 << 10
+
+// RestoreBody is the body of POST /api/audit-logs/{id}/restore.
+type RestoreBody struct {
+	// Version is the event's state to put back: before (default) or after.
+	Version string `json:"version"`
+	// Fields restricts the restore to these paths (a per-field undo).
+	Fields []string `json:"fields"`
+	// Reason is the declared reason; required of an operator-team member.
+	Reason string `json:"reason"`
+	// LatestSeen is the id of the newest version the user saw; a newer one
+	// gives 409 unless Force.
+	LatestSeen string `json:"latestSeen"`
+	Force      bool   `json:"force"`
+}
+
+// RestoreView is a restore request as the API shows it: the request sent
+// to the owning service, its delivery and its outcome.
+type RestoreView struct {
+	audit.RestoreRequest
+	Status         audit.RestoreStatus `json:"status"`
+	StatusReason   string              `json:"statusReason,omitempty"`
+	OutcomeEventID string              `json:"outcomeEventId,omitempty"`
+	DeliveredAt    *time.Time          `json:"deliveredAt"`
+	Attempts       int                 `json:"attempts"`
+	StatusURL      string              `json:"statusUrl"`
+}
+
+func restoreView(r audit.RestoreRecord) RestoreView {
+	return RestoreView{RestoreRequest: r.RestoreRequest, Status: r.Status, StatusReason: r.StatusReason, OutcomeEventID: r.OutcomeEventID,
+		DeliveredAt: r.DeliveredAt, Attempts: r.Attempts, StatusURL: "/api/restores/" + r.RequestID}
+}
+
+// parseRestoreBody reads the ask strictly: an unknown field or a wrong
+// type is a 400 naming it.
+func parseRestoreBody(c *gin.Context) (RestoreBody, error) {
+	var b RestoreBody
+	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxRestoreBody))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		return b, audit.Errorf(audit.ETOOLARGE, "the restore body is larger than %d bytes", maxRestoreBody)
+	case err != nil:
+		return b, audit.Wrap(audit.EINVALID, err, "the restore body could not be read")
+	case len(bytes.TrimSpace(raw)) == 0:
+		return b, nil // every field has a default
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return b, bodyError(err)
+	}
+	if dec.More() {
+		return b, audit.Errorf(audit.EINVALID, "the restore body must be one JSON object")
+	}
+	return b, nil
+}
+
+// bodyError names the field of a JSON decoding error.
+func bodyError(err error) error {
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) && typ.Field != "" {
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: []audit.FieldError{{Field: typ.Field, Message: "must be a JSON " + typ.Type.Kind().String()}}}
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: []audit.FieldError{{Field: strings.Trim(name, `"`), Message: "is not a known field"}}}
+	}
+	return audit.Errorf(audit.EINVALID, "the restore body must be a JSON object: %v", err)
+}
+
+// idempotencyKey is the ask's Idempotency-Key, else the X-Request-Id the
+// client sent, else a fresh key (each ask is then a new request).
+func idempotencyKey(c *gin.Context) (string, error) {
+	key := c.GetHeader(IdempotencyKeyHeader)
+	if key == "" {
+		if rid := c.GetHeader("X-Request-Id"); rid != "" && rid == requestID(c) {
+			return "request-id:" + rid, nil
+		}
+		return uuid.NewString(), nil
+	}
+	if len(key) > 255 || audit.SanitizeText(key, 255) != key || strings.TrimSpace(key) != key {
+		return "", &audit.Error{Code: audit.EINVALID, Message: "invalid restore",
+			Fields: []audit.FieldError{{Field: IdempotencyKeyHeader, Message: "must be 1 to 255 characters of text, without control characters or surrounding spaces"}}}
+	}
+	return key, nil
+}
+
+// declaredReason is the ask's reason, or the operator team's declared
+// access reason.
+func declaredReason(p audit.Principal, b RestoreBody) string {
+	if r := strings.TrimSpace(b.Reason); r != "" {
+		return r
+	}
+	return p.Reason
+}
