@@ -113,7 +113,8 @@ func TestREADME(t *testing.T) {
 		`"field":"pageSize"`, `"field":"action"`, // the 400 names both
 		"id,timestamp,tenantId,actor.id", // the CSV header
 		`"state":"done"`, ".eml",
-		`"changedFields":["greeting","menu","version"]`, // the IVR's history
+		`"changedFields":["greeting","menu","version"]`,                                          // the IVR's history
+		`"sourceEventId":"evt_audit_01a1fd2f-3f00-7c9f-bb4e-9f3a8eeae254"`, `"status":"pending"`, // the restore
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's commands did not print %s", want)

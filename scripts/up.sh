@@ -12,8 +12,13 @@ if [ ! -f .env ]; then
 		echo "AUDITLOG_JWT_SECRET=$(head -c 32 /dev/urandom | base64 | tr -d '/+=\n')"
 		echo "AUDITLOG_INGEST_TOKEN=$(head -c 32 /dev/urandom | base64 | tr -d '/+=\n')"
 		echo "AUDITLOG_MASK_KEY=$(head -c 48 /dev/urandom | base64 | tr -d '/+=\n')"
+		echo "AUDITLOG_RESTORE_SECRET=$(head -c 48 /dev/urandom | base64 | tr -d '/+=\n')"
 	} >.env
-	echo "[up] wrote random AUDITLOG_JWT_SECRET, AUDITLOG_INGEST_TOKEN and AUDITLOG_MASK_KEY into .env"
+	echo "[up] wrote random AUDITLOG_JWT_SECRET, AUDITLOG_INGEST_TOKEN, AUDITLOG_MASK_KEY and AUDITLOG_RESTORE_SECRET into .env"
+elif ! grep -q '^AUDITLOG_RESTORE_SECRET=' .env; then
+	# A .env written before restore requests were signed.
+	echo "AUDITLOG_RESTORE_SECRET=$(head -c 48 /dev/urandom | base64 | tr -d '/+=\n')" >>.env
+	echo "[up] added a random AUDITLOG_RESTORE_SECRET to .env"
 fi
 AUDITLOG_VERSION=${AUDITLOG_VERSION:-$(git describe --always --dirty 2>/dev/null || echo dev)}
 export AUDITLOG_VERSION

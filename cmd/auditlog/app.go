@@ -113,6 +113,9 @@ func (m *Main) runServe(ctx context.Context) error {
 		return err
 	}
 	deps.Export = api.ExportDeps{Service: svc}
+	if deps.Restore, err = m.restoreService(ctx, store); err != nil {
+		return err
+	}
 	deps.Ready = append(deps.Ready, ready...)
 	m.background(ctx, "export jobs", svc.Run)
 	if cfg.Seed > 0 {

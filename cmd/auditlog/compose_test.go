@@ -40,7 +40,8 @@ func TestComposeStack(t *testing.T) {
 	if _, err := renderCompose(t, map[string]string{}); err == nil || !strings.Contains(err.Error(), "AUDITLOG_JWT_SECRET") {
 		t.Fatalf("without secrets the stack must refuse to render, naming the variable: %v", err)
 	}
-	p, err := renderCompose(t, map[string]string{"AUDITLOG_JWT_SECRET": "s", "AUDITLOG_INGEST_TOKEN": "i", "AUDITLOG_VERSION": "v1.2.3", "AUDITLOG_MASK_KEY": "m"})
+	p, err := renderCompose(t, map[string]string{"AUDITLOG_JWT_SECRET": "s", "AUDITLOG_INGEST_TOKEN": "i", "AUDITLOG_VERSION": "v1.2.3", "AUDITLOG_MASK_KEY": "m",
+		"AUDITLOG_RESTORE_SECRET": "r"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,10 @@ func TestComposeStack(t *testing.T) {
 		t.Errorf("serve secrets: %q %q", envOf(serve, "AUDITLOG_JWT_SECRET"), envOf(serve, "AUDITLOG_INGEST_TOKEN"))
 	}
 	if _, waits := serve.DependsOn["kafka"]; waits || envOf(serve, "AUDITLOG_KAFKA_BROKERS") != "" {
-		t.Errorf("serve does not use Kafka and must not wait for it: %+v", serve.DependsOn)
+		t.Errorf("serve does not consume Kafka and must not wait for it: %+v", serve.DependsOn)
+	}
+	if envOf(serve, "AUDITLOG_RESTORE_BROKERS") != "kafka:9092" || envOf(serve, "AUDITLOG_RESTORE_SECRET") != "r" {
+		t.Errorf("serve publishes signed restore requests to Kafka: %q %q", envOf(serve, "AUDITLOG_RESTORE_BROKERS"), envOf(serve, "AUDITLOG_RESTORE_SECRET"))
 	}
 	if dir := envOf(serve, "AUDITLOG_DATA_DIR"); dir != "/data" || !mountedVolume(serve, dir) {
 		t.Errorf("serve's data directory %q is not its volume", dir)

@@ -51,6 +51,7 @@ type Config struct {
 	Kafka     KafkaConfig
 	Export    ExportConfig
 	Sensitive SensitiveConfig
+	Restore   RestoreConfig
 }
 
 // SensitiveConfig is the sensitive-changes section (both entry points
@@ -402,6 +403,9 @@ func (c *Config) validate(needStore bool) error {
 		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=%s: want at most a third of AUDITLOG_KAFKA_SESSION_TIMEOUT", k.HeartbeatInterval))
 	}
 	errs = append(errs, c.Sensitive.check()...)
+	if needStore {
+		errs = append(errs, c.Restore.check()...)
+	}
 	for _, p := range splitList(c.TrustedProxies) {
 		if _, err := netip.ParsePrefix(p); err != nil {
 			if _, err := netip.ParseAddr(p); err != nil {

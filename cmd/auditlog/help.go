@@ -18,6 +18,7 @@ var sections = []struct {
 	{"Elasticsearch", []string{"AUDITLOG_ES_"}},
 	{"Kafka", []string{"AUDITLOG_KAFKA_", "AUDITLOG_BATCH_"}},
 	{"Sensitive changes", []string{"AUDITLOG_SENSITIVE_", "AUDITLOG_SECRET_", "AUDITLOG_MASK_"}},
+	{"Restore", []string{"AUDITLOG_RESTORE_"}},
 	{"Export", []string{"AUDITLOG_EXPORT_", "AUDITLOG_PUBLIC_URL"}},
 	{"S3", []string{"AUDITLOG_S3_"}},
 	{"SMTP", []string{"AUDITLOG_SMTP_"}},

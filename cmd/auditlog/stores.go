@@ -22,6 +22,8 @@ type eventStore interface {
 	audit.EventScanner
 	audit.ExportJobStore
 	audit.KeyStore
+	audit.RestoreStore
+	audit.TenantDirectory
 }
 
 // openedStore is what openStore built.
