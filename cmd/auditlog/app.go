@@ -129,6 +129,8 @@ func (m *Main) runServe(ctx context.Context) error {
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies)}, deps)
+	ancestors, _ := frameAncestors(cfg.PanelFrameAncestors) // checked by validate
+	mountPanel(srv.Engine(), ancestors)
 	return m.serveHTTP(srv.Handler())
 }
 

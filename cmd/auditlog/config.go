@@ -46,6 +46,8 @@ type Config struct {
 	IngestToken    string
 	DefaultPlan    string
 	DevTokenTenant string
+	// PanelFrameAncestors is AUDITLOG_PANEL_FRAME_ANCESTORS.
+	PanelFrameAncestors string
 
 	ES        ESConfig
 	Kafka     KafkaConfig
@@ -405,6 +407,9 @@ func (c *Config) validate(needStore bool) error {
 	errs = append(errs, c.Sensitive.check()...)
 	if needStore {
 		errs = append(errs, c.Restore.check()...)
+		if _, err := frameAncestors(c.PanelFrameAncestors); err != nil {
+			errs = append(errs, err.Error())
+		}
 	}
 	for _, p := range splitList(c.TrustedProxies) {
 		if _, err := netip.ParsePrefix(p); err != nil {

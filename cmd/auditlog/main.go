@@ -141,6 +141,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.sensitive(c)
 		b.export(c)
 		b.restore(c)
+		b.panel(c)
 	case "index":
 		b.common(c, "127.0.0.1:8081")
 		c.Store = "elasticsearch"

@@ -110,6 +110,8 @@ func TestConfigErrors(t *testing.T) {
 		"bad sensitive type":  {"serve", map[string]string{"AUDITLOG_SENSITIVE_TYPES": "ivr,User Role"}, `AUDITLOG_SENSITIVE_TYPES: "User Role"`},
 		"no secret fields":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_SECRET_FIELDS": " , "}, "AUDITLOG_SECRET_FIELDS must name"},
 		"short mask key":      {"serve", map[string]string{"AUDITLOG_MASK_KEY": "short"}, "AUDITLOG_MASK_KEY is 5 bytes: want at least 32"},
+		"bad frame ancestor":  {"serve", map[string]string{"AUDITLOG_PANEL_FRAME_ANCESTORS": "'self' app.example.com/path"}, `AUDITLOG_PANEL_FRAME_ANCESTORS: "app.example.com/path"`},
+		"none and another":    {"serve", map[string]string{"AUDITLOG_PANEL_FRAME_ANCESTORS": "'none' https://app.example.com"}, "'none' cannot be combined"},
 		"webhook no secret":   {"serve", map[string]string{"AUDITLOG_RESTORE_WEBHOOK_URL": "https://owner.example/restores"}, "AUDITLOG_RESTORE_SECRET must be set with AUDITLOG_RESTORE_WEBHOOK_URL"},
 		"bad webhook url":     {"serve", map[string]string{"AUDITLOG_RESTORE_WEBHOOK_URL": "ftp://owner", "AUDITLOG_RESTORE_SECRET": strings.Repeat("k", 32)}, `AUDITLOG_RESTORE_WEBHOOK_URL="ftp://owner"`},
 		"short restore key":   {"serve", map[string]string{"AUDITLOG_RESTORE_SECRET": "short"}, "AUDITLOG_RESTORE_SECRET is 5 bytes: want at least 32"},

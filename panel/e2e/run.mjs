@@ -1,0 +1,268 @@
+// The panel's browser tests: Playwright (playwright-core) drives Debian's
+// Chromium against a real `auditlog serve` that cmd/auditlog's
+// TestPanelInTheBrowser starts (demo data, a recording policy with three
+// versions, an embedding host page). Every check prints "ok <name>"; the
+// first failure prints why and exits 1.
+import { chromium } from "playwright-core";
+import { randomUUID } from "node:crypto";
+
+const env = (k) => {
+  const v = process.env[k];
+  if (!v) throw new Error(`${k} is not set`);
+  return v;
+};
+const BASE = env("PANEL_BASE");
+const ADMIN = env("PANEL_ADMIN_TOKEN");
+const SUPER = env("PANEL_SUPER_TOKEN");
+const EXPIRED = env("PANEL_EXPIRED_TOKEN");
+const INGEST = env("PANEL_INGEST_TOKEN");
+const HOST = env("PANEL_HOST_URL");
+const TENANT = env("PANEL_TENANT");
+const POLICY = env("PANEL_POLICY_ID");
+const [V1, V2, V3] = env("PANEL_POLICY_VERSIONS").split(",");
+const PANEL = `${BASE}/settings/audit/`;
+const T = 20_000;
+
+/** ingest posts one event of the test's policy (or any) to the service. */
+async function ingest(event) {
+  const res = await fetch(`${BASE}/api/audit-events`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${INGEST}`, "Content-Type": "application/json" },
+    body: JSON.stringify([event]),
+  });
+  const body = await res.json();
+  if (res.status !== 200 || body.accepted !== 1) throw new Error(`ingest: ${res.status} ${JSON.stringify(body)}`);
+}
+
+function policyEvent(before, after) {
+  return {
+    id: `evt_audit_${randomUUID()}`, timestamp: new Date().toISOString(), tenantId: TENANT,
+    actor: { id: "2f1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", email: "policy-owner@x.example", role: "admin" },
+    action: "update", resource: { type: "recording_policy", id: POLICY }, before, after,
+  };
+}
+
+const checks = [];
+const check = (name, fn) => checks.push({ name, fn });
+
+check("standalone without a token, a prompt explains auditlog token", async ({ page }) => {
+  await page.goto(PANEL);
+  await page.getByText("auditlog token --tenant").waitFor({ timeout: T });
+});
+
+check("a token in the fragment signs in, is kept in the session, and leaves the URL", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all#token=${ADMIN}`);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  if (page.url().includes("token=")) throw new Error(`the token stayed in the URL: ${page.url()}`);
+  const kept = await page.evaluate(() => [sessionStorage.getItem("auditlog.token"), localStorage.length]);
+  if (kept[0] !== ADMIN || kept[1] !== 0) throw new Error(`storage: ${kept}`);
+});
+
+/** apiTotal asks the API itself how many events a query matches. */
+async function apiTotal(query) {
+  const res = await fetch(`${BASE}/api/audit-logs?${query}&pageSize=1`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`list: ${res.status} ${JSON.stringify(body)}`);
+  return body.total.relation === "eq" ? body.total.value : Infinity; // "gte": more than the count shows
+}
+
+check("filters live in the URL: the spec's deleted queues", async ({ page }) => {
+  const want = await apiTotal("action=delete&resourceType=queue");
+  if (want < 10) throw new Error(`the demo has ${want} deleted queues`);
+  await page.goto(`${PANEL}?range=all&action=delete&resourceType=queue`);
+  await page.getByTestId("total").getByText(`${want} events`).waitFor({ timeout: T });
+});
+
+check("load more pages on with the cursor; no match says what to do", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.getByTestId("event-row").nth(49).waitFor({ timeout: T });
+  await page.getByTestId("load-more").click();
+  await page.getByTestId("event-row").nth(99).waitFor({ timeout: T });
+  const ids = await page.getByTestId("event-row").evaluateAll((rows) => rows.length);
+  if (ids !== 100) throw new Error(`${ids} rows after one more page`);
+  await page.goto(`${PANEL}?range=all&q=zzzznomatchzzzz`);
+  await page.getByTestId("empty-state").waitFor({ timeout: T });
+});
+
+check("a column header sorts, the back button undoes it, a value filters", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  await page.getByTestId("sort-actor.email").click();
+  await page.waitForURL(/sort=actor.email/, { timeout: T });
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  const emails = await page.getByTestId("event-row").evaluateAll((rows) => rows.slice(0, 5).map((r) => r.children[1].textContent.toLowerCase()));
+  if (emails.join() !== [...emails].sort().join()) throw new Error(`not sorted by user: ${emails}`);
+  await page.goBack();
+  await page.waitForURL((u) => !u.search.includes("sort="), { timeout: T });
+  await page.getByTestId("event-row").first().locator("a").first().click();
+  await page.waitForURL(/actorEmail=/, { timeout: T });
+});
+
+check("rows preview their changes from → to", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&resourceType=recording_policy&resourceId=${POLICY}`);
+  await page.getByTestId("diff-preview").first().getByText("→").first().waitFor({ timeout: T });
+});
+
+check("the event's own URL opens its detail: before and after side by side, the versions, a compare", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&event=${V3}`);
+  const drawer = page.getByTestId("side-by-side");
+  await drawer.waitFor({ timeout: T });
+  if ((await drawer.locator("tr[data-changed]").count()) < 1) throw new Error("no changed line highlighted");
+  await page.getByTestId("version").nth(2).waitFor({ timeout: T });
+  await page.getByLabel(`compare ${V1}`).check();
+  await page.getByLabel(`compare ${V3}`).check();
+  await page.getByTestId("compare").click();
+  await page.getByTestId("comparison").getByText("retentionDays").waitFor({ timeout: T });
+});
+
+check("a per-field undo asks for confirmation and follows the request", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&event=${V3}`);
+  await page.getByTestId("undo-mode").click();
+  await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+  await page.getByTestId("restore-submit").click();
+  const status = page.getByTestId("restore-status");
+  await status.getByText("pending").waitFor({ timeout: T });
+  // The owner applies it: the status turns applied.
+  const id = /request ([0-9a-f-]{36})/.exec(await status.innerText())?.[1];
+  if (!id) throw new Error("no request id shown");
+  const applied = policyEvent({ mode: "none", retentionDays: 60 }, { mode: "some", retentionDays: 60 });
+  applied.restoredFrom = id;
+  await ingest(applied);
+  await status.getByText("applied").waitFor({ timeout: T });
+});
+
+check("a resource changed since it was looked at gives the 409 case, then restore anyway", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&event=${V2}`);
+  await page.getByTestId("restore-before").click();
+  await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+  await ingest(policyEvent({ mode: "none", retentionDays: 90 }, { mode: "all", retentionDays: 90 }));
+  await page.getByTestId("restore-submit").click();
+  await page.getByTestId("restore-conflict").waitFor({ timeout: T });
+  await page.getByTestId("restore-force").click();
+  await page.getByTestId("restore-status").getByText("pending").waitFor({ timeout: T });
+});
+
+check("a superadmin must declare a reason to restore", async ({ browser }) => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${PANEL}?range=all&event=${V2}#token=${SUPER}`);
+  // Before anything is read, the access reason.
+  await page.getByLabel("Declared reason").fill("ticket INC-7");
+  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByTestId("restore-before").click();
+  await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+  const reason = page.getByLabel("Declared reason (required for the operator team)");
+  if ((await reason.inputValue()) !== "ticket INC-7") throw new Error("the access reason is not offered as the restore's");
+  await reason.fill("");
+  if (!(await page.getByTestId("restore-submit").isDisabled())) throw new Error("submit enabled without a reason");
+  await reason.fill("ticket INC-7: undo the policy change");
+  await page.getByTestId("restore-submit").click();
+  await page.getByTestId("restore-status").waitFor({ timeout: T });
+  await ctx.close();
+});
+
+check("Export downloads exactly the filters on screen", async ({ page }) => {
+  const want = await apiTotal("action=delete&resourceType=queue");
+  await page.goto(`${PANEL}?range=all&action=delete&resourceType=queue`);
+  await page.getByTestId("total").getByText(`${want} events`).waitFor({ timeout: T });
+  const [dl] = await Promise.all([page.waitForEvent("download", { timeout: T }), page.getByTestId("export").click()]);
+  const { readFile } = await import("node:fs/promises");
+  const lines = (await readFile(await dl.path(), "utf8")).trim().split("\r\n");
+  if (!lines[0].startsWith("id,timestamp") || lines.length !== want + 1) throw new Error(`the CSV has ${lines.length} lines, want the header and ${want} rows`);
+});
+
+check("above 10,000 events the export is a job: queued, followed in Exports, downloaded when done", async ({ page }) => {
+  const want = await apiTotal("");
+  if (want <= 10000) throw new Error(`the demo tenant has ${want} events; the test needs more than 10,000`);
+  await page.goto(`${PANEL}?range=all`);
+  await page.getByTestId("total").getByText("at least 10000 events").waitFor({ timeout: T });
+  await page.getByTestId("export").click();
+  await page.getByTestId("export-queued").getByText("e-mail").waitFor({ timeout: T });
+  await page.getByTestId("export-queued").getByText("Follow it in Exports").click();
+  const job = page.getByTestId("export-job").first();
+  await job.getByText("done").waitFor({ timeout: 120_000 });
+  const [dl] = await Promise.all([page.waitForEvent("download", { timeout: T }), job.getByRole("button", { name: "Download" }).click()]);
+  const { readFile } = await import("node:fs/promises");
+  const { gunzipSync } = await import("node:zlib");
+  let raw = await readFile(await dl.path());
+  if (raw[0] === 0x1f && raw[1] === 0x8b) raw = gunzipSync(raw);
+  const lines = raw.toString("utf8").trim().split("\r\n");
+  if (lines.length < 10002 || !lines[0].startsWith("id,timestamp")) throw new Error(`the file has ${lines.length} lines, want the header and more than 10,000 rows`);
+});
+
+check("the operator-team view lists only cross-tenant accesses with their reasons", async ({ page }) => {
+  await page.goto(`${PANEL}?view=operator&range=all`);
+  const rows = page.getByTestId("event-row");
+  await rows.first().waitFor({ timeout: T });
+  const n = await rows.count();
+  if ((await page.getByTestId("cross-tenant").count()) !== n) throw new Error("a row without the cross-tenant badge");
+});
+
+check("follow mode shows a new event as it arrives", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  await page.getByLabel("Follow new events").check({ force: true });
+  const e = policyEvent({ mode: "all", retentionDays: 90 }, { mode: "some", retentionDays: 90 });
+  e.actor.email = "followed@x.example";
+  await ingest(e);
+  await page.getByTestId("event-row").filter({ hasText: "followed@x.example" }).first().waitFor({ timeout: T });
+});
+
+check("dragging across the histogram narrows the dates", async ({ page }) => {
+  await page.goto(`${PANEL}?range=30d`);
+  const h = page.getByTestId("histogram");
+  await h.locator("rect").first().waitFor({ timeout: T });
+  const box = await h.boundingBox();
+  await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForURL(/range=custom.*from=.*to=/, { timeout: T });
+});
+
+check("an expired token gives a clear prompt, never a blank table", async ({ browser }) => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${PANEL}#token=${EXPIRED}`);
+  await page.getByText("Your session has ended").waitFor({ timeout: T });
+  await ctx.close();
+});
+
+check("the service down says so and offers a retry that works once it is back", async ({ page }) => {
+  await page.route("**/api/audit-logs?**", (r) => r.abort("connectionrefused"));
+  await page.goto(`${PANEL}?range=all`);
+  const err = page.getByTestId("error-state");
+  await err.getByText("unavailable").waitFor({ timeout: T });
+  await page.unroute("**/api/audit-logs?**");
+  await err.getByRole("button", { name: "Retry" }).click();
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+});
+
+check("embedded in a host application, the panel takes the token by postMessage", async ({ browser }) => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(HOST);
+  await page.frameLocator("iframe").getByTestId("event-row").first().waitFor({ timeout: T });
+  await ctx.close();
+});
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+});
+const ctx = await browser.newContext({ acceptDownloads: true });
+const page = await ctx.newPage();
+let failed = 0;
+for (const c of checks) {
+  try {
+    await c.fn({ page, browser });
+    console.log(`ok ${c.name}`);
+  } catch (e) {
+    failed++;
+    console.log(`FAIL ${c.name}: ${e.message.split("\n").slice(0, 6).join("\n")}`);
+    await page.screenshot({ path: `${process.env.PANEL_SHOTS ?? "/tmp"}/panel-fail-${failed}.png` }).catch(() => {});
+  }
+}
+await browser.close();
+console.log(`${checks.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,93 @@
+import { Button, Group, Stack, Switch, Text } from "@mantine/core";
+import { useEffect, useState } from "react";
+import { api, must, type AuditEvent, type ListQuery } from "../api/client";
+import { apiQuery, filtersSearch, parseFilters, type Filters } from "../filters";
+import { navigate, useSearch } from "../location";
+import { useAsync } from "../useAsync";
+import { ErrorState } from "./ErrorState";
+import { EventsTable } from "./EventsTable";
+import { ExportButton } from "./ExportsView";
+import { FilterBar } from "./FilterBar";
+import { Histogram } from "./Histogram";
+
+type Page = { events: AuditEvent[]; cursor?: string | null; total?: number; relation?: string };
+
+/** EventsView is the log: filters, histogram, table, load more, follow
+ * mode. The operator view is the same, fixed to crossTenant=true. */
+export function EventsView({ operator }: { operator: boolean }) {
+  const search = useSearch();
+  const f0 = parseFilters(search);
+  const filters: Filters = operator ? { ...f0, crossTenant: true } : f0;
+  const extra = Object.fromEntries(new URLSearchParams(search));
+  const setFilters = (f: Filters) => navigate(filtersSearch(f, { view: extra.view }));
+  const key = filtersSearch(filters);
+  const [now] = useState(() => new Date());
+  const query = (f: Filters): ListQuery => ({ ...apiQuery(f, now), sort: f.sort, order: f.order, pageSize: 50 });
+  const first = useAsync<Page>(async () => {
+    const r = await must(api.GET("/api/audit-logs", { params: { query: query(filters) } }));
+    return { events: r.data, cursor: r.nextCursor, total: r.total.value, relation: r.total.relation };
+  }, key);
+  const [more, setMore] = useState<Page>({ events: [] });
+  const [moreError, setMoreError] = useState<unknown>();
+  const [follow, setFollow] = useState(false);
+  const [fresh, setFresh] = useState<AuditEvent[]>([]);
+  useEffect(() => {
+    setMore({ events: [] });
+    setFresh([]);
+  }, [key]);
+  const page = first.data;
+  // Followed events can repeat the newest one (from is inclusive).
+  const seen = new Set<string>();
+  const shown = [...fresh, ...(page?.events ?? []), ...more.events].filter((e) => !seen.has(e.id) && seen.add(e.id));
+  const cursor = more.events.length ? more.cursor : page?.cursor;
+  const newest = shown[0]?.timestamp;
+  const canFollow = filters.sort === "timestamp" && filters.order !== "asc";
+  useEffect(() => {
+    if (!follow || !canFollow) return;
+    const t = setInterval(async () => {
+      try {
+        const q = { ...query({ ...filters, range: newest ? "all" : filters.range }), ...(newest ? { from: newest } : {}), pageSize: 200 };
+        const r = await must(api.GET("/api/audit-logs", { params: { query: q } }));
+        if (r.data.length) setFresh((x) => [...r.data, ...x]);
+      } catch {
+        /* the next tick retries; the table keeps what it has */
+      }
+    }, 3000);
+    return () => clearInterval(t);
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [follow, canFollow, key, newest]);
+  const loadMore = async () => {
+    try {
+      const r = await must(api.GET("/api/audit-logs", { params: { query: { ...query(filters), cursor: cursor ?? undefined } } }));
+      setMore((m) => ({ events: [...m.events, ...r.data], cursor: r.nextCursor }));
+    } catch (e) {
+      setMoreError(e);
+    }
+  };
+  return (
+    <Stack>
+      <FilterBar filters={filters} onChange={setFilters} operator={operator} />
+      <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
+      <Group justify="space-between">
+        <Text size="sm" c="dimmed" data-testid="total">
+          {page ? `${page.relation === "gte" ? "at least " : ""}${page.total} events` : " "}
+        </Text>
+        <Group>
+          <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow"
+            disabled={!canFollow} />
+          <ExportButton filters={filters} now={now} total={page?.total} />
+        </Group>
+      </Group>
+      {first.error ? (
+        <ErrorState error={first.error} retry={first.reload} />
+      ) : (
+        <EventsTable events={shown} loading={first.loading && !page} filters={filters} onFilter={setFilters} operator={operator}
+          onOpen={(id) => navigate(filtersSearch(f0, { ...extra, event: id }))} />
+      )}
+      {moreError !== undefined && <ErrorState error={moreError} retry={() => { setMoreError(undefined); void loadMore(); }} />}
+      {cursor && !first.error && (
+        <Button variant="light" onClick={loadMore} data-testid="load-more">Load more</Button>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,79 @@
+import { Badge, Button, Checkbox, Group, Stack, Table, Text, Title } from "@mantine/core";
+import { useState } from "react";
+import { api, must, type Comparison, type HistoryEntry } from "../api/client";
+import { show } from "../state";
+import { formatTime, useTimeZone } from "../time";
+import { ErrorState } from "./ErrorState";
+import { useAsync } from "../useAsync";
+
+/** History lists a resource's versions, newest first; ticking two
+ * compares them side by side. */
+export function History({ type, resourceId, current }: { type: string; resourceId: string; current: string }) {
+  const [utc] = useTimeZone();
+  const [extra, setExtra] = useState<{ entries: HistoryEntry[]; cursor?: string | null }>({ entries: [] });
+  const first = useAsync(() => must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type, id: resourceId }, query: { pageSize: 20 } } })), `${type}/${resourceId}`);
+  const [picked, setPicked] = useState<string[]>([]);
+  const [cmp, setCmp] = useState<{ data?: Comparison; error?: unknown }>({});
+  if (first.error) return <ErrorState error={first.error} retry={first.reload} />;
+  const entries = [...(first.data?.data ?? []), ...extra.entries];
+  const cursor = extra.entries.length ? extra.cursor : first.data?.nextCursor;
+  const toggle = (id: string) => setPicked((p) => (p.includes(id) ? p.filter((x) => x !== id) : [...p.slice(-1), id]));
+  const compare = async () => {
+    // The older of the two is the base.
+    const [a, b] = [...picked].sort((x, y) => entries.findIndex((e) => e.eventId === y) - entries.findIndex((e) => e.eventId === x));
+    try {
+      setCmp({ data: await must(api.GET("/api/resources/{type}/{id}/compare", { params: { path: { type, id: resourceId }, query: { base: a!, target: b! } } })) });
+    } catch (error) {
+      setCmp({ error });
+    }
+  };
+  const more = async () => {
+    const r = await must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type, id: resourceId }, query: { pageSize: 20, cursor: cursor ?? undefined } } }));
+    setExtra((x) => ({ entries: [...x.entries, ...r.data], cursor: r.nextCursor }));
+  };
+  return (
+    <Stack gap="xs" data-testid="history">
+      <Title order={5}>Versions of this {type}</Title>
+      <Table>
+        <Table.Tbody>
+          {entries.map((h) => (
+            <Table.Tr key={h.eventId} data-testid="version">
+              <Table.Td><Checkbox checked={picked.includes(h.eventId)} disabled={!h.hasState} onChange={() => toggle(h.eventId)} aria-label={`compare ${h.eventId}`} /></Table.Td>
+              <Table.Td>{formatTime(h.timestamp, utc)}</Table.Td>
+              <Table.Td>{h.actor.email}</Table.Td>
+              <Table.Td>
+                <Badge variant="light">{h.action}</Badge>
+                {h.eventId === current && <Badge ml="xs">this event</Badge>}
+                {h.restoredFrom && <Badge ml="xs" color={h.outcome === "failure" ? "red" : "teal"}>{h.outcome === "failure" ? "restore refused" : "restore applied"}</Badge>}
+              </Table.Td>
+              <Table.Td><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Group>
+        <Button size="xs" disabled={picked.length !== 2} onClick={compare} data-testid="compare">Compare the two ticked versions</Button>
+        {cursor && <Button size="xs" variant="subtle" onClick={more}>Older versions</Button>}
+      </Group>
+      {cmp.error !== undefined && <ErrorState error={cmp.error} />}
+      {cmp.data && (
+        <Table withTableBorder data-testid="comparison">
+          <Table.Thead>
+            <Table.Tr><Table.Th>Field</Table.Th><Table.Th>{formatTime(cmp.data.base.timestamp, utc)}</Table.Th><Table.Th>{formatTime(cmp.data.target.timestamp, utc)}</Table.Th><Table.Th /></Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {cmp.data.fields.map((f) => (
+              <Table.Tr key={f.path}>
+                <Table.Td ff="monospace">{f.path}</Table.Td>
+                <Table.Td ff="monospace">{show(f.base, f.base !== null)}</Table.Td>
+                <Table.Td ff="monospace">{show(f.target, f.target !== null)}</Table.Td>
+                <Table.Td><Badge size="xs">{f.change}</Badge></Table.Td>
+              </Table.Tr>
+            ))}
+            {!cmp.data.fields.length && <Table.Tr><Table.Td colSpan={4}>The two versions are the same.</Table.Td></Table.Tr>}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,127 @@
+import { Alert, Badge, Button, Group, Modal, Stack, Text, TextInput, Title } from "@mantine/core";
+import { useEffect, useState, useSyncExternalStore } from "react";
+import { ApiError, api, must, type AuditEvent, type Restore } from "../api/client";
+import { auth } from "../auth";
+import { flatten } from "../state";
+import { SideBySide } from "./SideBySide";
+
+type Ask = { version: "before" | "after"; fields?: string[] };
+
+/** RestorePanel offers to undo one changed field first, and the whole
+ * version second; each asks for confirmation with current and restored
+ * values side by side. */
+export function RestorePanel({ event }: { event: AuditEvent }) {
+  const a = useSyncExternalStore(auth.subscribe, auth.state);
+  const [ask, setAsk] = useState<Ask | null>(null);
+  const [done, setDone] = useState<Restore | null>(null);
+  const role = a.claims?.role;
+  if (role !== "admin" && role !== "superadmin") return null;
+  const fields = Object.keys(event.diff ?? {}).filter((k) => !String(JSON.stringify(event.diff?.[k]?.from)).includes("masked:v1:"));
+  return (
+    <Stack gap="xs" data-testid="restore">
+      <Title order={5}>Restore</Title>
+      {event.before !== undefined && fields.length > 0 && (
+        <Group gap="xs">
+          <Text size="sm">Undo one field:</Text>
+          {fields.map((f) => (
+            <Button key={f} size="xs" variant="light" onClick={() => setAsk({ version: "before", fields: [f] })} data-testid={`undo-${f}`}>{f}</Button>
+          ))}
+        </Group>
+      )}
+      <Group gap="xs">
+        {event.before !== undefined && <Button size="xs" variant="outline" onClick={() => setAsk({ version: "before" })} data-testid="restore-before">Restore the whole version before this change</Button>}
+        {event.after !== undefined && <Button size="xs" variant="subtle" onClick={() => setAsk({ version: "after" })}>Restore the state this change made</Button>}
+      </Group>
+      {done && <RestoreStatus first={done} />}
+      {ask && <Confirm event={event} ask={ask} superadmin={role === "superadmin"} onClose={() => setAsk(null)} onDone={(r) => { setDone(r); setAsk(null); }} />}
+    </Stack>
+  );
+}
+
+/** latestVersion reads the resource's newest version. */
+async function latestVersion(e: AuditEvent): Promise<AuditEvent> {
+  const h = await must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type: e.resource.type, id: e.resource.id }, query: { pageSize: 1 } } }));
+  const id = h.data[0]?.eventId ?? e.id;
+  return id === e.id ? e : must(api.GET("/api/audit-logs/{id}", { params: { path: { id } } }));
+}
+
+/** pick keeps the given paths of a state (all without paths). */
+function pick(state: unknown, paths?: string[]): unknown {
+  if (!paths) return state ?? {};
+  const flat = flatten(state ?? {});
+  return Object.fromEntries(paths.map((p) => [p, flat.get(p)]));
+}
+
+function Confirm({ event, ask, superadmin, onClose, onDone }: { event: AuditEvent; ask: Ask; superadmin: boolean; onClose: () => void; onDone: (r: Restore) => void }) {
+  const [latest, setLatest] = useState<AuditEvent | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [reason, setReason] = useState(() => auth.reason() ?? "");
+  const [busy, setBusy] = useState(false);
+  const [key] = useState(() => crypto.randomUUID());
+  useEffect(() => {
+    latestVersion(event).then(setLatest, (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0)));
+  }, [event]);
+  const submit = async (force: boolean) => {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await must(api.POST("/api/audit-logs/{id}/restore", {
+        params: { path: { id: event.id }, header: { "Idempotency-Key": force ? `${key}-force` : key } },
+        body: { version: ask.version, fields: ask.fields, latestSeen: latest?.id, force, reason: reason.trim() || undefined },
+      }));
+      onDone(r);
+    } catch (e) {
+      setError(e instanceof ApiError ? e : new ApiError(0));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const target = ask.version === "before" ? event.before : event.after;
+  const newer = error?.status === 409 ? (error.problem?.details as { latest?: { eventId: string; actor: { email: string }; timestamp: string } } | undefined)?.latest : undefined;
+  return (
+    <Modal opened onClose={onClose} title={ask.fields ? `Undo ${ask.fields.join(", ")}` : `Restore the ${ask.version === "before" ? "previous" : "resulting"} version`} size="xl" data-testid="restore-confirm">
+      <Stack>
+        <Text size="sm">The audit log asks the service that owns this {event.resource.type} to apply it. Secrets are never written back.</Text>
+        {latest && <SideBySide left={pick(latest.after, ask.fields)} right={pick(target, ask.fields)} leftLabel="Current" rightLabel="Restored" />}
+        {superadmin && <TextInput label="Declared reason (required for the operator team)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} data-testid="restore-reason" />}
+        {newer && (
+          <Alert color="orange" title="Changed since you looked" data-testid="restore-conflict">
+            {newer.actor.email} changed it at {newer.timestamp} (event {newer.eventId}). Review the newer version, or restore anyway.
+          </Alert>
+        )}
+        {error && !newer && <Alert color="red" title="Not restored" data-testid="restore-error">{error.message}</Alert>}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>Cancel</Button>
+          {newer && <Button color="orange" loading={busy} onClick={() => submit(true)} data-testid="restore-force">Restore anyway</Button>}
+          {!newer && <Button loading={busy} disabled={!latest || (superadmin && !reason.trim())} onClick={() => submit(false)} data-testid="restore-submit">Ask for the restore</Button>}
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+/** RestoreStatus follows a request: pending → applied (or failed). */
+function RestoreStatus({ first }: { first: Restore }) {
+  const [r, setR] = useState(first);
+  useEffect(() => {
+    if (r.status !== "pending") return;
+    const t = setTimeout(async () => {
+      try {
+        setR(await must(api.GET("/api/restores/{id}", { params: { path: { id: r.requestId } } })));
+      } catch {
+        setR({ ...r }); // try again
+      }
+    }, 2000);
+    return () => clearTimeout(t);
+  }, [r]);
+  const color = r.status === "applied" ? "teal" : r.status === "failed" ? "red" : "yellow";
+  return (
+    <Alert color={color} title="Restore requested" data-testid="restore-status">
+      <Group gap="xs">
+        <Badge color={color}>{r.status}</Badge>
+        <Text size="sm">request {r.requestId}{r.deliveredAt ? ", delivered to the owning service" : ", waiting for the owning service"}{r.statusReason ? ` — ${r.statusReason}` : ""}</Text>
+      </Group>
+      {r.omittedFields.length > 0 && <Text size="xs" c="dimmed">Left as they are (secrets): {r.omittedFields.join(", ")}</Text>}
+    </Alert>
+  );
+}
