@@ -11,7 +11,7 @@ LDFLAGS := -X main.version=$(VERSION)
 export AUDITLOG_LOG_FORMAT   ?= text
 DEMO_TENANT ?= 7c9e6679-7425-40de-944b-e07fc1f90ae7
 
-.PHONY: build run demo test lint fmt bench up down services-up services-down clean
+.PHONY: build run demo test lint fmt bench up down services-up services-down clean panel
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/auditlog
@@ -37,8 +37,13 @@ test:
 bench:
 	scripts/bench.sh
 
-## lint: go vet, staticcheck and gofmt (also over the exclusive-tag tests)
+## panel: rebuild the admin panel into panel/dist (Node.js and npm; commit the result)
+panel:
+	scripts/panel.sh build
+
+## lint: go vet, staticcheck and gofmt (also over the exclusive-tag tests); the panel's tsc and ESLint
 lint:
+	scripts/panel.sh lint
 	$(GO) vet ./...
 	$(GO) vet -tags exclusive ./...
 	$(GO) tool staticcheck ./...

@@ -2,7 +2,8 @@
 # What `make test` needs beyond Go: Java 17 and Maven (Elasticsearch and
 # Kafka run from Maven Central artifacts), unzip, curl, runuser (to run
 # Elasticsearch as an unprivileged user when the caller is root), and
-# python3 with venv (the API fuzzer). Missing packages are installed with
+# python3 with venv (the API fuzzer), Node.js, npm and Chromium (the
+# admin panel). Missing packages are installed with
 # apt-get when this runs as root on a Debian-like machine (CI); otherwise
 # it stops with the exact command to run. With Docker, or with
 # AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS set, Java and Maven
@@ -24,6 +25,12 @@ if [ $local_services = 1 ]; then
 fi
 command -v curl >/dev/null || need+=(curl)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3 python3-venv)
+# The admin panel: Node.js and npm build and test it; Debian's chromium
+# runs its browser tests (Playwright's own browser download does not work
+# here).
+command -v node >/dev/null || need+=(nodejs)
+command -v npm >/dev/null || need+=(npm)
+command -v chromium >/dev/null || need+=(chromium)
 command -v go >/dev/null || { echo "[prereqs] Go is required: install the version go.mod names (https://go.dev/dl/)" >&2; exit 1; }
 
 if [ ${#need[@]} -eq 0 ]; then

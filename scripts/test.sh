@@ -10,6 +10,11 @@ FUZZTIME=${FUZZTIME:-15s}
 LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
 # Install what is missing, or stop with the exact command to run.
 scripts/prereqs.sh
+# The panel: a clean build must give the committed panel/dist (CI and
+# every make test), its unit tests, and its packages for the browser tests
+# that go test runs.
+scripts/panel.sh check
+scripts/panel.sh test
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 with_services

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testenv"
+)
+
+// panelTools returns node and Chromium, or stops the test: it fails with
+// CI=true, since the panel's browser tests must run there.
+func panelTools(t *testing.T) (node, chromium string) {
+	t.Helper()
+	missing := func(what string, err error) {
+		if testenv.CI() {
+			t.Fatalf("the panel's browser tests need %s: %v (scripts/prereqs.sh installs it)", what, err)
+		}
+		t.Skipf("the panel's browser tests need %s: %v", what, err)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node", err)
+	}
+	if chromium, err = exec.LookPath("chromium"); err != nil {
+		missing("Debian's chromium", err)
+	}
+	if _, err := os.Stat("../../panel/node_modules/playwright-core"); err != nil {
+		missing("panel/node_modules (scripts/panel.sh deps)", err)
+	}
+	return node, chromium
+}
+
+// panelPolicy ingests three versions of a recording policy and returns
+// its id and the versions' event ids.
+func panelPolicy(t *testing.T, c client) (string, []string) {
+	const policy = "6e7f8091-a2b3-4c4d-8e5f-60718293a4b5"
+	states := []string{`{"mode":"all","retentionDays":30}`, `{"mode":"some","retentionDays":30}`, `{"mode":"none","retentionDays":60}`}
+	var ids, lines []string
+	for i, s := range states {
+		id := fmt.Sprintf("evt_audit_7f8091a2-b3c4-4d5e-8f60-718293a4b5c%d", i)
+		action, before := "update", `,"before":`+states[max(i-1, 0)]
+		if i == 0 {
+			action, before = "create", ""
+		}
+		lines = append(lines, fmt.Sprintf(`{"id":"%s","timestamp":"%s","tenantId":"%s","actor":{"id":"2f1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d","email":"policy-owner@x.example","role":"admin"},`+
+			`"action":"%s","resource":{"type":"recording_policy","id":"%s"}%s,"after":%s}`,
+			id, time.Now().Add(time.Duration(i-10)*time.Minute).UTC().Format(audit.TimestampLayout), demoTenant, action, policy, before, s))
+		ids = append(ids, id)
+	}
+	code, out := c.do("POST", "/api/audit-events", "svc", []byte("["+strings.Join(lines, ",")+"]"))
+	if code != 200 || !strings.Contains(string(out), `"accepted":3`) {
+		t.Fatalf("ingest: %d %s", code, out)
+	}
+	return policy, ids
+}
+
+// hostPage is an application on another origin that embeds the panel in
+// an iframe and hands it the token when it says it is ready.
+func hostPage(t *testing.T, panelURL, token string) *httptest.Server {
+	page := `<!doctype html><title>Host</title><iframe src="` + panelURL + `" style="width:1400px;height:900px"></iframe>
+<script>addEventListener("message", (e) => {
+  if (e.data && e.data.type === "auditlog:ready") e.source.postMessage({type: "auditlog:token", token: "` + token + `"}, "` + strings.TrimSuffix(panelURL, "/settings/audit/?range=all") + `");
+});</script>`
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(page))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestPanelInTheBrowser runs the panel's browser checks (panel/e2e/run.mjs)
+// in Debian's Chromium against the real serve with the demo data: sign-in
+// and embedding, filters in the URL, sorting, the detail with compare and
+// history, restore with its 409, export, the operator view, follow mode,
+// the histogram, an expired token and an outage.
+func TestPanelInTheBrowser(t *testing.T) {
+	node, chromium := panelTools(t)
+	host := httptest.NewUnstartedServer(nil) // its origin must be known before serve starts
+	m := startMain(t, "serve", map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret",
+		"AUDITLOG_INGEST_TOKEN": "svc", "AUDITLOG_SEED": "30000", "AUDITLOG_PANEL_FRAME_ANCESTORS": "'self' http://" + host.Listener.Addr().String()})
+	base := "http://" + m.Addr()
+	policy, versions := panelPolicy(t, client{t, base})
+	mint := func(role, reason string, ttl time.Duration) string {
+		tok, err := api.MintToken([]byte("s3cret"), audit.Principal{UserID: "3a4b5c6d-7e8f-4a0b-8c1d-2e3f4a5b6c7d", Email: role + "@demo.example", Role: role,
+			TenantID: demoTenant, Reason: reason}, ttl, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	admin := mint(audit.RoleAdmin, "", time.Hour)
+	page := hostPage(t, base+"/settings/audit/?range=all", admin)
+	host.Config.Handler = page.Config.Handler
+	host.Start()
+	defer host.Close()
+	shots := t.TempDir()
+	cmd := exec.Command(node, "e2e/run.mjs")
+	cmd.Dir = filepath.Join("..", "..", "panel")
+	cmd.Env = append(os.Environ(), "PANEL_BASE="+base, "PANEL_ADMIN_TOKEN="+admin, "PANEL_SUPER_TOKEN="+mint(audit.RoleSuperadmin, "", time.Hour),
+		"PANEL_EXPIRED_TOKEN="+mint(audit.RoleAdmin, "", -time.Minute), "PANEL_INGEST_TOKEN=svc", "PANEL_HOST_URL=http://"+host.Listener.Addr().String(),
+		"PANEL_TENANT="+demoTenant, "PANEL_POLICY_ID="+policy, "PANEL_POLICY_VERSIONS="+strings.Join(versions, ","), "CHROMIUM="+chromium, "PANEL_SHOTS="+shots)
+	out, err := cmd.CombinedOutput()
+	t.Logf("panel/e2e/run.mjs:\n%s", out)
+	if err != nil {
+		t.Fatalf("the panel's browser checks failed (%v); screenshots in %s", err, shots)
+	}
+}
+
+// TestPanelServedOnEveryStore: serve answers the panel from the embedded
+// assets on both stores, and sends / there.
+func TestPanelServedOnEveryStore(t *testing.T) {
+	for _, store := range []string{"sqlite", "elasticsearch"} {
+		t.Run(store, func(t *testing.T) {
+			vars := map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret"}
+			if store == "elasticsearch" {
+				vars = esServeEnv(t, testenv.Name("auditlog-panel"))
+			}
+			m := startMain(t, "serve", vars)
+			noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			res, err := noRedirect.Get("http://" + m.Addr() + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/settings/audit/" {
+				t.Fatalf("/: %d %q", res.StatusCode, res.Header.Get("Location"))
+			}
+			code, body := client{t, "http://" + m.Addr()}.do("GET", "/settings/audit/?range=all", "", nil)
+			if code != 200 || !strings.Contains(string(body), `<div id="root">`) {
+				t.Fatalf("the panel: %d %s", code, body)
+			}
+		})
+	}
+}
