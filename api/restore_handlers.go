@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -19,13 +20,18 @@ func (s *Server) authenticateRestore(c *gin.Context) {
 		err = audit.Errorf(audit.EFORBIDDEN, "an ingest credential may only write events")
 	}
 	if err == nil {
-		if p.Reason == "" {
-			p.Reason = strings.TrimSpace(c.GetHeader(ReasonHeader))
-		}
 		if !audit.ValidToken(p.Role) {
 			err = audit.Errorf(audit.EFORBIDDEN, "role %q may not use this service", p.Role)
 		} else {
 			err = checkRecordable(p)
+		}
+	}
+	if err == nil && p.Role == audit.RoleSuperadmin && p.Reason == "" {
+		// The operator team's declared reason, as for its reads.
+		p.Reason = strings.TrimSpace(c.GetHeader(ReasonHeader))
+		if !audit.RecordableReason(p.Reason) {
+			err = &audit.Error{Code: audit.EINVALID, Message: "the declared reason cannot be recorded",
+				Fields: []audit.FieldError{{Field: ReasonHeader, Message: fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes)}}}
 		}
 	}
 	if err != nil {

@@ -83,6 +83,16 @@ func testRestoreRoles(t *testing.T, h *harness, visible func()) {
 	if records[0].Resource.ID != ok.RequestID || records[0].Resource.Type != audit.ResourceRestoreRequest {
 		t.Fatalf("the accepted record names %+v, want request %s", records[0].Resource, ok.RequestID)
 	}
+	// The operator team's access reason header declares it too; a header
+	// that cannot be recorded is a 400 naming it.
+	sup := token(t, restoreTenant, audit.RoleSuperadmin, "")
+	if v := restoreView(t, restoreAsk(t, h, sup, restoreEventID(4), "", body, api.ReasonHeader, "ticket INC-43"), 202); v.Reason != "ticket INC-43" {
+		t.Fatalf("reason from the header: %q", v.Reason)
+	}
+	res := restoreAsk(t, h, sup, restoreEventID(4), "", body, api.ReasonHeader, strings.Repeat("r", audit.MaxReasonBytes+1))
+	if p := res.problem(t); res.status != 400 || len(p.Errors) == 0 || p.Errors[0].Field != api.ReasonHeader {
+		t.Fatalf("an unrecordable reason header: %d %s", res.status, res.body)
+	}
 }
 
 // testRestoreIsolation: another tenant's event and request ids are 404,

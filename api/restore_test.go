@@ -201,6 +201,8 @@ func testRestoreConflicts(t *testing.T, h *harness, admin string) api.RestoreVie
 		{"an unknown field", restoreEventID(3), `{"forse":true}`, 400, "forse"},
 		{"a wrong type", restoreEventID(3), `{"force":"yes"}`, 400, "force"},
 		{"a bad path", restoreEventID(3), `{"force":true,"fields":["rules["]}`, 400, "fields"},
+		{"a control character in the reason", restoreEventID(3), `{"force":true,"reason":"a\u0000b"}`, 400, "reason"},
+		{"too many paths", restoreEventID(3), `{"force":true,"fields":[` + strings.Repeat(`"a",`, audit.MaxDiffFields) + `"a"]}`, 400, "fields"},
 		{"no before state", restoreEventID(1), `{"force":true}`, 400, "version"},
 		{"an unknown event", "evt_audit_00000000-0000-4000-8000-000000000000", `{"force":true}`, 404, ""},
 	} {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -90,7 +91,33 @@ func parseRestoreBody(c *gin.Context) (RestoreBody, error) {
 	if dec.More() {
 		return b, audit.Errorf(audit.EINVALID, "the restore body must be one JSON object")
 	}
-	return b, nil
+	return b, checkRestoreBody(b)
+}
+
+// checkRestoreBody bounds what an ask may carry into the records and the
+// request: text of bounded size without control characters.
+func checkRestoreBody(b RestoreBody) error {
+	var fe []audit.FieldError
+	add := func(field, msg string) { fe = append(fe, audit.FieldError{Field: field, Message: msg}) }
+	if len(b.Reason) > audit.MaxReasonBytes || !audit.CleanText(b.Reason) {
+		add("reason", fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes))
+	}
+	if len(b.LatestSeen) > 256 || !audit.CleanText(b.LatestSeen) {
+		add("latestSeen", "must be an event id")
+	}
+	if len(b.Fields) > audit.MaxDiffFields {
+		add("fields", fmt.Sprintf("must name at most %d paths", audit.MaxDiffFields))
+	}
+	for _, f := range b.Fields {
+		if f == "" || len(f) > 1024 || !audit.CleanText(f) {
+			add("fields", "each path must be 1 to 1024 bytes of text without control characters")
+			break
+		}
+	}
+	if len(fe) > 0 {
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: fe}
+	}
+	return nil
 }
 
 // bodyError names the field of a JSON decoding error.

@@ -98,6 +98,17 @@ check("a column header sorts, the back button undoes it, a value filters", async
   await page.waitForURL(/actorEmail=/, { timeout: T });
 });
 
+check("times show in the viewer's zone, in UTC with the switch, the other on hover", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  const cell = page.getByTestId("event-row").first().locator("td").first();
+  await cell.waitFor({ timeout: T });
+  const local = await cell.innerText();
+  if (local.endsWith(" UTC") || !(await cell.getAttribute("title")).endsWith(" UTC")) throw new Error(`local ${local}, hover ${await cell.getAttribute("title")}`);
+  await page.getByLabel("UTC", { exact: true }).check({ force: true });
+  await cell.getByText(/ UTC$/).waitFor({ timeout: T });
+  await page.getByLabel("UTC", { exact: true }).uncheck({ force: true });
+});
+
 check("rows preview their changes from → to", async ({ page }) => {
   await page.goto(`${PANEL}?range=all&resourceType=recording_policy&resourceId=${POLICY}`);
   await page.getByTestId("diff-preview").first().getByText("→").first().waitFor({ timeout: T });
@@ -250,7 +261,8 @@ const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
-const ctx = await browser.newContext({ acceptDownloads: true });
+// A zone other than the machine's UTC, so that "the viewer's zone" is seen.
+const ctx = await browser.newContext({ acceptDownloads: true, timezoneId: "Europe/Paris" });
 const page = await ctx.newPage();
 let failed = 0;
 for (const c of checks) {
