@@ -34,6 +34,7 @@ Commands:
   tenant    list tenants, show or set a tenant's plan (tenant list|show|set-plan)
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
   healthcheck  exit 0 when the serve or index on AUDITLOG_HTTP_ADDR is ready
+  verify    check a tenant's periodic export offline: its signed digest chain and files
   version   print the version
 
 Every flag can also be set by its AUDITLOG_* environment variable; a flag
@@ -64,6 +65,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runGen(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		err = runHealthcheck(rest, getenv, stdout, stderr)
+	case "verify":
+		err = runVerify(rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "auditlog", version)
 	case "help", "-h", "--help":

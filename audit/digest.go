@@ -1,0 +1,149 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// DigestVersion is the format version of digests and of the periodic
+// export's data files (their JSON Schemas carry it).
+const DigestVersion = 1
+
+// The kinds of a digest's files.
+const (
+	FileData = "data" // the window's events, exported once it settled
+	FileLate = "late" // events that arrived after the window was exported
+)
+
+// DigestFile is one file a digest vouches for: its object key, the
+// SHA-256 of its uncompressed content, and its number of events.
+type DigestFile struct {
+	Key    string `json:"key"`
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256"`
+	Count  int64  `json:"count"`
+}
+
+// Digest vouches for the files of one window of a tenant's periodic
+// export and for the digest before it: a chain, each link signed with
+// Ed25519, that anyone holding the public keys verifies offline. The
+// first digest of a tenant's chain says so (First, and no previous).
+// Late is 0 for the window's digest, n for the digest of its n-th late
+// file.
+type Digest struct {
+	Version     int          `json:"version"`
+	TenantID    string       `json:"tenantId"`
+	WindowStart Timestamp    `json:"windowStart"`
+	WindowEnd   Timestamp    `json:"windowEnd"`
+	Late        int          `json:"late"`
+	Files       []DigestFile `json:"files"`
+	First       bool         `json:"first"`
+	// PreviousKey and PreviousSignature name the digest before this one
+	// in the chain; empty for the first.
+	PreviousKey       string    `json:"previousDigestKey"`
+	PreviousSignature string    `json:"previousDigestSignature"`
+	KeyID             string    `json:"keyId"`
+	SignedAt          Timestamp `json:"signedAt"`
+	// Signature is the base64 (standard, padded) Ed25519 signature of the
+	// digest's canonical form.
+	Signature string `json:"signature"`
+}
+
+// Canonical is the byte string a digest's signature covers: the digest as
+// JSON without its "signature" member, object keys sorted by their UTF-8
+// bytes, no white space, strings escaped as Go's encoding/json does
+// without HTML escaping, integers in decimal. (The digest holds only
+// strings, integers, booleans, arrays and objects, for which this is RFC
+// 8785's canonical JSON.)
+func (d *Digest) Canonical() []byte {
+	c := *d
+	c.Signature = ""
+	raw, _ := json.Marshal(c)
+	var v map[string]any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	_ = dec.Decode(&v)
+	delete(v, "signature")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // maps encode with sorted keys
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// Sign sets the key id, and the signature of the canonical form.
+func (d *Digest) Sign(key ed25519.PrivateKey) {
+	d.KeyID = KeyID(key.Public().(ed25519.PublicKey))
+	d.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(key, d.Canonical()))
+}
+
+// Verify checks the signature with the public key of d's key id, from
+// keys. Errors: EUNAUTHORIZED naming the unknown key or the bad
+// signature.
+func (d *Digest) Verify(keys map[string]ed25519.PublicKey) error {
+	pub, ok := keys[d.KeyID]
+	if !ok {
+		return Errorf(EUNAUTHORIZED, "unknown key %q", d.KeyID)
+	}
+	sig, err := base64.StdEncoding.DecodeString(d.Signature)
+	if err != nil || !ed25519.Verify(pub, d.Canonical(), sig) {
+		return Errorf(EUNAUTHORIZED, "bad signature (key %s)", d.KeyID)
+	}
+	return nil
+}
+
+// KeyID names a public key: the first 16 hex digits of the SHA-256 of its
+// PKIX (DER) encoding, so the same key has the same id everywhere.
+func KeyID(pub ed25519.PublicKey) string {
+	der, _ := x509.MarshalPKIXPublicKey(pub)
+	h := sha256.Sum256(der)
+	return hex.EncodeToString(h[:8])
+}
+
+// windowName is a window's part of its object keys.
+func windowName(start, end time.Time) string {
+	const f = "20060102T150405Z"
+	return start.UTC().Format(f) + "_" + end.UTC().Format(f)
+}
+
+// DataKey is the object key of a window's data file (late = 0) or of its
+// late-th late file.
+func DataKey(prefix, tenant string, start, end time.Time, late int) string {
+	k := fmt.Sprintf("%s/%s/%s/%s", prefix, tenant, start.UTC().Format("2006/01/02"), windowName(start, end))
+	if late > 0 {
+		k += fmt.Sprintf("_late_%d", late)
+	}
+	return k + ".ndjson.gz"
+}
+
+// DigestKey is the object key of a window's digest (late = 0) or of the
+// digest of its late-th late file.
+func DigestKey(prefix, tenant string, start, end time.Time, late int) string {
+	k := fmt.Sprintf("%s/%s/digest/%s/%s", prefix, tenant, start.UTC().Format("2006/01/02"), windowName(start, end))
+	if late > 0 {
+		k += fmt.Sprintf("_late_%d", late)
+	}
+	return k + ".json"
+}
+
+// ObjectBucket is where periodic exports go and where they are verified from:
+// an S3-compatible bucket, or a directory (the embedded default, or a
+// copy a customer downloaded).
+type ObjectBucket interface {
+	// Put stores size bytes from r under key (keys are written once: the
+	// caller never rewrites one).
+	Put(ctx context.Context, key string, r io.Reader, size int64) error
+	// Open reads the object; ENOTFOUND when there is none.
+	Open(ctx context.Context, key string) (io.ReadCloser, error)
+	// List returns every key under prefix, sorted.
+	List(ctx context.Context, prefix string) ([]string, error)
+}

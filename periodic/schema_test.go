@@ -1,0 +1,43 @@
+package periodic_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+// TestDigestsMatchTheirSchema: every digest the writer produces is valid
+// against docs/schemas/digest-v1.json, and the schema refuses one with a
+// member it does not define.
+func TestDigestsMatchTheirSchema(t *testing.T) {
+	raw, err := os.ReadFile("../docs/schemas/digest-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema openapi3.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := chain(t)
+	digests, _ := filepath.Glob(filepath.Join(dir, "exports", tenant, "digest", "*", "*", "*", "*.json"))
+	if len(digests) != 5 {
+		t.Fatalf("%d digests", len(digests))
+	}
+	for _, p := range digests {
+		var v map[string]any
+		b, _ := os.ReadFile(p)
+		if err := json.Unmarshal(b, &v); err != nil {
+			t.Fatal(err)
+		}
+		if err := schema.VisitJSON(v); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		v["extra"] = true
+		if schema.VisitJSON(v) == nil {
+			t.Fatal("the schema took an unknown member")
+		}
+	}
+}

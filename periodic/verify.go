@@ -1,0 +1,265 @@
+package periodic
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Report sums up a verification.
+type Report struct {
+	Digests, Files int
+	Events         int64
+	Problems       int
+}
+
+// OK reports whether nothing was wrong.
+func (r Report) OK() bool { return r.Problems == 0 }
+
+// verifier walks one tenant's chain.
+type verifier struct {
+	ctx    context.Context
+	b      audit.ObjectBucket
+	prefix string
+	tenant string
+	keys   map[string]ed25519.PublicKey
+	out    func(string)
+	rep    Report
+	// digests by key, as read and signature-checked.
+	digests map[string]*audit.Digest
+	listed  map[string]bool
+}
+
+func (v *verifier) problem(format string, args ...any) {
+	v.rep.Problems++
+	v.out(fmt.Sprintf(format, args...))
+}
+
+// Verify checks a tenant's periodic export in b (a bucket, or a directory
+// a customer downloaded) with nothing but the public keys: every digest's
+// signature and place in the chain, every file's SHA-256 and count, and
+// that windows follow each other without gaps. It writes one plain line
+// per valid digest ("ok …") and per problem (ALTERED, MISSING, UNLISTED,
+// BAD SIGNATURE, UNKNOWN KEY, REORDERED, BROKEN LINK, FORK, GAP), naming
+// the object key, then returns the report. An error means the bucket
+// could not be read at all.
+func Verify(ctx context.Context, b audit.ObjectBucket, prefix, tenant string, keys map[string]ed25519.PublicKey, out func(string)) (Report, error) {
+	v := &verifier{ctx: ctx, b: b, prefix: prefix, tenant: tenant, keys: keys, out: out, digests: map[string]*audit.Digest{}, listed: map[string]bool{}}
+	root := prefix + "/" + tenant + "/"
+	all, err := b.List(ctx, root)
+	if err != nil {
+		return v.rep, err
+	}
+	var digestKeys, dataKeys []string
+	for _, k := range all {
+		switch {
+		case strings.HasPrefix(k, root+"digest/"):
+			digestKeys = append(digestKeys, k)
+		case strings.HasSuffix(k, ".ndjson.gz"):
+			dataKeys = append(dataKeys, k)
+		}
+	}
+	for _, k := range digestKeys {
+		v.readDigest(k)
+	}
+	chain := v.walk()
+	for _, k := range chain {
+		v.checkFiles(k)
+	}
+	v.gaps(chain)
+	for _, k := range dataKeys {
+		if !v.listed[k] {
+			v.problem("UNLISTED %s: a data file that no digest vouches for", k)
+		}
+	}
+	out(fmt.Sprintf("verified %d digests, %d files, %d events of tenant %s: %s", v.rep.Digests, v.rep.Files, v.rep.Events, tenant, v.verdict()))
+	return v.rep, nil
+}
+
+func (v *verifier) verdict() string {
+	if v.rep.OK() {
+		return "all valid"
+	}
+	return fmt.Sprintf("%d problems", v.rep.Problems)
+}
+
+// readDigest reads, checks and keeps the digest stored under k.
+func (v *verifier) readDigest(k string) {
+	raw, err := v.read(k)
+	if err != nil {
+		v.problem("MISSING %s: %v", k, err)
+		return
+	}
+	var d audit.Digest
+	if err := json.Unmarshal(raw, &d); err != nil || d.Version != audit.DigestVersion {
+		v.problem("MALFORMED %s: not a version %d digest", k, audit.DigestVersion)
+		return
+	}
+	if err := d.Verify(v.keys); err != nil {
+		kind := "BAD SIGNATURE"
+		if _, known := v.keys[d.KeyID]; !known {
+			kind = "UNKNOWN KEY"
+		}
+		v.problem("%s %s: %s", kind, k, audit.ErrorMessage(err))
+		return
+	}
+	if want := audit.DigestKey(v.prefix, d.TenantID, d.WindowStart.Time, d.WindowEnd.Time, d.Late); want != k || d.TenantID != v.tenant {
+		v.problem("REORDERED %s: it is the signed digest of %s", k, want)
+		return
+	}
+	v.digests[k] = &d
+}
+
+// walk follows the chain from its first digest and returns the keys in
+// chain order, reporting every break.
+func (v *verifier) walk() []string {
+	next := map[string]string{}
+	var first []string
+	for k, d := range v.digests {
+		if d.First && d.PreviousKey == "" {
+			first = append(first, k)
+			continue
+		}
+		if other, dup := next[d.PreviousKey]; dup {
+			v.problem("FORK %s: %s and %s both follow it", d.PreviousKey, other, k)
+			continue
+		}
+		next[d.PreviousKey] = k
+		if _, ok := v.digests[d.PreviousKey]; !ok {
+			v.problem("MISSING %s: the digest before %s is not there (or not valid)", d.PreviousKey, k)
+		}
+	}
+	sort.Strings(first)
+	if len(first) != 1 {
+		v.problem("MISSING the first digest of the chain: %d digests say they are first %v", len(first), first)
+		if len(first) == 0 {
+			return nil
+		}
+	}
+	var chain []string
+	seen := map[string]bool{}
+	for k := first[0]; k != "" && !seen[k]; k = next[k] {
+		seen[k] = true
+		d := v.digests[k]
+		if len(chain) > 0 && d.PreviousSignature != v.digests[chain[len(chain)-1]].Signature {
+			v.problem("BROKEN LINK %s: its previous signature is not that of %s", k, chain[len(chain)-1])
+		}
+		chain = append(chain, k)
+	}
+	var off []string
+	for k := range v.digests {
+		if !seen[k] {
+			off = append(off, k)
+		}
+	}
+	sort.Strings(off)
+	for _, k := range off {
+		v.problem("UNCHAINED %s: valid, but not reachable from the first digest", k)
+	}
+	return chain
+}
+
+// checkFiles checks each file of the digest at k.
+func (v *verifier) checkFiles(k string) {
+	d := v.digests[k]
+	bad := v.rep.Problems
+	var events int64
+	for _, f := range d.Files {
+		v.listed[f.Key] = true
+		sum, n, err := v.hashFile(f.Key)
+		switch {
+		case audit.ErrorCode(err) == audit.ENOTFOUND:
+			v.problem("MISSING %s: listed by %s", f.Key, k)
+		case err != nil:
+			v.problem("ALTERED %s (listed by %s): %v", f.Key, k, err)
+		case sum != f.SHA256 || n != f.Count:
+			v.problem("ALTERED %s (listed by %s): sha256 %s and %d events, the digest says %s and %d", f.Key, k, sum, n, f.SHA256, f.Count)
+		default:
+			events += n
+		}
+		v.rep.Files++
+	}
+	v.rep.Digests++
+	v.rep.Events += events
+	if v.rep.Problems == bad {
+		v.out(fmt.Sprintf("ok %s: window %s to %s%s, %d files, %d events, key %s", k, d.WindowStart.Format(audit.TimestampLayout),
+			d.WindowEnd.Format(audit.TimestampLayout), lateNote(d.Late), len(d.Files), events, d.KeyID))
+	}
+}
+
+func lateNote(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (late file %d)", n)
+}
+
+// hashFile returns the SHA-256 and line count of a data file's
+// uncompressed content, streaming.
+func (v *verifier) hashFile(key string) (string, int64, error) {
+	r, err := v.b.Open(v.ctx, key)
+	if err != nil {
+		return "", 0, err
+	}
+	defer r.Close()
+	zr, err := gzip.NewReader(bufio.NewReaderSize(r, 256<<10))
+	if err != nil {
+		return "", 0, fmt.Errorf("not gzip: %v", err)
+	}
+	h := sha256.New()
+	lines := &lineCounter{w: h}
+	if _, err := io.Copy(lines, zr); err != nil {
+		return "", 0, fmt.Errorf("unreadable: %v", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), lines.n, nil
+}
+
+type lineCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	for _, b := range p {
+		if b == '\n' {
+			c.n++
+		}
+	}
+	return c.w.Write(p)
+}
+
+// gaps reports windows that do not follow each other: every window's
+// start is the previous window's end.
+func (v *verifier) gaps(chain []string) {
+	var windows []*audit.Digest
+	for _, k := range chain {
+		if d := v.digests[k]; d.Late == 0 {
+			windows = append(windows, d)
+		}
+	}
+	sort.Slice(windows, func(i, j int) bool { return windows[i].WindowStart.Before(windows[j].WindowStart.Time) })
+	for i := 1; i < len(windows); i++ {
+		if prev, cur := windows[i-1], windows[i]; !prev.WindowEnd.Equal(cur.WindowStart.Time) {
+			v.problem("GAP between %s and %s: no window covers it", prev.WindowEnd.Format(audit.TimestampLayout), cur.WindowStart.Format(audit.TimestampLayout))
+		}
+	}
+}
+
+func (v *verifier) read(k string) ([]byte, error) {
+	r, err := v.b.Open(v.ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(io.LimitReader(r, 16<<20))
+}

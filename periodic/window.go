@@ -1,0 +1,109 @@
+package periodic
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Window is one closed UTC window [Start, End) of a tenant; Late is 0 for
+// its export, n for its n-th late file.
+type Window struct {
+	TenantID   string
+	Start, End time.Time
+	Late       int
+}
+
+// Writer writes windows' files and digests to a bucket.
+type Writer struct {
+	Bucket audit.ObjectBucket
+	Prefix string
+	// Key signs the digests (the current key; older digests keep the id of
+	// theirs).
+	Key     ed25519.PrivateKey
+	TempDir string
+	Now     func() time.Time
+}
+
+// Events hands the events of a file to yield, in order (timestamp, then
+// id); the writer collapses an event repeated back to back.
+type Events func(yield func(*audit.Event) error) error
+
+// WriteFile writes win's data file (or late file): gzip NDJSON, one
+// event per line in the wire shape, through a temporary file so that
+// memory stays flat. It returns the file's digest entry: the SHA-256 and
+// count of the uncompressed lines.
+func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audit.DigestFile, error) {
+	f := audit.DigestFile{Key: audit.DataKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late), Kind: audit.FileData}
+	if win.Late > 0 {
+		f.Kind = audit.FileLate
+	}
+	tmp, err := os.CreateTemp(w.TempDir, "window-*.ndjson.gz")
+	if err != nil {
+		return f, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	zw := gzip.NewWriter(tmp)
+	h := sha256.New()
+	out := bufio.NewWriterSize(io.MultiWriter(zw, h), 64<<10)
+	last := ""
+	err = events(func(e *audit.Event) error {
+		if e.ID == last {
+			return nil
+		}
+		last = e.ID
+		b, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		f.Count++
+		_, err = out.Write(append(b, '\n'))
+		return err
+	})
+	if err == nil {
+		err = out.Flush()
+	}
+	if err == nil {
+		err = zw.Close()
+	}
+	if err != nil {
+		return f, err
+	}
+	f.SHA256 = hex.EncodeToString(h.Sum(nil))
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return f, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return f, err
+	}
+	return f, w.Bucket.Put(ctx, f.Key, tmp, size)
+}
+
+// Seal writes win's digest over files, chained after prev (nil for the
+// first digest of the tenant's chain), signed with the current key.
+func (w *Writer) Seal(ctx context.Context, win Window, files []audit.DigestFile, prev *audit.Digest) (audit.Digest, error) {
+	d := audit.Digest{Version: audit.DigestVersion, TenantID: win.TenantID, WindowStart: audit.NewTimestamp(win.Start),
+		WindowEnd: audit.NewTimestamp(win.End), Late: win.Late, Files: files, First: prev == nil, SignedAt: audit.NewTimestamp(w.Now())}
+	if prev != nil {
+		d.PreviousKey = audit.DigestKey(w.Prefix, prev.TenantID, prev.WindowStart.Time, prev.WindowEnd.Time, prev.Late)
+		d.PreviousSignature = prev.Signature
+	}
+	d.Sign(w.Key)
+	body, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return d, err
+	}
+	key := audit.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
+	return d, w.Bucket.Put(ctx, key, bytesReader(body), int64(len(body)))
+}
