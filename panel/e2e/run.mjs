@@ -89,7 +89,8 @@ check("a column header sorts, the back button undoes it, a value filters", async
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
   await page.getByTestId("sort-actor.email").click();
   await page.waitForURL(/sort=actor.email/, { timeout: T });
-  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  // The rows of the new order, not the previous ones still on screen.
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
   const emails = await page.getByTestId("event-row").evaluateAll((rows) => rows.slice(0, 5).map((r) => r.children[1].textContent.toLowerCase()));
   if (emails.join() !== [...emails].sort().join()) throw new Error(`not sorted by user: ${emails}`);
   await page.goBack();

@@ -1,22 +1,23 @@
 import { useCallback, useEffect, useState } from "react";
 
 /** useAsync runs load whenever key changes (and on reload), keeping the
- * latest answer only. */
+ * latest answer only. loading is true from the very render in which key
+ * changes: the data shown is then the previous key's. */
 export function useAsync<T>(load: () => Promise<T>, key: string) {
-  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean; key?: string }>({ loading: true });
   const [n, setN] = useState(0);
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const run = useCallback(load, [key, n]);
   useEffect(() => {
     let live = true;
-    setState((s) => ({ data: s.data, loading: true }));
+    setState((s) => ({ data: s.data, loading: true, key: s.key }));
     run().then(
-      (data) => live && setState({ data, loading: false }),
-      (error: unknown) => live && setState({ error, loading: false }),
+      (data) => live && setState({ data, loading: false, key }),
+      (error: unknown) => live && setState({ error, loading: false, key }),
     );
     return () => {
       live = false;
     };
-  }, [run]);
-  return { ...state, reload: () => setN((x) => x + 1) };
+  }, [run, key]);
+  return { ...state, loading: state.loading || state.key !== key, reload: () => setN((x) => x + 1) };
 }

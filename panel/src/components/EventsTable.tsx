@@ -30,6 +30,8 @@ export function DiffPreview({ e }: { e: AuditEvent }) {
 type Props = {
   events: AuditEvent[];
   loading: boolean;
+  /** busy: newer filters are loading; the rows shown are the previous ones. */
+  busy: boolean;
   filters: Filters;
   operator: boolean;
   onFilter: (f: Filters) => void;
@@ -37,7 +39,7 @@ type Props = {
 };
 
 /** EventsTable lists events; a column header sorts, a value filters. */
-export function EventsTable({ events, loading, filters, operator, onFilter, onOpen }: Props) {
+export function EventsTable({ events, loading, busy, filters, operator, onFilter, onOpen }: Props) {
   const [utc] = useTimeZone();
   if (loading) return <Center py="xl"><Loader /></Center>;
   if (!events.length)
@@ -52,7 +54,7 @@ export function EventsTable({ events, loading, filters, operator, onFilter, onOp
   };
   const arrow = (field: Filters["sort"]) => (filters.sort !== field ? "" : (filters.order ?? (field === "timestamp" ? "desc" : "asc")) === "desc" ? " ▼" : " ▲");
   return (
-    <Table striped highlightOnHover data-testid="events">
+    <Table striped highlightOnHover data-testid="events" aria-busy={busy} style={{ opacity: busy ? 0.6 : 1 }}>
       <Table.Thead>
         <Table.Tr>
           {columns.map((c) => (

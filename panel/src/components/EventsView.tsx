@@ -81,7 +81,7 @@ export function EventsView({ operator }: { operator: boolean }) {
       {first.error ? (
         <ErrorState error={first.error} retry={first.reload} />
       ) : (
-        <EventsTable events={shown} loading={first.loading && !page} filters={filters} onFilter={setFilters} operator={operator}
+        <EventsTable events={shown} loading={first.loading && !page} busy={first.loading} filters={filters} onFilter={setFilters} operator={operator}
           onOpen={(id) => navigate(filtersSearch(f0, { ...extra, event: id }))} />
       )}
       {moreError !== undefined && <ErrorState error={moreError} retry={() => { setMoreError(undefined); void loadMore(); }} />}
