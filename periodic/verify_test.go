@@ -31,8 +31,14 @@ func newKey(t *testing.T) ed25519.PrivateKey {
 func chain(t *testing.T) (string, map[string]ed25519.PublicKey) {
 	t.Helper()
 	dir := t.TempDir()
+	return dir, chainIn(t, periodic.Dir{Root: dir})
+}
+
+// chainIn writes chain's windows into b and returns the public keys.
+func chainIn(t *testing.T, b audit.ObjectBucket) map[string]ed25519.PublicKey {
+	t.Helper()
 	k1, k2 := newKey(t), newKey(t)
-	w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "exports", Key: k1, TempDir: t.TempDir(), Now: time.Now}
+	w := &periodic.Writer{Bucket: b, Prefix: "exports", Key: k1, TempDir: t.TempDir(), Now: time.Now}
 	day := time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)
 	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true, FirstTenantID: tenant, Start: day, End: day.Add(96 * time.Hour)}, 400)
 	var events []audit.Event
@@ -74,7 +80,7 @@ func chain(t *testing.T) (string, map[string]ed25519.PublicKey) {
 			seal(periodic.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour), Late: 1}, in(start, start.Add(time.Hour)))
 		}
 	}
-	return dir, map[string]ed25519.PublicKey{audit.KeyID(k1.Public().(ed25519.PublicKey)): k1.Public().(ed25519.PublicKey),
+	return map[string]ed25519.PublicKey{audit.KeyID(k1.Public().(ed25519.PublicKey)): k1.Public().(ed25519.PublicKey),
 		audit.KeyID(k2.Public().(ed25519.PublicKey)): k2.Public().(ed25519.PublicKey)}
 }
 
