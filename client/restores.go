@@ -47,10 +47,17 @@ func (c *Client) verify(body []byte, header string, at time.Time) (audit.Restore
 // not a request of the audit log). A handler error stops the loop
 // uncommitted: the request comes again at the next start.
 func (c *Client) ConsumeRestores(ctx context.Context, group string, h RestoreHandler, invalid func(kafka.Message, error)) error {
-	// A consumer may start before the audit log created the topic: it
-	// watches for its partitions rather than waiting forever on none.
+	// A consumer may start before the audit log created the topic: a group
+	// joined on no partitions would wait forever, so it joins once the
+	// topic exists, and watches for partitions added later.
+	if err := waitTopic(ctx, c.cfg.Brokers, c.cfg.RestoreTopic); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
 	r := kafka.NewReader(kafka.ReaderConfig{Brokers: c.cfg.Brokers, Topic: c.cfg.RestoreTopic, GroupID: group, StartOffset: kafka.FirstOffset,
-		WatchPartitionChanges: true, PartitionWatchInterval: 2 * time.Second})
+		WatchPartitionChanges: true, PartitionWatchInterval: 5 * time.Second})
 	defer r.Close()
 	for {
 		m, err := r.FetchMessage(ctx)
@@ -125,4 +132,36 @@ func (c *Client) WebhookHandler(h RestoreHandler) http.Handler {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+}
+
+// waitTopic returns once topic has partitions, asking every 2 seconds.
+func waitTopic(ctx context.Context, brokers []string, topic string) error {
+	for {
+		if n, err := partitions(ctx, brokers, topic); err == nil && n > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+func partitions(ctx context.Context, brokers []string, topic string) (int, error) {
+	var last error
+	for _, b := range brokers {
+		conn, err := kafka.DialContext(ctx, "tcp", b)
+		if err != nil {
+			last = err
+			continue
+		}
+		ps, err := conn.ReadPartitions(topic)
+		conn.Close()
+		if err != nil {
+			return 0, err
+		}
+		return len(ps), nil
+	}
+	return 0, last
 }
