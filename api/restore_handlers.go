@@ -136,7 +136,7 @@ func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (audit.Re
 	}
 	latest := src
 	res, err := s.read.Reader.SearchEvents(ctx, audit.Query{Filter: audit.HistoryFilter(p.TenantID, src.Resource.Type, src.Resource.ID),
-		Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true})
+		Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true, Fresh: true})
 	if err != nil {
 		return audit.RestoreRequest{}, &src, err
 	}

@@ -123,6 +123,11 @@ type Query struct {
 	// NoTotal says the caller shows no total (a resource's history): the
 	// store does not count, and answers a zero total.
 	NoTotal bool
+	// Fresh asks to see every write acknowledged before the call, where
+	// the store's searches are near-real-time (Elasticsearch refreshes the
+	// tenant's streams first). For the rare reads a decision rests on: a
+	// restore's check of the resource's newest version.
+	Fresh bool
 }
 
 // KnownTotal returns the total a cursor page answers without counting:

@@ -156,6 +156,11 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	if q.After != nil || q.NoTotal {
 		size++ // no count to go by: one more tells whether another page follows
 	}
+	if q.Fresh {
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(q.Filter.TenantID)+"/_refresh?allow_no_indices=true&ignore_unavailable=true", nil, nil); err != nil {
+			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "refreshing the tenant's streams")
+		}
+	}
 	out, err := s.searchPage(ctx, q.Filter.TenantID, SearchBody(q, from, size))
 	if err != nil {
 		return audit.Result{}, err

@@ -51,3 +51,14 @@ func testEveryField(t *testing.T, b Backend) {
 		t.Fatalf("SearchEvents: %+v\nwant %+v", res.Events, e)
 	}
 }
+
+// testFresh: a Fresh search sees an event acknowledged just before it,
+// without waiting for the store to make it visible.
+func testFresh(t *testing.T, b Backend) {
+	e := fullEvent(t)
+	Write(t, b.Writer, []audit.Event{e})
+	res := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: e.TenantID}, Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true, Fresh: true})
+	if len(res.Events) != 1 || res.Events[0].ID != e.ID {
+		t.Fatalf("a fresh search right after the write: %+v", res.Events)
+	}
+}

@@ -53,6 +53,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("Restores", func(t *testing.T) { testRestores(t, newBackend(t)) })
 	t.Run("RestoreOutcomes", func(t *testing.T) { testRestoreOutcomes(t, newBackend(t)) })
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
+	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 }
 
 // Dataset is two tenants' generated events.
