@@ -13,5 +13,6 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks },
     rules: { ...reactHooks.configs.recommended.rules, "react-hooks/set-state-in-effect": "off" },
   },
-  { files: ["e2e/**/*.mjs"], languageOptions: { globals: globals.node } },
+  // Browser tests run in Node and hand functions to the page.
+  { files: ["e2e/**/*.mjs"], languageOptions: { globals: { ...globals.node, ...globals.browser } } },
 );

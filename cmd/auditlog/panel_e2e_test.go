@@ -79,40 +79,62 @@ func hostPage(t *testing.T, panelURL, token string) *httptest.Server {
 }
 
 // TestPanelInTheBrowser runs the panel's browser checks (panel/e2e/run.mjs)
-// in Debian's Chromium against the real serve with the demo data: sign-in
-// and embedding, filters in the URL, sorting, the detail with compare and
-// history, restore with its 409, export, the operator view, follow mode,
-// the histogram, an expired token and an outage.
+// in Debian's Chromium against the real serve with demo data, on each
+// store: sign-in and embedding, filters in the URL checked against the
+// API, sorting, load more, the detail with compare and history, restore
+// with its 409, both exports, the operator view, follow mode, the
+// histogram, accessibility (axe-core) and the keyboard, an expired token
+// and an outage. It writes screenshots of the main views at two widths
+// (into docs/screenshots with AUDITLOG_UPDATE_SCREENSHOTS=1).
 func TestPanelInTheBrowser(t *testing.T) {
 	node, chromium := panelTools(t)
+	for _, store := range []string{"sqlite", "elasticsearch"} {
+		t.Run(store, func(t *testing.T) { panelInTheBrowser(t, node, chromium, store) })
+	}
+}
+
+func panelInTheBrowser(t *testing.T, node, chromium, store string) {
 	host := httptest.NewUnstartedServer(nil) // its origin must be known before serve starts
-	m := startMain(t, "serve", map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret",
-		"AUDITLOG_INGEST_TOKEN": "svc", "AUDITLOG_SEED": "30000", "AUDITLOG_PANEL_FRAME_ANCESTORS": "'self' http://" + host.Listener.Addr().String()})
+	vars := map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret"}
+	if store == "elasticsearch" {
+		vars = esServeEnv(t, testenv.Name("auditlog-browser"))
+		vars["AUDITLOG_LOG_LEVEL"] = "info"
+	}
+	vars["AUDITLOG_INGEST_TOKEN"], vars["AUDITLOG_SEED"] = "svc", "30000"
+	vars["AUDITLOG_PANEL_FRAME_ANCESTORS"] = "'self' http://" + host.Listener.Addr().String()
+	m := startMain(t, "serve", vars)
 	base := "http://" + m.Addr()
 	policy, versions := panelPolicy(t, client{t, base})
-	mint := func(role, reason string, ttl time.Duration) string {
+	if store == "elasticsearch" {
+		refreshES(t, vars)
+	}
+	mint := func(role string, ttl time.Duration) string {
 		tok, err := api.MintToken([]byte("s3cret"), audit.Principal{UserID: "3a4b5c6d-7e8f-4a0b-8c1d-2e3f4a5b6c7d", Email: role + "@demo.example", Role: role,
-			TenantID: demoTenant, Reason: reason}, ttl, time.Now())
+			TenantID: demoTenant}, ttl, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return tok
 	}
-	admin := mint(audit.RoleAdmin, "", time.Hour)
+	admin := mint(audit.RoleAdmin, time.Hour)
 	page := hostPage(t, base+"/settings/audit/?range=all", admin)
 	host.Config.Handler = page.Config.Handler
 	host.Start()
 	defer host.Close()
 	shots := t.TempDir()
+	if os.Getenv("AUDITLOG_UPDATE_SCREENSHOTS") == "1" && store == "sqlite" {
+		shots, _ = filepath.Abs("../../docs/screenshots")
+	}
 	cmd := exec.Command(node, "e2e/run.mjs")
 	cmd.Dir = filepath.Join("..", "..", "panel")
-	cmd.Env = append(os.Environ(), "PANEL_BASE="+base, "PANEL_ADMIN_TOKEN="+admin, "PANEL_SUPER_TOKEN="+mint(audit.RoleSuperadmin, "", time.Hour),
-		"PANEL_EXPIRED_TOKEN="+mint(audit.RoleAdmin, "", -time.Minute), "PANEL_INGEST_TOKEN=svc", "PANEL_HOST_URL=http://"+host.Listener.Addr().String(),
-		"PANEL_TENANT="+demoTenant, "PANEL_POLICY_ID="+policy, "PANEL_POLICY_VERSIONS="+strings.Join(versions, ","), "CHROMIUM="+chromium, "PANEL_SHOTS="+shots)
+	cmd.Env = append(os.Environ(), "PANEL_BASE="+base, "PANEL_ADMIN_TOKEN="+admin, "PANEL_SUPER_TOKEN="+mint(audit.RoleSuperadmin, time.Hour),
+		"PANEL_EXPIRED_TOKEN="+mint(audit.RoleAdmin, -time.Minute), "PANEL_INGEST_TOKEN=svc", "PANEL_HOST_URL=http://"+host.Listener.Addr().String(),
+		"PANEL_TENANT="+demoTenant, "PANEL_POLICY_ID="+policy, "PANEL_POLICY_VERSIONS="+strings.Join(versions, ","), "CHROMIUM="+chromium,
+		"PANEL_SHOTS="+t.TempDir(), "PANEL_SCREENSHOTS="+shots)
 	out, err := cmd.CombinedOutput()
 	t.Logf("panel/e2e/run.mjs:\n%s", out)
 	if err != nil {
-		t.Fatalf("the panel's browser checks failed (%v); screenshots in %s", err, shots)
+		t.Fatalf("the panel's browser checks failed (%v)", err)
 	}
 }
 
@@ -141,4 +163,13 @@ func TestPanelServedOnEveryStore(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refreshES makes everything written to serve's Elasticsearch visible.
+func refreshES(t *testing.T, vars map[string]string) {
+	res, err := http.Post(vars["AUDITLOG_ES_URL"]+"/"+vars["AUDITLOG_ES_INDEX_PREFIX"]+"-events-*/_refresh?allow_no_indices=true", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
 }

@@ -5,6 +5,25 @@
 // first failure prints why and exits 1.
 import { chromium } from "playwright-core";
 import { randomUUID } from "node:crypto";
+import { createRequire } from "node:module";
+
+import { readFileSync } from "node:fs";
+
+// Evaluated through the DevTools protocol: the panel's CSP (script-src
+// 'self') rightly refuses an injected <script>.
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** axe runs axe-core on the page and fails on any serious or critical
+ * violation. */
+async function axe(page, view) {
+  await page.evaluate(axeSource);
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")}`);
+  });
+  if (found.length) throw new Error(`accessibility of ${view}:\n  ${found.join("\n  ")}`);
+}
 
 const env = (k) => {
   const v = process.env[k];
@@ -84,6 +103,20 @@ check("load more pages on with the cursor; no match says what to do", async ({ p
   await page.getByTestId("empty-state").waitFor({ timeout: T });
 });
 
+check("filtered rows are the API's, and a reload shows the same view", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&action=delete&resourceType=queue&sort=actor.email`);
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  const shown = await page.getByTestId("event-row").evaluateAll((rows) => rows.map((r) => r.dataset.id));
+  const res = await fetch(`${BASE}/api/audit-logs?action=delete&resourceType=queue&sort=actor.email&pageSize=50`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+  const want = (await res.json()).data.map((e) => e.id);
+  if (shown.join() !== want.join()) throw new Error(`rows ${shown.length} differ from the API's ${want.length}`);
+  await page.reload();
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  const again = await page.getByTestId("event-row").evaluateAll((rows) => rows.map((r) => r.dataset.id));
+  if (again.join() !== want.join()) throw new Error("a reload shows other rows");
+  for (const v of ["delete", "queue"]) await page.getByTestId("filters").getByText(v, { exact: true }).first().waitFor({ timeout: T });
+});
+
 check("a column header sorts, the back button undoes it, a value filters", async ({ page }) => {
   await page.goto(`${PANEL}?range=all`);
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
@@ -95,7 +128,7 @@ check("a column header sorts, the back button undoes it, a value filters", async
   if (emails.join() !== [...emails].sort().join()) throw new Error(`not sorted by user: ${emails}`);
   await page.goBack();
   await page.waitForURL((u) => !u.search.includes("sort="), { timeout: T });
-  await page.getByTestId("event-row").first().locator("a").first().click();
+  await page.getByTestId("event-row").first().getByRole("button").first().click();
   await page.waitForURL(/actorEmail=/, { timeout: T });
 });
 
@@ -232,6 +265,46 @@ check("dragging across the histogram narrows the dates", async ({ page }) => {
   await page.waitForURL(/range=custom.*from=.*to=/, { timeout: T });
 });
 
+check("the main views have no serious or critical accessibility violation (axe-core)", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  await axe(page, "the list");
+  await page.goto(`${PANEL}?range=all&event=${V3}`);
+  await page.getByTestId("history").getByTestId("version").first().waitFor({ timeout: T });
+  await axe(page, "the detail");
+  await page.getByTestId("restore-before").click();
+  await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+  await axe(page, "the restore dialog");
+  await page.goto(`${PANEL}?view=operator&range=all`);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  await axe(page, "the operator view");
+  await page.goto(`${PANEL}?view=exports`);
+  await page.getByTestId("export-job").first().waitFor({ timeout: T });
+  await axe(page, "the exports");
+});
+
+check("the keyboard alone opens an event, closes it, sorts and filters", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  const focused = () => page.evaluate(() => ({ testid: document.activeElement?.dataset?.testid, text: document.activeElement?.textContent ?? "" }));
+  let f;
+  for (let i = 0; i < 80 && (f = await focused()).testid !== "sort-actor.email"; i++) await page.keyboard.press("Tab");
+  if (f.testid !== "sort-actor.email") throw new Error("Tab never reaches the User column's sort");
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/sort=actor.email/, { timeout: T });
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  for (let i = 0; i < 40 && (f = await focused()).testid !== "event-row"; i++) await page.keyboard.press("Tab");
+  if (f.testid !== "event-row") throw new Error("Tab never reaches a row");
+  await page.keyboard.press("Enter");
+  await page.waitForURL(/event=/, { timeout: T });
+  await page.getByTestId("event-json").waitFor({ timeout: T });
+  await page.keyboard.press("Escape");
+  await page.waitForURL((u) => !u.search.includes("event="), { timeout: T });
+  await page.getByLabel("Search").focus();
+  await page.keyboard.type("Firefox");
+  await page.waitForURL(/q=Firefox/, { timeout: T });
+});
+
 check("an expired token gives a clear prompt, never a blank table", async ({ browser }) => {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
@@ -257,6 +330,39 @@ check("embedded in a host application, the panel takes the token by postMessage"
   await page.frameLocator("iframe").getByTestId("event-row").first().waitFor({ timeout: T });
   await ctx.close();
 });
+
+// Screenshots of the main views at a desktop and a phone width, into
+// PANEL_SCREENSHOTS (docs/screenshots when the Go test is asked to update
+// them).
+if (process.env.PANEL_SCREENSHOTS) {
+  check("screenshots of the main views at both widths", async ({ browser }) => {
+    const dir = process.env.PANEL_SCREENSHOTS;
+    for (const [w, h, name] of [[1440, 900, "wide"], [390, 844, "narrow"]]) {
+      const ctx = await browser.newContext({ viewport: { width: w, height: h }, timezoneId: "Europe/Paris" });
+      const page = await ctx.newPage();
+      const shot = (view) => page.screenshot({ path: `${dir}/${view}-${name}.png` });
+      await page.goto(`${PANEL}?range=all#token=${ADMIN}`);
+      await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+      await shot("list");
+      await page.goto(`${PANEL}?range=all&event=${V3}`);
+      await page.getByLabel(`compare ${V1}`).check();
+      await page.getByLabel(`compare ${V3}`).check();
+      await page.getByTestId("compare").click();
+      await page.getByTestId("comparison").waitFor({ timeout: T });
+      await shot("detail");
+      await page.getByTestId("restore-before").click();
+      await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+      await shot("restore");
+      await page.goto(`${PANEL}?view=exports`);
+      await page.getByTestId("export-job").first().waitFor({ timeout: T });
+      await shot("exports");
+      await page.goto(`${PANEL}?view=operator&range=all`);
+      await page.getByTestId("event-row").first().waitFor({ timeout: T });
+      await shot("operator");
+      await ctx.close();
+    }
+  });
+}
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",

@@ -26,15 +26,15 @@ export function EventDrawer({ id }: { id: string }) {
   const e = ev.data;
   const stateful = e && e.action !== "access" && (e.before !== undefined || e.after !== undefined);
   return (
-    <Drawer opened onClose={close} position="right" size="60%" title={<Title order={4}>Event</Title>} data-testid="event-drawer">
+    <Drawer opened onClose={close} position="right" size="60%" closeButtonProps={{ "aria-label": "Close the event" }} title={<Title order={4}>Event</Title>} data-testid="event-drawer">
       {ev.error ? <ErrorState error={ev.error} retry={ev.reload} /> : !e ? <Loader /> : (
         <Stack>
           <Group>
             <Badge>{e.action}</Badge>
             <Text fw={600}>{e.resource.type}</Text>
             <Code>{e.resource.id}</Code>
-            {e.crossTenant && <Badge color="grape">operator team</Badge>}
-            {e.outcome === "failure" && <Badge color="red">failure</Badge>}
+            {e.crossTenant && <Badge color="grape.9">operator team</Badge>}
+            {e.outcome === "failure" && <Badge color="red.9">failure</Badge>}
           </Group>
           <Text size="sm">
             {formatTime(e.timestamp, utc)} by {e.actor.email} ({e.actor.role}){e.reason ? ` — reason: ${e.reason}` : ""}

@@ -63,28 +63,29 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
             </Table.Th>
           ))}
           <Table.Th>{operator ? "Declared reason" : "Outcome"}</Table.Th>
-          <Table.Th>{operator ? "" : "Changes"}</Table.Th>
+          <Table.Th>{operator ? "Details" : "Changes"}</Table.Th>
         </Table.Tr>
       </Table.Thead>
       <Table.Tbody>
         {events.map((e) => (
-          <Table.Tr key={e.id} data-testid="event-row" style={{ cursor: "pointer" }} onClick={() => onOpen(e.id)}>
+          <Table.Tr key={e.id} data-testid="event-row" data-id={e.id} style={{ cursor: "pointer" }} tabIndex={0} aria-label={`Open the ${e.action} of ${e.resource.type} by ${e.actor.email}`}
+            onClick={() => onOpen(e.id)} onKeyDown={(ev) => { if (ev.key === "Enter" && ev.target === ev.currentTarget) onOpen(e.id); }}>
             <Table.Td title={formatTime(e.timestamp, !utc)} style={{ whiteSpace: "nowrap" }}>{formatTime(e.timestamp, utc)}</Table.Td>
             <Table.Td>
-              <Anchor size="sm" onClick={(ev) => { ev.stopPropagation(); onFilter({ ...filters, actorEmail: e.actor.email }); }}>{e.actor.email}</Anchor>
-              {e.crossTenant && <Badge ml="xs" color="grape" size="xs" data-testid="cross-tenant">operator team</Badge>}
+              <Anchor component="button" type="button" size="sm" onClick={(ev) => { ev.stopPropagation(); onFilter({ ...filters, actorEmail: e.actor.email }); }}>{e.actor.email}</Anchor>
+              {e.crossTenant && <Badge ml="xs" color="grape.9" size="xs" data-testid="cross-tenant">operator team</Badge>}
             </Table.Td>
-            <Table.Td><Badge variant="light">{e.action}</Badge></Table.Td>
+            <Table.Td miw={90}><Badge variant="light" style={{ overflow: "visible" }}>{e.action}</Badge></Table.Td>
             <Table.Td>
               <Group gap={4} wrap="nowrap">
-                <Anchor size="sm" onClick={(ev) => { ev.stopPropagation(); onFilter({ ...filters, resourceType: [e.resource.type] }); }}>{e.resource.type}</Anchor>
-                <Anchor size="xs" c="dimmed" onClick={(ev) => { ev.stopPropagation(); onFilter({ ...filters, resourceId: e.resource.id }); }}>
+                <Anchor component="button" type="button" size="sm" onClick={(ev) => { ev.stopPropagation(); onFilter({ ...filters, resourceType: [e.resource.type] }); }}>{e.resource.type}</Anchor>
+                <Anchor component="button" type="button" size="xs" c="dimmed" aria-label={`Filter on resource ${e.resource.id}`} onClick={(ev) => { ev.stopPropagation(); onFilter({ ...filters, resourceId: e.resource.id }); }}>
                   <Code>{e.resource.id.slice(0, 8)}</Code>
                 </Anchor>
               </Group>
             </Table.Td>
-            <Table.Td>
-              {operator ? <Text size="sm">{e.reason}</Text> : <Badge color={e.outcome === "failure" ? "red" : "green"} variant="dot">{e.outcome ?? "success"}</Badge>}
+            <Table.Td miw={110}>
+              {operator ? <Text size="sm">{e.reason}</Text> : <Badge color={e.outcome === "failure" ? "red.9" : "green.9"} variant="dot" style={{ overflow: "visible" }}>{e.outcome ?? "success"}</Badge>}
             </Table.Td>
             <Table.Td>{!operator && <DiffPreview e={e} />}</Table.Td>
           </Table.Tr>

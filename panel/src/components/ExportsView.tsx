@@ -45,7 +45,7 @@ export function ExportButton({ filters, now }: { filters: Filters; now: Date; to
         <Alert color="blue" data-testid="export-queued" title="Export queued">
           Too many events to download at once ({job.rowsExpected}): the export runs in the background and you will get an e-mail with
           the link when it is done.{" "}
-          <Anchor onClick={() => navigate("?view=exports")}>Follow it in Exports</Anchor>
+          <Anchor component="button" type="button" onClick={() => navigate("?view=exports")}>Follow it in Exports</Anchor>
         </Alert>
       )}
       {error !== undefined && <ErrorState error={error} />}
@@ -77,7 +77,7 @@ export function ExportsView() {
           {list.map((j) => (
             <Table.Tr key={j.id} data-testid="export-job">
               <Table.Td>{formatTime(j.createdAt, utc)}</Table.Td>
-              <Table.Td><Badge color={j.state === "done" ? "teal" : j.state === "failed" ? "red" : "blue"}>{j.state}</Badge></Table.Td>
+              <Table.Td><Badge color={j.state === "done" ? "teal.9" : j.state === "failed" ? "red.9" : "blue.9"}>{j.state}</Badge></Table.Td>
               <Table.Td w={240}>
                 {active(j) && <Progress value={j.rowsExpected ? (100 * j.rowsWritten) / j.rowsExpected : 0} />}
                 <Text size="xs">{j.rowsWritten} / {j.rowsExpected} rows{j.error ? ` — ${j.error}` : ""}</Text>

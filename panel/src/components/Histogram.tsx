@@ -39,7 +39,7 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   };
   return (
     <Box>
-      <svg ref={ref} viewBox={`0 0 ${W} ${H}`} width="100%" height={H} preserveAspectRatio="none" data-testid="histogram" style={{ cursor: "crosshair", userSelect: "none" }}
+      <svg ref={ref} viewBox={`0 0 ${W} ${H}`} width="100%" height={H} preserveAspectRatio="none" data-testid="histogram" role="img" aria-label={`Events per ${interval} over the chosen dates; drag across to narrow them`} style={{ cursor: "crosshair", userSelect: "none" }}
         onMouseDown={(e) => setDrag({ a: x(e), b: x(e) })} onMouseMove={(e) => drag && setDrag({ ...drag, b: x(e) })} onMouseUp={finish} onMouseLeave={() => setDrag(null)}>
         {bars.map((b, i) => {
           const h = (b.count / max) * (H - 2);

@@ -44,7 +44,7 @@ export function History({ type, resourceId, current }: { type: string; resourceI
               <Table.Td>
                 <Badge variant="light">{h.action}</Badge>
                 {h.eventId === current && <Badge ml="xs">this event</Badge>}
-                {h.restoredFrom && <Badge ml="xs" color={h.outcome === "failure" ? "red" : "teal"}>{h.outcome === "failure" ? "restore refused" : "restore applied"}</Badge>}
+                {h.restoredFrom && <Badge ml="xs" color={h.outcome === "failure" ? "red.9" : "teal.9"}>{h.outcome === "failure" ? "restore refused" : "restore applied"}</Badge>}
               </Table.Td>
               <Table.Td><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></Table.Td>
             </Table.Tr>

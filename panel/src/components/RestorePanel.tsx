@@ -79,7 +79,7 @@ function Confirm({ event, ask, superadmin, onClose, onDone }: { event: AuditEven
   const target = ask.version === "before" ? event.before : event.after;
   const newer = error?.status === 409 ? (error.problem?.details as { latest?: { eventId: string; actor: { email: string }; timestamp: string } } | undefined)?.latest : undefined;
   return (
-    <Modal opened onClose={onClose} title={ask.fields ? `Undo ${ask.fields.join(", ")}` : `Restore the ${ask.version === "before" ? "previous" : "resulting"} version`} size="xl" data-testid="restore-confirm">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Cancel the restore" }} title={ask.fields ? `Undo ${ask.fields.join(", ")}` : `Restore the ${ask.version === "before" ? "previous" : "resulting"} version`} size="xl" data-testid="restore-confirm">
       <Stack>
         <Text size="sm">The audit log asks the service that owns this {event.resource.type} to apply it. Secrets are never written back.</Text>
         {latest && <SideBySide left={pick(latest.after, ask.fields)} right={pick(target, ask.fields)} leftLabel="Current" rightLabel="Restored" />}
@@ -114,7 +114,7 @@ function RestoreStatus({ first }: { first: Restore }) {
     }, 2000);
     return () => clearTimeout(t);
   }, [r]);
-  const color = r.status === "applied" ? "teal" : r.status === "failed" ? "red" : "yellow";
+  const color = r.status === "applied" ? "teal.9" : r.status === "failed" ? "red.9" : "orange.9";
   return (
     <Alert color={color} title="Restore requested" data-testid="restore-status">
       <Group gap="xs">

@@ -21,10 +21,10 @@ export function SideBySide({ left, right, leftLabel, rightLabel }: { left: unkno
         </Table.Thead>
         <Table.Tbody>
           {shown.map((r) => (
-            <Table.Tr key={r.path} bg={r.changed ? "var(--mantine-color-yellow-light)" : undefined} data-changed={r.changed || undefined}>
+            <Table.Tr key={r.path} bg={r.changed ? "var(--mantine-color-yellow-0)" : undefined} data-changed={r.changed || undefined}>
               <Table.Td ff="monospace">{r.path}</Table.Td>
-              <Table.Td ff="monospace" c={r.changed ? "red" : undefined}>{show(r.left, r.leftHas)}</Table.Td>
-              <Table.Td ff="monospace" c={r.changed ? "green" : undefined}>{show(r.right, r.rightHas)}</Table.Td>
+              <Table.Td ff="monospace" c={r.changed ? "red.9" : undefined}>{show(r.left, r.leftHas)}</Table.Td>
+              <Table.Td ff="monospace" c={r.changed ? "teal.9" : undefined}>{show(r.right, r.rightHas)}</Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
