@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/atomicfile"
 )
 
 // LocalFiles keeps export files in a directory (the default: under
@@ -33,22 +34,7 @@ func (l LocalFiles) Put(ctx context.Context, key string, r io.Reader, size int64
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
-		return audit.Wrap(audit.EINTERNAL, err, "export files")
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".put-*")
-	if err != nil {
-		return audit.Wrap(audit.EINTERNAL, err, "export files")
-	}
-	defer os.Remove(f.Name())
-	n, err := io.Copy(f, r)
-	if err == nil && n != size {
-		err = errors.New("short copy")
-	}
-	if err := errors.Join(err, f.Sync(), f.Close()); err != nil {
-		return audit.Wrap(audit.EINTERNAL, err, "storing export file %s", key)
-	}
-	if err := os.Rename(f.Name(), p); err != nil {
+	if _, err := atomicfile.Write(p, r, size); err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "storing export file %s", key)
 	}
 	return nil

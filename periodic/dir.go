@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/atomicfile"
 )
 
 // Dir is a bucket in a local directory: keys are paths below Root.
@@ -28,26 +29,8 @@ func (d Dir) Put(_ context.Context, key string, r io.Reader, _ int64) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".put-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, r); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	_, err = atomicfile.Write(path, r, -1)
+	return err
 }
 
 // Open implements audit.ObjectBucket.
