@@ -1,4 +1,4 @@
-import { AppShell, Badge, Group, SegmentedControl, Switch, Title } from "@mantine/core";
+import { Badge, Container, Group, SegmentedControl, Switch, Title } from "@mantine/core";
 import { useSyncExternalStore } from "react";
 import { auth } from "./auth";
 import { ReasonPrompt, TokenPrompt } from "./components/TokenPrompt";
@@ -22,27 +22,25 @@ export function App() {
   const event = p.get("event");
   const setView = (v: string) => navigate(filtersSearch(parseFilters(search), { view: v === "events" ? undefined : v }));
   return (
-    <AppShell header={{ height: 56 }} padding="md">
-      <AppShell.Header px="md">
-        <Group h="100%" justify="space-between">
-          <Group>
-            <Title order={3}>Settings · Audit</Title>
-            <SegmentedControl
-              value={view}
-              onChange={setView}
-              data={[{ value: "events", label: "Events" }, { value: "operator", label: "Operator accesses" }, { value: "exports", label: "Exports" }]}
-            />
-          </Group>
-          <Group>
-            <Switch label="UTC" checked={utc} onChange={(e) => setUtc(e.currentTarget.checked)} />
-            <Badge variant="light">{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
-          </Group>
+    <Container fluid p="md">
+      <Group justify="space-between" pb="sm" mb="md" gap="sm" style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}>
+        <Group gap="sm">
+          <Title order={3}>Settings · Audit</Title>
+          <SegmentedControl
+            value={view}
+            onChange={setView}
+            data={[{ value: "events", label: "Events" }, { value: "operator", label: "Operator accesses" }, { value: "exports", label: "Exports" }]}
+          />
         </Group>
-      </AppShell.Header>
-      <AppShell.Main>
+        <Group gap="sm">
+          <Switch label="UTC" checked={utc} onChange={(e) => setUtc(e.currentTarget.checked)} />
+          <Badge variant="light">{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
+        </Group>
+      </Group>
+      <main>
         {view === "exports" ? <ExportsView /> : <EventsView operator={view === "operator"} />}
         {event && <EventDrawer id={event} />}
-      </AppShell.Main>
-    </AppShell>
+      </main>
+    </Container>
   );
 }

@@ -54,6 +54,7 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
   };
   const arrow = (field: Filters["sort"]) => (filters.sort !== field ? "" : (filters.order ?? (field === "timestamp" ? "desc" : "asc")) === "desc" ? " ▼" : " ▲");
   return (
+    <Table.ScrollContainer minWidth={900}>
     <Table striped highlightOnHover data-testid="events" aria-busy={busy} style={{ opacity: busy ? 0.6 : 1 }}>
       <Table.Thead>
         <Table.Tr>
@@ -92,5 +93,6 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
         ))}
       </Table.Tbody>
     </Table>
+    </Table.ScrollContainer>
   );
 }
