@@ -6,8 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -20,11 +18,11 @@ import (
 type LocalFiles struct{ Dir string }
 
 func (l LocalFiles) path(key string) (string, error) {
-	clean := filepath.Clean("/" + key)
-	if clean != "/"+key || strings.Contains(key, "..") {
+	p, err := atomicfile.Below(l.Dir, key)
+	if err != nil {
 		return "", audit.Errorf(audit.EINVALID, "bad file key %q", key)
 	}
-	return filepath.Join(l.Dir, filepath.FromSlash(key)), nil
+	return p, nil
 }
 
 // Put implements audit.ExportFiles: a temporary file, fsynced, then

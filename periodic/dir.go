@@ -5,7 +5,6 @@
 package periodic
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -68,11 +67,9 @@ func (d Dir) List(_ context.Context, prefix string) ([]string, error) {
 
 // path maps a key to a path below Root, refusing any that would leave it.
 func (d Dir) path(key string) (string, error) {
-	clean := filepath.Clean(filepath.FromSlash(key))
-	if key == "" || filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+	p, err := atomicfile.Below(d.Root, key)
+	if err != nil {
 		return "", audit.Errorf(audit.EINVALID, "object key %q leaves the directory", key)
 	}
-	return filepath.Join(d.Root, clean), nil
+	return p, nil
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

@@ -5,6 +5,7 @@
 package smtp
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -22,6 +23,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/atomicfile"
 )
 
 // TLS modes of the connection.
@@ -189,21 +191,8 @@ func (m *Mailer) NotifyExport(ctx context.Context, j audit.ExportJob) error {
 // file writes msg into the outbox, whole or not at all (a temporary file
 // renamed), named by time and job so that a listing is in sending order.
 func (m *Mailer) file(jobID string, msg []byte) error {
-	name := time.Now().UTC().Format("20060102T150405.000Z") + "-" + jobID + ".eml"
-	tmp, err := os.CreateTemp(m.outbox, ".tmp-*")
-	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(msg); err != nil {
-		tmp.Close()
-		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
-	}
-	if err := tmp.Close(); err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
-	}
-	path := filepath.Join(m.outbox, name)
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	path := filepath.Join(m.outbox, time.Now().UTC().Format("20060102T150405.000Z")+"-"+jobID+".eml")
+	if _, err := atomicfile.Write(path, bytes.NewReader(msg), int64(len(msg))); err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "smtp: outbox")
 	}
 	if m.logger != nil {

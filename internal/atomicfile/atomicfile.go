@@ -1,7 +1,9 @@
-// Package atomicfile writes a file so that a reader sees it whole or not
-// at all: into a temporary file beside it, synced, then renamed over the
-// name. Export files, periodic export objects in a directory and the
-// restore outbox all write this way.
+// Package atomicfile keeps files under keys in a directory: Below maps a
+// key to its path, refusing any that would leave the directory, and Write
+// writes a file so that a reader sees it whole or not at all (into a
+// temporary file beside it, synced, then renamed over the name). Export
+// files, periodic export objects in a directory, the restore outbox and
+// the e-mail outbox all use it.
 package atomicfile
 
 import (
@@ -10,7 +12,21 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
+
+// Below returns the path of key (slash-separated) under root. A key that
+// is empty, not clean ("a//b", "a/./b", a trailing slash) or holds ".."
+// anywhere is refused with ErrBadKey, so no key reaches outside root.
+func Below(root, key string) (string, error) {
+	if key == "" || filepath.Clean("/"+key) != "/"+key || strings.Contains(key, "..") {
+		return "", fmt.Errorf("%w: %q", ErrBadKey, key)
+	}
+	return filepath.Join(root, filepath.FromSlash(key)), nil
+}
+
+// ErrBadKey is the error of a key Below refuses.
+var ErrBadKey = errors.New("not a key below the directory")
 
 // Write copies r into path (creating its directory) and returns the
 // number of bytes written. With size >= 0, a source of another length is

@@ -49,3 +49,16 @@ func TestWriteIsWholeOrNothing(t *testing.T) {
 		t.Fatalf("left behind: %v", entries)
 	}
 }
+
+// TestBelowKeepsKeysInTheirDirectory: clean relative keys map below the
+// root; anything that could leave it, or is not clean, is refused.
+func TestBelowKeepsKeysInTheirDirectory(t *testing.T) {
+	if p, err := atomicfile.Below("/data", "a/b/c.json"); err != nil || p != filepath.Join("/data", "a", "b", "c.json") {
+		t.Fatalf("%q %v", p, err)
+	}
+	for _, k := range []string{"", "../x", "a/../../x", "/etc/passwd", "a//b", "a/./b", "a/", "a/..b"} {
+		if _, err := atomicfile.Below("/data", k); !errors.Is(err, atomicfile.ErrBadKey) {
+			t.Errorf("%q: %v, want ErrBadKey", k, err)
+		}
+	}
+}
