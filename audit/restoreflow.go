@@ -1,7 +1,6 @@
 package audit
 
 import (
-	"fmt"
 	"slices"
 	"time"
 )
@@ -87,9 +86,4 @@ func CheckRestorable(source *Event, plan Plan, now time.Time) error {
 // have: never stored, another tenant's, or deleted with its retention.
 func RestoreNotFound(id string) error {
 	return Errorf(ENOTFOUND, "no audit event %s in this tenant's retained history (events past the plan's retention are deleted and cannot be restored)", id)
-}
-
-// String names r for logs.
-func (r *RestoreRecord) String() string {
-	return fmt.Sprintf("restore %s of %s %s (tenant %s)", r.RequestID, r.Resource.Type, r.Resource.ID, r.TenantID)
 }

@@ -2,6 +2,7 @@ package periodic
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/ed25519"
@@ -105,5 +106,5 @@ func (w *Writer) Seal(ctx context.Context, win Window, files []audit.DigestFile,
 		return d, err
 	}
 	key := audit.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
-	return d, w.Bucket.Put(ctx, key, bytesReader(body), int64(len(body)))
+	return d, w.Bucket.Put(ctx, key, bytes.NewReader(body), int64(len(body)))
 }
