@@ -10,6 +10,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/backoff"
 	"github.com/auditlog/auditlog/restore"
 )
 
@@ -97,17 +98,11 @@ func (m *Main) restoreSender(ctx context.Context) (restore.Sender, error) {
 		// The topic is created in the background: Kafka may start after
 		// serve, and the worker retries until it can publish.
 		m.background(ctx, "restore topic", func(bg context.Context) {
-			for bg.Err() == nil {
-				err := restore.EnsureTopic(bg, brokers, r.Topic, m.Config.Kafka.Partitions)
-				if err == nil {
-					return
-				}
-				m.Logger.Warn("creating the restore topic failed; retrying", "topic", r.Topic, "err", err)
-				select {
-				case <-bg.Done():
-				case <-time.After(5 * time.Second):
-				}
-			}
+			_ = backoff.Retry(bg, backoff.New(5*time.Second, 5*time.Second),
+				func(err error) {
+					m.Logger.Warn("creating the restore topic failed; retrying", "topic", r.Topic, "err", err)
+				},
+				func() error { return restore.EnsureTopic(bg, brokers, r.Topic, m.Config.Kafka.Partitions) })
 		})
 		return k, nil
 	}
