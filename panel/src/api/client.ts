@@ -61,7 +61,12 @@ export async function download(url: string, name: string): Promise<void> {
     if (res.status === 401) auth.expire("The service refused the token (expired or invalid).");
     throw new ApiError(res.status, (await res.json().catch(() => undefined)) as Problem | undefined);
   }
-  const href = URL.createObjectURL(await res.blob());
+  saveBlob(await res.blob(), name);
+}
+
+/** saveBlob hands a downloaded file to the browser under name. */
+export function saveBlob(blob: Blob, name: string): void {
+  const href = URL.createObjectURL(blob);
   const a = document.createElement("a");
   a.href = href;
   a.download = name;

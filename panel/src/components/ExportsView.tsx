@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Group, Progress, Stack, Table, Text, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { ApiError, api, authHeaders, download, must, type ExportJob } from "../api/client";
+import { ApiError, api, authHeaders, download, must, saveBlob, type ExportJob } from "../api/client";
 import { auth } from "../auth";
 import { apiQuery, type Filters } from "../filters";
 import { navigate } from "../location";
@@ -24,14 +24,8 @@ export function ExportButton({ filters, now }: { filters: Filters; now: Date; to
       const res = await fetch(`/api/audit-logs/exports?${q}`, { method: "POST", headers: authHeaders() });
       if (res.status === 401) auth.expire("The service refused the token (expired or invalid).");
       if (res.status === 202) setJob((await res.json()) as ExportJob);
-      else if (res.ok) {
-        const href = URL.createObjectURL(await res.blob());
-        const a = document.createElement("a");
-        a.href = href;
-        a.download = `audit-log-${now.toISOString().slice(0, 10)}.csv`;
-        a.click();
-        setTimeout(() => URL.revokeObjectURL(href), 10_000);
-      } else throw new ApiError(res.status, await res.json().catch(() => undefined));
+      else if (res.ok) saveBlob(await res.blob(), `audit-log-${now.toISOString().slice(0, 10)}.csv`);
+      else throw new ApiError(res.status, await res.json().catch(() => undefined));
     } catch (e) {
       setError(e instanceof ApiError ? e : new ApiError(0));
     } finally {
