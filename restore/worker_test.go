@@ -87,12 +87,14 @@ type receiver struct {
 	mu       sync.Mutex
 	accepted map[string]int
 	bad      []string
-	down     atomic.Bool // answers 503 while set
+	down     atomic.Bool  // answers 503 while set
+	refused  atomic.Int32 // 503 answers given
 }
 
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if rc.down.Load() {
+		rc.refused.Add(1)
 		http.Error(w, "maintenance", http.StatusServiceUnavailable)
 		return
 	}
@@ -143,7 +145,13 @@ func TestWebhookDownThenBack(t *testing.T) {
 	srv := &http.Server{Handler: rc}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	waitAttempts(t, s, r, 2)
+	// Wait for a 503 actually answered: the store's attempt count rises
+	// when an attempt is claimed, before its answer comes back.
+	for deadline := time.Now().Add(30 * time.Second); rc.refused.Load() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("no attempt reached the webhook while it answered 503")
+		}
+	}
 	rc.down.Store(false)
 	got := waitDelivered(t, s, r, 30*time.Second)
 	if n := rc.count(r.RequestID); n != 1 || len(rc.bad) > 0 {
