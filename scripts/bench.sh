@@ -11,6 +11,9 @@ OUT=${BENCH_OUT:-BENCHMARKS.md}
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 with_services
+# The panel's browser benchmark needs its Node packages (and Chromium,
+# which scripts/prereqs.sh installs).
+scripts/panel.sh deps
 export AUDITLOG_KAFKA_VERSION=${AUDITLOG_KAFKA_VERSION:-3.9.1}
 go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT" \
 	-services-dir "${AUDITLOG_SERVICES_DIR:-/tmp/auditlog-services}"

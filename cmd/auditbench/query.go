@@ -19,6 +19,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/panel"
 )
 
 // benchQuery measures API latency on one tenant holding 1,000,000 events
@@ -63,8 +64,9 @@ func benchQuery(ctx context.Context, e *env) ([]result, error) {
 func measureQueries(ctx context.Context, e *env, store string, r audit.EventReader, w audit.EventWriter, tenant string, n int,
 	loaded time.Duration, maxP99 float64, direct func(body any) (float64, error), refresh func() error) ([]result, error) {
 	depth := min(100000, n/2)
-	call, cursors, closeAPI := benchAPI(ctx, r, w, tenant)
-	defer closeAPI()
+	srv := benchAPI(ctx, r, w, tenant)
+	defer srv.close()
+	call, cursors := srv.call, srv.cursors
 	cursor, err := walkToDepth(call, depth)
 	if err != nil {
 		return nil, err
@@ -93,12 +95,46 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		{"stats (groupBy action, 1d histogram)", "/api/audit-logs/stats?groupBy=action&interval=1d",
 			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
 	}
+	panel, err := panelStatsQueries(ctx, r, tenant)
+	if err != nil {
+		return nil, err
+	}
+	queries = append(queries, panel...)
 	queries = append(queries, historyQueries(tenant, versions)...)
 	sm, err := sampleQueries(e, store, queries, call, direct)
 	if err != nil {
 		return nil, err
 	}
-	return queryResults(e, store, n, loaded, maxP99, queries, sm, direct != nil), nil
+	out := queryResults(e, store, n, loaded, maxP99, queries, sm, direct != nil)
+	pr, err := measurePanel(ctx, e, store, srv, r, tenant, n)
+	if err != nil {
+		return nil, fmt.Errorf("panel in the browser: %w", err)
+	}
+	return append(out, pr...), nil
+}
+
+// panelStatsQueries are the histogram requests of the panel's first
+// view (the last 7 days, 3-hour buckets) and of its view of one actor,
+// the 7 days before the tenant's newest event.
+func panelStatsQueries(ctx context.Context, r audit.EventReader, tenant string) ([]measuredQuery, error) {
+	sp, err := r.EventSpan(ctx, audit.Filter{TenantID: tenant})
+	if err != nil {
+		return nil, err
+	}
+	page, err := r.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1})
+	if err != nil || len(page.Events) == 0 {
+		return nil, fmt.Errorf("panel stats: no event to take an actor from (%v)", err)
+	}
+	from := sp.Last.Add(-7 * 24 * time.Hour).Truncate(time.Second)
+	email := strings.ToLower(page.Events[0].Actor.Email)
+	q := url.Values{"from": {from.Format(time.RFC3339)}, "interval": {"3h"}}
+	fa := url.Values{"from": {from.Format(time.RFC3339)}, "interval": {"3h"}, "actorEmail": {email}}
+	return []measuredQuery{
+		{"stats: the panel's 7-day histogram (3 h buckets)", "/api/audit-logs/stats?" + q.Encode(),
+			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, From: &from}, Interval: 3 * time.Hour, MaxGroups: 50})},
+		{"stats: one actor's 7-day histogram (3 h buckets)", "/api/audit-logs/stats?" + fa.Encode(),
+			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, From: &from, ActorEmail: email}, Interval: 3 * time.Hour, MaxGroups: 50})},
+	}, nil
 }
 
 // measuredQuery is one measured query: its API path and the same query's
@@ -114,16 +150,28 @@ type querySamples struct {
 	apiP50, apiP99, dP50, counts map[string][]float64
 }
 
-// benchAPI serves the real API over HTTP on loopback in front of r and w,
-// and returns a GET with an admin token of tenant.
-func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, tenant string) (func(string) ([]byte, error), *audit.CursorCodec, func()) {
+// benchServer is the real API, and the panel, served over HTTP on
+// loopback for one tenant's admin.
+type benchServer struct {
+	call    func(path string) ([]byte, error) // a GET with the admin's token
+	cursors *audit.CursorCodec
+	base    string // http://127.0.0.1:port
+	token   string
+	close   func()
+}
+
+// benchAPI serves the real API and the panel in front of r and w.
+func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, tenant string) *benchServer {
 	secret := []byte("bench-secret")
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	cursors := audit.NewCursorCodec([]byte("bench-cursor"))
-	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 30 * time.Second}, api.Deps{
+	mux := http.NewServeMux()
+	mux.Handle("/", api.NewServer(api.Config{RequestTimeout: 30 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:   api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: cursors},
 	}).Handler())
+	mux.Handle(panel.Prefix, panel.Handler(panel.Config{FrameAncestors: []string{"'self'"}}))
+	srv := httptest.NewServer(mux)
 	tok, _ := api.MintToken(secret, audit.Principal{UserID: tenant, Email: "bench@x.example", Role: audit.RoleAdmin, TenantID: tenant}, 24*time.Hour, time.Now())
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	call := func(path string) ([]byte, error) {
@@ -140,8 +188,7 @@ func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, ten
 		}
 		return b, nil
 	}
-
-	return call, cursors, srv.Close
+	return &benchServer{call: call, cursors: cursors, base: srv.URL, token: tok, close: srv.Close}
 }
 
 // walkToDepth walks the default order by cursor, 1,000 events a page, and
@@ -227,6 +274,11 @@ func queryResults(e *env, store string, n int, loaded time.Duration, maxP99 floa
 		// the filtered, sorted page (issue 6).
 		if hasDirect || strings.HasPrefix(q.name, "filtered") {
 			r.Target, r.Max = fmt.Sprintf("p99 ≤ %.0f ms", maxP99), maxP99
+		}
+		// Stats: 300 ms on both stores (issue 15: the panel's histogram);
+		// Elasticsearch keeps its stricter target above.
+		if strings.HasPrefix(q.name, "stats") && !hasDirect {
+			r.Target, r.Max = "p99 ≤ 300 ms", 300
 		}
 		// History and compare: 50 ms on both stores (issue 14).
 		if strings.HasPrefix(q.name, "history") || strings.HasPrefix(q.name, "compare") {
