@@ -4,6 +4,7 @@ import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
 import { auth } from "./auth";
+import * as firstView from "./firstView";
 
 // Contrast: text on filled buttons and "dimmed" text meet WCAG AA (4.5:1)
 // in the light scheme (Mantine's defaults, blue 6 and gray 6, do not).
@@ -11,6 +12,7 @@ const theme = createTheme({ primaryShade: { light: 8, dark: 6 } });
 const contrast: CSSVariablesResolver = () => ({ variables: {}, light: { "--mantine-color-dimmed": "var(--mantine-color-gray-7)" }, dark: {} });
 
 auth.start();
+if (auth.token() && !auth.needsReason()) firstView.start(window.location.search);
 createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={contrast} defaultColorScheme="light">

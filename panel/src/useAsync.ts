@@ -1,13 +1,15 @@
 import { useCallback, useEffect, useState } from "react";
+import { take } from "./firstView";
 
 /** useAsync runs load whenever key changes (and on reload), keeping the
- * latest answer only. loading is true from the very render in which key
+ * latest answer only; the first run takes the request firstView started
+ * early under the same key, if any. loading is true from the very render in which key
  * changes: the data shown is then the previous key's. */
 export function useAsync<T>(load: () => Promise<T>, key: string) {
   const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean; key?: string }>({ loading: true });
   const [n, setN] = useState(0);
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const run = useCallback(load, [key, n]);
+  const run = useCallback(() => (n === 0 && take<T>(key)) || load(), [key, n]);
   useEffect(() => {
     let live = true;
     setState((s) => ({ data: s.data, loading: true, key: s.key }));

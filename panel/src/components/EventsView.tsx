@@ -1,7 +1,8 @@
 import { Button, Group, Stack, Switch, Text } from "@mantine/core";
 import { useEffect, useState } from "react";
-import { api, must, type AuditEvent, type ListQuery } from "../api/client";
-import { apiQuery, filtersSearch, parseFilters, type Filters } from "../filters";
+import { api, must, type AuditEvent } from "../api/client";
+import { filtersSearch, parseFilters, type Filters } from "../filters";
+import { firstNow, listQuery, listRequest, viewFilters, type Page } from "../firstView";
 import { navigate, useSearch } from "../location";
 import { useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
@@ -10,23 +11,19 @@ import { ExportButton } from "./ExportsView";
 import { FilterBar } from "./FilterBar";
 import { Histogram } from "./Histogram";
 
-type Page = { events: AuditEvent[]; cursor?: string | null; total?: number; relation?: string };
-
 /** EventsView is the log: filters, histogram, table, load more, follow
  * mode. The operator view is the same, fixed to crossTenant=true. */
 export function EventsView({ operator }: { operator: boolean }) {
   const search = useSearch();
   const f0 = parseFilters(search);
-  const filters: Filters = operator ? { ...f0, crossTenant: true } : f0;
+  const filters = viewFilters(search, operator);
   const extra = Object.fromEntries(new URLSearchParams(search));
   const setFilters = (f: Filters) => navigate(filtersSearch(f, { view: extra.view }));
   const key = filtersSearch(filters);
-  const [now] = useState(() => new Date());
-  const query = (f: Filters): ListQuery => ({ ...apiQuery(f, now), sort: f.sort, order: f.order, pageSize: 50 });
-  const first = useAsync<Page>(async () => {
-    const r = await must(api.GET("/api/audit-logs", { params: { query: query(filters) } }));
-    return { events: r.data, cursor: r.nextCursor, total: r.total.value, relation: r.total.relation };
-  }, key);
+  const [now] = useState(firstNow);
+  const query = (f: Filters) => listQuery(f, now);
+  const list = listRequest(filters, now);
+  const first = useAsync<Page>(list.load, list.key);
   const [more, setMore] = useState<Page>({ events: [] });
   const [moreError, setMoreError] = useState<unknown>();
   const [follow, setFollow] = useState(false);

@@ -1,20 +1,15 @@
 import { Box, Text } from "@mantine/core";
 import { useRef, useState } from "react";
-import { api, must } from "../api/client";
-import { apiQuery, histogramInterval, timeWindow, type Filters } from "../filters";
+import { type Filters } from "../filters";
+import { statsRequest } from "../firstView";
 import { useAsync } from "../useAsync";
 
 /** Histogram draws the events over time for the filters (GET /stats);
  * dragging across it narrows the date filter to the range dragged. */
 export function Histogram({ filters, now, onRange }: { filters: Filters; now: Date; onRange: (from: string, to: string) => void }) {
-  const w = timeWindow(filters, now);
-  const fromMs = w.from ? Date.parse(w.from) : now.getTime() - 90 * 86_400_000;
-  const toMs = w.to ? Date.parse(w.to) : now.getTime();
-  const interval = histogramInterval(fromMs, toMs);
-  const stats = useAsync(
-    () => must(api.GET("/api/audit-logs/stats", { params: { query: { ...apiQuery(filters, now), interval } as never } })),
-    JSON.stringify([apiQuery(filters, now), interval]),
-  );
+  const req = statsRequest(filters, now);
+  const { interval, toMs } = req;
+  const stats = useAsync(req.load, req.key);
   const ref = useRef<SVGSVGElement>(null);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
   const bars = stats.data?.histogram ?? [];
