@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 			short[plan] = p
 		}
 		s, _ := newStore(t, elasticsearch.StoreConfig{Policies: short, TenantCacheTTL: time.Millisecond})
-		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s,
+		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s,
 			Visible: func(t testing.TB) {
 				if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
 					t.Fatal(err)

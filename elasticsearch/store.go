@@ -180,7 +180,9 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		body       json.RawMessage
 	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()},
 		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
-		{s.RestoresIndex(), "the restores index", mappings.Restores()}} {
+		{s.RestoresIndex(), "the restores index", mappings.Restores()},
+		{s.PeriodicIndex(), "the periodic export index", mappings.Periodic()},
+		{s.PeriodicRecordsIndex(), "the periodic export records index", mappings.Periodic()}} {
 		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)
 		if err != nil {
 			return err

@@ -43,3 +43,11 @@ var restores []byte
 // Restores returns the create-index body of the restore requests: the
 // fields they are looked up by are indexed, the rest kept in _source.
 func Restores() json.RawMessage { return json.RawMessage(restores) }
+
+//go:embed periodic.json
+var periodic []byte
+
+// Periodic returns the create-index body of the periodic export's state
+// and of its records (one index each): tenantId, windowStart and late are
+// indexed for the records' listing, the rest kept in _source.
+func Periodic() json.RawMessage { return json.RawMessage(periodic) }

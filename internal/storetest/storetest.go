@@ -35,6 +35,8 @@ type Backend struct {
 	Keys audit.KeyStore
 	// Restores keeps restore requests.
 	Restores audit.RestoreStore
+	// Periodic keeps the periodic export's state and records.
+	Periodic audit.PeriodicStore
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.
@@ -53,6 +55,8 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("Keys", func(t *testing.T) { testKeys(t, newBackend(t)) })
 	t.Run("Restores", func(t *testing.T) { testRestores(t, newBackend(t)) })
 	t.Run("RestoreOutcomes", func(t *testing.T) { testRestoreOutcomes(t, newBackend(t)) })
+	t.Run("PeriodicState", func(t *testing.T) { testPeriodicState(t, newBackend(t)) })
+	t.Run("PeriodicRecords", func(t *testing.T) { testPeriodicRecords(t, newBackend(t)) })
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 }

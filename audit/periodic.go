@@ -1,0 +1,173 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Interval is how long the windows of a tenant's periodic export are.
+type Interval string
+
+// The intervals: windows are closed UTC hours or days.
+const (
+	Hourly Interval = "hourly"
+	Daily  Interval = "daily"
+)
+
+// Duration is the interval's window length; daily for "" or unknown.
+func (i Interval) Duration() time.Duration {
+	if i == Hourly {
+		return time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// ParseInterval accepts hourly or daily; EINVALID otherwise.
+func ParseInterval(s string) (Interval, error) {
+	switch Interval(s) {
+	case Hourly, Daily:
+		return Interval(s), nil
+	}
+	return "", Errorf(EINVALID, "interval %q: want hourly or daily", s)
+}
+
+// WindowStart is the start of the window of interval i that holds t.
+func WindowStart(t time.Time, i Interval) time.Time {
+	return t.UTC().Truncate(i.Duration())
+}
+
+// DigestRef names a digest of a chain: where it is and what it signed.
+type DigestRef struct {
+	Key         string    `json:"key"`
+	Signature   string    `json:"signature"`
+	TenantID    string    `json:"tenantId"`
+	WindowStart Timestamp `json:"windowStart"`
+	WindowEnd   Timestamp `json:"windowEnd"`
+	Late        int       `json:"late"`
+}
+
+// PeriodicState is a tenant's periodic export: its settings, where its
+// chain stands, and the lease of the replica exporting it.
+type PeriodicState struct {
+	TenantID string `json:"tenantId"`
+	// Enabled turns the export on or off; nil leaves it to the plan (on
+	// for Enterprise, off for the others).
+	Enabled  *bool    `json:"enabled,omitempty"`
+	Interval Interval `json:"interval,omitempty"` // "" is daily
+	// Bucket and Prefix, when set, replace the deployment's for this
+	// tenant.
+	Bucket string `json:"bucket,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+
+	// NextStart is the start of the next window to export; zero before
+	// the first.
+	NextStart time.Time `json:"nextStart,omitzero"`
+	// Head is the chain's newest digest; nil before the first.
+	Head *DigestRef `json:"head,omitempty"`
+	// LeaseOwner holds the tenant's export until LeaseUntil.
+	LeaseOwner string    `json:"leaseOwner,omitempty"`
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
+	// LastError is why the last pass stopped, until one succeeds.
+	LastError string `json:"lastError,omitempty"`
+	Rev       string `json:"-"`
+}
+
+// Active reports whether the tenant's windows are exported under plan.
+func (s *PeriodicState) Active(plan Plan) bool {
+	if s.Enabled != nil {
+		return *s.Enabled
+	}
+	return plan == PlanEnterprise
+}
+
+// Claim takes the lease for owner until now+d, unless another owner
+// holds it past now: then it returns ECONFLICT naming the holder.
+func (s *PeriodicState) Claim(owner string, now time.Time, d time.Duration) error {
+	if s.LeaseOwner != "" && s.LeaseOwner != owner && s.LeaseUntil.After(now) {
+		return Errorf(ECONFLICT, "the periodic export of tenant %s is held by %s until %s", s.TenantID, s.LeaseOwner, s.LeaseUntil.Format(time.RFC3339))
+	}
+	s.LeaseOwner, s.LeaseUntil = owner, now.Add(d)
+	return nil
+}
+
+// DueWindow returns the next window to export at time now, if its end
+// plus settle has passed.
+func (s *PeriodicState) DueWindow(now time.Time, settle time.Duration) (start, end time.Time, due bool) {
+	start = s.NextStart
+	end = start.Add(s.Interval.Duration())
+	return start, end, !start.IsZero() && !end.Add(settle).After(now)
+}
+
+// Advance records a window's (or a late file's) digest as the chain's
+// head; a window's moves NextStart past it.
+func (s *PeriodicState) Advance(d *Digest, key string) {
+	s.Head = &DigestRef{Key: key, Signature: d.Signature, TenantID: d.TenantID, WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: d.Late}
+	if d.Late == 0 {
+		s.NextStart = d.WindowEnd.Time
+	}
+	s.LastError = ""
+}
+
+// PeriodicRecord is one delivered window (Late 0) or late file: what the
+// tenant API lists.
+type PeriodicRecord struct {
+	TenantID    string    `json:"tenantId"`
+	WindowStart Timestamp `json:"windowStart"`
+	WindowEnd   Timestamp `json:"windowEnd"`
+	Late        int       `json:"late"`
+	Count       int64     `json:"count"`
+	SHA256      string    `json:"sha256"`
+	DataKey     string    `json:"dataKey"`
+	DigestKey   string    `json:"digestKey"`
+	KeyID       string    `json:"keyId"`
+	Bucket      string    `json:"bucket,omitempty"`
+	DeliveredAt Timestamp `json:"deliveredAt"`
+}
+
+// PeriodicStore keeps the periodic export's state and records.
+type PeriodicStore interface {
+	// PeriodicState returns a tenant's state; a tenant never configured
+	// nor exported gets a zero state (TenantID set, Rev ""). Errors:
+	// EUNAVAILABLE.
+	PeriodicState(ctx context.Context, tenantID string) (PeriodicState, error)
+	// PutPeriodicState stores s when its Rev is still the stored one (""
+	// for none) and sets the new Rev; ECONFLICT when it changed meanwhile.
+	PutPeriodicState(ctx context.Context, s *PeriodicState) error
+	// PutPeriodicRecord stores r, replacing the record of the same
+	// tenant, window start and late number (a window re-exported after a
+	// crash replaces its record).
+	PutPeriodicRecord(ctx context.Context, r PeriodicRecord) error
+	// PeriodicRecords lists a tenant's records newest window first (late
+	// files after their window), at most limit, after the cursor a
+	// previous page returned ("" for the first page), and the next
+	// cursor ("" at the end).
+	PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]PeriodicRecord, string, error)
+}
+
+// RecordCursor is the cursor after a page of records: "" when the page
+// is not full (the end).
+func RecordCursor(page []PeriodicRecord, limit int) string {
+	if len(page) < limit || len(page) == 0 {
+		return ""
+	}
+	last := page[len(page)-1]
+	return fmt.Sprintf("%d.%d", last.WindowStart.UnixMilli(), last.Late)
+}
+
+// ParseRecordCursor reads a RecordCursor ("" gives zeros); EINVALID
+// naming the cursor otherwise.
+func ParseRecordCursor(c string) (startMs int64, late int, err error) {
+	if c == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(c, ".")
+	startMs, err1 := strconv.ParseInt(a, 10, 64)
+	late, err2 := strconv.Atoi(b)
+	if !ok || err1 != nil || err2 != nil || late < 0 {
+		return 0, 0, Errorf(EINVALID, "cursor %q is not one this service returned", c)
+	}
+	return startMs, late, nil
+}

@@ -1,0 +1,244 @@
+package periodic
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Source is what the scheduler reads: every event of a window in order,
+// and the counts per window that show late events.
+type Source interface {
+	audit.EventScanner
+	EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error)
+	EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error)
+}
+
+// Scheduler exports every active tenant's settled windows, then the late
+// events of windows already exported, one tenant at a time under a lease
+// in the store so that one replica exports a window.
+type Scheduler struct {
+	Store   audit.PeriodicStore
+	Tenants audit.TenantDirectory
+	Events  Source
+	// Bucket returns the bucket and prefix of a tenant (its override, or
+	// the deployment's).
+	Bucket func(st *audit.PeriodicState) (audit.ObjectBucket, string, error)
+	// Key signs the digests; PublicKeys (the current one included) are
+	// written into each tenant's prefix, under keys/<id>.pem.
+	Key        ed25519.PrivateKey
+	PublicKeys map[string][]byte
+	// Settle is how long after its end a window is exported; LateHorizon
+	// how far back late events are looked for.
+	Settle, LateHorizon time.Duration
+	// Owner names this replica in leases, held for Lease at a time.
+	Owner   string
+	Lease   time.Duration
+	TempDir string
+	Now     func() time.Time
+	Log     *slog.Logger
+	// Observe, when set, is told after each tenant's pass how old its
+	// oldest window due but not delivered is (0 when none).
+	Observe func(tenant string, undelivered time.Duration)
+}
+
+// RunOnce passes over every tenant of the directory. A tenant's failure
+// (the bucket down, say) is logged, kept in its state and retried next
+// pass; it does not stop the others. It returns the first error.
+func (s *Scheduler) RunOnce(ctx context.Context) error {
+	var first error
+	after := ""
+	for {
+		page, err := s.Tenants.Tenants(ctx, after, audit.MaxTenantPage)
+		if err != nil {
+			return err
+		}
+		for _, t := range page {
+			if err := s.pass(ctx, t); err != nil && !errors.Is(err, errHeld) {
+				s.Log.Warn("periodic export: the pass stopped; retried next pass", "tenant", t.ID, "err", err)
+				first = cmpErr(first, err)
+			}
+		}
+		if len(page) < audit.MaxTenantPage {
+			return first
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+func cmpErr(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// Run calls RunOnce every interval until ctx ends.
+func (s *Scheduler) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		_ = s.RunOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+var errHeld = errors.New("held by another replica")
+
+// pass exports a tenant's due windows and late files under its lease.
+func (s *Scheduler) pass(ctx context.Context, t audit.Tenant) error {
+	st, err := s.Store.PeriodicState(ctx, t.ID)
+	if err != nil || !st.Active(t.Plan) {
+		return err
+	}
+	if err := s.renew(ctx, &st); err != nil {
+		return err
+	}
+	err = s.export(ctx, &st)
+	if err != nil {
+		st.LastError = err.Error()
+	}
+	st.LeaseUntil = s.Now() // released
+	if perr := s.Store.PutPeriodicState(context.WithoutCancel(ctx), &st); perr != nil && err == nil {
+		err = perr
+	}
+	if s.Observe != nil {
+		s.Observe(st.TenantID, s.undelivered(&st))
+	}
+	return err
+}
+
+// renew takes or extends the lease; errHeld when another replica has it.
+func (s *Scheduler) renew(ctx context.Context, st *audit.PeriodicState) error {
+	if err := st.Claim(s.Owner, s.Now(), s.Lease); err != nil {
+		return errHeld
+	}
+	if err := s.Store.PutPeriodicState(ctx, st); err != nil {
+		if audit.ErrorCode(err) == audit.ECONFLICT {
+			return errHeld
+		}
+		return err
+	}
+	return nil
+}
+
+// undelivered is how long the oldest due window has waited.
+func (s *Scheduler) undelivered(st *audit.PeriodicState) time.Duration {
+	start, end, due := st.DueWindow(s.Now(), s.Settle)
+	if !due || start.IsZero() {
+		return 0
+	}
+	return s.Now().Sub(end.Add(s.Settle))
+}
+
+// export writes the due windows, then the late files.
+func (s *Scheduler) export(ctx context.Context, st *audit.PeriodicState) error {
+	bucket, prefix, err := s.Bucket(st)
+	if err != nil {
+		return err
+	}
+	w := &Writer{Bucket: bucket, Prefix: prefix, Key: s.Key, TempDir: s.TempDir, Now: s.Now}
+	if st.NextStart.IsZero() {
+		sp, err := s.Events.EventSpan(ctx, audit.Filter{TenantID: st.TenantID})
+		if err != nil {
+			return err
+		}
+		first := s.Now()
+		if sp.Any {
+			first = sp.First
+		}
+		st.NextStart = audit.WindowStart(first, st.Interval)
+	}
+	if err := s.publishKeys(ctx, bucket, prefix, st.TenantID); err != nil {
+		return err
+	}
+	for {
+		start, end, due := st.DueWindow(s.Now(), s.Settle)
+		if !due {
+			break
+		}
+		win := Window{TenantID: st.TenantID, Start: start, End: end}
+		if err := s.deliver(ctx, w, st, win, s.windowEvents(ctx, win)); err != nil {
+			return fmt.Errorf("window %s: %w", start.Format(time.RFC3339), err)
+		}
+	}
+	return s.late(ctx, w, st)
+}
+
+// deliver writes win's file and digest, records them, and moves the
+// chain's head, renewing the lease: until the state is stored, a crash
+// leaves the window to export again (its objects are then rewritten).
+func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicState, win Window, events Events) error {
+	f, err := w.WriteFile(ctx, win, events)
+	if err != nil {
+		return err
+	}
+	var prev *audit.Digest
+	if h := st.Head; h != nil {
+		prev = &audit.Digest{TenantID: h.TenantID, WindowStart: h.WindowStart, WindowEnd: h.WindowEnd, Late: h.Late, Signature: h.Signature}
+	}
+	d, err := w.Seal(ctx, win, []audit.DigestFile{f}, prev)
+	if err != nil {
+		return err
+	}
+	key := audit.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
+	rec := audit.PeriodicRecord{TenantID: win.TenantID, WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: win.Late, Count: f.Count,
+		SHA256: f.SHA256, DataKey: f.Key, DigestKey: key, KeyID: d.KeyID, Bucket: st.Bucket, DeliveredAt: audit.NewTimestamp(s.Now())}
+	if err := s.Store.PutPeriodicRecord(ctx, rec); err != nil {
+		return err
+	}
+	st.Advance(&d, key)
+	s.Log.Info("periodic export delivered", "tenant", win.TenantID, "window", win.Start.Format(time.RFC3339), "late", win.Late, "events", f.Count, "key", f.Key)
+	return s.renew(ctx, st)
+}
+
+// windowEvents reads win's events from the store in file order.
+func (s *Scheduler) windowEvents(ctx context.Context, win Window) Events {
+	return func(yield func(*audit.Event) error) error {
+		f := audit.Filter{TenantID: win.TenantID, From: &win.Start, To: &win.End}
+		return s.Events.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
+			for i := range batch {
+				if err := yield(&batch[i]); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// KeysKey is where a tenant's prefix holds the public key of id, so that
+// a copy of the prefix carries what verifies it.
+func KeysKey(prefix, tenant, id string) string {
+	return prefix + "/" + tenant + "/keys/" + id + ".pem"
+}
+
+// publishKeys writes the public keys the tenant's prefix lacks.
+func (s *Scheduler) publishKeys(ctx context.Context, b audit.ObjectBucket, prefix, tenant string) error {
+	have, err := b.List(ctx, prefix+"/"+tenant+"/keys/")
+	if err != nil {
+		return err
+	}
+	held := map[string]bool{}
+	for _, k := range have {
+		held[k] = true
+	}
+	for id, pem := range s.PublicKeys {
+		if k := KeysKey(prefix, tenant, id); !held[k] {
+			if err := b.Put(ctx, k, bytes.NewReader(pem), int64(len(pem))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
