@@ -23,7 +23,7 @@ import (
 // runSections are the README sections whose shell blocks a newcomer
 // pastes; each block runs unless the line before it is a skip marker that
 // says why.
-var runSections = map[string]bool{"What you'll see": true, "Quick start": true, "API": true}
+var runSections = map[string]bool{"What you'll see": true, "Quick start": true, "Periodic export": true, "API": true}
 
 const skipMarker = "<!-- readme-test: skip"
 

@@ -43,6 +43,10 @@ type Scheduler struct {
 	TempDir string
 	Now     func() time.Time
 	Log     *slog.Logger
+	// WaitHeld makes RunOnce wait for a tenant another replica is
+	// exporting (at most its lease) instead of leaving it to that one:
+	// export-periodic --once then returns with everything due exported.
+	WaitHeld bool
 	// Observe, when set, is told after each tenant's pass how old its
 	// oldest window due but not delivered is (0 when none).
 	Observe func(tenant string, undelivered time.Duration)
@@ -60,7 +64,12 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 			return err
 		}
 		for _, t := range page {
-			if err := s.pass(ctx, t); err != nil && !errors.Is(err, errHeld) {
+			err := s.pass(ctx, t)
+			for s.WaitHeld && errors.Is(err, errHeld) && ctx.Err() == nil {
+				time.Sleep(200 * time.Millisecond)
+				err = s.pass(ctx, t)
+			}
+			if err != nil && !errors.Is(err, errHeld) {
 				s.Log.Warn("periodic export: the pass stopped; retried next pass", "tenant", t.ID, "err", err)
 				first = cmpErr(first, err)
 			}

@@ -123,6 +123,14 @@ func (m *Main) runServe(ctx context.Context) error {
 			return err
 		}
 	}
+	// After the seed, so that the first pass exports the demo's windows.
+	if cfg.Periodic.Run {
+		sch, err := m.periodicScheduler(ctx, store)
+		if err != nil {
+			return err
+		}
+		m.background(ctx, "periodic export", func(bg context.Context) { sch.Run(bg, cfg.Periodic.Every) })
+	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
 		ix := m.consume(ctx, brokers, store, policy)
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},

@@ -54,6 +54,7 @@ type Config struct {
 	Export    ExportConfig
 	Sensitive SensitiveConfig
 	Restore   RestoreConfig
+	Periodic  PeriodicConfig
 }
 
 // SensitiveConfig is the sensitive-changes section (both entry points
@@ -350,13 +351,9 @@ func (b *binder) export(c *Config) {
 	b.int(&e.ScanPage, "export-scan-page", "AUDITLOG_EXPORT_SCAN_PAGE", 2000, "events per point-in-time page of an Elasticsearch export scan")
 	b.str(&e.FileStore, "export-store", "AUDITLOG_EXPORT_STORE", "local", "where export files go: local (under the data dir) or s3")
 	b.str(&e.Dir, "export-dir", "AUDITLOG_EXPORT_DIR", "", "directory of local export files and of files being written (default <data-dir>/exports)")
-	b.str(&e.S3Endpoint, "s3-endpoint", "AUDITLOG_S3_ENDPOINT", "", "S3-compatible endpoint URL, e.g. https://s3.eu-west-1.amazonaws.com")
-	b.str(&e.S3Region, "s3-region", "AUDITLOG_S3_REGION", "us-east-1", "S3 region")
+	b.s3(e)
 	b.str(&e.S3Bucket, "s3-bucket", "AUDITLOG_S3_BUCKET", "", "S3 bucket of export files")
-	b.str(&e.S3AccessKey, "s3-access-key", "AUDITLOG_S3_ACCESS_KEY", "", "S3 access key id")
-	b.secret(&e.S3SecretKey, "s3-secret-key", "AUDITLOG_S3_SECRET_KEY", "S3 secret access key")
 	b.str(&e.S3Prefix, "s3-prefix", "AUDITLOG_S3_PREFIX", "", "prefix of the object keys")
-	b.boolean(&e.S3PathStyle, "s3-path-style", "AUDITLOG_S3_PATH_STYLE", false, "path-style bucket addressing (MinIO, versitygw)")
 	b.boolean(&e.S3Create, "s3-create-bucket", "AUDITLOG_S3_CREATE_BUCKET", false, "create the bucket at start when it is missing")
 	b.str(&e.SMTPHost, "smtp-host", "AUDITLOG_SMTP_HOST", "", "SMTP server for export e-mails (unset: no e-mail; the job status still tells)")
 	b.int(&e.SMTPPort, "smtp-port", "AUDITLOG_SMTP_PORT", 587, "SMTP port")
@@ -365,6 +362,16 @@ func (b *binder) export(c *Config) {
 	b.str(&e.SMTPFrom, "smtp-from", "AUDITLOG_SMTP_FROM", "Audit log <auditlog@localhost>", "sender of export e-mails")
 	b.str(&e.SMTPTLS, "smtp-starttls", "AUDITLOG_SMTP_STARTTLS", "opportunistic", "STARTTLS: required, opportunistic or off")
 	b.str(&e.SMTPCAFile, "smtp-ca-file", "AUDITLOG_SMTP_CA_FILE", "", "PEM file that verifies the SMTP server's certificate (default: the system roots)")
+}
+
+// s3 binds the connection to the S3-compatible server, shared by the
+// export files, the periodic export and verify --bucket.
+func (b *binder) s3(e *ExportConfig) {
+	b.str(&e.S3Endpoint, "s3-endpoint", "AUDITLOG_S3_ENDPOINT", "", "S3-compatible endpoint URL, e.g. https://s3.eu-west-1.amazonaws.com")
+	b.str(&e.S3Region, "s3-region", "AUDITLOG_S3_REGION", "us-east-1", "S3 region")
+	b.str(&e.S3AccessKey, "s3-access-key", "AUDITLOG_S3_ACCESS_KEY", "", "S3 access key id")
+	b.secret(&e.S3SecretKey, "s3-secret-key", "AUDITLOG_S3_SECRET_KEY", "S3 secret access key")
+	b.boolean(&e.S3PathStyle, "s3-path-style", "AUDITLOG_S3_PATH_STYLE", false, "path-style bucket addressing (MinIO, versitygw)")
 }
 
 // validate checks the cross-field rules of the configuration.
@@ -407,6 +414,7 @@ func (c *Config) validate(needStore bool) error {
 	errs = append(errs, c.Sensitive.check()...)
 	if needStore {
 		errs = append(errs, c.Restore.check()...)
+		errs = append(errs, c.Periodic.check(c)...)
 		if _, err := frameAncestors(c.PanelFrameAncestors); err != nil {
 			errs = append(errs, err.Error())
 		}

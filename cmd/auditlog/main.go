@@ -67,6 +67,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runHealthcheck(rest, getenv, stdout, stderr)
 	case "verify":
 		err = runVerify(rest, getenv, stdout, stderr)
+	case "export-periodic":
+		err = runExportPeriodic(rest, getenv, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, "auditlog", version)
 	case "help", "-h", "--help":
@@ -144,6 +146,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.sensitive(c)
 		b.export(c)
 		b.restore(c)
+		b.periodic(c)
 		b.panel(c)
 	case "index":
 		b.common(c, "127.0.0.1:8081")

@@ -43,16 +43,21 @@ var durationRanges = map[string][2]time.Duration{
 	"AUDITLOG_KAFKA_HEARTBEAT_INTERVAL": {100 * time.Millisecond, 100 * time.Second},
 	"AUDITLOG_KAFKA_REBALANCE_TIMEOUT":  {time.Second, 5 * time.Minute},
 	"AUDITLOG_KAFKA_STALL_AFTER":        {10 * time.Second, 24 * time.Hour},
+	"AUDITLOG_PERIODIC_SETTLE":          {0, 24 * time.Hour},
+	"AUDITLOG_PERIODIC_LATE_HORIZON":    {time.Hour, 366 * 24 * time.Hour},
+	"AUDITLOG_PERIODIC_EVERY":           {time.Second, time.Hour},
+	"AUDITLOG_PERIODIC_LEASE":           {10 * time.Second, time.Hour},
 }
 
 // choices are the allowed values of every enumerated option.
 var choices = map[string][]string{
-	"AUDITLOG_STORE":         {"sqlite", "elasticsearch"},
-	"AUDITLOG_DEFAULT_PLAN":  {"starter", "pro", "enterprise"},
-	"AUDITLOG_SMTP_STARTTLS": {"required", "opportunistic", "off"},
-	"AUDITLOG_EXPORT_STORE":  {"local", "s3"},
-	"AUDITLOG_LOG_FORMAT":    {"json", "text"},
-	"AUDITLOG_LOG_LEVEL":     {"debug", "info", "warn", "error"},
+	"AUDITLOG_STORE":          {"sqlite", "elasticsearch"},
+	"AUDITLOG_DEFAULT_PLAN":   {"starter", "pro", "enterprise"},
+	"AUDITLOG_SMTP_STARTTLS":  {"required", "opportunistic", "off"},
+	"AUDITLOG_EXPORT_STORE":   {"local", "s3"},
+	"AUDITLOG_PERIODIC_STORE": {"local", "s3"},
+	"AUDITLOG_LOG_FORMAT":     {"json", "text"},
+	"AUDITLOG_LOG_LEVEL":      {"debug", "info", "warn", "error"},
 }
 
 // checkRanges lists, for each option the command bound, a value outside

@@ -24,6 +24,7 @@ type eventStore interface {
 	audit.KeyStore
 	audit.RestoreStore
 	audit.TenantDirectory
+	audit.PeriodicStore
 }
 
 // openedStore is what openStore built.

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/s3"
 )
 
 // runVerify checks a tenant's periodic export offline, from a directory
@@ -20,22 +19,25 @@ import (
 // It prints one line per valid digest and per problem, then a summary,
 // and fails (exit 1) on any problem.
 func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var dir, tenant, prefix, keyDir string
+	var dir, tenant, prefix, keyDir, bucket string
 	var keyFiles multiFlag
+	var c Config
 	b := newBinder("auditlog verify", getenv, stderr)
-	b.fs.StringVar(&dir, "dir", "", "directory holding the export (the bucket's objects under their keys)")
+	b.fs.StringVar(&dir, "dir", "", "directory holding the export (a downloaded copy: the bucket's objects under their keys)")
+	b.fs.StringVar(&bucket, "bucket", "", "or the S3 bucket holding it, on the AUDITLOG_S3_* server")
 	b.fs.StringVar(&tenant, "tenant", "", "the tenant's id")
-	b.fs.StringVar(&prefix, "prefix", "exports", "the key prefix the export was written under")
+	b.fs.StringVar(&prefix, "prefix", "auditlog", "the key prefix the export was written under (AUDITLOG_PERIODIC_PREFIX)")
 	b.fs.Var(&keyFiles, "key", "PEM file of an Ed25519 public key (repeatable: one per key id of the chain)")
 	b.fs.StringVar(&keyDir, "keys", "", "directory of PEM public keys (every *.pem in it)")
+	b.s3(&c.Export)
 	if wantsHelp(args) {
 		b.fs.SetOutput(stdout)
 	}
 	if err := b.parse(args); err != nil {
 		return err
 	}
-	if dir == "" || !audit.ValidUUID(tenant) {
-		return fmt.Errorf("--dir and --tenant (a UUID) are required")
+	if (dir == "") == (bucket == "") || !audit.ValidUUID(tenant) {
+		return fmt.Errorf("--tenant (a UUID) and one of --dir or --bucket are required")
 	}
 	if keyDir != "" {
 		found, _ := filepath.Glob(filepath.Join(keyDir, "*.pem"))
@@ -45,7 +47,17 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	rep, err := periodic.Verify(context.Background(), periodic.Dir{Root: dir}, strings.Trim(prefix, "/"), strings.ToLower(tenant), keys,
+	var from audit.ObjectBucket = periodic.Dir{Root: dir}
+	if bucket != "" {
+		ec := c.Export
+		f, err := s3.Open(context.Background(), s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: bucket, AccessKey: ec.S3AccessKey,
+			SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle})
+		if err != nil {
+			return fmt.Errorf("--bucket %s: %w", bucket, err)
+		}
+		from = f.Objects()
+	}
+	rep, err := periodic.Verify(context.Background(), from, strings.Trim(prefix, "/"), strings.ToLower(tenant), keys,
 		func(line string) { fmt.Fprintln(stdout, line) })
 	if err != nil {
 		return err
@@ -67,14 +79,9 @@ func publicKeys(files []string) (map[string]ed25519.PublicKey, error) {
 		if err != nil {
 			return nil, err
 		}
-		block, _ := pem.Decode(raw)
-		if block == nil || block.Type != "PUBLIC KEY" {
-			return nil, fmt.Errorf("%s: not a PEM public key", f)
-		}
-		pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-		ed, ok := pub.(ed25519.PublicKey)
-		if err != nil || !ok {
-			return nil, fmt.Errorf("%s: not an Ed25519 public key", f)
+		ed, err := periodic.ParsePublicKey(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		keys[audit.KeyID(ed)] = ed
 	}

@@ -56,7 +56,7 @@ func TestVerifyCommand(t *testing.T) {
 		prev = &d
 	}
 	var out, errb bytes.Buffer
-	args := []string{"verify", "--dir", dir, "--tenant", demoTenant, "--keys", keys}
+	args := []string{"verify", "--dir", dir, "--tenant", demoTenant, "--keys", keys, "--prefix", "exports"}
 	if code := run(args, env(nil), &out, &errb); code != 0 || !strings.Contains(out.String(), "verified 2 digests, 2 files, 50 events") {
 		t.Fatalf("intact: exit %d\n%s%s", code, out.String(), errb.String())
 	}

@@ -1,0 +1,276 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/s3"
+)
+
+// PeriodicConfig is the periodic export section (issue 16): where each
+// Enterprise tenant's windows go, when, and the key that signs them.
+type PeriodicConfig struct {
+	Run         bool
+	Store       string // local or s3
+	Dir         string
+	Bucket      string
+	Prefix      string
+	Settle      time.Duration
+	LateHorizon time.Duration
+	Every       time.Duration
+	Lease       time.Duration
+	SigningKey  string // PEM file of the Ed25519 private key
+	PublicKeys  string // directory of earlier public keys (*.pem)
+}
+
+func (b *binder) periodic(c *Config) {
+	p := &c.Periodic
+	b.boolean(&p.Run, "periodic-export", "AUDITLOG_PERIODIC_EXPORT", true,
+		"run the periodic export in serve (several replicas may: a lease in the store gives each tenant to one)")
+	b.str(&p.Store, "periodic-store", "AUDITLOG_PERIODIC_STORE", "local", "where periodic exports go: local (a directory) or s3 (the AUDITLOG_S3_* server)")
+	b.str(&p.Dir, "periodic-dir", "AUDITLOG_PERIODIC_DIR", "", "directory of periodic exports with the local store (default <data-dir>/periodic-exports)")
+	b.str(&p.Bucket, "periodic-bucket", "AUDITLOG_PERIODIC_BUCKET", "", "S3 bucket of periodic exports (default AUDITLOG_S3_BUCKET); a tenant may have its own")
+	b.str(&p.Prefix, "periodic-prefix", "AUDITLOG_PERIODIC_PREFIX", "auditlog", "first part of the object keys: <prefix>/<tenant>/<yyyy>/<mm>/<dd>/…")
+	b.duration(&p.Settle, "periodic-settle", "AUDITLOG_PERIODIC_SETTLE", 15*time.Minute, "how long after its end a window is exported, so that late events are in it")
+	b.duration(&p.LateHorizon, "periodic-late-horizon", "AUDITLOG_PERIODIC_LATE_HORIZON", 7*24*time.Hour,
+		"how far back events arriving after their window was exported are looked for (they go into late files)")
+	b.duration(&p.Every, "periodic-every", "AUDITLOG_PERIODIC_EVERY", time.Minute, "how often the periodic export looks for due windows and late events")
+	b.duration(&p.Lease, "periodic-lease", "AUDITLOG_PERIODIC_LEASE", 2*time.Minute, "how long a replica holds a tenant's export without renewing it")
+	b.str(&p.SigningKey, "periodic-signing-key", "AUDITLOG_PERIODIC_SIGNING_KEY", "",
+		"PEM file (PKCS #8) of the Ed25519 key that signs the digests (default: one generated once and kept in the store)")
+	b.str(&p.PublicKeys, "periodic-public-keys", "AUDITLOG_PERIODIC_PUBLIC_KEYS", "",
+		"directory of the public keys (*.pem) of earlier signing keys, published with the current one after a rotation")
+}
+
+// check reports the section's problems, each naming its variable.
+func (p PeriodicConfig) check(c *Config) []string {
+	var errs []string
+	if p.Store == "s3" && (c.Export.S3Endpoint == "" || (p.Bucket == "" && c.Export.S3Bucket == "")) {
+		errs = append(errs, "AUDITLOG_S3_ENDPOINT and AUDITLOG_PERIODIC_BUCKET (or AUDITLOG_S3_BUCKET) must be set when AUDITLOG_PERIODIC_STORE=s3")
+	}
+	if strings.Trim(p.Prefix, "/") != p.Prefix || p.Prefix == "" || strings.Contains(p.Prefix, "..") {
+		errs = append(errs, fmt.Sprintf("AUDITLOG_PERIODIC_PREFIX=%q: want a key prefix without leading or trailing / and without ..", p.Prefix))
+	}
+	return errs
+}
+
+// signingKeys is the current signing key and every public key to
+// publish, PEM by key id.
+func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.PrivateKey, map[string][]byte, error) {
+	p := m.Config.Periodic
+	var key ed25519.PrivateKey
+	if p.SigningKey != "" {
+		raw, err := os.ReadFile(p.SigningKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY: %w", err)
+		}
+		k, err := parsePrivateKey(raw)
+		if err != nil {
+			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY=%s: %w", p.SigningKey, err)
+		}
+		key = k
+	} else {
+		_, fresh, err := ed25519.GenerateKey(nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		seed, err := keys.Key(ctx, "periodic-signing-key", fresh.Seed())
+		if err != nil || len(seed) != ed25519.SeedSize {
+			return nil, nil, fmt.Errorf("the generated periodic signing key: %v", err)
+		}
+		key = ed25519.NewKeyFromSeed(seed)
+	}
+	pub := map[string][]byte{}
+	cur := key.Public().(ed25519.PublicKey)
+	pub[audit.KeyID(cur)] = publicPEM(cur)
+	if p.PublicKeys != "" {
+		files, err := filepath.Glob(filepath.Join(p.PublicKeys, "*.pem"))
+		if err != nil {
+			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
+		}
+		for _, f := range files {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
+			}
+			k, err := periodic.ParsePublicKey(raw)
+			if err != nil {
+				return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %s: %w", f, err)
+			}
+			pub[audit.KeyID(k)] = publicPEM(k)
+		}
+	}
+	return key, pub, nil
+}
+
+func parsePrivateKey(raw []byte) (ed25519.PrivateKey, error) {
+	b, _ := pem.Decode(raw)
+	if b == nil {
+		return nil, fmt.Errorf("not a PEM file")
+	}
+	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	ek, ok := k.(ed25519.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("not an Ed25519 key")
+	}
+	return ek, nil
+}
+
+func publicPEM(k ed25519.PublicKey) []byte {
+	der, _ := x509.MarshalPKIXPublicKey(k)
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+}
+
+// periodicScheduler wires the scheduler: the bucket (a tenant's own when
+// set), the keys, the metric of the oldest undelivered window.
+func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*periodic.Scheduler, error) {
+	p := m.Config.Periodic
+	key, pub, err := m.signingKeys(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	bucket, err := m.periodicBuckets(p)
+	if err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(m.Config.DataDir, "periodic-tmp")
+	if err := os.MkdirAll(tmp, 0o750); err != nil {
+		return nil, err
+	}
+	host, _ := os.Hostname()
+	age := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "auditlog_periodic_oldest_undelivered_seconds",
+		Help: "Age of the oldest periodic-export window that is due and not delivered, per tenant (0: none)."}, []string{"tenant"})
+	if err := m.Registry.Register(age); err != nil {
+		return nil, err
+	}
+	m.Logger.Info("periodic export", "store", p.Store, "prefix", p.Prefix, "key_id", audit.KeyID(key.Public().(ed25519.PublicKey)), "public_keys", len(pub))
+	return &periodic.Scheduler{Store: store, Tenants: store, Events: store, Bucket: bucket, Key: key, PublicKeys: pub,
+		Settle: p.Settle, LateHorizon: p.LateHorizon, Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: p.Lease, TempDir: tmp,
+		Now: time.Now, Log: m.Logger,
+		Observe: func(tenant string, d time.Duration) { age.WithLabelValues(tenant).Set(d.Seconds()) }}, nil
+}
+
+// periodicBuckets returns the bucket of a tenant's state: the local
+// directory, or the S3 bucket (the tenant's own when set), opened once.
+func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (audit.ObjectBucket, string, error), error) {
+	prefixOf := func(st *audit.PeriodicState) string {
+		if st.Prefix != "" {
+			return st.Prefix
+		}
+		return p.Prefix
+	}
+	if p.Store != "s3" {
+		dir := p.Dir
+		if dir == "" {
+			dir = filepath.Join(m.Config.DataDir, "periodic-exports")
+		}
+		b := periodic.Dir{Root: dir}
+		return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) { return b, prefixOf(st), nil }, nil
+	}
+	ec := m.Config.Export
+	var mu sync.Mutex
+	open := map[string]audit.ObjectBucket{}
+	return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
+		name := st.Bucket
+		if name == "" {
+			name = p.Bucket
+		}
+		if name == "" {
+			name = ec.S3Bucket
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if b, ok := open[name]; ok {
+			return b, prefixOf(st), nil
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		f, err := s3.Open(ctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: name, AccessKey: ec.S3AccessKey,
+			SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle, CreateBucket: ec.S3Create})
+		if err != nil {
+			return nil, "", err
+		}
+		open[name] = f.Objects()
+		return open[name], prefixOf(st), nil
+	}, nil
+}
+
+const exportPeriodicUsage = `Usage: auditlog export-periodic [--once] [flags]
+
+Exports the settled windows and late files of every tenant whose periodic
+export is on (Enterprise by default), from the store serve uses, to the
+periodic export's destination: once with --once (for cron; it waits for a
+tenant another replica is exporting, at most AUDITLOG_PERIODIC_LEASE), else
+every AUDITLOG_PERIODIC_EVERY until SIGTERM. serve does the same unless
+AUDITLOG_PERIODIC_EXPORT=false; a lease in the store lets them all run.
+
+Flags:
+`
+
+// runExportPeriodic is auditlog export-periodic.
+func runExportPeriodic(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var c Config
+	var once bool
+	b := newBinder("auditlog export-periodic", getenv, stderr)
+	b.str(&c.LogFormat, "log-format", "AUDITLOG_LOG_FORMAT", "json", "log format: json or text")
+	b.str(&c.LogLevel, "log-level", "AUDITLOG_LOG_LEVEL", "info", "log level: debug, info, warn or error")
+	b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
+	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database (and of the local periodic exports)")
+	b.elasticsearch(&c)
+	b.s3(&c.Export)
+	b.str(&c.Export.S3Bucket, "s3-bucket", "AUDITLOG_S3_BUCKET", "", "S3 bucket (the periodic export's unless AUDITLOG_PERIODIC_BUCKET is set)")
+	b.boolean(&c.Export.S3Create, "s3-create-bucket", "AUDITLOG_S3_CREATE_BUCKET", false, "create the bucket when it is missing")
+	b.periodic(&c)
+	b.fs.BoolVar(&once, "once", false, "export what is due, then exit (exit 1 when a tenant's pass failed)")
+	b.fs.Usage = func() {
+		fmt.Fprint(b.fs.Output(), exportPeriodicUsage)
+		b.fs.PrintDefaults()
+	}
+	if wantsHelp(args) {
+		b.fs.SetOutput(stdout)
+	}
+	if err := b.parse(args); err != nil {
+		return err
+	}
+	if errs := c.Periodic.check(&c); len(errs) > 0 {
+		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+	}
+	logger := newLogger(&c, stdout)
+	logger.Info("starting", append([]any{"command", "export-periodic", "version", version}, b.resolved()...)...)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	m := NewMain("export-periodic", c, logger)
+	defer m.Close()
+	opened, err := m.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	sch, err := m.periodicScheduler(ctx, opened.store)
+	if err != nil {
+		return err
+	}
+	if once {
+		sch.WaitHeld = true
+		return sch.RunOnce(ctx)
+	}
+	sch.Run(ctx, c.Periodic.Every)
+	return nil
+}
