@@ -22,6 +22,9 @@ import (
 var openapiRouter = func() routers.Router {
 	// The document gives an NDJSON body as one string, as text/plain is.
 	openapi3filter.RegisterBodyDecoder("application/x-ndjson", openapi3filter.RegisteredBodyDecoder("text/plain"))
+	// The periodic export's objects are given as strings of bytes.
+	openapi3filter.RegisterBodyDecoder("application/gzip", openapi3filter.FileBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("application/x-pem-file", openapi3filter.RegisteredBodyDecoder("text/plain"))
 	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
 	if err != nil {
 		panic(err)

@@ -55,6 +55,9 @@ type Deps struct {
 	// Restore enables the restore endpoints when its Store is set (with
 	// Read).
 	Restore RestoreDeps
+	// Periodic enables the periodic export endpoints when its Store is
+	// set (with Read).
+	Periodic PeriodicDeps
 }
 
 // Server is the HTTP API.
@@ -65,6 +68,7 @@ type Server struct {
 	ingest   IngestDeps
 	export   ExportDeps
 	restores RestoreDeps
+	periodic PeriodicDeps
 	engine   *gin.Engine
 
 	requests  *prometheus.CounterVec
@@ -87,7 +91,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, engine: gin.New()}
 	// gin trusts every proxy unless told otherwise.
 	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
@@ -133,6 +137,11 @@ func NewServer(cfg Config, deps Deps) *Server {
 			g.GET("/exports/:id", s.timeout, s.getExport)
 			g.DELETE("/exports/:id", s.timeout, s.cancelExport)
 			g.GET("/exports/:id/file", s.exportFile)
+		}
+		if s.periodic.Store != nil {
+			g.GET("/periodic-exports", s.timeout, s.listPeriodicExports)
+			g.GET("/periodic-exports/file", s.periodicFile)
+			s.engine.GET("/api/export-keys", s.exportKeys)
 		}
 		g.GET("/:id", s.timeout, s.getEvent)
 		r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.limit)

@@ -123,12 +123,13 @@ func (m *Main) runServe(ctx context.Context) error {
 			return err
 		}
 	}
+	sch, err := m.periodicScheduler(ctx, store)
+	if err != nil {
+		return err
+	}
+	deps.Periodic = api.PeriodicDeps{Store: store, Keys: exportKeys(sch), Bucket: sch.Bucket}
 	// After the seed, so that the first pass exports the demo's windows.
 	if cfg.Periodic.Run {
-		sch, err := m.periodicScheduler(ctx, store)
-		if err != nil {
-			return err
-		}
 		m.background(ctx, "periodic export", func(bg context.Context) { sch.Run(bg, cfg.Periodic.Every) })
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {

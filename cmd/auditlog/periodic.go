@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/periodic"
 	"github.com/auditlog/auditlog/s3"
@@ -166,6 +168,24 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 		Settle: p.Settle, LateHorizon: p.LateHorizon, Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: p.Lease, TempDir: tmp,
 		Now: time.Now, Log: m.Logger,
 		Observe: func(tenant string, d time.Duration) { age.WithLabelValues(tenant).Set(d.Seconds()) }}, nil
+}
+
+// exportKeys are the public keys of GET /api/export-keys, the current
+// one first, then by id.
+func exportKeys(sch *periodic.Scheduler) []api.ExportKey {
+	cur := audit.KeyID(sch.Key.Public().(ed25519.PublicKey))
+	keys := []api.ExportKey{{KeyID: cur, PublicKey: string(sch.PublicKeys[cur]), Current: true}}
+	ids := make([]string, 0, len(sch.PublicKeys))
+	for id := range sch.PublicKeys {
+		if id != cur {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		keys = append(keys, api.ExportKey{KeyID: id, PublicKey: string(sch.PublicKeys[id])})
+	}
+	return keys
 }
 
 // periodicBuckets returns the bucket of a tenant's state: the local

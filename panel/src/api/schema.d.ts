@@ -285,6 +285,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/export-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys of the periodic export
+         * @description Every Ed25519 public key that signed or signs the periodic export's digests, the current one first. Public material: no token needed, so that an auditor verifies a chain with nothing else (`auditlog verify`).
+         */
+        get: operations["exportKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit-logs/periodic-exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant's delivered periodic-export windows
+         * @description Each delivered window and late file of the caller's tenant, newest window first (a window's late files after it), with its count, checksum, delivery time, and links to its files.
+         */
+        get: operations["listPeriodicExports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit-logs/periodic-exports/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download one object of the tenant's periodic export
+         * @description Streams a data file (as stored: gzip), a digest or a public key of the caller's tenant's periodic export. Each download is recorded in the tenant's log as a sensitive-data access (`access` of `audit_export`).
+         */
+        get: operations["periodicExportFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -602,6 +662,50 @@ export interface components {
             deliveredAt: string | null;
             attempts: number;
             statusUrl: string;
+        };
+        ExportKey: {
+            /** @description 16 hex digits of the SHA-256 of the key's PKIX DER: the `keyId` of the digests it signed. */
+            keyId: string;
+            /** @description The Ed25519 public key, PEM (PKIX). */
+            publicKey: string;
+            /** @description Whether it signs new digests; the others signed earlier ones. */
+            current: boolean;
+        };
+        PeriodicExport: {
+            /** Format: uuid */
+            tenantId: string;
+            /** Format: date-time */
+            windowStart: string;
+            /** Format: date-time */
+            windowEnd: string;
+            /** @description 0 for the window's file; n for its n-th late file (events that arrived after the window was exported). */
+            late: number;
+            /** @description Events in the file. */
+            count: number;
+            /** @description SHA-256 of the file's uncompressed content, hex. */
+            sha256: string;
+            /** @description Object key of the gzip NDJSON file. */
+            dataKey: string;
+            /** @description Object key of its signed digest (docs/schemas/digest-v1.json). */
+            digestKey: string;
+            /** @description The key that signed the digest (GET /api/export-keys). */
+            keyId: string;
+            /** @description The tenant's own bucket, when it has one. */
+            bucket?: string;
+            /** Format: date-time */
+            deliveredAt: string;
+            /** @constant */
+            status: "delivered";
+            /** @description Downloads of the data file and the digest through the API (each recorded in the tenant's log). */
+            links: {
+                data: string;
+                digest: string;
+            };
+        };
+        PeriodicExportList: {
+            data: components["schemas"]["PeriodicExport"][];
+            /** @description Pass as `cursor` for the next page; null at the end. */
+            nextCursor: string | null;
         };
     };
     responses: never;
@@ -2028,6 +2132,207 @@ export interface operations {
                 };
             };
             /** @description No such request in the caller's tenant. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: components["schemas"]["ExportKey"][];
+                    };
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPeriodicExports: {
+        parameters: {
+            query?: {
+                /** @description Records per page. */
+                pageSize?: number;
+                /** @description The `nextCursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodicExportList"];
+                };
+            };
+            /** @description Invalid parameters; `errors` lists every offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    periodicExportFile: {
+        parameters: {
+            query: {
+                /** @description The object key (`dataKey` or `digestKey` of a record, or `<prefix>/<tenant>/keys/<keyId>.pem`). */
+                key: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object, byte for byte as the digests vouch for it. */
+            200: {
+                headers: {
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/gzip": string;
+                    "application/json": Record<string, never>;
+                    "application/x-pem-file": string;
+                };
+            };
+            /** @description Invalid parameters; `errors` lists every offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such object. */
             404: {
                 headers: {
                     [name: string]: unknown;
