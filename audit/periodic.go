@@ -97,7 +97,9 @@ func (s *PeriodicState) Claim(owner string, now time.Time, d time.Duration) erro
 // plus settle has passed.
 func (s *PeriodicState) DueWindow(now time.Time, settle time.Duration) (start, end time.Time, due bool) {
 	start = s.NextStart
-	end = start.Add(s.Interval.Duration())
+	// After a change from hourly to daily, the first window ends at the
+	// next day: windows stay aligned and contiguous.
+	end = WindowStart(start, s.Interval).Add(s.Interval.Duration())
 	return start, end, !start.IsZero() && !end.Add(settle).After(now)
 }
 
@@ -170,4 +172,91 @@ func ParseRecordCursor(c string) (startMs int64, late int, err error) {
 		return 0, 0, Errorf(EINVALID, "cursor %q is not one this service returned", c)
 	}
 	return startMs, late, nil
+}
+
+// PeriodicSettings are the parts of a tenant's periodic export an
+// operator changes; nil leaves a part as it is.
+type PeriodicSettings struct {
+	// Enabled: "on", "off", or "plan" (on for Enterprise).
+	Enabled  *string   `json:"enabled,omitempty"`
+	Interval *Interval `json:"interval,omitempty"`
+	Bucket   *string   `json:"bucket,omitempty"` // "" for the deployment's
+	Prefix   *string   `json:"prefix,omitempty"` // "" for the deployment's
+}
+
+// Validate checks the settings; EINVALID naming each bad field.
+func (p PeriodicSettings) Validate() error {
+	var errs []FieldError
+	if p.Enabled != nil && *p.Enabled != "on" && *p.Enabled != "off" && *p.Enabled != "plan" {
+		errs = append(errs, FieldError{Field: "enabled", Message: "want on, off or plan"})
+	}
+	if p.Interval != nil {
+		if _, err := ParseInterval(string(*p.Interval)); err != nil {
+			errs = append(errs, FieldError{Field: "interval", Message: "want hourly or daily"})
+		}
+	}
+	if p.Bucket != nil && *p.Bucket != "" && !validBucket(*p.Bucket) {
+		errs = append(errs, FieldError{Field: "bucket", Message: "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit"})
+	}
+	if p.Prefix != nil && *p.Prefix != "" && !ValidPrefix(*p.Prefix) {
+		errs = append(errs, FieldError{Field: "prefix", Message: "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without .."})
+	}
+	if len(errs) > 0 {
+		return &Error{Code: EINVALID, Message: "invalid periodic export settings", Fields: errs}
+	}
+	return nil
+}
+
+func validBucket(b string) bool {
+	if len(b) < 3 || len(b) > 63 || strings.Contains(b, "..") {
+		return false
+	}
+	for i, r := range b {
+		alnum := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
+		if !alnum && ((r != '.' && r != '-') || i == 0 || i == len(b)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidPrefix reports whether p can start object keys.
+func ValidPrefix(p string) bool {
+	if p == "" || len(p) > 200 || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "..") || strings.Contains(p, "//") {
+		return false
+	}
+	for _, r := range p {
+		if !((r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || strings.ContainsRune("/_.-", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// Apply changes s by p (validated). A new bucket or prefix starts a new
+// chain there: the old one stays whole and verifiable where it is, and
+// the next window's digest says first.
+func (s *PeriodicState) Apply(p PeriodicSettings) {
+	if p.Enabled != nil {
+		switch *p.Enabled {
+		case "on", "off":
+			on := *p.Enabled == "on"
+			s.Enabled = &on
+		default:
+			s.Enabled = nil
+		}
+	}
+	if p.Interval != nil {
+		s.Interval = *p.Interval
+	}
+	moved := false
+	if p.Bucket != nil && *p.Bucket != s.Bucket {
+		s.Bucket, moved = *p.Bucket, true
+	}
+	if p.Prefix != nil && *p.Prefix != s.Prefix {
+		s.Prefix, moved = *p.Prefix, true
+	}
+	if moved {
+		s.Head = nil
+	}
 }

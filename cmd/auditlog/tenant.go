@@ -19,12 +19,17 @@ import (
 const tenantUsage = `Usage: auditlog tenant list
        auditlog tenant show --tenant <uuid>
        auditlog tenant set-plan --tenant <uuid> --plan starter|pro|enterprise
+       auditlog tenant periodic --tenant <uuid> [--enabled on|off|plan] [--interval hourly|daily]
+                                [--bucket <name>] [--prefix <prefix>]
 
 Lists, shows or changes the plans of the tenant directory of the store that
 ` + "`auditlog serve`" + ` uses: the embedded SQLite file of AUDITLOG_DATA_DIR (default), or
 Elasticsearch with AUDITLOG_STORE=elasticsearch and AUDITLOG_ES_URL. A new plan's
 retention applies to the data already stored. A tenant enters the directory
 with its first event (under AUDITLOG_DEFAULT_PLAN) or its first set-plan.
+periodic shows or changes the tenant's periodic export: on, off, or as its
+plan says (on for Enterprise); hourly or daily windows; its own bucket or
+prefix ("" for the deployment's; a new one starts a new digest chain there).
 ` + "`auditlog tenant <subcommand> --help`" + ` lists the flags.
 `
 
@@ -33,17 +38,17 @@ with its first event (under AUDITLOG_DEFAULT_PLAN) or its first set-plan.
 func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, tenantUsage)
-		return errors.New("want a subcommand: list, show or set-plan")
+		return errors.New("want a subcommand: list, show, set-plan or periodic")
 	}
 	sub := args[0]
 	switch sub {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, tenantUsage)
 		return flag.ErrHelp
-	case "list", "show", "set-plan":
+	case "list", "show", "set-plan", "periodic":
 	default:
 		fmt.Fprint(stderr, tenantUsage)
-		return fmt.Errorf("unknown subcommand %q: want list, show or set-plan", sub)
+		return fmt.Errorf("unknown subcommand %q: want list, show, set-plan or periodic", sub)
 	}
 	var c Config
 	var tenant, plan string
@@ -56,6 +61,13 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	if sub == "set-plan" {
 		b.fs.StringVar(&plan, "plan", "", "new plan: starter, pro or enterprise (required); the new retention applies to data already stored")
+	}
+	var enabled, interval, bucket, prefix string
+	if sub == "periodic" {
+		b.fs.StringVar(&enabled, "enabled", "", "on, off, or plan (on for Enterprise)")
+		b.fs.StringVar(&interval, "interval", "", "hourly or daily windows")
+		b.fs.StringVar(&bucket, "bucket", "", "the tenant's own S3 bucket (\"\" for the deployment's)")
+		b.fs.StringVar(&prefix, "prefix", "", "the tenant's own key prefix (\"\" for the deployment's)")
 	}
 	b.fs.Usage = func() {
 		fmt.Fprint(b.fs.Output(), tenantUsage+"\nFlags of "+sub+":\n")
@@ -90,6 +102,23 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 	switch sub {
 	case "list":
 		return listTenants(ctx, dir, stdout)
+	case "periodic":
+		var ps audit.PeriodicSettings
+		b.fs.Visit(func(f *flag.Flag) {
+			v := f.Value.String()
+			switch f.Name {
+			case "enabled":
+				ps.Enabled = &v
+			case "interval":
+				iv := audit.Interval(v)
+				ps.Interval = &iv
+			case "bucket":
+				ps.Bucket = &v
+			case "prefix":
+				ps.Prefix = &v
+			}
+		})
+		return periodicSettings(ctx, dir, tenant, ps, stdout)
 	case "set-plan":
 		if err := dir.SetPlan(ctx, tenant, p); err != nil {
 			return err
@@ -103,7 +132,67 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	fmt.Fprintf(stdout, "tenant %s plan %s retention %s\n", tenant, got, retentionText(got))
+	st, err := dir.PeriodicState(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, periodicLine(&st, got))
 	return nil
+}
+
+// periodicSettings applies ps to the tenant's periodic export (retrying
+// when a replica moved its state meanwhile) and prints the result.
+func periodicSettings(ctx context.Context, dir tenantStore, tenant string, ps audit.PeriodicSettings, w io.Writer) error {
+	if err := ps.Validate(); err != nil {
+		return err
+	}
+	plan, err := dir.Plan(ctx, tenant)
+	if audit.ErrorCode(err) == audit.ENOTFOUND {
+		return fmt.Errorf("tenant %s is not in the directory: it has no event yet (set-plan registers it)", tenant)
+	}
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		st, err := dir.PeriodicState(ctx, tenant)
+		if err != nil {
+			return err
+		}
+		st.Apply(ps)
+		err = dir.PutPeriodicState(ctx, &st)
+		if audit.ErrorCode(err) == audit.ECONFLICT && attempt < 20 {
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(w, periodicLine(&st, plan))
+		return nil
+	}
+}
+
+// periodicLine describes a tenant's periodic export in one line.
+func periodicLine(st *audit.PeriodicState, plan audit.Plan) string {
+	on, why := "off", "by setting"
+	if st.Active(plan) {
+		on = "on"
+	}
+	if st.Enabled == nil {
+		why = "by plan"
+	}
+	or := func(v, def string) string {
+		if v == "" {
+			return def
+		}
+		return v
+	}
+	next := "none yet"
+	if !st.NextStart.IsZero() {
+		next = st.NextStart.UTC().Format(time.RFC3339)
+	}
+	return fmt.Sprintf("periodic export %s (%s) interval %s bucket %s prefix %s next window %s", on, why, or(string(st.Interval), "daily"),
+		or(st.Bucket, "(deployment's)"), or(st.Prefix, "(deployment's)"), next)
 }
 
 // listTenants prints one line per tenant, a page at a time.
@@ -131,10 +220,16 @@ func retentionText(p audit.Plan) string {
 	return fmt.Sprintf("%dd", int(p.Retention()/(24*time.Hour)))
 }
 
+// tenantStore is what the tenant commands use of a store.
+type tenantStore interface {
+	audit.TenantDirectory
+	audit.PeriodicStore
+}
+
 // openTenantDirectory opens the directory of the configured store. The
 // embedded database must exist: a typo in AUDITLOG_DATA_DIR must not
 // create an empty store and report that it has no tenants.
-func openTenantDirectory(ctx context.Context, c Config) (audit.TenantDirectory, func(), error) {
+func openTenantDirectory(ctx context.Context, c Config) (tenantStore, func(), error) {
 	switch c.Store {
 	case "sqlite":
 		path := filepath.Join(c.DataDir, "audit.db")

@@ -50,9 +50,11 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 			if out, errOut, code := tenantCmd(vars, "set-plan", "--tenant", strings.ToUpper(a), "--plan", "starter"); code != 0 || !strings.Contains(out, "plan starter retention 30d") {
 				t.Fatalf("set-plan: exit %d %q %s", code, out, errOut)
 			}
-			if out, _, code := tenantCmd(vars, "show", "--tenant", a); code != 0 || out != "tenant "+a+" plan starter retention 30d\n" {
+			if out, _, code := tenantCmd(vars, "show", "--tenant", a); code != 0 || out != "tenant "+a+" plan starter retention 30d\n"+
+				"periodic export off (by plan) interval daily bucket (deployment's) prefix (deployment's) next window none yet\n" {
 				t.Fatalf("show: exit %d %q", code, out)
 			}
+			testTenantPeriodic(t, vars, a)
 			if out, _, _ := tenantCmd(vars, "list"); !strings.Contains(out, a+" plan starter") || !strings.Contains(out, b+" plan enterprise") {
 				t.Fatalf("list after set-plan: %q", out)
 			}
@@ -92,5 +94,23 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "set-plan") || errOut != "" {
 			t.Errorf("tenant %v: exit %d, stdout %q, stderr %q; want the usage on stdout, exit 0", args, code, out, errOut)
 		}
+	}
+}
+
+// testTenantPeriodic: tenant periodic turns a Starter tenant's export on
+// hourly under its own bucket and prefix, then back to its plan and the
+// deployment's; a bad value names its flag and changes nothing.
+func testTenantPeriodic(t *testing.T, vars map[string]string, tenant string) {
+	out, errOut, code := tenantCmd(vars, "periodic", "--tenant", tenant, "--enabled", "on", "--interval", "hourly", "--bucket", "acme-audit", "--prefix", "acme/exports")
+	if want := "periodic export on (by setting) interval hourly bucket acme-audit prefix acme/exports next window none yet\n"; code != 0 || out != want {
+		t.Fatalf("periodic: exit %d %q %s, want %q", code, out, errOut, want)
+	}
+	_, errOut, code = tenantCmd(vars, "periodic", "--tenant", tenant, "--interval", "weekly", "--bucket", "Bad_Bucket")
+	if code == 0 || !strings.Contains(errOut, "interval") || !strings.Contains(errOut, "bucket") {
+		t.Fatalf("bad settings: exit %d %s", code, errOut)
+	}
+	out, _, code = tenantCmd(vars, "periodic", "--tenant", tenant, "--enabled", "plan", "--bucket", "", "--prefix", "")
+	if want := "periodic export off (by plan) interval hourly bucket (deployment's) prefix (deployment's) next window none yet\n"; code != 0 || out != want {
+		t.Fatalf("periodic back to the plan: exit %d %q, want %q", code, out, want)
 	}
 }

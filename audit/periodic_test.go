@@ -1,0 +1,69 @@
+package audit_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func TestPeriodicSettings(t *testing.T) {
+	str := func(s string) *string { return &s }
+	iv := func(s string) *audit.Interval { i := audit.Interval(s); return &i }
+	for _, c := range []struct {
+		name string
+		p    audit.PeriodicSettings
+		bad  []string
+	}{
+		{"all good", audit.PeriodicSettings{Enabled: str("on"), Interval: iv("hourly"), Bucket: str("acme-audit.eu"), Prefix: str("exports/acme")}, nil},
+		{"back to the defaults", audit.PeriodicSettings{Enabled: str("plan"), Bucket: str(""), Prefix: str("")}, nil},
+		{"everything wrong", audit.PeriodicSettings{Enabled: str("yes"), Interval: iv("weekly"), Bucket: str("Acme_Bucket"), Prefix: str("/a/../b/")},
+			[]string{"enabled", "interval", "bucket", "prefix"}},
+		{"bucket edges", audit.PeriodicSettings{Bucket: str("-ab")}, []string{"bucket"}},
+		{"prefix with a double slash", audit.PeriodicSettings{Prefix: str("a//b")}, []string{"prefix"}},
+	} {
+		err := c.p.Validate()
+		var got []string
+		if e, ok := err.(*audit.Error); ok {
+			for _, f := range e.Fields {
+				got = append(got, f.Field)
+			}
+		}
+		if len(got) != len(c.bad) || (len(c.bad) > 0 && audit.ErrorCode(err) != audit.EINVALID) {
+			t.Errorf("%s: fields %v (%v), want %v", c.name, got, err, c.bad)
+		}
+		for i := range got {
+			if got[i] != c.bad[i] {
+				t.Errorf("%s: fields %v, want %v", c.name, got, c.bad)
+			}
+		}
+	}
+}
+
+func TestPeriodicApplyAndWindows(t *testing.T) {
+	str := func(s string) *string { return &s }
+	day := audit.Daily
+	st := audit.PeriodicState{TenantID: "t", Interval: audit.Hourly, NextStart: time.Date(2026, 10, 1, 13, 0, 0, 0, time.UTC),
+		Head: &audit.DigestRef{Key: "k"}}
+	st.Apply(audit.PeriodicSettings{Interval: &day, Enabled: str("off")})
+	if st.Head == nil || st.Enabled == nil || *st.Enabled || st.Active(audit.PlanEnterprise) {
+		t.Fatalf("after interval and off: %+v", st)
+	}
+	start, end, due := st.DueWindow(time.Date(2026, 10, 3, 0, 0, 0, 0, time.UTC), time.Minute)
+	if !due || !start.Equal(st.NextStart) || !end.Equal(time.Date(2026, 10, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Fatalf("the window after hourly → daily: %s to %s (%v), want 13:00 to the next midnight", start, end, due)
+	}
+	st.Apply(audit.PeriodicSettings{Prefix: str("elsewhere"), Enabled: str("plan")})
+	if st.Head != nil || st.Prefix != "elsewhere" || st.Enabled != nil || !st.Active(audit.PlanEnterprise) || st.Active(audit.PlanPro) {
+		t.Fatalf("a new prefix starts a new chain, plan decides: %+v", st)
+	}
+	if err := st.Claim("a", time.Unix(0, 0), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Claim("b", time.Unix(30, 0), time.Minute); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("a held lease: %v", err)
+	}
+	if err := st.Claim("b", time.Unix(61, 0), time.Minute); err != nil {
+		t.Fatalf("a lapsed lease: %v", err)
+	}
+}
