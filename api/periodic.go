@@ -18,6 +18,10 @@ import (
 // public keys, and a tenant's delivered windows and their files.
 type PeriodicDeps struct {
 	Store audit.PeriodicStore
+	// Tenants and DefaultPlan say whether a tenant's export is on by its
+	// plan.
+	Tenants     audit.TenantDirectory
+	DefaultPlan audit.Plan
 	// Keys are the public keys that verify the digests, the current one
 	// first.
 	Keys []ExportKey

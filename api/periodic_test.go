@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,6 +22,7 @@ type periodicBackend interface {
 	audit.EventReader
 	audit.EventWriter
 	audit.PeriodicStore
+	audit.TenantDirectory
 }
 
 func TestPeriodicExportsOnSQLite(t *testing.T) {
@@ -49,7 +51,7 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:     api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
-		Periodic: api.PeriodicDeps{Store: b, Keys: keys, Bucket: func(*audit.PeriodicState) (audit.ObjectBucket, string, error) { return dir, "auditlog", nil }},
+		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*audit.PeriodicState) (audit.ObjectBucket, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{srv: srv}
@@ -122,5 +124,38 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	}
 	if r := h.get(t, "/api/audit-logs/periodic-exports/file?"+qs("key", "auditlog/"+a+"/2026/10/09/none.ndjson.gz"), admin); r.status != 404 {
 		t.Fatalf("a missing object: %d %s", r.status, r.body)
+	}
+	testPeriodicSettings(t, h, b, other, visible)
+}
+
+// testPeriodicSettings: a tenant admin sees the settings and may not
+// change them; the operator team does, recorded with before and after;
+// a bad change names its fields.
+func testPeriodicSettings(t *testing.T, h *harness, b periodicBackend, tenant string, visible func()) {
+	admin := token(t, tenant, audit.RoleAdmin, "")
+	op := token(t, tenant, audit.RoleSuperadmin, "Ticket CS-16: hourly exports")
+	var v api.PeriodicSettingsView
+	h.get(t, "/api/audit-logs/periodic-exports/settings", admin).json(t, &v)
+	if v.Enabled != "plan" || v.Interval != "daily" {
+		t.Fatalf("initial settings %+v", v)
+	}
+	body := []byte(`{"enabled":"on","interval":"hourly","prefix":"acme/audit"}`)
+	if r := h.do(t, "PUT", "/api/audit-logs/periodic-exports/settings", admin, body, "Content-Type", "application/json"); r.status != 403 {
+		t.Fatalf("an admin changed the settings: %d %s", r.status, r.body)
+	}
+	r := h.do(t, "PUT", "/api/audit-logs/periodic-exports/settings", op, body, "Content-Type", "application/json")
+	if r.json(t, &v); r.status != 200 || v.Enabled != "on" || !v.Active || v.Interval != "hourly" || v.Prefix != "acme/audit" {
+		t.Fatalf("operator change: %d %s", r.status, r.body)
+	}
+	if r := h.do(t, "PUT", "/api/audit-logs/periodic-exports/settings", op, []byte(`{"interval":"weekly","bucket":"Bad_Name"}`), "Content-Type", "application/json"); r.status != 400 ||
+		!strings.Contains(string(r.body), `"interval"`) || !strings.Contains(string(r.body), `"bucket"`) {
+		t.Fatalf("a bad change: %d %s", r.status, r.body)
+	}
+	visible()
+	res, err := b.SearchEvents(context.Background(), audit.Query{Filter: audit.Filter{TenantID: tenant, Actions: []audit.Action{audit.ActionUpdate},
+		ResourceTypes: []string{audit.ResourceAuditExport}}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+	if err != nil || len(res.Events) != 1 || !res.Events[0].CrossTenant || !strings.Contains(string(res.Events[0].Before), `"interval":"daily"`) ||
+		!strings.Contains(string(res.Events[0].After), `"interval":"hourly"`) {
+		t.Fatalf("the change's record: %+v %v", res.Events, err)
 	}
 }

@@ -141,6 +141,8 @@ func NewServer(cfg Config, deps Deps) *Server {
 		if s.periodic.Store != nil {
 			g.GET("/periodic-exports", s.timeout, s.listPeriodicExports)
 			g.GET("/periodic-exports/file", s.periodicFile)
+			g.GET("/periodic-exports/settings", s.timeout, s.getPeriodicSettings)
+			g.PUT("/periodic-exports/settings", s.timeout, s.putPeriodicSettings)
 			s.engine.GET("/api/export-keys", s.exportKeys)
 		}
 		g.GET("/:id", s.timeout, s.getEvent)

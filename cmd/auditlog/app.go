@@ -127,7 +127,11 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	deps.Periodic = api.PeriodicDeps{Store: store, Keys: exportKeys(sch), Bucket: sch.Bucket}
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return err
+	}
+	deps.Periodic = api.PeriodicDeps{Store: store, Tenants: store, DefaultPlan: plan, Keys: exportKeys(sch), Bucket: sch.Bucket}
 	// After the seed, so that the first pass exports the demo's windows.
 	if cfg.Periodic.Run {
 		m.background(ctx, "periodic export", func(bg context.Context) { sch.Run(bg, cfg.Periodic.Every) })

@@ -345,6 +345,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit-logs/periodic-exports/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's periodic export settings */
+        get: operations["getPeriodicSettings"];
+        /**
+         * Change the tenant's periodic export settings (operator team)
+         * @description Superadmin only. Recorded in the tenant's log before it applies, as an `update` of `audit_export` with the settings before and after. `auditlog tenant periodic` does the same from the command line.
+         */
+        put: operations["putPeriodicSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -706,6 +727,39 @@ export interface components {
             data: components["schemas"]["PeriodicExport"][];
             /** @description Pass as `cursor` for the next page; null at the end. */
             nextCursor: string | null;
+        };
+        PeriodicSettingsView: {
+            /**
+             * @description plan: on for Enterprise, off for the other plans.
+             * @enum {unknown}
+             */
+            enabled: "on" | "off" | "plan";
+            /** @description Whether the tenant's windows are exported now. */
+            active: boolean;
+            /** @enum {unknown} */
+            interval: "hourly" | "daily";
+            /** @description The tenant's own bucket; empty for the deployment's. */
+            bucket: string;
+            /** @description The tenant's own key prefix; empty for the deployment's. */
+            prefix: string;
+            /**
+             * Format: date-time
+             * @description Start of the next window to export; null before the first.
+             */
+            nextWindow: string | null;
+            /** @description Why the last pass stopped, until one succeeds; empty when fine. */
+            lastError: string;
+        };
+        /** @description A change: each field given is set, the others kept. A new bucket or prefix starts a new digest chain there. */
+        PeriodicSettings: {
+            /** @enum {unknown} */
+            enabled?: "on" | "off" | "plan";
+            /** @enum {unknown} */
+            interval?: "hourly" | "daily";
+            /** @description S3 bucket name, or empty for the deployment's. */
+            bucket?: string;
+            /** @description Key prefix (A-Z a-z 0-9 / _ . -), or empty for the deployment's. */
+            prefix?: string;
         };
     };
     responses: never;
@@ -2334,6 +2388,160 @@ export interface operations {
             };
             /** @description No such object. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPeriodicSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodicSettingsView"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putPeriodicSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeriodicSettings"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodicSettingsView"];
+                };
+            };
+            /** @description Invalid parameters; `errors` lists every offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Only the operator team (superadmin, with a declared reason) changes the settings. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 4 KiB. */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
