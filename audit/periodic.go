@@ -70,8 +70,12 @@ type PeriodicState struct {
 	// LeaseOwner holds the tenant's export until LeaseUntil.
 	LeaseOwner string    `json:"leaseOwner,omitempty"`
 	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
-	// LastError is why the last pass stopped, until one succeeds.
-	LastError string `json:"lastError,omitempty"`
+	// LastError is why the last pass stopped, until one succeeds;
+	// Failures counts the passes that failed in a row, and RetryAt is when
+	// the next may start (PeriodicRetryDelay).
+	LastError string    `json:"lastError,omitempty"`
+	Failures  int       `json:"failures,omitempty"`
+	RetryAt   time.Time `json:"retryAt,omitzero"`
 	Rev       string `json:"-"`
 }
 
@@ -81,6 +85,27 @@ func (s *PeriodicState) Active(plan Plan) bool {
 		return *s.Enabled
 	}
 	return plan == PlanEnterprise
+}
+
+// PeriodicRetryDelay is how long a tenant's export waits after its n-th
+// failed pass in a row: 1 minute, doubling, at most an hour. A
+// destination that is down is not hammered, and nothing is dropped: the
+// windows wait in the store.
+func PeriodicRetryDelay(n int) time.Duration {
+	if n < 1 {
+		return 0
+	}
+	if n > 7 {
+		return time.Hour
+	}
+	return min(time.Minute<<(n-1), time.Hour)
+}
+
+// Failed records a failed pass at now.
+func (s *PeriodicState) Failed(err error, now time.Time) {
+	s.LastError = err.Error()
+	s.Failures++
+	s.RetryAt = now.Add(PeriodicRetryDelay(s.Failures))
 }
 
 // Claim takes the lease for owner until now+d, unless another owner
@@ -110,7 +135,7 @@ func (s *PeriodicState) Advance(d *Digest, key string) {
 	if d.Late == 0 {
 		s.NextStart = d.WindowEnd.Time
 	}
-	s.LastError = ""
+	s.LastError, s.Failures, s.RetryAt = "", 0, time.Time{}
 }
 
 // PeriodicRecord is one delivered window (Late 0) or late file: what the

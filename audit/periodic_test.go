@@ -67,3 +67,15 @@ func TestPeriodicApplyAndWindows(t *testing.T) {
 		t.Fatalf("a lapsed lease: %v", err)
 	}
 }
+
+func TestPeriodicRetryDelay(t *testing.T) {
+	want := []time.Duration{0, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute, 32 * time.Minute, time.Hour, time.Hour, time.Hour}
+	for n, w := range want {
+		if got := audit.PeriodicRetryDelay(n); got != w {
+			t.Errorf("after %d failures: %s, want %s", n, got, w)
+		}
+	}
+	if audit.PeriodicRetryDelay(1000) != time.Hour {
+		t.Error("no ceiling")
+	}
+}

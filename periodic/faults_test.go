@@ -136,7 +136,12 @@ func TestBucketDownThenBack(t *testing.T) {
 			if err := sc.RunOnce(ctx); err == nil {
 				t.Fatal("a pass with the bucket down reported no error")
 			}
+			// Backing off: a pass right after a failure does not try.
+			must(t, sc.RunOnce(ctx))
 			c.set(c.now().Add(10 * time.Minute))
+		}
+		if st, err := s.PeriodicState(ctx, tenant); err != nil || st.Failures != 3 || st.LastError == "" || !st.RetryAt.After(c.now().Add(-10*time.Minute)) {
+			t.Fatalf("after three failed passes: %d failures, retry at %s, last error %q (%v)", st.Failures, st.RetryAt, st.LastError, err)
 		}
 		if want := 2 * 24 * time.Hour; age < want { // October 1st, due since October 2nd 00:30
 			t.Fatalf("oldest undelivered window: %s old, want at least %s", age, want)

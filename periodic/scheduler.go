@@ -110,12 +110,20 @@ func (s *Scheduler) pass(ctx context.Context, t audit.Tenant) error {
 	if err != nil || !st.Active(t.Plan) {
 		return err
 	}
+	if st.RetryAt.After(s.Now()) { // backing off after failures
+		if s.Observe != nil {
+			s.Observe(st.TenantID, s.undelivered(&st))
+		}
+		return nil
+	}
 	if err := s.renew(ctx, &st); err != nil {
 		return err
 	}
 	err = s.export(ctx, &st)
 	if err != nil {
-		st.LastError = err.Error()
+		st.Failed(err, s.Now())
+	} else {
+		st.LastError, st.Failures, st.RetryAt = "", 0, time.Time{}
 	}
 	st.LeaseUntil = s.Now() // released
 	if perr := s.Store.PutPeriodicState(context.WithoutCancel(ctx), &st); perr != nil && err == nil {

@@ -1,6 +1,8 @@
 package periodic_test
 
 import (
+	"bufio"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -39,5 +41,52 @@ func TestDigestsMatchTheirSchema(t *testing.T) {
 		if schema.VisitJSON(v) == nil {
 			t.Fatal("the schema took an unknown member")
 		}
+	}
+}
+
+// TestDataLinesMatchTheirSchema: every line of the data files the writer
+// produces is valid against docs/schemas/data-line-v1.json (the API's
+// Event schema), and the schema refuses a line with a member it does not
+// define.
+func TestDataLinesMatchTheirSchema(t *testing.T) {
+	raw, err := os.ReadFile("../docs/schemas/data-line-v1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema openapi3.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := chain(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "exports", tenant, "*", "*", "*", "*.ndjson.gz"))
+	lines := 0
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(zr)
+		for sc.Scan() {
+			var v map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.VisitJSON(v); err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+			v["extra"] = true
+			if schema.VisitJSON(v) == nil {
+				t.Fatal("the schema took an unknown member")
+			}
+			lines++
+		}
+		f.Close()
+	}
+	if lines == 0 {
+		t.Fatal("no data line to check")
 	}
 }
