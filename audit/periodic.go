@@ -76,7 +76,7 @@ type PeriodicState struct {
 	LastError string    `json:"lastError,omitempty"`
 	Failures  int       `json:"failures,omitempty"`
 	RetryAt   time.Time `json:"retryAt,omitzero"`
-	Rev       string `json:"-"`
+	Rev       string    `json:"-"`
 }
 
 // Active reports whether the tenant's windows are exported under plan.
