@@ -188,6 +188,17 @@ func pitCeiling(ctx context.Context, s *elasticsearch.Store, f audit.Filter) (fl
 	return float64(n) / time.Since(t0).Seconds(), n, nil
 }
 
+// buildAuditlog builds cmd/auditlog into dir and returns its path.
+func buildAuditlog(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "auditlog")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/auditlog")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		return "", fmt.Errorf("building auditlog: %w", err)
+	}
+	return bin, nil
+}
+
 // server is `auditlog serve` as a child process.
 type server struct {
 	cmd  *exec.Cmd
@@ -200,11 +211,9 @@ func startServer(ctx context.Context, e *env, prefix string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin := filepath.Join(dir, "auditlog")
-	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/auditlog")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return nil, fmt.Errorf("building auditlog: %w", err)
+	bin, err := buildAuditlog(ctx, dir)
+	if err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -215,7 +224,7 @@ func startServer(ctx context.Context, e *env, prefix string) (*server, error) {
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_DATA_DIR="+filepath.Join(dir, "data"), "AUDITLOG_JWT_SECRET=bench",
 		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_RATE_LIMIT=0",
-		"AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", "AUDITLOG_LOG_LEVEL=warn",
+		"AUDITLOG_PERIODIC_EXPORT=false", "AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", "AUDITLOG_LOG_LEVEL=warn",
 		fmt.Sprintf("AUDITLOG_EXPORT_SCAN_PAGE=%d", exportPage))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {

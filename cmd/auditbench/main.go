@@ -102,6 +102,7 @@ func main() {
 		{"query", benchQuery},
 		{"export", benchExport},
 		{"sqlite", benchSQLite},
+		{"periodic", benchPeriodic},
 		{"build", benchBuild},
 	}
 	var results []result

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/periodic"
+)
+
+// periodicDay is the day the periodic benchmark's events fill.
+var periodicDay = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+
+// benchPeriodic measures the Enterprise periodic export (issue 16) on
+// Elasticsearch: one day of one tenant's events written as the window's
+// data file, next to the raw point-in-time read of the same window; the
+// peak RSS of `auditlog export-periodic --once` at 10% and at 100% of the
+// events; and `verify` next to sha256sum over the same files.
+func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
+	n := max(20000, int(1000000*e.scale))
+	big, tenant, err := dayStore(ctx, e, n, 21)
+	if err != nil {
+		return nil, err
+	}
+	win := periodic.Window{TenantID: tenant, Start: periodicDay, End: periodicDay.Add(24 * time.Hour)}
+	f := audit.Filter{TenantID: tenant, From: &win.Start, To: &win.End}
+	_, key, _ := ed25519.GenerateKey(nil)
+	var rate, pit, verifyMB, shaMB []float64
+	for run := 0; run <= e.runs; run++ {
+		dir, err := os.MkdirTemp("", "auditbench-periodic")
+		if err != nil {
+			return nil, err
+		}
+		w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
+		t0 := time.Now()
+		file, err := w.WriteFile(ctx, win, func(yield func(*audit.Event) error) error {
+			return big.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
+				for i := range batch {
+					if err := yield(&batch[i]); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+		})
+		if err != nil {
+			return nil, err
+		}
+		r := float64(file.Count) / time.Since(t0).Seconds()
+		if _, err := w.Seal(ctx, win, []audit.DigestFile{file}, nil); err != nil {
+			return nil, err
+		}
+		c, _, err := pitCeiling(ctx, big, f)
+		if err != nil {
+			return nil, err
+		}
+		v, s, err := verifyVsSha256sum(ctx, dir, tenant, key, run%2 == 0)
+		os.RemoveAll(dir)
+		if err != nil {
+			return nil, err
+		}
+		log.Printf("  run %d: export %d rows %.0f rows/s, PIT read %.0f rows/s; verify %.0f MB/s, sha256sum %.0f MB/s", run, file.Count, r, c, v, s)
+		if run > 0 {
+			rate, pit, verifyMB, shaMB = append(rate, r), append(pit, c), append(verifyMB, v), append(shaMB, s)
+		}
+	}
+	rss, err := periodicRSS(ctx, e, big, n)
+	if err != nil {
+		return nil, err
+	}
+	method := fmt.Sprintf("Elasticsearch: one Enterprise tenant holds %d generated events, all in one day (%s). Export: `periodic.Writer.WriteFile` of that day's window "+
+		"(the scheduler's own path: the point-in-time scan of the window in file order, each event as a JSON line, gzip and SHA-256 of the lines, through a temporary file, "+
+		"into a local directory). Ceiling: the raw point-in-time read of the same window, pages parsed, no event decoded (the export benchmark's ceiling). "+
+		"One warm-up, then %d runs, each measuring both.", n, periodicDay.Format("2006-01-02"), e.runs)
+	return []result{
+		{Name: "Periodic export of one day: rows/s vs the PIT read", Unit: "rows/s", Samples: rate, Ceiling: pit, Target: "≥ 80% of the PIT read", MinRatio: 0.8, Method: method},
+		rss,
+		{Name: "verify vs sha256sum, same files", Unit: "MB/s", Samples: verifyMB, Ceiling: shaMB, Target: "≥ 80% of sha256sum", MinRatio: 0.8,
+			Method: "`periodic.Verify` (what `auditlog verify --dir` runs: the digest's signature, then the data file gunzipped and hashed, its lines counted) over the window's " +
+				"data file and digest just written, against `sha256sum` of the same data file, both in MB of the files as stored (gzip), alternating which goes first; " +
+				"the files are in the page cache for both. Same runs as the export."},
+	}, nil
+}
+
+// dayStore loads n events of one tenant, all in periodicDay, into a new
+// prefix.
+func dayStore(ctx context.Context, e *env, n int, seed uint64) (*elasticsearch.Store, string, error) {
+	g := gen.New(gen.Config{Seed: seed, Tenants: 1, WithIDs: true, Start: periodicDay, End: periodicDay.Add(24 * time.Hour)}, n)
+	tenants := g.Tenants()
+	tenants[0].Plan = audit.PlanEnterprise
+	s, err := freshStore(ctx, e, tenants)
+	if err != nil {
+		return nil, "", err
+	}
+	t0 := time.Now()
+	if err := loadEvents(ctx, s, g, n, 4); err != nil {
+		return nil, "", err
+	}
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil); err != nil {
+		return nil, "", err
+	}
+	log.Printf("  loaded %d events of one day in %s", n, time.Since(t0).Round(time.Second))
+	return s, tenants[0].ID, nil
+}
+
+// verifyVsSha256sum times Verify and sha256sum over the files of dir,
+// in MB of the stored files per second.
+func verifyVsSha256sum(ctx context.Context, dir, tenant string, key ed25519.PrivateKey, verifyFirst bool) (float64, float64, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "auditlog", tenant, "*", "*", "*", "*.ndjson.gz"))
+	var size int64
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			return 0, 0, err
+		}
+		size += st.Size()
+	}
+	mb := float64(size) / (1 << 20)
+	keys := map[string]ed25519.PublicKey{audit.KeyID(key.Public().(ed25519.PublicKey)): key.Public().(ed25519.PublicKey)}
+	verify := func() (float64, error) {
+		t0 := time.Now()
+		rep, err := periodic.Verify(ctx, periodic.Dir{Root: dir}, "auditlog", tenant, keys, func(string) {})
+		if err == nil && !rep.OK() {
+			err = fmt.Errorf("the benchmark's own export does not verify: %d problems", rep.Problems)
+		}
+		return mb / time.Since(t0).Seconds(), err
+	}
+	sum := func() (float64, error) {
+		t0 := time.Now()
+		out, err := exec.CommandContext(ctx, "sha256sum", files...).CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("sha256sum: %v %s", err, out)
+		}
+		return mb / time.Since(t0).Seconds(), nil
+	}
+	var v, s float64
+	var err1, err2 error
+	if verifyFirst {
+		v, err1 = verify()
+		s, err2 = sum()
+	} else {
+		s, err2 = sum()
+		v, err1 = verify()
+	}
+	if err1 != nil {
+		return 0, 0, err1
+	}
+	return v, s, err2
+}
+
+// periodicRSS runs `auditlog export-periodic --once` over the big store
+// and over one of a tenth of its events, and compares their peak RSS.
+func periodicRSS(ctx context.Context, e *env, big *elasticsearch.Store, n int) (result, error) {
+	small, _, err := dayStore(ctx, e, max(2000, n/10), 22)
+	if err != nil {
+		return result{}, err
+	}
+	dir, err := os.MkdirTemp("", "auditbench-periodic-rss")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(dir)
+	bin, err := buildAuditlog(ctx, dir)
+	if err != nil {
+		return result{}, err
+	}
+	var bigMB, smallMB []float64
+	for run := 0; run <= e.runs; run++ {
+		for i, s := range []*elasticsearch.Store{big, small} {
+			data := filepath.Join(dir, fmt.Sprintf("data-%d-%d", run, i))
+			cmd := exec.CommandContext(ctx, bin, "export-periodic", "--once")
+			cmd.Env = append(os.Environ(), "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+s.Client().Config().IndexPrefix,
+				"AUDITLOG_DATA_DIR="+data, "AUDITLOG_PERIODIC_SETTLE=0s", "AUDITLOG_LOG_LEVEL=warn")
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Run(); err != nil {
+				return result{}, fmt.Errorf("export-periodic --once: %w", err)
+			}
+			mb := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+			os.RemoveAll(data)
+			if run > 0 && i == 0 {
+				bigMB = append(bigMB, mb)
+			} else if run > 0 {
+				smallMB = append(smallMB, mb)
+			}
+		}
+	}
+	return result{Name: fmt.Sprintf("Periodic export peak RSS, %d events (ceiling column: %d)", n, max(2000, n/10)), Unit: "MB", Samples: bigMB, Ceiling: smallMB,
+		Target: "flat: ≤ 1.25× the tenth", MaxRatio: 1.25,
+		Method: "Peak resident memory (getrusage maxrss) of a whole `auditlog export-periodic --once` process (start, store, one Enterprise tenant's windows from its first event to now, exit) " +
+			"against Elasticsearch, over the store above and over one holding a tenth of the events in the same day, alternating; each run in a new data directory. " +
+			"Memory stays flat because the window is scanned page by page and written through a temporary file."}, nil
+}
