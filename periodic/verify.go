@@ -1,8 +1,9 @@
 package periodic
 
 import (
+	"bytes"
+
 	"bufio"
-	"compress/gzip"
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
@@ -12,6 +13,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -230,11 +233,7 @@ type lineCounter struct {
 }
 
 func (c *lineCounter) Write(p []byte) (int, error) {
-	for _, b := range p {
-		if b == '\n' {
-			c.n++
-		}
-	}
+	c.n += int64(bytes.Count(p, []byte{'\n'}))
 	return c.w.Write(p)
 }
 
