@@ -70,9 +70,12 @@ func statsSource(q audit.StatsQuery) source {
 	if whole != "" {
 		parts, args = append(parts, whole), append(args, wholeArgs...)
 	}
-	if len(edges) > 0 {
-		parts = append(parts, "SELECT ts, "+cols+", 1 AS n FROM events WHERE "+cond+" AND ("+strings.Join(edges, " OR ")+")")
-		args = append(append(args, dimArgs...), edgeArgs...)
+	// One SELECT per edge: SQLite reads an OR of two ranges by scanning
+	// the tenant's whole index (350 ms at 1M events), each range alone by
+	// seeking.
+	for i, e := range edges {
+		parts = append(parts, "SELECT ts, "+cols+", 1 AS n FROM events WHERE "+cond+" AND "+e)
+		args = append(append(args, dimArgs...), edgeArgs[2*i:2*i+2]...)
 	}
 	return source{from: "(" + strings.Join(parts, " UNION ALL ") + ")", args: args, count: "coalesce(sum(n), 0)"}
 }
