@@ -19,6 +19,7 @@ var sections = []struct {
 	{"Kafka", []string{"AUDITLOG_KAFKA_", "AUDITLOG_BATCH_"}},
 	{"Sensitive changes", []string{"AUDITLOG_SENSITIVE_", "AUDITLOG_SECRET_", "AUDITLOG_MASK_"}},
 	{"Restore", []string{"AUDITLOG_RESTORE_"}},
+	{"Periodic export", []string{"AUDITLOG_PERIODIC_"}},
 	{"Panel", []string{"AUDITLOG_PANEL_"}},
 	{"Export", []string{"AUDITLOG_EXPORT_", "AUDITLOG_PUBLIC_URL"}},
 	{"S3", []string{"AUDITLOG_S3_"}},
