@@ -1,9 +1,7 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"time"
@@ -125,24 +123,16 @@ func mustRaw(v any) json.RawMessage {
 }
 
 // parseSettings reads a settings change strictly: an unknown field or a
-// wrong type or value is a 400 naming it.
+// wrong type or value is a 400 naming it; an empty body too (a change
+// must say what it changes).
 func parseSettings(c *gin.Context) (audit.PeriodicSettings, error) {
 	var ps audit.PeriodicSettings
-	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxSettingsBody))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		return ps, audit.Errorf(audit.ETOOLARGE, "the settings body is larger than %d bytes", maxSettingsBody)
-	case err != nil:
-		return ps, audit.Wrap(audit.EINVALID, err, "the settings body could not be read")
+	empty, err := decodeStrict(c, maxSettingsBody, "settings", &ps)
+	if err != nil {
+		return ps, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&ps); err != nil {
-		return ps, bodyError(err)
-	}
-	if dec.More() {
-		return ps, audit.Errorf(audit.EINVALID, "the settings body must be one JSON object")
+	if empty {
+		return ps, bodyError(io.EOF, "settings")
 	}
 	return ps, ps.Validate()
 }

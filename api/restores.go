@@ -73,25 +73,36 @@ func restoreView(r audit.RestoreRecord) RestoreView {
 // type is a 400 naming it.
 func parseRestoreBody(c *gin.Context) (RestoreBody, error) {
 	var b RestoreBody
-	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxRestoreBody))
+	empty, err := decodeStrict(c, maxRestoreBody, "restore", &b)
+	if err != nil || empty {
+		return b, err // an empty ask takes every default
+	}
+	return b, checkRestoreBody(b)
+}
+
+// decodeStrict decodes the request body, at most limit bytes, into v as
+// one JSON object: an unknown field or a wrong type is a 400 naming it,
+// a larger body a 413. It reports an empty body (v untouched) as empty.
+func decodeStrict(c *gin.Context, limit int64, what string, v any) (empty bool, err error) {
+	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
 	var tooBig *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooBig):
-		return b, audit.Errorf(audit.ETOOLARGE, "the restore body is larger than %d bytes", maxRestoreBody)
+		return false, audit.Errorf(audit.ETOOLARGE, "the %s body is larger than %d bytes", what, limit)
 	case err != nil:
-		return b, audit.Wrap(audit.EINVALID, err, "the restore body could not be read")
+		return false, audit.Wrap(audit.EINVALID, err, "the %s body could not be read", what)
 	case len(bytes.TrimSpace(raw)) == 0:
-		return b, nil // every field has a default
+		return true, nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&b); err != nil {
-		return b, bodyError(err)
+	if err := dec.Decode(v); err != nil {
+		return false, bodyError(err, what)
 	}
 	if dec.More() {
-		return b, audit.Errorf(audit.EINVALID, "the restore body must be one JSON object")
+		return false, audit.Errorf(audit.EINVALID, "the %s body must be one JSON object", what)
 	}
-	return b, checkRestoreBody(b)
+	return false, nil
 }
 
 // checkRestoreBody bounds what an ask may carry into the records and the
@@ -120,16 +131,16 @@ func checkRestoreBody(b RestoreBody) error {
 	return nil
 }
 
-// bodyError names the field of a JSON decoding error.
-func bodyError(err error) error {
+// bodyError names the field of a JSON decoding error of the what body.
+func bodyError(err error, what string) error {
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &typ) && typ.Field != "" {
-		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: []audit.FieldError{{Field: typ.Field, Message: "must be a JSON " + typ.Type.Kind().String()}}}
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid " + what, Fields: []audit.FieldError{{Field: typ.Field, Message: "must be a JSON " + typ.Type.Kind().String()}}}
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: []audit.FieldError{{Field: strings.Trim(name, `"`), Message: "is not a known field"}}}
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid " + what, Fields: []audit.FieldError{{Field: strings.Trim(name, `"`), Message: "is not a known field"}}}
 	}
-	return audit.Errorf(audit.EINVALID, "the restore body must be a JSON object: %v", err)
+	return audit.Errorf(audit.EINVALID, "the %s body must be a JSON object: %v", what, err)
 }
 
 // idempotencyKey is the ask's Idempotency-Key, else the X-Request-Id the
