@@ -71,7 +71,9 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 			}
 			if err != nil && !errors.Is(err, errHeld) {
 				s.Log.Warn("periodic export: the pass stopped; retried next pass", "tenant", t.ID, "err", err)
-				first = cmpErr(first, err)
+				if first == nil {
+					first = err
+				}
 			}
 		}
 		if len(page) < audit.MaxTenantPage {
@@ -79,13 +81,6 @@ func (s *Scheduler) RunOnce(ctx context.Context) error {
 		}
 		after = page[len(page)-1].ID
 	}
-}
-
-func cmpErr(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
 }
 
 // Run calls RunOnce every interval until ctx ends.
