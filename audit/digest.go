@@ -14,9 +14,10 @@ import (
 	"time"
 )
 
-// DigestVersion is the format version of digests and of the periodic
-// export's data files (their JSON Schemas carry it).
-const DigestVersion = 1
+// DigestVersion is the format version of the digests written now
+// (docs/schemas/digest-v2.json). Version 2 adds each file's stored object
+// hash and size; a verifier still reads version 1 digests.
+const DigestVersion = 2
 
 // The kinds of a digest's files.
 const (
@@ -25,12 +26,17 @@ const (
 )
 
 // DigestFile is one file a digest vouches for: its object key, the
-// SHA-256 of its uncompressed content, and its number of events.
+// SHA-256 of its uncompressed content, its number of events, and (from
+// version 2) the SHA-256 and size of the object as stored, so that a
+// verifier checks an intact file at the speed of reading it, without
+// decompressing it.
 type DigestFile struct {
-	Key    string `json:"key"`
-	Kind   string `json:"kind"`
-	SHA256 string `json:"sha256"`
-	Count  int64  `json:"count"`
+	Key          string `json:"key"`
+	Kind         string `json:"kind"`
+	SHA256       string `json:"sha256"`
+	Count        int64  `json:"count"`
+	ObjectSHA256 string `json:"objectSha256,omitempty"`
+	ObjectSize   int64  `json:"objectSize,omitempty"`
 }
 
 // Digest vouches for the files of one window of a tenant's periodic

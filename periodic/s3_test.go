@@ -30,7 +30,7 @@ func TestVerifyFromTheBucketAndFromADownload(t *testing.T) {
 	keys := chainIn(t, bucket)
 	report := func(b audit.ObjectBucket) (bool, string) {
 		var lines []string
-		rep, err := periodic.Verify(ctx, b, "exports", tenant, keys, func(s string) { lines = append(lines, s) })
+		rep, err := periodic.Verify(ctx, b, "exports", tenant, keys, periodic.Options{}, func(s string) { lines = append(lines, s) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -170,7 +170,7 @@ func firstDiff(a, b []string) int {
 // verifyChain runs the offline verification of tenant's chain.
 func verifyChain(t *testing.T, b audit.ObjectBucket, tenant string, keys map[string]ed25519.PublicKey) (bool, string) {
 	var lines []string
-	rep, err := periodic.Verify(context.Background(), b, "exports", tenant, keys, func(s string) { lines = append(lines, s) })
+	rep, err := periodic.Verify(context.Background(), b, "exports", tenant, keys, periodic.Options{}, func(s string) { lines = append(lines, s) })
 	must(t, err)
 	return rep.OK(), strings.Join(lines, "\n")
 }

@@ -1,14 +1,19 @@
 package periodic_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -86,8 +91,13 @@ func chainIn(t *testing.T, b audit.ObjectBucket) map[string]ed25519.PublicKey {
 
 func verify(t *testing.T, dir string, keys map[string]ed25519.PublicKey) (periodic.Report, string) {
 	t.Helper()
+	return verifyWith(t, dir, keys, periodic.Options{})
+}
+
+func verifyWith(t *testing.T, dir string, keys map[string]ed25519.PublicKey, opts periodic.Options) (periodic.Report, string) {
+	t.Helper()
 	var lines []string
-	rep, err := periodic.Verify(context.Background(), periodic.Dir{Root: dir}, "exports", tenant, keys, func(s string) { lines = append(lines, s) })
+	rep, err := periodic.Verify(context.Background(), periodic.Dir{Root: dir}, "exports", tenant, keys, opts, func(s string) { lines = append(lines, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,8 +129,85 @@ func TestVerifyAValidChain(t *testing.T) {
 	}
 }
 
+// regzip rewrites the gzip file at p with its content passed through
+// edit, compressed at another level (other bytes, unless edit changes
+// nothing and the levels agree).
+func regzip(t *testing.T, p string, edit func([]byte) []byte) {
+	t.Helper()
+	f, err := os.Open(p)
+	must(t, err)
+	zr, err := gzip.NewReader(f)
+	must(t, err)
+	content, err := io.ReadAll(zr)
+	f.Close()
+	must(t, err)
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	_, err = zw.Write(edit(content))
+	must(t, err)
+	must(t, zw.Close())
+	must(t, os.WriteFile(p, out.Bytes(), 0o600))
+}
+
+// TestVerifyARecompressedCopy: a copy whose data file was recompressed
+// (other bytes, the same content) still verifies, by its content hash;
+// the same file with one line dropped does not.
+func TestVerifyARecompressedCopy(t *testing.T) {
+	dir, keys := chain(t)
+	before, _ := os.ReadFile(path(dir, dataKey(1, 0)))
+	regzip(t, path(dir, dataKey(1, 0)), func(b []byte) []byte { return b })
+	if after, _ := os.ReadFile(path(dir, dataKey(1, 0))); bytes.Equal(before, after) {
+		t.Fatal("the recompressed file has the same bytes: the test checks nothing")
+	}
+	if rep, out := verify(t, dir, keys); !rep.OK() {
+		t.Fatalf("%+v\n%s", rep, out)
+	}
+	regzip(t, path(dir, dataKey(1, 0)), func(b []byte) []byte { return b[bytes.IndexByte(b, '\n')+1:] })
+	if rep, out := verify(t, dir, keys); rep.OK() || !strings.Contains(out, "ALTERED "+dataKey(1, 0)+" (listed by "+digestKey(1, 0)+"): content sha256") {
+		t.Fatalf("%+v\n%s", rep, out)
+	}
+}
+
+// TestVerifyAVersion1Digest: a digest of format 1 (no stored object's
+// hash) is checked by its content, and still catches a flipped byte.
+func TestVerifyAVersion1Digest(t *testing.T) {
+	dir, k := t.TempDir(), newKey(t)
+	w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "exports", Key: k, TempDir: t.TempDir(), Now: time.Now}
+	start := time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)
+	win := periodic.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour)}
+	g := gen.New(gen.Config{Seed: 4, Tenants: 1, WithIDs: true, FirstTenantID: tenant, Start: start, End: win.End}, 50)
+	f, err := w.WriteFile(context.Background(), win, func(yield func(*audit.Event) error) error {
+		for i := 0; i < 50; i++ {
+			e := g.Next()
+			if err := yield(&e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	must(t, err)
+	f.ObjectSHA256, f.ObjectSize = "", 0
+	d, err := w.Seal(context.Background(), win, []audit.DigestFile{f}, nil)
+	must(t, err)
+	d.Version = 1
+	d.Sign(k)
+	writeJSON(t, path(dir, digestKey(0, 0)), d)
+	keys := map[string]ed25519.PublicKey{d.KeyID: k.Public().(ed25519.PublicKey)}
+	if rep, out := verify(t, dir, keys); !rep.OK() || rep.Events != 50 {
+		t.Fatalf("%+v\n%s", rep, out)
+	}
+	b, _ := os.ReadFile(path(dir, dataKey(0, 0)))
+	b[len(b)/2] ^= 0x01
+	must(t, os.WriteFile(path(dir, dataKey(0, 0)), b, 0o600))
+	if rep, out := verify(t, dir, keys); rep.OK() || !strings.Contains(out, "ALTERED "+dataKey(0, 0)) {
+		t.Fatalf("%+v\n%s", rep, out)
+	}
+}
+
 // TestVerifyNamesEachTampering: each alteration fails the verification
-// and the report names the object it concerns.
+// and the report names the object it concerns, whether data files are
+// checked by their stored object's hash (the default) or decompressed
+// (deep).
 func TestVerifyNamesEachTampering(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -170,13 +257,15 @@ func TestVerifyNamesEachTampering(t *testing.T) {
 			}
 		}, "UNKNOWN KEY"},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			dir, keys := chain(t)
-			c.tamper(t, dir, keys)
-			rep, out := verify(t, dir, keys)
-			if rep.OK() || !strings.Contains(out, c.want) {
-				t.Fatalf("%+v, want a report naming %q:\n%s", rep, c.want, out)
-			}
-		})
+		for _, opts := range []periodic.Options{{}, {Deep: true}} {
+			t.Run(fmt.Sprintf("%s, deep %v", c.name, opts.Deep), func(t *testing.T) {
+				dir, keys := chain(t)
+				c.tamper(t, dir, keys)
+				rep, out := verifyWith(t, dir, keys, opts)
+				if rep.OK() || !strings.Contains(out, c.want) {
+					t.Fatalf("%+v, want a report naming %q:\n%s", rep, c.want, out)
+				}
+			})
+		}
 	}
 }

@@ -48,7 +48,8 @@ type Events func(yield func(*audit.Event) error) error
 // WriteFile writes win's data file (or late file): gzip NDJSON, one
 // event per line in the wire shape, through a temporary file so that
 // memory stays flat. It returns the file's digest entry: the SHA-256 and
-// count of the uncompressed lines.
+// count of the uncompressed lines, and the SHA-256 and size of the gzip
+// object.
 func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audit.DigestFile, error) {
 	f := audit.DigestFile{Key: audit.DataKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late), Kind: audit.FileData}
 	if win.Late > 0 {
@@ -60,7 +61,8 @@ func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audi
 	}
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
-	zw := gzip.NewWriter(tmp)
+	obj := sha256.New()
+	zw := gzip.NewWriter(io.MultiWriter(tmp, obj))
 	h := sha256.New()
 	out := bufio.NewWriterSize(io.MultiWriter(zw, h), 64<<10)
 	last := ""
@@ -91,10 +93,12 @@ func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audi
 		return f, err
 	}
 	f.SHA256 = hex.EncodeToString(h.Sum(nil))
+	f.ObjectSHA256 = hex.EncodeToString(obj.Sum(nil))
 	size, err := tmp.Seek(0, io.SeekCurrent)
 	if err != nil {
 		return f, err
 	}
+	f.ObjectSize = size
 	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
 		return f, err
 	}

@@ -20,6 +20,7 @@ import (
 // and fails (exit 1) on any problem.
 func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var dir, tenant, prefix, keyDir, bucket string
+	var opts periodic.Options
 	var keyFiles multiFlag
 	var c Config
 	b := newBinder("auditlog verify", getenv, stderr)
@@ -29,6 +30,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	b.fs.StringVar(&prefix, "prefix", "auditlog", "the key prefix the export was written under (AUDITLOG_PERIODIC_PREFIX)")
 	b.fs.Var(&keyFiles, "key", "PEM file of an Ed25519 public key (repeatable: one per key id of the chain)")
 	b.fs.StringVar(&keyDir, "keys", "", "directory of PEM public keys (every *.pem in it)")
+	b.fs.BoolVar(&opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
 	b.s3(&c.Export)
 	if wantsHelp(args) {
 		b.fs.SetOutput(stdout)
@@ -57,7 +59,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 		}
 		from = f.Objects()
 	}
-	rep, err := periodic.Verify(context.Background(), from, strings.Trim(prefix, "/"), strings.ToLower(tenant), keys,
+	rep, err := periodic.Verify(context.Background(), from, strings.Trim(prefix, "/"), strings.ToLower(tenant), keys, opts,
 		func(line string) { fmt.Fprintln(stdout, line) })
 	if err != nil {
 		return err

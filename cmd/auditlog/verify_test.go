@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 
 // TestVerifyCommand: `auditlog verify` passes on an intact export
 // directory with the public key's PEM, and exits 1 naming the object when
-// a byte of a data file is flipped.
+// a byte of a data file is flipped; the same with --deep.
 func TestVerifyCommand(t *testing.T) {
 	pub, priv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -57,8 +58,12 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	args := []string{"verify", "--dir", dir, "--tenant", demoTenant, "--keys", keys, "--prefix", "exports"}
-	if code := run(args, env(nil), &out, &errb); code != 0 || !strings.Contains(out.String(), "verified 2 digests, 2 files, 50 events") {
-		t.Fatalf("intact: exit %d\n%s%s", code, out.String(), errb.String())
+	deep := append(slices.Clip(args), "--deep")
+	for _, a := range [][]string{args, deep} {
+		out.Reset()
+		if code := run(a, env(nil), &out, &errb); code != 0 || !strings.Contains(out.String(), "verified 2 digests, 2 files, 50 events") {
+			t.Fatalf("intact %v: exit %d\n%s%s", a, code, out.String(), errb.String())
+		}
 	}
 	data := filepath.Join(dir, filepath.FromSlash(audit.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)))
 	b, _ := os.ReadFile(data)
@@ -66,8 +71,10 @@ func TestVerifyCommand(t *testing.T) {
 	if err := os.WriteFile(data, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out.Reset()
-	if code := run(args, env(nil), &out, &errb); code != 1 || !strings.Contains(out.String(), "ALTERED "+audit.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)) {
-		t.Fatalf("altered: exit %d\n%s", code, out.String())
+	for _, a := range [][]string{args, deep} {
+		out.Reset()
+		if code := run(a, env(nil), &out, &errb); code != 1 || !strings.Contains(out.String(), "ALTERED "+audit.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)) {
+			t.Fatalf("altered %v: exit %d\n%s", a, code, out.String())
+		}
 	}
 }
