@@ -62,7 +62,10 @@ func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audi
 	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	obj := sha256.New()
-	zw := gzip.NewWriter(io.MultiWriter(tmp, obj))
+	// BestSpeed, as the CSV export's files: a third less CPU per event
+	// than the default level for about 10% more bytes
+	// (BenchmarkWriteFile), and the export shares its cores with the store.
+	zw, _ := gzip.NewWriterLevel(io.MultiWriter(tmp, obj), gzip.BestSpeed)
 	h := sha256.New()
 	out := bufio.NewWriterSize(io.MultiWriter(zw, h), 64<<10)
 	last := ""
