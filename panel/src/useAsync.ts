@@ -23,3 +23,19 @@ export function useAsync<T>(load: () => Promise<T>, key: string) {
   }, [run, key]);
   return { ...state, loading: state.loading || state.key !== key, reload: () => setN((x) => x + 1) };
 }
+
+/** useAfterPaint turns true in the frame after ready first holds (once
+ * the browser has painted what ready brought), and stays true. */
+export function useAfterPaint(ready: boolean) {
+  const [after, setAfter] = useState(false);
+  useEffect(() => {
+    if (!ready || after) return;
+    let t: ReturnType<typeof setTimeout> | undefined;
+    const id = requestAnimationFrame(() => { t = setTimeout(() => setAfter(true)); });
+    return () => {
+      cancelAnimationFrame(id);
+      clearTimeout(t);
+    };
+  }, [ready, after]);
+  return after;
+}

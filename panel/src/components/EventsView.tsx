@@ -4,10 +4,10 @@ import { api, must, type AuditEvent } from "../api/client";
 import { filtersSearch, parseFilters, type Filters } from "../filters";
 import { firstNow, listQuery, listRequest, viewFilters, type Page } from "../firstView";
 import { navigate, useSearch } from "../location";
-import { useAsync } from "../useAsync";
+import { useAfterPaint, useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
 import { EventsTable } from "./EventsTable";
-import { ExportButton } from "./ExportsView";
+import { ExportButton } from "./ExportButton";
 import { FilterBar } from "./FilterBar";
 import { Histogram } from "./Histogram";
 
@@ -33,6 +33,10 @@ export function EventsView({ operator }: { operator: boolean }) {
     setFresh([]);
   }, [key]);
   const page = first.data;
+  // The filter bar (Mantine's comboboxes: about 100 ms of script on a
+  // first visit) renders in the frame after the first page of rows, so
+  // that the rows do not wait for it; a placeholder keeps its place.
+  const barShown = useAfterPaint(page !== undefined || first.error !== undefined);
   // Followed events can repeat the newest one (from is inclusive).
   const seen = new Set<string>();
   const shown = [...fresh, ...(page?.events ?? []), ...more.events].filter((e) => !seen.has(e.id) && seen.add(e.id));
@@ -63,7 +67,7 @@ export function EventsView({ operator }: { operator: boolean }) {
   };
   return (
     <Stack>
-      <FilterBar filters={filters} onChange={setFilters} operator={operator} />
+      {barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} /> : <div style={{ minHeight: 60 }} aria-hidden />}
       <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="total">
