@@ -13,11 +13,12 @@ import (
 )
 
 // TestClientSendsItsCredentials: basic auth and API keys reach the
-// cluster as configured (the client is built on the transport directly).
+// cluster as configured (the client is built on the transport directly),
+// and no request asks for a compressed answer.
 func TestClientSendsItsCredentials(t *testing.T) {
-	var got string
+	var got, encoding string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got = r.Header.Get("Authorization")
+		got, encoding = r.Header.Get("Authorization"), r.Header.Get("Accept-Encoding")
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{}`))
 	}))
@@ -40,6 +41,9 @@ func TestClientSendsItsCredentials(t *testing.T) {
 		// Auth schemes are case-insensitive (RFC 9110 §11.1).
 		if !strings.EqualFold(got, tc.want) || (got != "" && got[strings.IndexByte(got, ' '):] != tc.want[strings.IndexByte(tc.want, ' '):]) {
 			t.Errorf("Authorization %q, want %q", got, tc.want)
+		}
+		if strings.Contains(encoding, "gzip") {
+			t.Errorf("Accept-Encoding %q: answers must come uncompressed", encoding)
 		}
 	}
 	if _, err := elasticsearch.New(elasticsearch.Config{URLs: []string{"localhost:9200"}}); audit.ErrorCode(err) != audit.EINVALID {
