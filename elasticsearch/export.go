@@ -72,7 +72,8 @@ type scanResult struct {
 
 // ScanEvents implements audit.EventScanner: a point in time over the
 // tenant's streams, read page after page with search_after, the next page
-// fetched while the caller works on the current one. An event stored
+// fetched while the caller works on the current one; an ascending scan of
+// a bounded window reads it slice by slice (timeSlices). An event stored
 // twice (in two backing indices, see shared/DESIGN.md) has the same sort
 // values both times, so its copies are adjacent: the scan drops an id equal
 // to the one before it, which collapses duplicates in constant memory.
@@ -103,8 +104,9 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	go func() {
 		defer close(pages)
 		var after json.RawMessage
+		slices := newTimeSlices(f, so)
 		for {
-			events, last, next, err := s.scanPage(fetchCtx, f, so, pit, after)
+			events, last, next, err := s.scanPage(fetchCtx, slices.filter(f), so, pit, after)
 			if err == nil && next != "" {
 				pit = next
 			}
@@ -113,10 +115,16 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 			case <-fetchCtx.Done():
 				return
 			}
-			if err != nil || len(events) == 0 && last == nil {
+			more := len(events) > 0
+			if slices != nil {
+				more = slices.next(events, s.cfg.ScanPageSize)
+			}
+			if err != nil || !more {
 				return
 			}
-			after = last
+			if last != nil {
+				after = last
+			}
 		}
 	}()
 	lastID := ""
@@ -154,7 +162,17 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 	if res.Status != http.StatusOK {
 		return nil, nil, "", StatusError(http.MethodPost, "/_search (point in time)", res)
 	}
-	var page ScanPage
+	// The sources are decoded in the same pass as the page (not kept as
+	// raw JSON and decoded again: that copy was a fifth of a scan's CPU).
+	var page struct {
+		PitID string `json:"pit_id"`
+		Hits  struct {
+			Hits []struct {
+				Source doc             `json:"_source"`
+				Sort   json.RawMessage `json:"sort"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
 	if err := fastjson.Unmarshal(res.Body, &page); err != nil {
 		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
 	}
@@ -163,12 +181,8 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 		return nil, nil, page.PitID, nil
 	}
 	events = make([]audit.Event, len(hits))
-	for i, h := range hits {
-		var d doc
-		if err := fastjson.Unmarshal(h.Source, &d); err != nil {
-			return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
-		}
-		events[i] = d.event()
+	for i := range hits {
+		events[i] = hits[i].Source.event()
 	}
 	return events, hits[len(hits)-1].Sort, page.PitID, nil
 }

@@ -197,3 +197,47 @@ func testFindExportJobs(t *testing.T, b Backend, base time.Time, tenantA, alice,
 		t.Errorf("not yet expired: %v", got)
 	}
 }
+
+// testScanWindowInFileOrder: a bounded window read in ascending time (the
+// periodic export's file order, which Elasticsearch reads slice by slice)
+// gives every event of the window once, ordered by timestamp then id,
+// whatever their spacing: more events in one millisecond than a scan page
+// holds, a dense second, hours of sparse events and empty hours, and
+// events on both edges (the start is in, the end is out).
+func testScanWindowInFileOrder(t *testing.T, b Backend) {
+	from := time.Date(2026, 10, 5, 0, 0, 0, 0, time.UTC)
+	to := from.Add(24 * time.Hour)
+	d := NewDataset(6000)
+	events := d.Events
+	if len(events) < 3200 {
+		t.Fatalf("tenant A has %d events: the cases below need 3,200", len(events))
+	}
+	at := func(i int, ts time.Time) { events[i].Timestamp = audit.NewTimestamp(ts) }
+	tie := from.Add(3*time.Hour + 7*time.Millisecond)
+	for i := range events {
+		switch {
+		case i < 2100: // one millisecond, more than a page of every store
+			at(i, tie)
+		case i < 2900: // a dense second
+			at(i, from.Add(5*time.Hour+time.Duration(i%1000)*time.Millisecond))
+		case i < 3100: // sparse: one every few minutes after an empty stretch
+			at(i, from.Add(11*time.Hour+time.Duration(i-2900)*3*time.Minute))
+		case i < 3110:
+			at(i, from) // the start: in
+		case i < 3120:
+			at(i, to) // the end: out
+		case i < 3130:
+			at(i, from.Add(-time.Millisecond)) // before: out
+		case i < 3140:
+			at(i, to.Add(-time.Millisecond)) // the last instant: in
+		}
+	}
+	Write(t, b.Writer, append(events, d.Others...))
+	b.Visible(t)
+	f := audit.Filter{TenantID: d.A, From: &from, To: &to}
+	so := audit.Sort{Field: audit.SortTimestamp}
+	want := Expected(events, func(e *audit.Event) bool { return !e.Timestamp.Before(from) && e.Timestamp.Before(to) }, so)
+	if got := Scan(t, b.Scanner, f, so); !slices.Equal(got, want) {
+		t.Fatalf("scan: %d events, want %d; first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+}

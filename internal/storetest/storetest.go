@@ -51,6 +51,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("Stats", func(t *testing.T) { testStats(t, newBackend(t)) })
 	t.Run("StatsMatchTheEvents", func(t *testing.T) { testStatsMatchTheEvents(t, newBackend(t)) })
 	t.Run("ExportReads", func(t *testing.T) { testExportReads(t, newBackend(t)) })
+	t.Run("ScanWindowInFileOrder", func(t *testing.T) { testScanWindowInFileOrder(t, newBackend(t)) })
 	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, newBackend(t)) })
 	t.Run("Restores", func(t *testing.T) { testRestores(t, newBackend(t)) })
