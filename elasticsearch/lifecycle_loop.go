@@ -20,20 +20,26 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 	rolled := prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "auditlog_lifecycle_rollovers_total", Help: "Data streams rolled over by the lifecycle worker.",
 	})
-	reg.MustRegister(runs, deleted, rolled)
+	failed := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "auditlog_lifecycle_failed_streams", Help: "Data streams whose part of the last lifecycle pass failed (the others were handled).",
+	})
+	reg.MustRegister(runs, deleted, rolled, failed)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		rep, err := s.RunLifecycle(ctx)
+		// What a pass did counts even where some stream failed.
+		deleted.Add(float64(len(rep.Deleted)))
+		rolled.Add(float64(len(rep.RolledOver)))
+		failed.Set(float64(len(rep.Failed)))
 		if err != nil {
 			runs.WithLabelValues("error").Inc()
 			if ctx.Err() == nil {
-				log.Warn("lifecycle pass failed; next pass will retry", "err", err)
+				log.Warn("lifecycle pass failed for some streams; the others were handled, the next pass retries", "failed", rep.Failed,
+					"rolledOver", len(rep.RolledOver), "deleted", rep.Deleted, "err", err)
 			}
 		} else {
 			runs.WithLabelValues("ok").Inc()
-			deleted.Add(float64(len(rep.Deleted)))
-			rolled.Add(float64(len(rep.RolledOver)))
 			log.Info("lifecycle pass", "streams", rep.Streams, "rolledOver", len(rep.RolledOver), "deleted", rep.Deleted)
 		}
 		select {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -304,5 +306,57 @@ func TestILMPolicyFollowsThePlan(t *testing.T) {
 	}
 	if got := policyOf(); got != s.PolicyName(audit.PlanEnterprise) {
 		t.Fatalf("after the plan change, policy %q, want %q", got, s.PolicyName(audit.PlanEnterprise))
+	}
+}
+
+// TestLifecyclePassSurvivesAFailingStream: a stream whose part of the pass
+// fails (its write index closed: neither its rollover nor its search can
+// run) is named in the report and the error, and the pass still deletes
+// the expired data of the streams after it.
+func TestLifecyclePassSurvivesAFailingStream(t *testing.T) {
+	short := map[audit.Plan]ilm.Policy{}
+	for _, plan := range audit.Plans {
+		p, _ := ilm.For(plan)
+		p.RolloverMaxAge = "0ms"
+		short[plan] = p
+	}
+	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter, Policies: short, TenantCacheTTL: time.Millisecond})
+	ctx := context.Background()
+	now := time.Now()
+	// Streams are handled in name order: the failing tenant's comes first.
+	g := gen.New(gen.Config{Seed: 5, Tenants: 1, WithIDs: true}, 20)
+	broken, healthy := g.Tenants()[0], g.Tenants()[0]
+	broken.ID = "00000000-0000-4000-8000-" + fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)
+	healthy.ID = "ffffffff-ffff-4fff-8fff-" + fmt.Sprintf("%012d", time.Now().UnixNano()%1e12)
+	for _, tn := range []*gen.Tenant{&broken, &healthy} {
+		evs := make([]audit.Event, 5)
+		for i := range evs {
+			evs[i] = g.NextFor(tn, now.Add(-40*24*time.Hour).Add(time.Duration(i)*time.Second))
+			evs[i].ID = audit.NewID()
+		}
+		if res, err := s.WriteEvents(ctx, evs); err != nil || res[0].Status != audit.WriteCreated {
+			t.Fatalf("write: %v %+v", err, res)
+		}
+		refresh(t, s, s.TenantPattern(tn.ID))
+	}
+	var streams struct {
+		DataStreams []struct {
+			Name    string   `json:"name"`
+			Indices []string `json:"backing_indices"`
+		} `json:"data_streams"`
+	}
+	if err := s.Client().DoJSON(ctx, http.MethodGet, "/_resolve/index/"+s.TenantPattern(broken.ID), nil, &streams); err != nil || len(streams.DataStreams) != 1 {
+		t.Fatalf("the broken tenant's stream: %v %+v", err, streams)
+	}
+	brokenStream := streams.DataStreams[0]
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+brokenStream.Indices[0]+"/_close", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := s.RunLifecycle(ctx)
+	if err == nil || !strings.Contains(err.Error(), brokenStream.Name) || !slices.Equal(rep.Failed, []string{brokenStream.Name}) {
+		t.Fatalf("report %+v, error %v: want the broken stream named", rep, err)
+	}
+	if n := count(t, s, s.TenantPattern(healthy.ID)); n != 0 {
+		t.Fatalf("the healthy tenant keeps %d events older than its 30 days: the pass stopped at the broken stream", n)
 	}
 }
