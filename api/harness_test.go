@@ -98,7 +98,7 @@ func (h *harness) load(t *testing.T, events []audit.Event) {
 			t.Logf("loading: %v; retrying", err)
 			return audit.ErrorCode(err) == audit.EUNAVAILABLE
 		},
-		ItemsRetried: func(n int, reason string) { t.Logf("loading: %d events to retry: %s", n, reason) },
+		ItemsRetried: func(n int, last audit.WriteResult) { t.Logf("loading: %d events to retry: %s", n, last.Reason) },
 	}
 	for i := 0; i < len(events); i += 5000 {
 		res, err := audit.WriteSettled(ctx, h.store, events[i:min(i+5000, len(events))], retry)

@@ -113,7 +113,7 @@ func (s *Server) ingestEvents(c *gin.Context) {
 	res, err := audit.WriteSettled(ctx, s.ingest.Writer, events, audit.Retrier{
 		Wait:         func(ctx context.Context) bool { return backoff.Sleep(ctx, bo.Next()) },
 		BatchFailed:  func(error, int) bool { return false },
-		ItemsRetried: func(int, string) {},
+		ItemsRetried: func(int, audit.WriteResult) {},
 	})
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -102,6 +102,11 @@ type WriteResult struct {
 	Status WriteStatus
 	// Reason explains a rejection or a retry.
 	Reason string
+	// Full marks a WriteRetry the store answers because it is out of
+	// capacity (an Elasticsearch cluster at its shard limit cannot create
+	// a new tenant's stream): the event is good and waits, never
+	// dead-lettered, until capacity frees.
+	Full bool
 }
 
 // ConflictReason is the WriteResult.Reason of a WriteConflict.

@@ -8,12 +8,12 @@ import (
 // Retrier is how WriteSettled retries: Wait sleeps before each retry
 // (false when the caller gives up, its context ended), BatchFailed hears
 // of a write that failed as a whole and says whether to retry it,
-// ItemsRetried hears of items answered WriteRetry, and Wrote (optional)
-// times every write.
+// ItemsRetried hears of items answered WriteRetry (with the last of their
+// results), and Wrote (optional) times every write.
 type Retrier struct {
 	Wait         func(ctx context.Context) bool
 	BatchFailed  func(err error, events int) (retry bool)
-	ItemsRetried func(events int, reason string)
+	ItemsRetried func(events int, last WriteResult)
 	Wrote        func(took time.Duration)
 }
 
@@ -52,10 +52,10 @@ func WriteSettled(ctx context.Context, w EventWriter, events []Event, r Retrier)
 			continue
 		}
 		var next []int
-		reason := ""
+		var last WriteResult
 		for j, wr := range res {
 			if wr.Status == WriteRetry {
-				next, reason = append(next, pending[j]), wr.Reason
+				next, last = append(next, pending[j]), wr
 				continue
 			}
 			final[pending[j]] = wr
@@ -63,7 +63,7 @@ func WriteSettled(ctx context.Context, w EventWriter, events []Event, r Retrier)
 		if len(next) == 0 {
 			break
 		}
-		r.ItemsRetried(len(next), reason)
+		r.ItemsRetried(len(next), last)
 		if !r.Wait(ctx) {
 			return nil, ctx.Err()
 		}

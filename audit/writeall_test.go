@@ -62,7 +62,7 @@ func TestWriteSettledRetriesOnlyTheItemsToRetry(t *testing.T) {
 	res, err := WriteSettled(context.Background(), w, evs("a", "b", "c", "d", "e"), Retrier{
 		Wait:         func(context.Context) bool { waits++; return true },
 		BatchFailed:  func(err error, n int) bool { batchFailures += n; return errors.Is(err, down) },
-		ItemsRetried: func(n int, _ string) { itemsRetried += n },
+		ItemsRetried: func(n int, _ WriteResult) { itemsRetried += n },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +100,7 @@ func TestWriteSettledStops(t *testing.T) {
 	}}
 	_, err = WriteSettled(ctx, forever, evs("a"), Retrier{
 		Wait:         func(ctx context.Context) bool { <-ctx.Done(); return false },
-		ItemsRetried: func(int, string) {},
+		ItemsRetried: func(int, WriteResult) {},
 	})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("%v: want the context's error when the wait gives up", err)

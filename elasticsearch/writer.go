@@ -115,8 +115,9 @@ type bulkItem struct {
 // WriteCreated is durable. Per item: 201 is created; 409 means the id is
 // already stored in the tenant's backing index, and the stored document
 // is read back to tell a duplicate from a conflict (audit.Settle); 400 a
-// permanent rejection (mapping or parsing); anything else (429, 5xx, a
-// cluster block) a retry. Each tenant has its own data streams, so ids
+// permanent rejection (mapping or parsing), except the cluster's shard
+// limit, a retry marked Full; anything else (429, 5xx, a cluster block) a
+// retry. Each tenant has its own data streams, so ids
 // are unique per tenant: another tenant's ids never collide.
 func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
 	if len(events) == 0 {
@@ -222,11 +223,23 @@ func itemResult(it bulkItem) audit.WriteResult {
 		return audit.WriteResult{Status: audit.WriteCreated}
 	case c.Status == http.StatusConflict:
 		return audit.WriteResult{Status: audit.WriteDuplicate}
+	case c.Error != nil && atShardLimit(c.Error.Type, c.Error.Reason):
+		return audit.WriteResult{Status: audit.WriteRetry, Full: true, Reason: "the cluster is at its shard limit (cluster.max_shards_per_node): " + reason}
 	case c.Status == http.StatusBadRequest:
 		return audit.WriteResult{Status: audit.WriteRejected, Reason: "elasticsearch rejected the event: " + reason}
 	default:
 		return audit.WriteResult{Status: audit.WriteRetry, Reason: fmt.Sprintf("status %d %s", c.Status, reason)}
 	}
+}
+
+// atShardLimit reports whether an item was refused because the cluster
+// has no room for another shard: the first write of a new tenant's
+// stream (or a rollover) at cluster.max_shards_per_node answers 400
+// validation_exception "this action would add [1] shards, but this
+// cluster currently has [N]/[N] maximum normal shards open". That is a
+// capacity limit, not a bad event: it is retried, never dead-lettered.
+func atShardLimit(typ, reason string) bool {
+	return typ == "validation_exception" && strings.Contains(reason, "would add [") && strings.Contains(reason, "maximum") && strings.Contains(reason, "shards open")
 }
 
 // DecodeSource reads a stored document back into an event.

@@ -494,15 +494,17 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 			ix.log.Warn("store write failed; retrying", "events", n, "err", err)
 			return true // for as long as it takes: nothing is dropped
 		},
-		ItemsRetried: func(n int, reason string) {
+		ItemsRetried: func(n int, last audit.WriteResult) {
 			ix.countRetried(n)
-			ix.log.Warn("some events must be retried", "events", n, "reason", reason)
+			ix.noteFull(last)
+			ix.log.Warn("some events must be retried", "events", n, "reason", last.Reason, "storeFull", last.Full)
 		},
 		Wrote: func(took time.Duration) { ix.m.bulkLatency.Observe(took.Seconds()) },
 	})
 	if err != nil {
 		return err
 	}
+	ix.noteFull(audit.WriteResult{Status: audit.WriteCreated})
 	dead := d.dead
 	for j, r := range results {
 		src := d.sources[pending[j]]

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // progress is what the lag monitor last saw: the group's lag per
@@ -21,6 +23,9 @@ type progress struct {
 	moved     time.Time // the last time the committed total changed, or lag was 0
 	measured  time.Time
 	err       error
+	// full is the reason the store last gave for being out of capacity,
+	// "" once a write went through.
+	full string
 }
 
 // monitorLag measures the group's lag every LagInterval until ctx ends,
@@ -102,14 +107,17 @@ func firstErr(err error, md *kafka.MetadataResponse) any {
 }
 
 // Ready reports whether the indexer makes progress: it returns an error
-// when its lag could not be measured, or when messages are waiting and
-// no offset has been committed for StallAfter (the store refuses writes,
-// or the consumer is stuck). /readyz shows it.
+// while the store says it is out of capacity, when its lag could not be
+// measured, or when messages are waiting and no offset has been committed
+// for StallAfter (the store refuses writes, or the consumer is stuck).
+// /readyz shows it.
 func (ix *Indexer) Ready(context.Context) error {
 	ix.prog.mu.Lock()
 	defer ix.prog.mu.Unlock()
 	now := ix.deps.Now()
 	switch {
+	case ix.prog.full != "":
+		return fmt.Errorf("the store is out of capacity; events wait, retried, never dead-lettered: %s", ix.prog.full)
 	case ix.prog.measured.IsZero():
 		return nil // not measured yet: starting
 	case ix.prog.err != nil:
@@ -118,4 +126,19 @@ func (ix *Indexer) Ready(context.Context) error {
 		return fmt.Errorf("not making progress: %d messages waiting and no offset committed for %s", ix.prog.lag, now.Sub(ix.prog.moved).Round(time.Second))
 	}
 	return nil
+}
+
+// noteFull records whether the store's last answer said it is out of
+// capacity (r.Full), for Ready and auditlog_indexer_store_full.
+func (ix *Indexer) noteFull(r audit.WriteResult) {
+	ix.prog.mu.Lock()
+	defer ix.prog.mu.Unlock()
+	switch {
+	case r.Full:
+		ix.prog.full = r.Reason
+		ix.m.storeFull.Set(1)
+	case ix.prog.full != "":
+		ix.prog.full = ""
+		ix.m.storeFull.Set(0)
+	}
 }

@@ -8,6 +8,7 @@ type metrics struct {
 	deadLettered                                                          *prometheus.CounterVec
 	bulkLatency                                                           prometheus.Histogram
 	lag                                                                   *prometheus.GaugeVec
+	storeFull                                                             prometheus.Gauge
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -34,7 +35,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "auditlog_indexer_consumer_lag", Help: "Messages of the partition not yet committed by the group (end offset minus committed offset), measured from Kafka every lag interval, whether or not writes succeed.",
 		}, []string{"partition"}),
+		storeFull: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "auditlog_indexer_store_full", Help: "1 while the store answers that it is out of capacity (an Elasticsearch cluster at its shard limit): the events wait, retried, never dead-lettered.",
+		}),
 	}
-	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.conflict, m.redeliveryChecked, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag)
+	reg.MustRegister(m.consumed, m.indexed, m.duplicate, m.conflict, m.redeliveryChecked, m.retried, m.commits, m.kafkaErrors, m.deadLettered, m.bulkLatency, m.lag, m.storeFull)
 	return m
 }
