@@ -104,20 +104,22 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	go func() {
 		defer close(pages)
 		var after json.RawMessage
-		slices := newTimeSlices(f, so)
+		slicer := newTimeSlices(f, so)
 		for {
-			events, last, next, err := s.scanPage(fetchCtx, slices.filter(f), so, pit, after)
+			events, last, next, err := s.scanPage(fetchCtx, slicer.filter(f), so, pit, after)
 			if err == nil && next != "" {
 				pit = next
+			}
+			// Before the page is handed over: the caller's goroutine
+			// owns its events from then on.
+			more := len(events) > 0
+			if slicer != nil {
+				more = slicer.next(events, s.cfg.ScanPageSize)
 			}
 			select {
 			case pages <- scanResult{events, err}:
 			case <-fetchCtx.Done():
 				return
-			}
-			more := len(events) > 0
-			if slices != nil {
-				more = slices.next(events, s.cfg.ScanPageSize)
 			}
 			if err != nil || !more {
 				return
