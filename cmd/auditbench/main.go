@@ -66,6 +66,7 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "file to rewrite with the results")
 	servicesDir := flag.String("services-dir", "", "run directory of scripts/services.sh (its pid files give the CPU use of Elasticsearch and Kafka)")
 	only := flag.String("only", "", "comma-separated benchmarks to run (default all)")
+	mergeInto := flag.Bool("merge", false, "with -only: replace only those benchmarks' rows and methods in the existing -out report of a full run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the in-process indexer, API and loaders) to this file")
 	flag.Parse()
 	if *cpuProfile != "" {
@@ -119,6 +120,15 @@ func main() {
 		results = append(results, rs...)
 	}
 	report := render(e, results, time.Since(start))
+	if *mergeInto {
+		old, err := os.ReadFile(*out)
+		if err != nil || *only == "" {
+			log.Fatalf("-merge needs -only and an existing -out report: %v", err)
+		}
+		if report, err = merge(string(old), e, results, time.Since(start), *only); err != nil {
+			log.Fatal(err)
+		}
+	}
 	fmt.Print(report)
 	if err := os.WriteFile(*out, []byte(report), 0o644); err != nil {
 		log.Fatal(err)
