@@ -112,10 +112,7 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 			}
 			// Before the page is handed over: the caller's goroutine
 			// owns its events from then on.
-			more := len(events) > 0
-			if slicer != nil {
-				more = slicer.next(events, s.cfg.ScanPageSize)
-			}
+			more := slicer.next(events, s.cfg.ScanPageSize)
 			select {
 			case pages <- scanResult{events, err}:
 			case <-fetchCtx.Done():

@@ -49,11 +49,15 @@ func (t *timeSlices) filter(f audit.Filter) audit.Filter {
 }
 
 // next moves past a page of the current slice (size asked, events got)
-// and reports whether the window has more to read. A full page may leave
+// and reports whether the window has more to read (without slices: whether
+// the page had events). A full page may leave
 // events in the slice: the next slice starts at its last timestamp, about
 // two pages long at the page's density. A short page exhausted the slice:
 // the next one starts at its end, four times as long.
 func (t *timeSlices) next(events []audit.Event, size int) bool {
+	if t == nil {
+		return len(events) > 0
+	}
 	if n := len(events); n > 0 && n >= size {
 		first, last := events[0].Timestamp.Time, events[n-1].Timestamp.Time
 		t.lo, t.span = last, max(2*last.Sub(first), time.Millisecond)
