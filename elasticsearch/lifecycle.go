@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/ilm"
 )
 
 // LifecycleReport says what one lifecycle pass did.
@@ -16,6 +17,13 @@ type LifecycleReport struct {
 	RolledOver []string // data streams rolled over
 	Deleted    []string // backing indices deleted
 	Failed     []string // data streams whose part of the pass failed
+	// Hibernated are the streams whose data had all expired and whose
+	// (emptied) write index this pass closed; Hibernating counts those
+	// found already closed; Reopened the closed older indices of woken
+	// streams, opened to be kept or deleted by their newest event.
+	Hibernated  []string
+	Hibernating int
+	Reopened    []string
 }
 
 // RunLifecycle is one pass of the built-in lifecycle worker, which
@@ -29,15 +37,24 @@ type LifecycleReport struct {
 //     empty (the same conditions ILM's rollover action uses);
 //  2. delete each non-write backing index whose newest event is older than
 //     the policy's delete min_age (the plan's retention). An empty
-//     non-write index is deleted too.
+//     non-write index is deleted too;
+//  3. hibernate a stream none of whose events is within the retention
+//     (an idle or departed tenant, a stream a plan change left behind):
+//     roll it over, delete the old indices, close the empty write index
+//     (hibernate.go). A hibernated stream holds no open shard.
 //
 // An event is so kept for at least its plan's retention and at most the
-// retention plus the rollover max_age plus the pass interval. A stream
+// retention plus the rollover max_age plus the pass interval; the read
+// paths (audit.Retained) never show it past the retention. A stream
 // whose part fails (named in Failed, its error joined into the one
 // returned) does not stop the pass: the other streams are handled.
 func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	var rep LifecycleReport
 	streams, err := s.resolveStreams(ctx, s.AllStreamsPattern())
+	if err != nil {
+		return rep, err
+	}
+	closed, err := s.closedIndices(ctx)
 	if err != nil {
 		return rep, err
 	}
@@ -49,7 +66,7 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 			continue
 		}
 		rep.Streams++
-		if err := s.streamLifecycle(ctx, st, streamPlan, tenant, now, &rep); err != nil {
+		if err := s.streamLifecycle(ctx, st, streamPlan, tenant, now, closed, &rep); err != nil {
 			if ctx.Err() != nil {
 				return rep, ctx.Err()
 			}
@@ -63,58 +80,116 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 // streamLifecycle is one stream's part of a pass. A failed rollover
 // (the cluster at its shard limit refuses the new index) does not keep
 // the stream's expired indices, whose deletion frees shards, from going.
-func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit.Plan, tenant string, now time.Time, rep *LifecycleReport) error {
+// A stream whose data has all expired is hibernated (hibernate.go).
+func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit.Plan, tenant string, now time.Time, closed map[string]bool, rep *LifecycleReport) error {
 	plan, err := s.Plan(ctx, tenant)
 	switch {
 	case audit.ErrorCode(err) == audit.ENOTFOUND:
-		plan = streamPlan
+		plan = streamPlan // a departed tenant: the plan its data was written under
 	case err != nil:
 		return err
 	}
 	pol := s.policies[plan]
-	var ro struct {
-		RolledOver bool `json:"rolled_over"`
-	}
-	rollErr := s.c.DoJSON(ctx, http.MethodPost, "/"+st.Name+"/_rollover", map[string]any{"conditions": map[string]any{
-		"max_age": pol.RolloverMaxAge, "max_primary_shard_size": pol.RolloverMaxPrimaryShardSize, "min_docs": 1,
-	}}, &ro)
-	if rollErr != nil {
-		rollErr = fmt.Errorf("rollover: %w", rollErr)
-	} else if ro.RolledOver {
-		rep.RolledOver = append(rep.RolledOver, st.Name)
-		// The old write index is now deletable; list the stream again.
-		again, err := s.resolveStreams(ctx, st.Name)
-		if err != nil {
-			return err
-		}
-		if len(again) == 1 {
-			st = again[0]
+	cutoff := now.Add(-pol.DeleteAfter)
+	last := len(st.BackingIndices) - 1
+	for _, idx := range st.BackingIndices[:last] { // woken since it was hibernated
+		if closed[idx] {
+			if err := s.c.DoJSON(ctx, http.MethodPost, "/"+idx+"/_open?wait_for_active_shards=1", nil, nil); err != nil {
+				return fmt.Errorf("reopening %s: %w", idx, err)
+			}
+			rep.Reopened = append(rep.Reopened, idx)
 		}
 	}
-	if len(st.BackingIndices) < 2 {
-		return rollErr
+	if closed[st.BackingIndices[last]] {
+		rep.Hibernating++
+		return nil
 	}
 	newest, err := s.newestPerIndex(ctx, st.Name)
 	if err != nil {
-		return errors.Join(rollErr, err)
+		return err
 	}
-	cutoff := now.Add(-pol.DeleteAfter)
-	for _, idx := range st.BackingIndices[:len(st.BackingIndices)-1] { // never the write index
-		ts, hasDocs := newest[idx]
-		if hasDocs && !ts.Before(cutoff) {
-			continue
-		}
-		res, err := s.c.Do(ctx, http.MethodDelete, "/"+idx, nil)
-		if err != nil {
+	idle := allExpired(st.BackingIndices, newest, cutoff)
+	rolled, rollErr := s.rollover(ctx, st.Name, pol, idle && hasDocs(newest, st.BackingIndices[last]))
+	if rolled {
+		rep.RolledOver = append(rep.RolledOver, st.Name)
+		if st, newest, err = s.relist(ctx, st); err != nil {
 			return errors.Join(rollErr, err)
 		}
-		if res.Status != http.StatusOK && res.Status != http.StatusNotFound {
-			return errors.Join(rollErr, fmt.Errorf("deleting %s: %w", idx, StatusError(http.MethodDelete, idx, res)))
+		idle = allExpired(st.BackingIndices, newest, cutoff)
+	}
+	for _, idx := range st.BackingIndices[:len(st.BackingIndices)-1] { // never the write index
+		if ts, hasDocs := newest[idx]; hasDocs && !ts.Before(cutoff) {
+			continue
+		}
+		if err := s.deleteIndex(ctx, idx); err != nil {
+			return errors.Join(rollErr, err)
 		}
 		rep.Deleted = append(rep.Deleted, idx)
 	}
+	if idle && rollErr == nil && !hasDocs(newest, st.BackingIndices[len(st.BackingIndices)-1]) {
+		write := st.BackingIndices[len(st.BackingIndices)-1]
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+write+"/_close", nil, nil); err != nil {
+			return fmt.Errorf("hibernating %s: %w", st.Name, err)
+		}
+		rep.Hibernated = append(rep.Hibernated, st.Name)
+	}
 	return rollErr
 }
+
+// rollover rolls the stream over: at once with now, else on the policy's
+// conditions (rollover max_age or max_primary_shard_size, and not empty:
+// those of ILM's rollover action).
+func (s *Store) rollover(ctx context.Context, name string, pol ilm.Policy, now bool) (bool, error) {
+	var body any
+	if !now {
+		body = map[string]any{"conditions": map[string]any{
+			"max_age": pol.RolloverMaxAge, "max_primary_shard_size": pol.RolloverMaxPrimaryShardSize, "min_docs": 1,
+		}}
+	}
+	var ro struct {
+		RolledOver bool `json:"rolled_over"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+name+"/_rollover", body, &ro); err != nil {
+		return false, fmt.Errorf("rollover: %w", err)
+	}
+	return ro.RolledOver, nil
+}
+
+// relist reads a stream's backing indices and their newest events again.
+func (s *Store) relist(ctx context.Context, st stream) (stream, map[string]time.Time, error) {
+	again, err := s.resolveStreams(ctx, st.Name)
+	if err != nil {
+		return st, nil, err
+	}
+	if len(again) == 1 {
+		st = again[0]
+	}
+	newest, err := s.newestPerIndex(ctx, st.Name)
+	return st, newest, err
+}
+
+func (s *Store) deleteIndex(ctx context.Context, idx string) error {
+	res, err := s.c.Do(ctx, http.MethodDelete, "/"+idx, nil)
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusOK && res.Status != http.StatusNotFound {
+		return fmt.Errorf("deleting %s: %w", idx, StatusError(http.MethodDelete, idx, res))
+	}
+	return nil
+}
+
+// allExpired reports whether no index holds an event at or after cutoff.
+func allExpired(indices []string, newest map[string]time.Time, cutoff time.Time) bool {
+	for _, idx := range indices {
+		if ts, ok := newest[idx]; ok && !ts.Before(cutoff) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasDocs(newest map[string]time.Time, idx string) bool { _, ok := newest[idx]; return ok }
 
 // newestPerIndex returns the newest @timestamp of each backing index of a
 // stream that holds documents.
@@ -135,6 +210,11 @@ func (s *Store) newestPerIndex(ctx context.Context, streamName string) (map[stri
 		"terms": map[string]any{"field": "_index", "size": 10000},
 		"aggs":  map[string]any{"newest": map[string]any{"max": map[string]any{"field": "@timestamp"}}},
 	}}}
+	// Every acknowledged write counts: an index is never judged by a
+	// search that cannot see its newest events yet.
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+streamName+"/_refresh", nil, nil); err != nil {
+		return nil, err
+	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+streamName+"/_search?request_cache=false", body, &out); err != nil {
 		return nil, err
 	}

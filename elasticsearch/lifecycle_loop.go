@@ -23,7 +23,10 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 	failed := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "auditlog_lifecycle_failed_streams", Help: "Data streams whose part of the last lifecycle pass failed (the others were handled).",
 	})
-	reg.MustRegister(runs, deleted, rolled, failed)
+	hibernated := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "auditlog_lifecycle_hibernated_streams", Help: "Data streams whose data has all expired, their write index closed (no open shard), as of the last pass.",
+	})
+	reg.MustRegister(runs, deleted, rolled, failed, hibernated)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -32,6 +35,7 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 		deleted.Add(float64(len(rep.Deleted)))
 		rolled.Add(float64(len(rep.RolledOver)))
 		failed.Set(float64(len(rep.Failed)))
+		hibernated.Set(float64(rep.Hibernating + len(rep.Hibernated)))
 		if err != nil {
 			runs.WithLabelValues("error").Inc()
 			if ctx.Err() == nil {
@@ -40,7 +44,8 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 			}
 		} else {
 			runs.WithLabelValues("ok").Inc()
-			log.Info("lifecycle pass", "streams", rep.Streams, "rolledOver", len(rep.RolledOver), "deleted", rep.Deleted)
+			log.Info("lifecycle pass", "streams", rep.Streams, "rolledOver", len(rep.RolledOver), "deleted", rep.Deleted,
+				"hibernated", rep.Hibernated, "reopened", rep.Reopened)
 		}
 		select {
 		case <-ctx.Done():

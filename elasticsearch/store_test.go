@@ -184,6 +184,10 @@ func TestLifecycleWorkerRetentionAndPlanChange(t *testing.T) {
 			evs[i].ID = audit.NewID()
 		}
 		res, err := s.WriteEvents(ctx, evs)
+		if err == nil && res[0].Status == audit.WriteRetry {
+			// The stream was hibernated; the write woke it.
+			res, err = s.WriteEvents(ctx, evs)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,9 +353,15 @@ func TestLifecyclePassSurvivesAFailingStream(t *testing.T) {
 		t.Fatalf("the broken tenant's stream: %v %+v", err, streams)
 	}
 	brokenStream := streams.DataStreams[0]
-	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+brokenStream.Indices[0]+"/_close", nil, nil); err != nil {
+	// A metadata block makes the stream's rollover (and the deletion of
+	// its index) fail, as the shard limit would; searches still work.
+	block := func(on bool) error {
+		return s.Client().DoJSON(ctx, http.MethodPut, "/"+brokenStream.Indices[0]+"/_settings", map[string]any{"index.blocks.metadata": on}, nil)
+	}
+	if err := block(true); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = block(false) })
 	rep, err := s.RunLifecycle(ctx)
 	if err == nil || !strings.Contains(err.Error(), brokenStream.Name) || !slices.Equal(rep.Failed, []string{brokenStream.Name}) {
 		t.Fatalf("report %+v, error %v: want the broken stream named", rep, err)

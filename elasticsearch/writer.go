@@ -116,7 +116,8 @@ type bulkItem struct {
 // already stored in the tenant's backing index, and the stored document
 // is read back to tell a duplicate from a conflict (audit.Settle); 400 a
 // permanent rejection (mapping or parsing), except the cluster's shard
-// limit, a retry marked Full; anything else (429, 5xx, a cluster block) a
+// limit, a retry marked Full, and a hibernated stream's closed write index,
+// a retry after WriteEvents has woken the stream; anything else (429, 5xx, a cluster block) a
 // retry. Each tenant has its own data streams, so ids
 // are unique per tenant: another tenant's ids never collide.
 func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
@@ -159,11 +160,18 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	}
 	results := make([]audit.WriteResult, len(events))
 	var existing []int
+	asleep := map[string]bool{}
 	for i, it := range out.Items {
 		results[i] = itemResult(it)
 		if it.Create.Status == http.StatusConflict {
 			existing = append(existing, i)
 		}
+		if e := it.Create.Error; e != nil && e.Type == "index_closed_exception" {
+			asleep[s.StreamName(plans[events[i].TenantID], events[i].TenantID)] = true
+		}
+	}
+	if err := s.wake(ctx, asleep); err != nil {
+		return nil, err
 	}
 	if len(existing) > 0 {
 		if err := s.settle(ctx, events, out.Items, existing, results); err != nil {
@@ -225,6 +233,8 @@ func itemResult(it bulkItem) audit.WriteResult {
 		return audit.WriteResult{Status: audit.WriteDuplicate}
 	case c.Error != nil && atShardLimit(c.Error.Type, c.Error.Reason):
 		return audit.WriteResult{Status: audit.WriteRetry, Full: true, Reason: "the cluster is at its shard limit (cluster.max_shards_per_node): " + reason}
+	case c.Error != nil && c.Error.Type == "index_closed_exception":
+		return audit.WriteResult{Status: audit.WriteRetry, Reason: "the tenant's stream was hibernated (its write index closed by the lifecycle pass) and is woken: " + reason}
 	case c.Status == http.StatusBadRequest:
 		return audit.WriteResult{Status: audit.WriteRejected, Reason: "elasticsearch rejected the event: " + reason}
 	default:

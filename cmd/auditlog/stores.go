@@ -27,6 +27,39 @@ type eventStore interface {
 	audit.PeriodicStore
 }
 
+// retainedStore is a store whose every read path (list, detail, stats,
+// span, count, export scan) goes through audit.Retained: an event past its
+// tenant's plan retention is never shown, even while it waits for the
+// store's next retention pass or for its backing index to expire.
+type retainedStore struct {
+	eventStore
+	r *audit.Retained
+}
+
+func (s retainedStore) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, error) {
+	return s.r.SearchEvents(ctx, q)
+}
+
+func (s retainedStore) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
+	return s.r.GetEvent(ctx, tenantID, id)
+}
+
+func (s retainedStore) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+	return s.r.EventStats(ctx, q)
+}
+
+func (s retainedStore) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error) {
+	return s.r.EventSpan(ctx, f)
+}
+
+func (s retainedStore) CountEvents(ctx context.Context, f audit.Filter) (int64, error) {
+	return s.r.CountEvents(ctx, f)
+}
+
+func (s retainedStore) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, fn func([]audit.Event) error) error {
+	return s.r.ScanEvents(ctx, f, so, fn)
+}
+
 // openedStore is what openStore built.
 type openedStore struct {
 	store eventStore
@@ -43,6 +76,17 @@ func (m *Main) openStore(ctx context.Context) (*openedStore, error) {
 	if err != nil {
 		return nil, err
 	}
+	opened, err := m.openBackend(ctx, plan)
+	if err != nil {
+		return nil, err
+	}
+	opened.store = retainedStore{eventStore: opened.store, r: &audit.Retained{
+		Reader: opened.store, Scanner: opened.store, Directory: opened.store, Default: plan}}
+	return opened, nil
+}
+
+// openBackend opens the configured backend as it is.
+func (m *Main) openBackend(ctx context.Context, plan audit.Plan) (*openedStore, error) {
 	switch m.Config.Store {
 	case "elasticsearch":
 		client, err := m.esClient()
