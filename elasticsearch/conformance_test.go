@@ -12,7 +12,13 @@ import (
 	"github.com/auditlog/auditlog/internal/storetest"
 )
 
-func TestConformance(t *testing.T) {
+func TestConformance(t *testing.T) { conformance(t, elasticsearch.LayoutDedicated) }
+
+// TestConformanceSharedLayout runs the whole suite, tenant isolation and
+// ids per tenant included, with every tenant in its plan's shared stream.
+func TestConformanceSharedLayout(t *testing.T) { conformance(t, elasticsearch.LayoutShared) }
+
+func conformance(t *testing.T, layout elasticsearch.Layout) {
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
 		// Real retentions; a rollover at each pass, so that the lifecycle
 		// worker can delete what is old at once.
@@ -22,7 +28,7 @@ func TestConformance(t *testing.T) {
 			p.RolloverMaxAge = "0ms"
 			short[plan] = p
 		}
-		s, _ := newStore(t, elasticsearch.StoreConfig{Policies: short, TenantCacheTTL: time.Millisecond})
+		s, _ := newStore(t, elasticsearch.StoreConfig{Policies: short, TenantCacheTTL: time.Millisecond, NewTenants: layout})
 		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s,
 			Visible: func(t testing.TB) {
 				if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {

@@ -23,7 +23,11 @@ func (s *Store) CountEvents(ctx context.Context, f audit.Filter) (int64, error) 
 		Count int64 `json:"count"`
 	}
 	body := map[string]any{"query": map[string]any{"bool": map[string]any{"filter": FilterClauses(f)}}}
-	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(f.TenantID)+"/_count?ignore_unavailable=true&allow_no_indices=true", body, &out); err != nil {
+	path, err := s.tenantPath(ctx, f.TenantID, "_count")
+	if err != nil {
+		return 0, err
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, path, body, &out); err != nil {
 		return 0, err
 	}
 	return out.Count, nil
@@ -81,7 +85,11 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	var opened struct {
 		ID string `json:"id"`
 	}
-	err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(f.TenantID)+"/_pit?keep_alive="+ScanKeepAlive+"&ignore_unavailable=true&allow_no_indices=true", nil, &opened)
+	path, err := s.tenantPath(ctx, f.TenantID, "_pit")
+	if err != nil {
+		return err
+	}
+	err = s.c.DoJSON(ctx, http.MethodPost, path+"&keep_alive="+ScanKeepAlive, nil, &opened)
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
 		return nil // the tenant has no stream yet
 	}

@@ -24,6 +24,9 @@ type LifecycleReport struct {
 	Hibernated  []string
 	Hibernating int
 	Reopened    []string
+	// Promoted are the tenants moved out of a shared stream for their
+	// volume (StoreConfig.PromoteAbove).
+	Promoted []string
 }
 
 // RunLifecycle is one pass of the built-in lifecycle worker, which
@@ -74,6 +77,12 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 			failed = append(failed, fmt.Errorf("%s: %w", st.Name, err))
 		}
 	}
+	if err := s.finishMoves(ctx); err != nil {
+		failed = append(failed, fmt.Errorf("finishing plan changes: %w", err))
+	}
+	if err := s.promoteGrown(ctx, &rep); err != nil {
+		failed = append(failed, fmt.Errorf("promoting grown tenants: %w", err))
+	}
 	return rep, errors.Join(failed...)
 }
 
@@ -82,7 +91,10 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 // the stream's expired indices, whose deletion frees shards, from going.
 // A stream whose data has all expired is hibernated (hibernate.go).
 func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit.Plan, tenant string, now time.Time, closed map[string]bool, rep *LifecycleReport) error {
-	plan, err := s.Plan(ctx, tenant)
+	plan, err := streamPlan, error(nil)
+	if tenant != "" { // a shared stream keeps the retention of its plan
+		plan, err = s.Plan(ctx, tenant)
+	}
 	switch {
 	case audit.ErrorCode(err) == audit.ENOTFOUND:
 		plan = streamPlan // a departed tenant: the plan its data was written under

@@ -33,7 +33,11 @@ func (s *Store) searchPage(ctx context.Context, tenantID string, body map[string
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.c.cfg.RequestTimeout)
 	defer cancel()
-	path := s.searchPath(tenantID) + "&filter_path=hits.total,hits.hits._source"
+	path, err := s.searchPath(ctx, tenantID)
+	if err != nil {
+		return pageHits{}, err
+	}
+	path += "&filter_path=hits.total,hits.hits._source"
 	res, err := s.c.Stream(ctx, http.MethodPost, path, raw)
 	if err != nil {
 		return pageHits{}, err

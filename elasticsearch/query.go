@@ -127,8 +127,20 @@ func SearchBody(q audit.Query, from, size int) map[string]any {
 
 // searchPath is the _search of a tenant's streams; a tenant without data
 // yet is an empty result, not an error.
-func (s *Store) searchPath(tenantID string) string {
-	return "/" + s.TenantPattern(tenantID) + "/_search?ignore_unavailable=true&allow_no_indices=true"
+func (s *Store) searchPath(ctx context.Context, tenantID string) (string, error) {
+	return s.tenantPath(ctx, tenantID, "_search")
+}
+
+// tenantPath is an endpoint over every stream the tenant's events are
+// read from (its dedicated streams and, where it has data there, its
+// plan's shared stream): the tenant term of every query keeps the shared
+// streams' other tenants out.
+func (s *Store) tenantPath(ctx context.Context, tenantID, endpoint string) (string, error) {
+	pattern, err := s.readPattern(ctx, tenantID)
+	if err != nil {
+		return "", err
+	}
+	return "/" + pattern + "/" + endpoint + "?ignore_unavailable=true&allow_no_indices=true", nil
 }
 
 type searchResponse struct {
@@ -157,7 +169,11 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		size++ // no count to go by: one more tells whether another page follows
 	}
 	if q.Fresh {
-		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(q.Filter.TenantID)+"/_refresh?allow_no_indices=true&ignore_unavailable=true", nil, nil); err != nil {
+		path, err := s.tenantPath(ctx, q.Filter.TenantID, "_refresh")
+		if err != nil {
+			return audit.Result{}, err
+		}
+		if err := s.c.DoJSON(ctx, http.MethodPost, path, nil, nil); err != nil {
 			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "refreshing the tenant's streams")
 		}
 	}
@@ -202,7 +218,11 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 		map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
 		map[string]any{"term": map[string]any{"id": id}},
 	}}}}
-	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(tenantID), body, &out); err != nil {
+	path, err := s.searchPath(ctx, tenantID)
+	if err != nil {
+		return audit.Event{}, err
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, path, body, &out); err != nil {
 		return audit.Event{}, err
 	}
 	if len(out.Hits.Hits) == 0 {
@@ -274,7 +294,11 @@ func (s *Store) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, erro
 			}
 		} `json:"aggregations"`
 	}
-	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(f.TenantID), body, &out); err != nil {
+	path, err := s.searchPath(ctx, f.TenantID)
+	if err != nil {
+		return audit.Span{}, err
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, path, body, &out); err != nil {
 		return audit.Span{}, err
 	}
 	a := out.Aggregations
@@ -290,7 +314,11 @@ func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats
 		q.MaxGroups = 20
 	}
 	var out searchResponse
-	if err := s.c.DoJSON(ctx, http.MethodPost, s.searchPath(q.Filter.TenantID), StatsBody(q), &out); err != nil {
+	path, err := s.searchPath(ctx, q.Filter.TenantID)
+	if err != nil {
+		return audit.Stats{}, err
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, path, StatsBody(q), &out); err != nil {
 		return audit.Stats{}, err
 	}
 	st := audit.Stats{Total: out.Hits.Total.Value}

@@ -29,6 +29,13 @@ type StoreConfig struct {
 	ScanPageSize int
 	// Now is the clock; tests may fix it.
 	Now func() time.Time
+	// NewTenants is the layout of a tenant first seen (layout.go);
+	// dedicated by default.
+	NewTenants Layout
+	// PromoteAbove, when positive, is how many events of one tenant in a
+	// shared stream's write index make the lifecycle pass promote it to
+	// a dedicated stream.
+	PromoteAbove int64
 }
 
 // Store is the Elasticsearch event store: one data stream per tenant,
@@ -41,11 +48,11 @@ type Store struct {
 	policies map[audit.Plan]ilm.Policy
 
 	mu      sync.Mutex
-	tenants map[string]cachedPlan
+	tenants map[string]cachedPlacement
 }
 
-type cachedPlan struct {
-	plan    audit.Plan
+type cachedPlacement struct {
+	placement
 	expires time.Time
 }
 
@@ -57,6 +64,12 @@ func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
 	if _, err := audit.ParsePlan(string(cfg.DefaultPlan)); err != nil {
 		return nil, err
 	}
+	if cfg.NewTenants == "" {
+		cfg.NewTenants = LayoutDedicated
+	}
+	if _, err := ParseLayout(string(cfg.NewTenants)); err != nil {
+		return nil, err
+	}
 	if cfg.TenantCacheTTL == 0 {
 		cfg.TenantCacheTTL = 30 * time.Second
 	}
@@ -66,7 +79,7 @@ func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Store{c: c, caps: caps, cfg: cfg, policies: map[audit.Plan]ilm.Policy{}, tenants: map[string]cachedPlan{}}
+	s := &Store{c: c, caps: caps, cfg: cfg, policies: map[audit.Plan]ilm.Policy{}, tenants: map[string]cachedPlacement{}}
 	for _, plan := range audit.Plans {
 		p, ok := cfg.Policies[plan]
 		if !ok {
@@ -115,14 +128,21 @@ func (s *Store) TenantsIndex() string { return s.prefix() + "-tenants" }
 // ExportJobsIndex is the index of the export jobs.
 func (s *Store) ExportJobsIndex() string { return s.prefix() + "-export-jobs" }
 
-// parseStream splits a data stream name into plan and tenant.
+// parseStream splits a data stream name into plan and tenant; the tenant
+// is "" for a plan's shared stream.
 func (s *Store) parseStream(name string) (audit.Plan, string, bool) {
 	rest, ok := strings.CutPrefix(name, s.prefix()+"-events-")
 	if !ok {
 		return "", "", false
 	}
 	plan, tenant, ok := strings.Cut(rest, "-")
-	if !ok || !audit.Plan(plan).Valid() || !audit.ValidUUID(tenant) {
+	if !ok || !audit.Plan(plan).Valid() {
+		return "", "", false
+	}
+	if tenant == "shared" {
+		return audit.Plan(plan), "", true
+	}
+	if !audit.ValidUUID(tenant) {
 		return "", "", false
 	}
 	return audit.Plan(plan), tenant, true
@@ -132,6 +152,21 @@ func (s *Store) parseStream(name string) (audit.Plan, string, bool) {
 // Its priority (200) beats the built-in templates (100). Where the cluster
 // has ILM, the settings name the plan's policy.
 func (s *Store) TemplateBody(plan audit.Plan) json.RawMessage {
+	return s.templateBody(plan, []string{s.TemplateName(plan) + "-*"}, map[string]any{}, 200)
+}
+
+// SharedTemplateName is the index template of a plan's shared stream.
+func (s *Store) SharedTemplateName(plan audit.Plan) string { return s.TemplateName(plan) + "-shared" }
+
+// SharedTemplateBody is the template of a plan's shared stream: the plan's
+// template (the same settings, mappings and policy) for that one name,
+// at a higher priority, with custom routing, which the stream then
+// requires on every write (layout.go).
+func (s *Store) SharedTemplateBody(plan audit.Plan) json.RawMessage {
+	return s.templateBody(plan, []string{s.SharedStreamName(plan)}, map[string]any{"allow_custom_routing": true}, 210)
+}
+
+func (s *Store) templateBody(plan audit.Plan, patterns []string, dataStream map[string]any, priority int) json.RawMessage {
 	// Index sorting in the default order (newest first, id as the
 	// tiebreaker) lets the default page and its cursor pages stop early
 	// instead of sorting every document of the tenant.
@@ -146,9 +181,9 @@ func (s *Store) TemplateBody(plan audit.Plan) json.RawMessage {
 		settings["index.lifecycle.name"] = s.PolicyName(plan)
 	}
 	body, _ := json.Marshal(map[string]any{
-		"index_patterns": []string{s.TemplateName(plan) + "-*"},
-		"data_stream":    map[string]any{},
-		"priority":       200,
+		"index_patterns": patterns,
+		"data_stream":    dataStream,
+		"priority":       priority,
 		"template": map[string]any{
 			"settings": settings,
 			"mappings": mappings.Events(),
@@ -171,6 +206,9 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		if err := s.c.DoJSON(ctx, http.MethodPut, "/_index_template/"+s.TemplateName(plan), s.TemplateBody(plan), nil); err != nil {
 			return fmt.Errorf("installing index template %s: %w", s.TemplateName(plan), err)
 		}
+		if err := s.c.DoJSON(ctx, http.MethodPut, "/_index_template/"+s.SharedTemplateName(plan), s.SharedTemplateBody(plan), nil); err != nil {
+			return fmt.Errorf("installing index template %s: %w", s.SharedTemplateName(plan), err)
+		}
 	}
 	if err := s.upgradeStreamMappings(ctx); err != nil {
 		return err
@@ -191,6 +229,16 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("creating %s: %w", ix.what, StatusError(http.MethodPut, "/"+ix.name, res))
 		}
 	}
+	// A directory created before the layouts gains their fields.
+	var dir struct {
+		Mappings json.RawMessage `json:"mappings"`
+	}
+	if err := json.Unmarshal(mappings.Tenants(), &dir); err != nil {
+		return err
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPut, "/"+s.TenantsIndex()+"/_mapping", dir.Mappings, nil); err != nil {
+		return fmt.Errorf("upgrading the mapping of the tenant directory: %w", err)
+	}
 	return nil
 }
 
@@ -210,72 +258,85 @@ func (s *Store) upgradeStreamMappings(ctx context.Context) error {
 
 // Plan implements audit.TenantDirectory.
 func (s *Store) Plan(ctx context.Context, tenantID string) (audit.Plan, error) {
-	if p, ok := s.cached(tenantID); ok {
-		return p, nil
-	}
-	var doc struct {
-		Found  bool `json:"found"`
-		Source struct {
-			Plan audit.Plan `json:"plan"`
-		} `json:"_source"`
-	}
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.TenantsIndex()+"/_doc/"+strings.ToLower(tenantID), nil)
-	if err != nil {
-		return "", err
-	}
-	if res.Status == http.StatusNotFound {
-		return "", audit.Errorf(audit.ENOTFOUND, "tenant %s is not in the directory", tenantID)
-	}
-	if res.Status != http.StatusOK {
-		return "", StatusError(http.MethodGet, "tenant", res)
-	}
-	if err := json.Unmarshal(res.Body, &doc); err != nil || !doc.Source.Plan.Valid() {
-		return "", audit.Errorf(audit.EINTERNAL, "tenant %s has a malformed directory entry", tenantID)
-	}
-	s.remember(tenantID, doc.Source.Plan)
-	return doc.Source.Plan, nil
+	p, err := s.place(ctx, tenantID)
+	return p.Plan, err
 }
 
 // EnsureTenant implements audit.TenantDirectory. The entry is created with
 // op_type=create, so concurrent first events agree on one plan.
 func (s *Store) EnsureTenant(ctx context.Context, tenantID string, def audit.Plan) (audit.Plan, error) {
-	p, err := s.Plan(ctx, tenantID)
+	p, err := s.ensurePlacement(ctx, tenantID, def)
+	return p.Plan, err
+}
+
+// ensurePlacement is EnsureTenant with the whole entry.
+func (s *Store) ensurePlacement(ctx context.Context, tenantID string, def audit.Plan) (placement, error) {
+	p, err := s.place(ctx, tenantID)
 	if audit.ErrorCode(err) != audit.ENOTFOUND {
 		return p, err
 	}
 	now := s.cfg.Now().UTC()
+	p = s.newPlacement(def)
 	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.TenantsIndex()+"/_create/"+strings.ToLower(tenantID),
-		mustJSON(map[string]any{"tenantId": strings.ToLower(tenantID), "plan": def, "createdAt": now, "updatedAt": now}))
+		mustJSON(map[string]any{"tenantId": strings.ToLower(tenantID), "plan": def, "layout": p.Layout, "sharedIn": p.SharedIn, "createdAt": now, "updatedAt": now}))
 	if err != nil {
-		return "", err
+		return placement{}, err
 	}
 	switch res.Status {
 	case http.StatusCreated:
-		s.remember(tenantID, def)
-		return def, nil
+		s.remember(tenantID, p)
+		return p, nil
 	case http.StatusConflict:
-		return s.Plan(ctx, tenantID)
+		return s.place(ctx, tenantID)
 	}
-	return "", StatusError(http.MethodPut, "tenant", res)
+	return placement{}, StatusError(http.MethodPut, "tenant", res)
 }
 
 // SetPlan implements audit.TenantDirectory. Where the cluster has ILM, the
-// new plan's policy is set on every backing index the tenant already has
-// (under any plan); otherwise the lifecycle worker reads the plan from the
-// directory on its next pass, so the new retention applies either way.
+// new plan's policy is set on every dedicated backing index the tenant
+// already has (under any plan); otherwise the lifecycle worker reads the
+// plan from the directory on its next pass, so the new retention applies
+// either way. A tenant with data in a shared stream has it copied to where
+// it now writes (consolidate); a copy that fails is finished by the
+// lifecycle pass, and the error says so.
 func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) error {
 	if err := audit.CheckPlanChange(tenantID, plan); err != nil {
 		return err
 	}
+	old, err := s.readPlacement(ctx, tenantID)
+	known := err == nil
+	if err != nil && audit.ErrorCode(err) != audit.ENOTFOUND {
+		return err
+	}
 	now := s.cfg.Now().UTC()
+	doc := map[string]any{"plan": plan, "updatedAt": now}
+	var moved []audit.Plan
+	if known && old.SharedIn != "" && old.SharedIn != plan {
+		moved = append(moved, old.SharedIn)
+		doc["sharedIn"] = nil
+		if old.shared() {
+			doc["sharedIn"] = plan
+		}
+		doc["movedFrom"], doc["movedAt"] = old.SharedIn, now
+	}
+	if known && old.MovedFrom != "" && old.MovedFrom != plan && old.MovedFrom != old.SharedIn {
+		moved = append(moved, old.MovedFrom) // a move not yet settled
+	}
+	fresh := s.newPlacement(plan)
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+strings.ToLower(tenantID)+"?refresh=true",
 		map[string]any{
-			"doc":    map[string]any{"plan": plan, "updatedAt": now},
-			"upsert": map[string]any{"tenantId": strings.ToLower(tenantID), "plan": plan, "createdAt": now, "updatedAt": now},
+			"doc": doc,
+			"upsert": map[string]any{"tenantId": strings.ToLower(tenantID), "plan": plan, "layout": fresh.Layout, "sharedIn": fresh.SharedIn,
+				"createdAt": now, "updatedAt": now},
 		}, nil); err != nil {
 		return err
 	}
-	s.remember(tenantID, plan)
+	s.forget(tenantID)
+	for _, from := range moved {
+		if _, err := s.consolidate(ctx, tenantID, from); err != nil {
+			return fmt.Errorf("plan changed; copying the tenant's events out of the %s shared stream failed (the lifecycle pass will finish it): %w", from, err)
+		}
+	}
 	if !s.caps.ILM {
 		return nil
 	}
@@ -292,20 +353,26 @@ func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) e
 	return nil
 }
 
-func (s *Store) cached(tenantID string) (audit.Plan, bool) {
+func (s *Store) cached(tenantID string) (placement, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.tenants[strings.ToLower(tenantID)]
 	if !ok || s.cfg.Now().After(c.expires) {
-		return "", false
+		return placement{}, false
 	}
-	return c.plan, true
+	return c.placement, true
 }
 
-func (s *Store) remember(tenantID string, p audit.Plan) {
+func (s *Store) remember(tenantID string, p placement) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tenants[strings.ToLower(tenantID)] = cachedPlan{plan: p, expires: s.cfg.Now().Add(s.cfg.TenantCacheTTL)}
+	s.tenants[strings.ToLower(tenantID)] = cachedPlacement{placement: p, expires: s.cfg.Now().Add(s.cfg.TenantCacheTTL)}
+}
+
+func (s *Store) forget(tenantID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tenants, strings.ToLower(tenantID))
 }
 
 // stream is a data stream with its backing indices, the write index last.

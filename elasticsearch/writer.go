@@ -67,10 +67,19 @@ func (d *doc) event() audit.Event {
 // AppendBulkCreate appends the two NDJSON lines that create one event in
 // a data stream with _id = event id.
 func AppendBulkCreate(buf *bytes.Buffer, index string, e *audit.Event) error {
+	return appendCreate(buf, target{index: index, docID: e.ID}, e)
+}
+
+// appendCreate appends the create of e at t.
+func appendCreate(buf *bytes.Buffer, t target, e *audit.Event) error {
 	buf.WriteString(`{"create":{"_index":`)
-	writeJSONString(buf, index)
+	writeJSONString(buf, t.index)
 	buf.WriteString(`,"_id":`)
-	writeJSONString(buf, e.ID)
+	writeJSONString(buf, t.docID)
+	if t.routing != "" {
+		buf.WriteString(`,"routing":`)
+		writeJSONString(buf, t.routing)
+	}
 	buf.WriteString("}}\n")
 	b, err := fastjson.Marshal(toDoc(e))
 	if err != nil {
@@ -126,18 +135,20 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(events) * 1024)
-	plans := map[string]audit.Plan{}
+	places := map[string]placement{}
+	targets := make([]target, len(events))
 	for i := range events {
 		e := &events[i]
-		plan, ok := plans[e.TenantID]
+		p, ok := places[e.TenantID]
 		if !ok {
 			var err error
-			if plan, err = s.EnsureTenant(ctx, e.TenantID, s.cfg.DefaultPlan); err != nil {
+			if p, err = s.ensurePlacement(ctx, e.TenantID, s.cfg.DefaultPlan); err != nil {
 				return nil, err
 			}
-			plans[e.TenantID] = plan
+			places[e.TenantID] = p
 		}
-		if err := AppendBulkCreate(&buf, s.StreamName(plan, e.TenantID), e); err != nil {
+		targets[i] = s.targetOf(p, e.TenantID, e.ID)
+		if err := appendCreate(&buf, targets[i], e); err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
 	}
@@ -167,14 +178,14 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			existing = append(existing, i)
 		}
 		if e := it.Create.Error; e != nil && e.Type == "index_closed_exception" {
-			asleep[s.StreamName(plans[events[i].TenantID], events[i].TenantID)] = true
+			asleep[targets[i].index] = true
 		}
 	}
 	if err := s.wake(ctx, asleep); err != nil {
 		return nil, err
 	}
 	if len(existing) > 0 {
-		if err := s.settle(ctx, events, out.Items, existing, results); err != nil {
+		if err := s.settle(ctx, events, targets, out.Items, existing, results); err != nil {
 			return nil, err
 		}
 	}
@@ -184,14 +195,15 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 // settle reads back, in one realtime _mget, the stored documents of the
 // events answered 409, and sets each result to duplicate or conflict. A
 // document that cannot be read leaves its event to be retried.
-func (s *Store) settle(ctx context.Context, events []audit.Event, items []bulkItem, existing []int, results []audit.WriteResult) error {
+func (s *Store) settle(ctx context.Context, events []audit.Event, targets []target, items []bulkItem, existing []int, results []audit.WriteResult) error {
 	type ref struct {
-		Index string `json:"_index"`
-		ID    string `json:"_id"`
+		Index   string `json:"_index"`
+		ID      string `json:"_id"`
+		Routing string `json:"routing,omitempty"`
 	}
 	docs := make([]ref, len(existing))
 	for j, i := range existing {
-		docs[j] = ref{Index: items[i].Create.Index, ID: events[i].ID}
+		docs[j] = ref{Index: items[i].Create.Index, ID: targets[i].docID, Routing: targets[i].routing}
 	}
 	var out struct {
 		Docs []struct {
@@ -301,18 +313,18 @@ func (s *Store) StoredEvents(ctx context.Context, tenantID string, ids []string)
 	return out, nil
 }
 
-// olderIndices lists the tenant's backing indices but the write index of
-// its current plan's stream.
+// olderIndices lists the backing indices of every stream the tenant's
+// events are read from, but the write index of the stream it writes to.
 func (s *Store) olderIndices(ctx context.Context, tenantID string) ([]string, error) {
-	streams, err := s.resolveStreams(ctx, s.TenantPattern(tenantID))
+	p, err := s.ensurePlacement(ctx, tenantID, s.cfg.DefaultPlan)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := s.EnsureTenant(ctx, tenantID, s.cfg.DefaultPlan)
+	streams, err := s.resolveStreams(ctx, s.patternOf(p, tenantID))
 	if err != nil {
 		return nil, err
 	}
-	current := s.StreamName(plan, tenantID)
+	current := s.targetOf(p, tenantID, "").index
 	var older []string
 	for _, st := range streams {
 		bi := st.BackingIndices

@@ -1,0 +1,214 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Layout is where a tenant's new events are written.
+//
+//   - LayoutDedicated: the tenant's own data stream per plan,
+//     <prefix>-events-<plan>-<tenant>, with its own backing indices.
+//   - LayoutShared: its plan's shared data stream,
+//     <prefix>-events-<plan>-shared, with the tenant id as the routing
+//     key, in the document id (<tenant>:<event id>, so two tenants' ids
+//     never collide) and as a filter of every read. The long tail of
+//     small tenants costs no shard of its own: a plan's shared stream has
+//     the backing indices of one tenant, whatever the number of tenants.
+//
+// A tenant's reads cover its dedicated streams and, while it has data
+// there, the shared stream of its current plan (placement.SharedIn). A
+// shared tenant that grows is promoted (Promote, or the lifecycle pass at
+// StoreConfig.PromoteAbove events in a shared write index): its new events
+// go to a dedicated stream and its shared data stays readable until it
+// expires. A plan change of a tenant with shared data copies that data,
+// within the new plan's retention, to where the tenant now writes
+// (consolidate), because a shared stream's backing indices follow the
+// retention of the plan they were written under.
+type Layout string
+
+// The layouts.
+const (
+	LayoutDedicated Layout = "dedicated"
+	LayoutShared    Layout = "shared"
+)
+
+// ParseLayout returns the layout named s, or EINVALID.
+func ParseLayout(s string) (Layout, error) {
+	switch l := Layout(s); l {
+	case LayoutDedicated, LayoutShared:
+		return l, nil
+	}
+	return "", audit.Errorf(audit.EINVALID, "layout %q: want dedicated or shared", s)
+}
+
+// placement is a tenant's directory entry as the store routes by it.
+type placement struct {
+	Plan   audit.Plan `json:"plan"`
+	Layout Layout     `json:"layout,omitempty"` // "" is dedicated (entries older than layouts)
+	// SharedIn is the plan whose shared stream holds the tenant's shared
+	// data, "" when it has none.
+	SharedIn audit.Plan `json:"sharedIn,omitempty"`
+	// MovedFrom is set by a plan change whose copy out of that plan's
+	// shared stream is not known complete (a writer may still use its
+	// cached plan); the lifecycle pass copies again until MovedAt is past
+	// moveSettle.
+	MovedFrom audit.Plan `json:"movedFrom,omitempty"`
+	MovedAt   *time.Time `json:"movedAt,omitempty"`
+}
+
+func (p placement) shared() bool { return p.Layout == LayoutShared }
+
+// SharedStreamName is the shared data stream of a plan.
+func (s *Store) SharedStreamName(plan audit.Plan) string {
+	return s.prefix() + "-events-" + string(plan) + "-shared"
+}
+
+// target is where one event is written: the data stream, the document id
+// and the routing key ("" for none).
+type target struct {
+	index, docID, routing string
+}
+
+// targetOf returns where the tenant's event id goes under placement p.
+func (s *Store) targetOf(p placement, tenantID, id string) target {
+	tenantID = strings.ToLower(tenantID)
+	if p.shared() {
+		return target{index: s.SharedStreamName(p.Plan), docID: tenantID + ":" + id, routing: tenantID}
+	}
+	return target{index: s.StreamName(p.Plan, tenantID), docID: id}
+}
+
+// readPattern is the comma-separated pattern of every stream that may
+// hold the tenant's events.
+func (s *Store) readPattern(ctx context.Context, tenantID string) (string, error) {
+	p, err := s.place(ctx, tenantID)
+	switch {
+	case audit.ErrorCode(err) == audit.ENOTFOUND:
+		return s.TenantPattern(tenantID), nil
+	case err != nil:
+		return "", err
+	}
+	return s.patternOf(p, tenantID), nil
+}
+
+func (s *Store) patternOf(p placement, tenantID string) string {
+	pattern := s.TenantPattern(tenantID)
+	if p.SharedIn != "" {
+		pattern += "," + s.SharedStreamName(p.SharedIn)
+	}
+	return pattern
+}
+
+// place returns the tenant's placement, cached for TenantCacheTTL, or
+// ENOTFOUND for an unknown tenant.
+func (s *Store) place(ctx context.Context, tenantID string) (placement, error) {
+	if p, ok := s.cached(tenantID); ok {
+		return p, nil
+	}
+	p, err := s.readPlacement(ctx, tenantID)
+	if err == nil {
+		s.remember(tenantID, p)
+	}
+	return p, err
+}
+
+// readPlacement reads the directory entry.
+func (s *Store) readPlacement(ctx context.Context, tenantID string) (placement, error) {
+	var doc struct {
+		Source placement `json:"_source"`
+	}
+	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.TenantsIndex()+"/_doc/"+strings.ToLower(tenantID), nil)
+	if err != nil {
+		return placement{}, err
+	}
+	if res.Status == http.StatusNotFound {
+		return placement{}, audit.Errorf(audit.ENOTFOUND, "tenant %s is not in the directory", tenantID)
+	}
+	if res.Status != http.StatusOK {
+		return placement{}, StatusError(http.MethodGet, "tenant", res)
+	}
+	if err := json.Unmarshal(res.Body, &doc); err != nil || !doc.Source.Plan.Valid() {
+		return placement{}, audit.Errorf(audit.EINTERNAL, "tenant %s has a malformed directory entry", tenantID)
+	}
+	return doc.Source, nil
+}
+
+// newPlacement is the placement of a tenant first seen on plan.
+func (s *Store) newPlacement(plan audit.Plan) placement {
+	p := placement{Plan: plan, Layout: s.cfg.NewTenants}
+	if p.shared() {
+		p.SharedIn = plan
+	}
+	return p
+}
+
+// Promote moves a tenant's new events to a dedicated stream of its plan.
+// Its shared data stays where it is and readable until it expires. It
+// returns ENOTFOUND for an unknown tenant.
+func (s *Store) Promote(ctx context.Context, tenantID string) error {
+	if _, err := s.readPlacementChecked(ctx, tenantID); err != nil {
+		return err
+	}
+	now := s.cfg.Now().UTC()
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+strings.ToLower(tenantID)+"?refresh=true",
+		map[string]any{"doc": map[string]any{"layout": LayoutDedicated, "updatedAt": now}}, nil); err != nil {
+		return fmt.Errorf("promoting tenant %s: %w", tenantID, err)
+	}
+	s.forget(tenantID)
+	return nil
+}
+
+func (s *Store) readPlacementChecked(ctx context.Context, tenantID string) (placement, error) {
+	if !audit.ValidUUID(tenantID) {
+		return placement{}, audit.Errorf(audit.EINVALID, "tenant %q is not a UUID", tenantID)
+	}
+	return s.readPlacement(ctx, tenantID)
+}
+
+// promoteWindow is the span of recent events PromoteAbove counts.
+const promoteWindow = 7 * 24 * time.Hour
+
+// promoteGrown promotes the shared tenants with more than PromoteAbove
+// events in the last promoteWindow of a shared stream (at most 100 per
+// stream and pass).
+func (s *Store) promoteGrown(ctx context.Context, rep *LifecycleReport) error {
+	if s.cfg.PromoteAbove <= 0 {
+		return nil
+	}
+	since := s.cfg.Now().Add(-promoteWindow)
+	for _, plan := range audit.Plans {
+		var out struct {
+			Aggregations struct {
+				Big struct {
+					Buckets []struct {
+						Key string `json:"key"`
+					} `json:"buckets"`
+				} `json:"big"`
+			} `json:"aggregations"`
+		}
+		body := map[string]any{"size": 0, "track_total_hits": false,
+			"query": map[string]any{"range": map[string]any{"@timestamp": map[string]any{"gte": since.UnixMilli(), "format": "epoch_millis"}}},
+			"aggs":  map[string]any{"big": map[string]any{"terms": map[string]any{"field": "tenantId", "size": 100, "min_doc_count": s.cfg.PromoteAbove + 1}}}}
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.SharedStreamName(plan)+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &out); err != nil {
+			return err
+		}
+		for _, b := range out.Aggregations.Big.Buckets {
+			p, err := s.readPlacement(ctx, b.Key)
+			if err != nil || !p.shared() {
+				continue // gone, or already promoted
+			}
+			if err := s.Promote(ctx, b.Key); err != nil {
+				return err
+			}
+			rep.Promoted = append(rep.Promoted, b.Key)
+		}
+	}
+	return nil
+}
