@@ -134,3 +134,42 @@ func openShards(t *testing.T, s *elasticsearch.Store, name string) (open, closed
 	}
 	return open, closed
 }
+
+// TestLifecycleRollsOverByTheStoreClock: with the store's clock moved on
+// (as the tenancy benchmark does), a write index first seen a rollover
+// max_age ago is rolled over, one seen less long ago is not.
+func TestLifecycleRollsOverByTheStoreClock(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter, Now: clock, TenantCacheTTL: time.Millisecond})
+	ctx := context.Background()
+	g := gen.New(gen.Config{Seed: 184, Tenants: 1, WithIDs: true}, 10)
+	tn := &g.Tenants()[0]
+	pol, _ := ilm.For(audit.PlanStarter)
+	maxAge, err := ilm.ParseDuration(pol.RolloverMaxAge)
+	if err != nil || maxAge <= time.Hour {
+		t.Fatalf("starter rollover max_age %q", pol.RolloverMaxAge)
+	}
+	writeAll(t, s, []audit.Event{g.NextFor(tn, now)})
+	pass := func() elasticsearch.LifecycleReport {
+		t.Helper()
+		rep, err := s.RunLifecycle(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	if rep := pass(); len(rep.RolledOver) != 0 {
+		t.Fatalf("first pass rolled over %v", rep.RolledOver)
+	}
+	now = now.Add(maxAge - time.Hour)
+	writeAll(t, s, []audit.Event{g.NextFor(tn, now)})
+	if rep := pass(); len(rep.RolledOver) != 0 {
+		t.Fatalf("a pass before max_age rolled over %v", rep.RolledOver)
+	}
+	now = now.Add(2 * time.Hour)
+	writeAll(t, s, []audit.Event{g.NextFor(tn, now)})
+	if rep := pass(); !slices.Equal(rep.RolledOver, []string{s.StreamName(audit.PlanStarter, tn.ID)}) {
+		t.Fatalf("a pass past max_age rolled over %v", rep.RolledOver)
+	}
+}

@@ -212,3 +212,67 @@ func (s *Store) promoteGrown(ctx context.Context, rep *LifecycleReport) error {
 	}
 	return nil
 }
+
+// Whereabouts says where a tenant's events live (auditlog tenant show).
+type Whereabouts struct {
+	Plan   audit.Plan
+	Layout Layout
+	// Writes is the data stream its new events go to.
+	Writes string
+	// Streams are the data streams its events are read from, with what
+	// each holds.
+	Streams []StreamUse
+	// MovedFrom is the shared stream a plan change is still copying from.
+	MovedFrom string
+}
+
+// StreamUse is one stream of a tenant: its backing indices, how many are
+// closed (hibernated), and the tenant's events in it.
+type StreamUse struct {
+	Name          string
+	Shared        bool
+	Indices       int
+	ClosedIndices int
+	Events        int64
+}
+
+// Where returns where the tenant's events live, or ENOTFOUND.
+func (s *Store) Where(ctx context.Context, tenantID string) (Whereabouts, error) {
+	p, err := s.readPlacement(ctx, tenantID)
+	if err != nil {
+		return Whereabouts{}, err
+	}
+	w := Whereabouts{Plan: p.Plan, Layout: p.Layout, Writes: s.targetOf(p, tenantID, "").index}
+	if w.Layout == "" {
+		w.Layout = LayoutDedicated
+	}
+	if p.MovedFrom != "" {
+		w.MovedFrom = s.SharedStreamName(p.MovedFrom)
+	}
+	streams, err := s.resolveStreams(ctx, s.patternOf(p, tenantID))
+	if err != nil {
+		return w, err
+	}
+	closed, err := s.closedIndices(ctx)
+	if err != nil {
+		return w, err
+	}
+	for _, st := range streams {
+		u := StreamUse{Name: st.Name, Shared: strings.HasSuffix(st.Name, "-shared"), Indices: len(st.BackingIndices)}
+		for _, idx := range st.BackingIndices {
+			if closed[idx] {
+				u.ClosedIndices++
+			}
+		}
+		var out struct {
+			Count int64 `json:"count"`
+		}
+		body := map[string]any{"query": map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}}}
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+st.Name+"/_count?ignore_unavailable=true", body, &out); err != nil {
+			return w, err
+		}
+		u.Events = out.Count
+		w.Streams = append(w.Streams, u)
+	}
+	return w, nil
+}

@@ -121,7 +121,8 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 		return err
 	}
 	idle := allExpired(st.BackingIndices, newest, cutoff)
-	rolled, rollErr := s.rollover(ctx, st.Name, pol, idle && hasDocs(newest, st.BackingIndices[last]))
+	write := st.BackingIndices[last]
+	rolled, rollErr := s.rollover(ctx, st.Name, pol, hasDocs(newest, write) && (idle || s.aged(write, pol, now)))
 	if rolled {
 		rep.RolledOver = append(rep.RolledOver, st.Name)
 		if st, newest, err = s.relist(ctx, st); err != nil {
@@ -137,6 +138,9 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 			return errors.Join(rollErr, err)
 		}
 		rep.Deleted = append(rep.Deleted, idx)
+		s.mu.Lock()
+		delete(s.seen, idx)
+		s.mu.Unlock()
 	}
 	if idle && rollErr == nil && !hasDocs(newest, st.BackingIndices[len(st.BackingIndices)-1]) {
 		write := st.BackingIndices[len(st.BackingIndices)-1]
@@ -202,6 +206,27 @@ func allExpired(indices []string, newest map[string]time.Time, cutoff time.Time)
 }
 
 func hasDocs(newest map[string]time.Time, idx string) bool { _, ok := newest[idx]; return ok }
+
+// aged reports whether a write index was first seen by a pass of this
+// process at least the policy's rollover max_age ago, by the store's
+// clock. Elasticsearch's own max_age condition counts from the index's
+// creation by the wall clock, which is never later; this one lets a
+// store with a simulated clock (the tenancy benchmark) roll over as
+// months of real time would. It forgets on restart, which only defers it.
+func (s *Store) aged(index string, pol ilm.Policy, now time.Time) bool {
+	d, err := ilm.ParseDuration(pol.RolloverMaxAge)
+	if err != nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen, ok := s.seen[index]
+	if !ok {
+		s.seen[index] = now
+		seen = now
+	}
+	return now.Sub(seen) >= d
+}
 
 // newestPerIndex returns the newest @timestamp of each backing index of a
 // stream that holds documents.

@@ -49,6 +49,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	tenants map[string]cachedPlacement
+	seen    map[string]time.Time // write indices by when a lifecycle pass first saw them
 }
 
 type cachedPlacement struct {
@@ -79,7 +80,7 @@ func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Store{c: c, caps: caps, cfg: cfg, policies: map[audit.Plan]ilm.Policy{}, tenants: map[string]cachedPlacement{}}
+	s := &Store{c: c, caps: caps, cfg: cfg, policies: map[audit.Plan]ilm.Policy{}, tenants: map[string]cachedPlacement{}, seen: map[string]time.Time{}}
 	for _, plan := range audit.Plans {
 		p, ok := cfg.Policies[plan]
 		if !ok {

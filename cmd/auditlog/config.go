@@ -117,6 +117,12 @@ type ESConfig struct {
 	APIKey      string
 	IndexPrefix string
 	Replicas    int
+	// TenantLayout is where a tenant first seen writes: its plan's shared
+	// stream or a dedicated one (elasticsearch.Layout).
+	TenantLayout string
+	// PromoteAbove moves a shared tenant with more events than this in a
+	// week to a dedicated stream (0: only by hand).
+	PromoteAbove int
 }
 
 // KafkaConfig is the Kafka section.
@@ -273,6 +279,10 @@ func (b *binder) elasticsearch(c *Config) {
 	b.str(&c.ES.IndexPrefix, "es-index-prefix", "AUDITLOG_ES_INDEX_PREFIX", "auditlog", "prefix of data streams, templates and policies")
 	b.int(&c.ES.Replicas, "es-replicas", "AUDITLOG_ES_REPLICAS", 0, "replicas per backing index (0 for a single node)")
 	b.str(&c.DefaultPlan, "default-plan", "AUDITLOG_DEFAULT_PLAN", "enterprise", "plan of a tenant first seen: starter, pro or enterprise (the longest retention by default)")
+	b.str(&c.ES.TenantLayout, "es-tenant-layout", "AUDITLOG_ES_TENANT_LAYOUT", "shared",
+		"where a tenant first seen writes: shared (its plan's shared data stream, no shard of its own) or dedicated (a data stream of its own)")
+	b.int(&c.ES.PromoteAbove, "es-promote-above", "AUDITLOG_ES_PROMOTE_ABOVE", 1000000,
+		"a shared tenant with more events than this in the last 7 days moves to a dedicated stream at the next lifecycle pass (0: only by `auditlog tenant promote`)")
 }
 
 func (b *binder) kafka(c *Config) {

@@ -26,6 +26,7 @@ var intRanges = map[string][2]int64{
 	"AUDITLOG_BATCH_SIZE":        {1, 10_000},
 	"AUDITLOG_BATCH_BYTES":       {1 << 10, 64 << 20},
 	"AUDITLOG_ES_REPLICAS":       {0, 10},
+	"AUDITLOG_ES_PROMOTE_ABOVE":  {0, 1 << 40},
 	"AUDITLOG_SMTP_PORT":         {1, 65535},
 }
 
@@ -51,13 +52,14 @@ var durationRanges = map[string][2]time.Duration{
 
 // choices are the allowed values of every enumerated option.
 var choices = map[string][]string{
-	"AUDITLOG_STORE":          {"sqlite", "elasticsearch"},
-	"AUDITLOG_DEFAULT_PLAN":   {"starter", "pro", "enterprise"},
-	"AUDITLOG_SMTP_STARTTLS":  {"required", "opportunistic", "off"},
-	"AUDITLOG_EXPORT_STORE":   {"local", "s3"},
-	"AUDITLOG_PERIODIC_STORE": {"local", "s3"},
-	"AUDITLOG_LOG_FORMAT":     {"json", "text"},
-	"AUDITLOG_LOG_LEVEL":      {"debug", "info", "warn", "error"},
+	"AUDITLOG_STORE":            {"sqlite", "elasticsearch"},
+	"AUDITLOG_DEFAULT_PLAN":     {"starter", "pro", "enterprise"},
+	"AUDITLOG_ES_TENANT_LAYOUT": {"shared", "dedicated"},
+	"AUDITLOG_SMTP_STARTTLS":    {"required", "opportunistic", "off"},
+	"AUDITLOG_EXPORT_STORE":     {"local", "s3"},
+	"AUDITLOG_PERIODIC_STORE":   {"local", "s3"},
+	"AUDITLOG_LOG_FORMAT":       {"json", "text"},
+	"AUDITLOG_LOG_LEVEL":        {"debug", "info", "warn", "error"},
 }
 
 // checkRanges lists, for each option the command bound, a value outside

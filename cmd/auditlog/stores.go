@@ -152,7 +152,7 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 		return nil, err
 	}
 	m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
-	store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: m.Config.Export.ScanPage})
+	store, err := elasticsearch.NewStore(client, caps, m.esStoreConfig(plan))
 	if err != nil {
 		return nil, err
 	}
@@ -160,4 +160,11 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 		return nil, err
 	}
 	return store, nil
+}
+
+// esStoreConfig is the Elasticsearch store's section of the configuration
+// (validated by the binder's choices and ranges).
+func (m *Main) esStoreConfig(plan audit.Plan) elasticsearch.StoreConfig {
+	return elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: m.Config.Export.ScanPage,
+		NewTenants: elasticsearch.Layout(m.Config.ES.TenantLayout), PromoteAbove: int64(m.Config.ES.PromoteAbove)}
 }

@@ -19,6 +19,7 @@ import (
 const tenantUsage = `Usage: auditlog tenant list
        auditlog tenant show --tenant <uuid>
        auditlog tenant set-plan --tenant <uuid> --plan starter|pro|enterprise
+       auditlog tenant promote --tenant <uuid>
        auditlog tenant periodic --tenant <uuid> [--enabled on|off|plan] [--interval hourly|daily]
                                 [--bucket <name>] [--prefix <prefix>]
 
@@ -27,6 +28,9 @@ Lists, shows or changes the plans of the tenant directory of the store that
 Elasticsearch with AUDITLOG_STORE=elasticsearch and AUDITLOG_ES_URL. A new plan's
 retention applies to the data already stored. A tenant enters the directory
 with its first event (under AUDITLOG_DEFAULT_PLAN) or its first set-plan.
+On Elasticsearch, show also says where the tenant's events live (its plan's
+shared data stream or its own, and how many events each holds), and promote
+moves a shared tenant's new events to a data stream of its own.
 periodic shows or changes the tenant's periodic export: on, off, or as its
 plan says (on for Enterprise); hourly or daily windows; its own bucket or
 prefix ("" for the deployment's; a new one starts a new digest chain there).
@@ -38,17 +42,17 @@ prefix ("" for the deployment's; a new one starts a new digest chain there).
 func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, tenantUsage)
-		return errors.New("want a subcommand: list, show, set-plan or periodic")
+		return errors.New("want a subcommand: list, show, set-plan, promote or periodic")
 	}
 	sub := args[0]
 	switch sub {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, tenantUsage)
 		return flag.ErrHelp
-	case "list", "show", "set-plan", "periodic":
+	case "list", "show", "set-plan", "promote", "periodic":
 	default:
 		fmt.Fprint(stderr, tenantUsage)
-		return fmt.Errorf("unknown subcommand %q: want list, show, set-plan or periodic", sub)
+		return fmt.Errorf("unknown subcommand %q: want list, show, set-plan, promote or periodic", sub)
 	}
 	var c Config
 	var tenant, plan string
@@ -123,6 +127,14 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 		if err := dir.SetPlan(ctx, tenant, p); err != nil {
 			return err
 		}
+	case "promote":
+		es, ok := dir.(*elasticsearch.Store)
+		if !ok {
+			return errors.New("promote: the embedded store keeps every tenant in one table; layouts are Elasticsearch's")
+		}
+		if err := es.Promote(ctx, tenant); err != nil {
+			return err
+		}
 	}
 	got, err := dir.Plan(ctx, tenant)
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
@@ -137,6 +149,30 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 		return err
 	}
 	fmt.Fprintln(stdout, periodicLine(&st, got))
+	if es, ok := dir.(*elasticsearch.Store); ok {
+		return printWhereabouts(ctx, es, tenant, stdout)
+	}
+	fmt.Fprintf(stdout, "store sqlite: the events table of %s\n", filepath.Join(c.DataDir, "audit.db"))
+	return nil
+}
+
+// printWhereabouts prints where an Elasticsearch tenant's events live.
+func printWhereabouts(ctx context.Context, es *elasticsearch.Store, tenant string, w io.Writer) error {
+	wh, err := es.Where(ctx, tenant)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "layout %s, writes to %s\n", wh.Layout, wh.Writes)
+	for _, u := range wh.Streams {
+		kind := "own"
+		if u.Shared {
+			kind = "shared"
+		}
+		fmt.Fprintf(w, "  reads %s (%s): %d events of this tenant, %d backing indices (%d closed)\n", u.Name, kind, u.Events, u.Indices, u.ClosedIndices)
+	}
+	if wh.MovedFrom != "" {
+		fmt.Fprintf(w, "  a plan change is still copying its events out of %s\n", wh.MovedFrom)
+	}
 	return nil
 }
 
@@ -254,7 +290,11 @@ func openTenantDirectory(ctx context.Context, c Config) (tenantStore, func(), er
 		if err != nil {
 			return nil, nil, err
 		}
-		store, err := elasticsearch.NewStore(client, caps, elasticsearch.StoreConfig{})
+		plan, err := m.defaultPlan()
+		if err != nil {
+			return nil, nil, err
+		}
+		store, err := elasticsearch.NewStore(client, caps, m.esStoreConfig(plan))
 		if err != nil {
 			return nil, nil, err
 		}

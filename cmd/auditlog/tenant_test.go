@@ -50,8 +50,14 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 			if out, errOut, code := tenantCmd(vars, "set-plan", "--tenant", strings.ToUpper(a), "--plan", "starter"); code != 0 || !strings.Contains(out, "plan starter retention 30d") {
 				t.Fatalf("set-plan: exit %d %q %s", code, out, errOut)
 			}
+			where := "store sqlite: the events table of " + filepath.Join(vars["AUDITLOG_DATA_DIR"], "audit.db") + "\n"
+			if name == "elasticsearch" {
+				p := vars["AUDITLOG_ES_INDEX_PREFIX"]
+				where = "layout dedicated, writes to " + p + "-events-starter-" + a + "\n" +
+					"  reads " + p + "-events-enterprise-" + a + " (own): 20 events of this tenant, 1 backing indices (0 closed)\n"
+			}
 			if out, _, code := tenantCmd(vars, "show", "--tenant", a); code != 0 || out != "tenant "+a+" plan starter retention 30d\n"+
-				"periodic export off (by plan) interval daily bucket (deployment's) prefix (deployment's) next window none yet\n" {
+				"periodic export off (by plan) interval daily bucket (deployment's) prefix (deployment's) next window none yet\n"+where {
 				t.Fatalf("show: exit %d %q", code, out)
 			}
 			testTenantPeriodic(t, vars, a)
@@ -69,6 +75,7 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 			if out, _, _ := tenantCmd(vars, "list"); !strings.Contains(out, c+" plan pro retention 365d") || !strings.HasSuffix(out, "3 tenants\n") {
 				t.Fatalf("list after registering: %q", out)
 			}
+			testTenantPromote(t, name, vars, c)
 		})
 	}
 	for _, tc := range []struct {
@@ -112,5 +119,26 @@ func testTenantPeriodic(t *testing.T, vars map[string]string, tenant string) {
 	out, _, code = tenantCmd(vars, "periodic", "--tenant", tenant, "--enabled", "plan", "--bucket", "", "--prefix", "")
 	if want := "periodic export off (by plan) interval hourly bucket (deployment's) prefix (deployment's) next window none yet\n"; code != 0 || out != want {
 		t.Fatalf("periodic back to the plan: exit %d %q, want %q", code, out, want)
+	}
+}
+
+// testTenantPromote: on Elasticsearch a tenant registered by set-plan is in
+// its plan's shared stream (AUDITLOG_ES_TENANT_LAYOUT's default) and
+// promote gives it a stream of its own; the embedded store has no layouts
+// and says so.
+func testTenantPromote(t *testing.T, store string, vars map[string]string, tenant string) {
+	t.Helper()
+	if store == "sqlite" {
+		if _, errOut, code := tenantCmd(vars, "promote", "--tenant", tenant); code == 0 || !strings.Contains(errOut, "layouts are Elasticsearch's") {
+			t.Fatalf("promote on sqlite: exit %d %s", code, errOut)
+		}
+		return
+	}
+	p := vars["AUDITLOG_ES_INDEX_PREFIX"]
+	if out, _, code := tenantCmd(vars, "show", "--tenant", tenant); code != 0 || !strings.Contains(out, "layout shared, writes to "+p+"-events-pro-shared\n") {
+		t.Fatalf("show of a new tenant: exit %d %q", code, out)
+	}
+	if out, errOut, code := tenantCmd(vars, "promote", "--tenant", tenant); code != 0 || !strings.Contains(out, "layout dedicated, writes to "+p+"-events-pro-"+tenant+"\n") {
+		t.Fatalf("promote: exit %d %q %s", code, out, errOut)
 	}
 }
