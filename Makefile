@@ -11,7 +11,7 @@ LDFLAGS := -X main.version=$(VERSION)
 export AUDITLOG_LOG_FORMAT   ?= text
 DEMO_TENANT ?= 7c9e6679-7425-40de-944b-e07fc1f90ae7
 
-.PHONY: build run demo test lint fmt bench up down services-up services-down clean panel
+.PHONY: build run demo test lint fmt bench bench-tenancy up down services-up services-down clean panel
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/auditlog
@@ -36,6 +36,10 @@ test:
 ## bench: every benchmark side by side with its ceiling; rewrites BENCHMARKS.md (BENCH_SCALE=0.05 for a smoke run)
 bench:
 	scripts/bench.sh
+
+## bench-tenancy: only the tenancy simulation (1,000, 5,000 and 10,000 tenants over 13 simulated months); merges its rows into BENCHMARKS.md and rewrites docs/tenancy-capacity.md
+bench-tenancy:
+	BENCH_ONLY=tenancy scripts/bench.sh
 
 ## panel: rebuild the admin panel into panel/dist (Node.js and npm; commit the result)
 panel:

@@ -15,8 +15,14 @@ with_services
 # which scripts/prereqs.sh installs).
 scripts/panel.sh deps
 export AUDITLOG_KAFKA_VERSION=${AUDITLOG_KAFKA_VERSION:-3.9.1}
+# BENCH_ONLY runs some benchmarks and merges their rows into the report
+# of the last full run (make bench-tenancy); the micro-benchmarks are then
+# left as they are.
+only=()
+[ -n "${BENCH_ONLY:-}" ] && only=(-only "$BENCH_ONLY" -merge)
 go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT" \
-	-services-dir "${AUDITLOG_SERVICES_DIR:-/tmp/auditlog-services}"
+	-services-dir "${AUDITLOG_SERVICES_DIR:-/tmp/auditlog-services}" "${only[@]}"
+[ -n "${BENCH_ONLY:-}" ] && exit 0
 
 echo "[bench] Go micro-benchmarks (hot paths, with allocations)"
 benchtime=1s

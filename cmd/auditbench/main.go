@@ -105,6 +105,7 @@ func main() {
 		{"sqlite", benchSQLite},
 		{"periodic", benchPeriodic},
 		{"build", benchBuild},
+		{"tenancy", benchTenancy},
 	}
 	var results []result
 	start := time.Now()

@@ -10,7 +10,7 @@ import (
 // a full run: the summary rows and method sections of the benchmarks run
 // are replaced by theirs, every other line is kept, and a line under the
 // title says which were re-run, when and how. A result whose name old
-// does not have is an error: a changed benchmark needs a full run.
+// does not have (a benchmark added since) is appended.
 func merge(old string, e *env, results []result, took time.Duration, only string) (string, error) {
 	fresh := render(e, results, took)
 	_, _, freshMethods, _ := splitReport(fresh)
@@ -24,10 +24,22 @@ func merge(old string, e *env, results []result, took time.Duration, only string
 				at = i
 			}
 		}
-		if _, has := methods[r.Name]; !ok || at < 0 || !has {
-			return "", fmt.Errorf("merge: %q is not in %s; run the full make bench", r.Name, "the report")
+		if !ok {
+			return "", fmt.Errorf("merge: no summary row for %q", r.Name)
 		}
-		lines[at], methods[r.Name] = row, freshMethods[r.Name]
+		if _, has := methods[r.Name]; at < 0 || !has {
+			// A benchmark new since the full run: its row goes last in the
+			// summary table, its method last among the methods.
+			at = lastSummaryRow(lines)
+			if at < 0 {
+				return "", fmt.Errorf("merge: the report has no summary table")
+			}
+			lines = append(lines[:at+1], append([]string{row}, lines[at+1:]...)...)
+			order = append(order, r.Name)
+		} else {
+			lines[at] = row
+		}
+		methods[r.Name] = freshMethods[r.Name]
 	}
 	for i, l := range lines {
 		if strings.HasPrefix(l, "Written by `make bench`") {
@@ -85,4 +97,22 @@ func summaryRow(report, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// lastSummaryRow is the index of the summary table's last row.
+func lastSummaryRow(lines []string) int {
+	at, in := -1, false
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "| Benchmark |"):
+			in = true
+		case in && strings.HasPrefix(l, "| "):
+			at = i
+		case in && l == "":
+			if at >= 0 {
+				return at
+			}
+		}
+	}
+	return at
 }

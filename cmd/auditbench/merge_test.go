@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // TestMergeReplacesOnlyTheRerunBenchmark: a partial run's rows and method
@@ -32,7 +34,31 @@ func TestMergeReplacesOnlyTheRerunBenchmark(t *testing.T) {
 	if strings.Index(got, "### A") > strings.Index(got, "### B") || strings.Index(got, "### B") > strings.Index(got, "### C") {
 		t.Errorf("sections out of order:\n%s", got)
 	}
-	if _, err := merge(full, e, []result{{Name: "D", Unit: "ms", Samples: []float64{1}, Target: "(reported)"}}, time.Second, "d"); err == nil {
-		t.Error("a benchmark the report does not have must be refused")
+	// A benchmark added since the full run goes last, row and method.
+	got, err = merge(full, e, []result{{Name: "D", Unit: "ms", Samples: []float64{5}, Target: "(reported)", Method: "method D"}}, time.Second, "d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rowC, rowD, summaryEnd := strings.Index(got, "| C | "), strings.Index(got, "| D | 5.0"), strings.Index(got, "## Method")
+	if rowD < 0 || rowD < rowC || rowD > summaryEnd || strings.Index(got, "### D") < strings.Index(got, "### C") ||
+		strings.Index(got, "### D") > strings.Index(got, "## Go micro-benchmarks") {
+		t.Errorf("the new benchmark D is not last in the summary and the methods:\n%s", got)
+	}
+}
+
+// The steady-state backing indices of a stream per plan match what the
+// test node showed (issue 18: 5–6 Starter, 13–14 Pro, 29–30 Enterprise).
+func TestSteadyIndices(t *testing.T) {
+	for plan, want := range map[audit.Plan]int{audit.PlanStarter: 6, audit.PlanPro: 14, audit.PlanEnterprise: 30} {
+		if got := steadyIndices(plan); got != want {
+			t.Errorf("%s: %d backing indices, want %d", plan, got, want)
+		}
+	}
+	cum := make([]float64, 200)
+	for i := range cum {
+		cum[i] = float64(i+1) / 200 // 200 equal shares
+	}
+	if got := promoteThreshold(cum, 2000); got != 10 {
+		t.Errorf("threshold of equal shares: %d, want 10", got)
 	}
 }
