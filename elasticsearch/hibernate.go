@@ -27,16 +27,25 @@ import (
 // that reached it in the instant between the pass's check and its close
 // is shown again, never deleted unseen.
 
-// wake rolls each named stream over to a new, open write index.
-// Concurrent writers may both roll over; the extra empty index is
-// deleted by the next lifecycle pass.
-func (s *Store) wake(ctx context.Context, streams map[string]bool) error {
+// wake rolls each named stream over to a new, open write index, and
+// returns the error of each target (by position) whose stream it could not
+// wake: its event stays a retry (marked Full at the shard limit), and the
+// next write tries again. Concurrent writers may both roll over; the extra
+// empty index is deleted by the next lifecycle pass.
+func (s *Store) wake(ctx context.Context, streams map[string]bool, targets []target) map[int]error {
+	failed := map[string]error{}
 	for _, name := range slices.Sorted(maps.Keys(streams)) {
 		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+name+"/_rollover", nil, nil); err != nil {
-			return audit.Wrap(audit.EUNAVAILABLE, err, "waking the hibernated stream %s", name)
+			failed[name] = err
 		}
 	}
-	return nil
+	out := map[int]error{}
+	for i, t := range targets {
+		if err, ok := failed[t.index]; ok && streams[t.index] {
+			out[i] = err
+		}
+	}
+	return out
 }
 
 // closedIndices returns the closed backing indices of this service's

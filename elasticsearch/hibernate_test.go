@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,10 +12,12 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/storetest"
 )
 
 // TestLifecycleHibernatesExpiredStreams: the streams whose data has all
-// expired, an idle tenant's and the one a plan change left behind, are
+// expired, an idle tenant's, a departed one's (gone from the directory)
+// and the one a plan change left behind, are
 // left with no open shard by a lifecycle pass; a live tenant's stream is
 // untouched; a hibernated stream takes a new event (retried once, never
 // rejected), which is then shown, and the next pass deletes the old,
@@ -30,8 +33,8 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now()
 	day := 24 * time.Hour
-	g := gen.New(gen.Config{Seed: 18, Tenants: 3, WithIDs: true}, 50)
-	idle, changer, live := &g.Tenants()[0], &g.Tenants()[1], &g.Tenants()[2]
+	g := gen.New(gen.Config{Seed: 18, Tenants: 4, WithIDs: true}, 50)
+	idle, changer, live, departed := &g.Tenants()[0], &g.Tenants()[1], &g.Tenants()[2], &g.Tenants()[3]
 	write := func(tn *gen.Tenant, age time.Duration, n int) []audit.WriteResult {
 		t.Helper()
 		evs := make([]audit.Event, n)
@@ -59,6 +62,15 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 	mustCreate(write(idle, 40*day, 3))
 	mustCreate(write(changer, 100*day, 3))
 	mustCreate(write(live, 2*day, 3))
+	// A departed tenant: its Pro events are past Pro's year, and it is no
+	// longer in the directory; its stream's name keeps its plan.
+	if err := s.SetPlan(ctx, departed.ID, audit.PlanPro); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(write(departed, 400*day, 2))
+	if err := s.Client().DoJSON(ctx, http.MethodDelete, "/"+s.TenantsIndex()+"/_doc/"+strings.ToLower(departed.ID)+"?refresh=true", nil, nil); err != nil {
+		t.Fatal(err)
+	}
 	if err := s.SetPlan(ctx, changer.ID, audit.PlanStarter); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +80,7 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{s.StreamName(audit.PlanStarter, idle.ID), left}
+	want := []string{s.StreamName(audit.PlanStarter, idle.ID), left, s.StreamName(audit.PlanPro, departed.ID)}
 	slices.Sort(want)
 	if got := slices.Sorted(slices.Values(rep.Hibernated)); !slices.Equal(got, want) {
 		t.Fatalf("hibernated %v, want %v", got, want)
@@ -89,8 +101,8 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 	if n := count(t, s, s.TenantPattern(changer.ID)); n != 2 {
 		t.Fatalf("the tenant that changed plan has %d events, want its 2 recent ones", n)
 	}
-	if rep, err = s.RunLifecycle(ctx); err != nil || rep.Hibernating != 2 || len(rep.Hibernated) != 0 {
-		t.Fatalf("second pass: %+v %v, want both streams found hibernating", rep, err)
+	if rep, err = s.RunLifecycle(ctx); err != nil || rep.Hibernating != 3 || len(rep.Hibernated) != 0 {
+		t.Fatalf("second pass: %+v %v, want the three streams found hibernating", rep, err)
 	}
 	// The idle tenant comes back.
 	res := write(idle, time.Minute, 1)
@@ -150,7 +162,7 @@ func TestLifecycleRollsOverByTheStoreClock(t *testing.T) {
 	if err != nil || maxAge <= time.Hour {
 		t.Fatalf("starter rollover max_age %q", pol.RolloverMaxAge)
 	}
-	writeAll(t, s, []audit.Event{g.NextFor(tn, now)})
+	storetest.Write(t, s, []audit.Event{g.NextFor(tn, now)})
 	pass := func() elasticsearch.LifecycleReport {
 		t.Helper()
 		rep, err := s.RunLifecycle(ctx)
@@ -163,12 +175,12 @@ func TestLifecycleRollsOverByTheStoreClock(t *testing.T) {
 		t.Fatalf("first pass rolled over %v", rep.RolledOver)
 	}
 	now = now.Add(maxAge - time.Hour)
-	writeAll(t, s, []audit.Event{g.NextFor(tn, now)})
+	storetest.Write(t, s, []audit.Event{g.NextFor(tn, now)})
 	if rep := pass(); len(rep.RolledOver) != 0 {
 		t.Fatalf("a pass before max_age rolled over %v", rep.RolledOver)
 	}
 	now = now.Add(2 * time.Hour)
-	writeAll(t, s, []audit.Event{g.NextFor(tn, now)})
+	storetest.Write(t, s, []audit.Event{g.NextFor(tn, now)})
 	if rep := pass(); !slices.Equal(rep.RolledOver, []string{s.StreamName(audit.PlanStarter, tn.ID)}) {
 		t.Fatalf("a pass past max_age rolled over %v", rep.RolledOver)
 	}

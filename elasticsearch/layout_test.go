@@ -11,29 +11,8 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/storetest"
 )
-
-// writeAll writes events, again for those answered retry (as the indexer
-// does), and fails on anything but created or duplicate.
-func writeAll(t *testing.T, w audit.EventWriter, events []audit.Event) {
-	t.Helper()
-	for attempt := 0; len(events) > 0; attempt++ {
-		res, err := w.WriteEvents(context.Background(), events)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var again []audit.Event
-		for i, r := range res {
-			switch {
-			case r.Status == audit.WriteRetry && attempt < 3:
-				again = append(again, events[i])
-			case r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate:
-				t.Fatalf("write %s: %+v", events[i].ID, r)
-			}
-		}
-		events = again
-	}
-}
 
 // visibleIDs is every event id the tenant sees, by list, count and scan,
 // which must agree.
@@ -94,7 +73,7 @@ func TestLayoutsKeepTenantsApart(t *testing.T) {
 			e.ID = ids[i] // every tenant uses the same ids
 			evs = append(evs, e)
 		}
-		writeAll(t, s, evs)
+		storetest.Write(t, s, evs)
 		own[tn.ID] = append(own[tn.ID], evs...)
 	}
 	shared1, shared2, dedicated, promoted := &g.Tenants()[0], &g.Tenants()[1], &g.Tenants()[2], &g.Tenants()[3]
@@ -166,7 +145,7 @@ func TestPlanChangeMovesSharedData(t *testing.T) {
 	tn := &g.Tenants()[0]
 	day := 24 * time.Hour
 	recent, old := g.NextFor(tn, time.Now().Add(-10*day)), g.NextFor(tn, time.Now().Add(-400*day))
-	writeAll(t, stale, []audit.Event{recent, old}) // the stale writer caches enterprise
+	storetest.Write(t, stale, []audit.Event{recent, old}) // the stale writer caches enterprise
 	if got := visibleIDs(t, s, tn.ID); len(got) != 2 {
 		t.Fatalf("on enterprise the tenant sees %d of its 2 events", len(got))
 	}
@@ -181,7 +160,7 @@ func TestPlanChangeMovesSharedData(t *testing.T) {
 		t.Fatalf("the pro shared stream holds %d events, want the one copied", n)
 	}
 	late := g.NextFor(tn, time.Now().Add(-time.Hour))
-	writeAll(t, stale, []audit.Event{late})
+	storetest.Write(t, stale, []audit.Event{late})
 	if got := visibleIDs(t, s, tn.ID); len(got) != 1 {
 		t.Fatalf("before the pass the late event is not shown yet: %v", got)
 	}
@@ -213,14 +192,14 @@ func TestLifecyclePromotesGrownTenants(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		bigEvents = append(bigEvents, g.NextFor(big, time.Now().Add(-time.Duration(i)*time.Hour)))
 	}
-	writeAll(t, s, append(slices.Clone(bigEvents), g.NextFor(small, time.Now())))
+	storetest.Write(t, s, append(slices.Clone(bigEvents), g.NextFor(small, time.Now())))
 	refresh(t, s, s.AllStreamsPattern())
 	rep, err := s.RunLifecycle(ctx)
 	if err != nil || !slices.Equal(rep.Promoted, []string{strings.ToLower(big.ID)}) {
 		t.Fatalf("promoted %v (%v), want only the big tenant", rep.Promoted, err)
 	}
 	next := g.NextFor(big, time.Now())
-	writeAll(t, s, []audit.Event{next})
+	storetest.Write(t, s, []audit.Event{next})
 	refresh(t, s, s.AllStreamsPattern())
 	if n := count(t, s, s.StreamName(audit.PlanPro, big.ID)); n != 1 {
 		t.Fatalf("the promoted tenant's stream holds %d events, want its newest", n)

@@ -29,14 +29,16 @@ type LifecycleReport struct {
 	Promoted []string
 }
 
-// RunLifecycle is one pass of the built-in lifecycle worker, which
-// enforces retention where the cluster has no ILM (the test build). For
-// each tenant data stream, with the policy of the tenant's current plan
-// (read from the directory, so a plan change applies to data already
-// stored):
+// RunLifecycle is one pass of the built-in lifecycle worker. Where the
+// cluster has ILM, which then rolls over and deletes, the pass only keeps
+// the tenancy in order (tenancyPass). Otherwise (the test build) it
+// enforces retention too, for each data stream, with the policy of the
+// tenant's current plan (read from the directory, so a plan change applies
+// to data already stored; a shared stream has its plan's):
 //
 //  1. roll the write index over when it is older than the policy's
-//     rollover max_age or larger than its max_primary_shard_size, and not
+//     rollover max_age (by the wall clock, or by the store's since a pass
+//     first saw it) or larger than its max_primary_shard_size, and not
 //     empty (the same conditions ILM's rollover action uses);
 //  2. delete each non-write backing index whose newest event is older than
 //     the policy's delete min_age (the plan's retention). An empty
@@ -53,6 +55,10 @@ type LifecycleReport struct {
 // returned) does not stop the pass: the other streams are handled.
 func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	var rep LifecycleReport
+	if s.caps.ILM {
+		// ILM rolls over and deletes; the pass keeps the tenancy in order.
+		return rep, errors.Join(s.tenancyPass(ctx, &rep)...)
+	}
 	streams, err := s.resolveStreams(ctx, s.AllStreamsPattern())
 	if err != nil {
 		return rep, err
@@ -77,13 +83,21 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 			failed = append(failed, fmt.Errorf("%s: %w", st.Name, err))
 		}
 	}
+	failed = append(failed, s.tenancyPass(ctx, &rep)...)
+	return rep, errors.Join(failed...)
+}
+
+// tenancyPass finishes plan changes' copies out of shared streams and
+// promotes grown shared tenants.
+func (s *Store) tenancyPass(ctx context.Context, rep *LifecycleReport) []error {
+	var failed []error
 	if err := s.finishMoves(ctx); err != nil {
 		failed = append(failed, fmt.Errorf("finishing plan changes: %w", err))
 	}
-	if err := s.promoteGrown(ctx, &rep); err != nil {
+	if err := s.promoteGrown(ctx, rep); err != nil {
 		failed = append(failed, fmt.Errorf("promoting grown tenants: %w", err))
 	}
-	return rep, errors.Join(failed...)
+	return failed
 }
 
 // streamLifecycle is one stream's part of a pass. A failed rollover

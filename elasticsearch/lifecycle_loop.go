@@ -8,8 +8,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// LifecycleLoop runs RunLifecycle every interval until ctx ends. It is the
-// retention of a cluster without ILM; where ILM exists it is not started.
+// LifecycleLoop runs RunLifecycle every interval until ctx ends: the
+// retention of a cluster without ILM, and everywhere the tenancy's upkeep
+// (promotions, plan changes' copies).
 func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *slog.Logger, reg prometheus.Registerer) {
 	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_lifecycle_runs_total", Help: "Passes of the built-in lifecycle worker, by result.",
@@ -26,7 +27,10 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 	hibernated := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "auditlog_lifecycle_hibernated_streams", Help: "Data streams whose data has all expired, their write index closed (no open shard), as of the last pass.",
 	})
-	reg.MustRegister(runs, deleted, rolled, failed, hibernated)
+	promoted := prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "auditlog_lifecycle_promoted_tenants_total", Help: "Shared tenants moved to streams of their own for their volume (AUDITLOG_ES_PROMOTE_ABOVE).",
+	})
+	reg.MustRegister(runs, deleted, rolled, failed, hibernated, promoted)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -36,6 +40,7 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 		rolled.Add(float64(len(rep.RolledOver)))
 		failed.Set(float64(len(rep.Failed)))
 		hibernated.Set(float64(rep.Hibernating + len(rep.Hibernated)))
+		promoted.Add(float64(len(rep.Promoted)))
 		if err != nil {
 			runs.WithLabelValues("error").Inc()
 			if ctx.Err() == nil {
@@ -45,7 +50,7 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 		} else {
 			runs.WithLabelValues("ok").Inc()
 			log.Info("lifecycle pass", "streams", rep.Streams, "rolledOver", len(rep.RolledOver), "deleted", rep.Deleted,
-				"hibernated", rep.Hibernated, "reopened", rep.Reopened)
+				"hibernated", rep.Hibernated, "reopened", rep.Reopened, "promoted", rep.Promoted)
 		}
 		select {
 		case <-ctx.Done():

@@ -181,8 +181,9 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			asleep[targets[i].index] = true
 		}
 	}
-	if err := s.wake(ctx, asleep); err != nil {
-		return nil, err
+	for i, err := range s.wake(ctx, asleep, targets) {
+		results[i].Reason += "; waking it failed: " + err.Error()
+		results[i].Full = atShardLimit("validation_exception", err.Error())
 	}
 	if len(existing) > 0 {
 		if err := s.settle(ctx, events, targets, out.Items, existing, results); err != nil {

@@ -15,6 +15,7 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"sort"
@@ -58,6 +59,11 @@ type env struct {
 	queryStore  *elasticsearch.Store
 	queryTenant string
 	queryN      int
+
+	// capacityOut is where the tenancy simulation writes its capacity
+	// table: docs/tenancy-capacity.md beside the repository's
+	// BENCHMARKS.md, else next to the report (a smoke run's temporary one).
+	capacityOut string
 }
 
 func main() {
@@ -80,7 +86,11 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	e := &env{esURL: os.Getenv("AUDITLOG_TEST_ES_URL"), brokers: strings.Split(os.Getenv("AUDITLOG_TEST_KAFKA_BROKERS"), ","),
-		scale: *scale, runs: *runs, kafka: os.Getenv("AUDITLOG_KAFKA_VERSION"), pids: map[string]int{"auditbench": 0}}
+		scale: *scale, runs: *runs, kafka: os.Getenv("AUDITLOG_KAFKA_VERSION"), pids: map[string]int{"auditbench": 0},
+		capacityOut: *out + ".tenancy-capacity.md"}
+	if filepath.Base(*out) == "BENCHMARKS.md" {
+		e.capacityOut = filepath.Join(filepath.Dir(*out), "docs", "tenancy-capacity.md")
+	}
 	if *servicesDir != "" {
 		if pid := readPid(*servicesDir + "/es.pid"); pid > 0 {
 			e.pids["elasticsearch"] = pid

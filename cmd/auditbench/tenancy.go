@@ -16,6 +16,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/storetest"
 )
 
 // The tenancy simulation (issue 18): N tenants, 70% Starter, 25% Pro, 5%
@@ -58,7 +59,7 @@ func benchTenancy(ctx context.Context, e *env) ([]result, error) {
 		}
 		rows = append(rows, row)
 	}
-	if err := os.WriteFile("docs/tenancy-capacity.md", []byte(capacityDoc(e, rows)), 0o644); err != nil {
+	if err := os.WriteFile(e.capacityOut, []byte(capacityDoc(e, rows)), 0o644); err != nil {
 		return nil, err
 	}
 	var out []result
@@ -229,21 +230,14 @@ func writeConcurrently(ctx context.Context, s audit.EventWriter, events []audit.
 }
 
 func writeRetrying(ctx context.Context, s audit.EventWriter, b []audit.Event) error {
-	for attempt := 0; len(b) > 0; attempt++ {
-		res, err := s.WriteEvents(ctx, b)
-		if err != nil {
-			return err
+	res, err := storetest.WriteSettled(ctx, s, b)
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+			return fmt.Errorf("write: %v %s", r.Status, r.Reason)
 		}
-		var again []audit.Event
-		for i, r := range res {
-			switch {
-			case r.Status == audit.WriteRetry && attempt < 5:
-				again = append(again, b[i])
-			case r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate:
-				return fmt.Errorf("write: %v %s", r.Status, r.Reason)
-			}
-		}
-		b = again
 	}
 	return nil
 }

@@ -304,18 +304,21 @@ func (m *Main) runIndex(ctx context.Context) error {
 		if err != nil {
 			return // bg ended: shutting down
 		}
-		if !store.Capabilities().ILM {
-			// The lifecycle worker runs inside this background work, so
-			// Close waits for it too.
+		// The lifecycle worker runs inside this background work, so Close
+		// waits for it too. Where ILM enforces retention, it only keeps the
+		// tenancy in order (promotions, plan changes' copies).
+		if store.Capabilities().ILM {
+			m.Logger.Info("ILM enforces retention; the lifecycle worker promotes grown tenants and finishes plan changes", "interval", cfg.Retention.Interval)
+		} else {
 			m.Logger.Info("no ILM in this cluster: the built-in lifecycle worker enforces retention", "interval", cfg.Retention.Interval)
-			var wg sync.WaitGroup
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				store.LifecycleLoop(bg, cfg.Retention.Interval, m.Logger.With("component", "lifecycle"), m.Registry)
-			}()
-			defer wg.Wait()
 		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			store.LifecycleLoop(bg, cfg.Retention.Interval, m.Logger.With("component", "lifecycle"), m.Registry)
+		}()
+		defer wg.Wait()
 		policy, err := m.indexPolicy(bg, store)
 		if err != nil {
 			return // bg ended: shutting down

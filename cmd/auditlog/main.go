@@ -31,7 +31,7 @@ Commands:
   serve     run the HTTP API (GET /api/audit-logs, export, ingest, panel)
   index     run the Kafka → Elasticsearch indexer
   token     print a signed development JWT for a tenant and role
-  tenant    list tenants, show or set a tenant's plan (tenant list|show|set-plan)
+  tenant    list tenants, show or set a tenant's plan, promote a tenant (tenant list|show|set-plan|promote|periodic)
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
   healthcheck  exit 0 when the serve or index on AUDITLOG_HTTP_ADDR is ready
   verify    check a tenant's periodic export offline: its signed digest chain and files

@@ -97,26 +97,28 @@ func NewDataset(n int) *Dataset {
 func Write(t testing.TB, w audit.EventWriter, events []audit.Event) {
 	t.Helper()
 	for i := 0; i < len(events); i += 2000 {
-		batch := events[i:min(i+2000, len(events))]
-		// Retries are written again, as the indexer does (a hibernated
-		// stream answers one while it wakes); at most a few times.
-		for attempt := 0; len(batch) > 0; attempt++ {
-			res, err := w.WriteEvents(context.Background(), batch)
-			if err != nil {
-				t.Fatal(err)
+		res, err := WriteSettled(context.Background(), w, events[i:min(i+2000, len(events))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+				t.Fatalf("write: %v %s", r.Status, r.Reason)
 			}
-			var again []audit.Event
-			for k, r := range res {
-				switch {
-				case r.Status == audit.WriteRetry && attempt < 3:
-					again = append(again, batch[k])
-				case r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate:
-					t.Fatalf("write: %v %s", r.Status, r.Reason)
-				}
-			}
-			batch = again
 		}
 	}
+}
+
+// WriteSettled writes events as the indexer does (audit.WriteSettled):
+// items answered retry are written again (a hibernated stream answers one
+// while it wakes), at most five times, with no wait.
+func WriteSettled(ctx context.Context, w audit.EventWriter, events []audit.Event) ([]audit.WriteResult, error) {
+	attempts := 0
+	return audit.WriteSettled(ctx, w, events, audit.Retrier{
+		Wait:         func(context.Context) bool { attempts++; return attempts <= 5 },
+		BatchFailed:  func(error, int) bool { return false },
+		ItemsRetried: func(int, audit.WriteResult) {},
+	})
 }
 
 // Expected filters and sorts events in Go, independently of any store:
