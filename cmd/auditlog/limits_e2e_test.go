@@ -80,7 +80,9 @@ func worstCases(t *testing.T, bin string, vars []string) {
 		"AUDITLOG_INGEST_TOKEN=svc", "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_LOG_LEVEL=warn"), "serve")
 	waitReady(t, base)
 	const n = 30000
-	g := gen.New(gen.Config{Seed: 17, Tenants: 1, FirstTenantID: demoTenant, Start: time.Date(2019, 1, 1, 0, 0, 0, 0, time.UTC), End: time.Now().Add(-time.Hour)}, n)
+	// Six years: within the default (Enterprise) plan's retention of seven,
+	// which every read path enforces.
+	g := gen.New(gen.Config{Seed: 17, Tenants: 1, FirstTenantID: demoTenant, Start: time.Now().AddDate(-6, 0, 0), End: time.Now().Add(-time.Hour)}, n)
 	for sent := 0; sent < n; sent += 1000 {
 		batch := make([]audit.Event, 1000)
 		for i := range batch {
