@@ -38,7 +38,8 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 	if esURL := testenv.ElasticsearchURL(t); esURL != "" {
 		prefix := testenv.Name("auditlog-tenantcmd")
 		loadES(t, esURL, prefix, events)
-		stores["elasticsearch"] = map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": esURL, "AUDITLOG_ES_INDEX_PREFIX": prefix}
+		stores["elasticsearch"] = map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": esURL, "AUDITLOG_ES_INDEX_PREFIX": prefix,
+			"AUDITLOG_ES_TENANT_LAYOUT": "shared"}
 	}
 	for name, vars := range stores {
 		t.Run(name, func(t *testing.T) {
@@ -122,8 +123,8 @@ func testTenantPeriodic(t *testing.T, vars map[string]string, tenant string) {
 	}
 }
 
-// testTenantPromote: on Elasticsearch a tenant registered by set-plan is in
-// its plan's shared stream (AUDITLOG_ES_TENANT_LAYOUT's default) and
+// testTenantPromote: on Elasticsearch with AUDITLOG_ES_TENANT_LAYOUT=shared
+// a tenant registered by set-plan is in its plan's shared stream, and
 // promote gives it a stream of its own; the embedded store has no layouts
 // and says so.
 func testTenantPromote(t *testing.T, store string, vars map[string]string, tenant string) {
