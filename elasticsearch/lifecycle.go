@@ -143,6 +143,7 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 			return errors.Join(rollErr, err)
 		}
 		idle = allExpired(st.BackingIndices, newest, cutoff)
+		write = st.BackingIndices[len(st.BackingIndices)-1]
 	}
 	for _, idx := range st.BackingIndices[:len(st.BackingIndices)-1] { // never the write index
 		if ts, hasDocs := newest[idx]; hasDocs && !ts.Before(cutoff) {
@@ -156,8 +157,7 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 		delete(s.seen, idx)
 		s.mu.Unlock()
 	}
-	if idle && rollErr == nil && !hasDocs(newest, st.BackingIndices[len(st.BackingIndices)-1]) {
-		write := st.BackingIndices[len(st.BackingIndices)-1]
+	if idle && rollErr == nil && !hasDocs(newest, write) {
 		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+write+"/_close", nil, nil); err != nil {
 			return fmt.Errorf("hibernating %s: %w", st.Name, err)
 		}
