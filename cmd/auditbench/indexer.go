@@ -39,20 +39,8 @@ func uniq(prefix string) string {
 // freshStore is a store under a new prefix, bootstrapped, with every
 // tenant already in the directory, so both paths start alike.
 func freshStore(ctx context.Context, e *env, tenants []gen.Tenant) (*elasticsearch.Store, error) {
-	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{e.esURL}, IndexPrefix: uniq("bench")})
+	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: uniq("bench")}, elasticsearch.StoreConfig{})
 	if err != nil {
-		return nil, err
-	}
-	caps, err := c.Detect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.esVersion = caps.Version
-	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
-	if err != nil {
-		return nil, err
-	}
-	if err := s.Bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	for _, t := range tenants {
@@ -286,4 +274,25 @@ func indexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic string,
 		return 0, err
 	}
 	return float64(n) / elapsed.Seconds(), nil
+}
+
+// benchStore is a bootstrapped store on the benchmark's cluster with the
+// client configuration cc (its URLs set here) and the store configuration
+// sc; it records the cluster's version for the report.
+func benchStore(ctx context.Context, e *env, cc elasticsearch.Config, sc elasticsearch.StoreConfig) (*elasticsearch.Store, error) {
+	cc.URLs = []string{e.esURL}
+	c, err := elasticsearch.New(cc)
+	if err != nil {
+		return nil, err
+	}
+	caps, err := c.Detect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.esVersion = caps.Version
+	s, err := elasticsearch.NewStore(c, caps, sc)
+	if err != nil {
+		return nil, err
+	}
+	return s, s.Bootstrap(ctx)
 }

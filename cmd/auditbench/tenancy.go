@@ -188,21 +188,8 @@ func closeRun(ctx context.Context, s *elasticsearch.Store) {
 func tenancyStore(ctx context.Context, e *env, promoteAbove int64, now func() time.Time) (*elasticsearch.Store, error) {
 	// Cluster-state changes slow down with thousands of indices on the one
 	// test node: a longer request timeout than the service's default.
-	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{e.esURL}, IndexPrefix: uniq("tenancy"), RequestTimeout: 2 * time.Minute})
-	if err != nil {
-		return nil, err
-	}
-	caps, err := c.Detect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	e.esVersion = caps.Version
-	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, Now: now,
-		NewTenants: elasticsearch.LayoutShared, PromoteAbove: promoteAbove})
-	if err != nil {
-		return nil, err
-	}
-	return s, s.Bootstrap(ctx)
+	return benchStore(ctx, e, elasticsearch.Config{IndexPrefix: uniq("tenancy"), RequestTimeout: 2 * time.Minute},
+		elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, Now: now, NewTenants: elasticsearch.LayoutShared, PromoteAbove: promoteAbove})
 }
 
 // registerTenants puts every tenant in the directory with its plan, 16 at
