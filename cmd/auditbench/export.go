@@ -119,7 +119,7 @@ func exportDataset(ctx context.Context, e *env) (*elasticsearch.Store, string, e
 		n := max(20000, int(1000000*e.scale))
 		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
 		var err error
-		if s, err = freshStore(ctx, e, g.Tenants()); err != nil {
+		if s, err = freshStore(ctx, e, enterprise(g.Tenants())); err != nil {
 			return nil, "", err
 		}
 		if err := loadEvents(ctx, s, g, n, 4); err != nil {

@@ -51,6 +51,20 @@ func freshStore(ctx context.Context, e *env, tenants []gen.Tenant) (*elasticsear
 	return s, nil
 }
 
+// enterprise puts tenants on the Enterprise plan. The datasets of the
+// query, export and periodic benchmarks lie on fixed dates (the same
+// events on every machine and every day), and the server reads each
+// tenant within its plan's retention (audit.Retained): on a 30-day
+// Starter plan they would fade out of the served results day by day, and
+// the server's figures would no longer be those of the same events as
+// the direct reads beside them. Seven years keeps every event visible.
+func enterprise(tenants []gen.Tenant) []gen.Tenant {
+	for i := range tenants {
+		tenants[i].Plan = audit.PlanEnterprise
+	}
+	return tenants
+}
+
 // benchIndexer compares the Kafka → Elasticsearch indexer end to end with
 // the raw _bulk ceiling: the same documents, the same batch size and
 // concurrency, sent straight to Elasticsearch with no Kafka and no

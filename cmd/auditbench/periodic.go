@@ -102,8 +102,7 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 // prefix.
 func dayStore(ctx context.Context, e *env, n int, seed uint64) (*elasticsearch.Store, string, error) {
 	g := gen.New(gen.Config{Seed: seed, Tenants: 1, WithIDs: true, Start: periodicDay, End: periodicDay.Add(24 * time.Hour)}, n)
-	tenants := g.Tenants()
-	tenants[0].Plan = audit.PlanEnterprise
+	tenants := enterprise(g.Tenants())
 	s, err := freshStore(ctx, e, tenants)
 	if err != nil {
 		return nil, "", err

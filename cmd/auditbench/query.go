@@ -29,7 +29,7 @@ import (
 func benchQuery(ctx context.Context, e *env) ([]result, error) {
 	n := max(20000, int(1000000*e.scale))
 	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
-	s, err := freshStore(ctx, e, g.Tenants())
+	s, err := freshStore(ctx, e, enterprise(g.Tenants()))
 	if err != nil {
 		return nil, err
 	}
