@@ -279,8 +279,8 @@ func (b *binder) elasticsearch(c *Config) {
 	b.str(&c.ES.IndexPrefix, "es-index-prefix", "AUDITLOG_ES_INDEX_PREFIX", "auditlog", "prefix of data streams, templates and policies")
 	b.int(&c.ES.Replicas, "es-replicas", "AUDITLOG_ES_REPLICAS", 0, "replicas per backing index (0 for a single node)")
 	b.str(&c.DefaultPlan, "default-plan", "AUDITLOG_DEFAULT_PLAN", "enterprise", "plan of a tenant first seen: starter, pro or enterprise (the longest retention by default)")
-	b.str(&c.ES.TenantLayout, "es-tenant-layout", "AUDITLOG_ES_TENANT_LAYOUT", "dedicated",
-		"where a tenant first seen writes: dedicated (a data stream of its own) or shared (its plan's shared data stream, no shard of its own: for thousands of tenants)")
+	b.str(&c.ES.TenantLayout, "es-tenant-layout", "AUDITLOG_ES_TENANT_LAYOUT", "shared",
+		"where a tenant first seen writes: shared (its plan's shared data stream, no shard of its own; promoted to its own stream when it grows) or dedicated (a data stream of its own from the first event)")
 	b.int(&c.ES.PromoteAbove, "es-promote-above", "AUDITLOG_ES_PROMOTE_ABOVE", 1000000,
 		"a shared tenant with more events than this in the last 7 days moves to a dedicated stream at the next lifecycle pass (0: only by `auditlog tenant promote`)")
 }

@@ -262,7 +262,11 @@ check("dragging across the histogram narrows the dates", async ({ page }) => {
   await page.mouse.down();
   await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
   await page.mouse.up();
-  await page.waitForURL(/range=custom.*from=.*to=/, { timeout: T });
+  await page.waitForURL(/range=custom.*from=.*to=/, { timeout: T }).catch(async (e) => {
+    // Say what the histogram held, so that a failure explains itself.
+    const bars = await h.locator("rect title").allTextContents();
+    throw new Error(`${e.message}\n  url ${page.url()}\n  ${bars.length} bars, box ${JSON.stringify(box)}: ${bars.slice(0, 3).join(", ")} … ${bars.slice(-2).join(", ")}`);
+  });
 });
 
 check("the main views have no serious or critical accessibility violation (axe-core)", async ({ page }) => {
