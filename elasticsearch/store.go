@@ -49,6 +49,7 @@ type Store struct {
 
 	mu      sync.Mutex
 	tenants map[string]cachedPlacement
+	sweepAt int                  // the cache size at which remember next drops expired entries
 	seen    map[string]time.Time // write indices by when a lifecycle pass first saw them
 }
 
@@ -364,10 +365,22 @@ func (s *Store) cached(tenantID string) (placement, bool) {
 	return c.placement, true
 }
 
+// remember caches a placement for TenantCacheTTL. Expired entries are
+// swept whenever the cache has doubled since the last sweep, so it holds
+// about the tenants seen within a TTL, never every tenant ever seen.
 func (s *Store) remember(tenantID string, p placement) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.tenants[strings.ToLower(tenantID)] = cachedPlacement{placement: p, expires: s.cfg.Now().Add(s.cfg.TenantCacheTTL)}
+	now := s.cfg.Now()
+	if len(s.tenants) >= s.sweepAt {
+		for k, c := range s.tenants {
+			if now.After(c.expires) {
+				delete(s.tenants, k)
+			}
+		}
+		s.sweepAt = max(1024, 2*len(s.tenants))
+	}
+	s.tenants[strings.ToLower(tenantID)] = cachedPlacement{placement: p, expires: now.Add(s.cfg.TenantCacheTTL)}
 }
 
 func (s *Store) forget(tenantID string) {

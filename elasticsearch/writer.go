@@ -135,6 +135,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(events) * 1024)
+	s.prefetchPlacements(ctx, tenantsOf(events))
 	places := map[string]placement{}
 	targets := make([]target, len(events))
 	for i := range events {
