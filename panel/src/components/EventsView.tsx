@@ -33,9 +33,10 @@ export function EventsView({ operator }: { operator: boolean }) {
     setFresh([]);
   }, [key]);
   const page = first.data;
-  // The filter bar (Mantine's comboboxes: about 100 ms of script on a
-  // first visit) renders in the frame after the first page of rows, so
-  // that the rows do not wait for it; a placeholder keeps its place.
+  // The filter bar's comboboxes (about 100 ms of script on a first visit)
+  // render in the frame after the first page of rows, so that the rows do
+  // not wait for them; until then a skeleton bar of the same size keeps
+  // their place, so the histogram and the rows never move.
   const barShown = useAfterPaint(page !== undefined || first.error !== undefined);
   // Followed events can repeat the newest one (from is inclusive).
   const seen = new Set<string>();
@@ -67,7 +68,7 @@ export function EventsView({ operator }: { operator: boolean }) {
   };
   return (
     <Stack>
-      {barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} /> : <div style={{ minHeight: 60 }} aria-hidden />}
+      <FilterBar filters={filters} onChange={setFilters} operator={operator} skeleton={!barShown} />
       <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="total">

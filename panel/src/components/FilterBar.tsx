@@ -17,8 +17,12 @@ const toLocalInput = (iso?: string) => {
 };
 const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : undefined);
 
-/** FilterBar edits the filters; text fields apply when typing pauses. */
-export function FilterBar({ filters, onChange, operator }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean }) {
+/** FilterBar edits the filters; text fields apply when typing pauses.
+ * With skeleton, the comboboxes (about 100 ms of script on a first
+ * visit) are read-only text inputs of the same label and width: the bar
+ * then takes exactly the place the real one will, at every width, so
+ * that nothing below it moves when the real one replaces it. */
+export function FilterBar({ filters, onChange, operator, skeleton = false }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean; skeleton?: boolean }) {
   const [text, setText] = useState({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" });
   useEffect(() => setText({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" }),
     [filters.actorEmail, filters.resourceId, filters.q]);
@@ -30,7 +34,7 @@ export function FilterBar({ filters, onChange, operator }: { filters: Filters; o
     return () => clearTimeout(t);
   });
   return (
-    <Group align="end" gap="sm" wrap="wrap" data-testid="filters">
+    <Group align="end" gap="sm" wrap="wrap" data-testid="filters" data-skeleton={skeleton || undefined}>
       <SegmentedControl
         value={filters.range}
         onChange={(v) => onChange({ ...filters, range: v as Filters["range"], from: filters.from, to: filters.to })}
@@ -43,10 +47,13 @@ export function FilterBar({ filters, onChange, operator }: { filters: Filters; o
         </>
       )}
       <TextInput label="User e-mail" placeholder="name@company.com" value={text.actorEmail} onChange={(e) => setText({ ...text, actorEmail: e.currentTarget.value })} />
-      <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={200} />
-      <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={240} />
+      {skeleton ? <TextInput label="Action" value={filters.action.join(", ")} readOnly w={200} /> :
+        <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={200} />}
+      {skeleton ? <TextInput label="Resource kind" value={filters.resourceType.join(", ")} readOnly w={240} /> :
+        <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={240} />}
       <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={300} />
-      <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={130} />
+      {skeleton ? <TextInput label="Outcome" value={filters.outcome ?? ""} readOnly w={130} /> :
+        <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={130} />}
       <TextInput label="Search" placeholder="words, prefix*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })} />
       {!operator && (
         <Switch label="Operator team only (cross_tenant)" checked={filters.crossTenant === true}
