@@ -8,7 +8,7 @@ import { useAfterPaint, useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
 import { EventsTable } from "./EventsTable";
 import { ExportButton } from "./ExportButton";
-import { FilterBar } from "./FilterBar";
+import { FilterBar, FilterBarSkeleton } from "./FilterBar";
 import { Histogram } from "./Histogram";
 
 /** EventsView is the log: filters, histogram, table, load more, follow
@@ -33,10 +33,10 @@ export function EventsView({ operator }: { operator: boolean }) {
     setFresh([]);
   }, [key]);
   const page = first.data;
-  // The filter bar's comboboxes (about 100 ms of script on a first visit)
-  // render in the frame after the first page of rows, so that the rows do
-  // not wait for them; until then a skeleton bar of the same size keeps
-  // their place, so the histogram and the rows never move.
+  // The filter bar (its comboboxes: about 100 ms of script on a first
+  // visit) renders in the frame after the first page of rows, so that the
+  // rows do not wait for it; until then a skeleton of the same size keeps
+  // its place, so the histogram and the rows never move.
   const barShown = useAfterPaint(page !== undefined || first.error !== undefined);
   // Followed events can repeat the newest one (from is inclusive).
   const seen = new Set<string>();
@@ -68,7 +68,8 @@ export function EventsView({ operator }: { operator: boolean }) {
   };
   return (
     <Stack>
-      <FilterBar filters={filters} onChange={setFilters} operator={operator} skeleton={!barShown} />
+      {barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} />
+        : <FilterBarSkeleton custom={filters.range === "custom"} operator={operator} />}
       <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="total">

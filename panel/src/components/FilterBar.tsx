@@ -1,4 +1,4 @@
-import { Button, Group, MultiSelect, SegmentedControl, Select, Switch, TextInput } from "@mantine/core";
+import { Button, Group, MultiSelect, SegmentedControl, Select, Switch, TextInput, rem } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { defaultFilters, type Filters } from "../filters";
 
@@ -17,12 +17,29 @@ const toLocalInput = (iso?: string) => {
 };
 const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : undefined);
 
-/** FilterBar edits the filters; text fields apply when typing pauses.
- * With skeleton, the comboboxes (about 100 ms of script on a first
- * visit) are read-only text inputs of the same label and width: the bar
- * then takes exactly the place the real one will, at every width, so
- * that nothing below it moves when the real one replaces it. */
-export function FilterBar({ filters, onChange, operator, skeleton = false }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean; skeleton?: boolean }) {
+/** Sizes of the bar's items, in px at the default scale: the real bar
+ * fixes the widths, and FilterBarSkeleton draws boxes of the same widths
+ * and of the items' heights, so that both wrap alike at every width. */
+const W = { range: 256, date: 200, email: 200, action: 200, kind: 240, id: 300, outcome: 130, search: 200, operator: 264, reset: 76 };
+const H = { range: 35.7, input: 60.8, operator: 20, reset: 36 };
+
+/** FilterBarSkeleton holds the filter bar's place until it renders: its
+ * comboboxes cost about 100 ms of script on a first visit, so the bar
+ * comes in the frame after the first rows. Plain boxes cost nothing, and
+ * nothing below moves when the bar replaces them. */
+export function FilterBarSkeleton({ custom, operator }: { custom: boolean; operator: boolean }) {
+  const items: [number, number][] = [[W.range, H.range], ...(custom ? [[W.date, H.input], [W.date, H.input]] as [number, number][] : []),
+    [W.email, H.input], [W.action, H.input], [W.kind, H.input], [W.id, H.input], [W.outcome, H.input], [W.search, H.input],
+    ...(operator ? [] : [[W.operator, H.operator]] as [number, number][]), [W.reset, H.reset]];
+  return (
+    <Group align="end" gap="sm" wrap="wrap" data-testid="filters" data-skeleton aria-hidden>
+      {items.map(([w, h], i) => <div key={i} style={{ width: rem(w), height: rem(h) }} />)}
+    </Group>
+  );
+}
+
+/** FilterBar edits the filters; text fields apply when typing pauses. */
+export function FilterBar({ filters, onChange, operator }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean }) {
   const [text, setText] = useState({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" });
   useEffect(() => setText({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" }),
     [filters.actorEmail, filters.resourceId, filters.q]);
@@ -34,32 +51,29 @@ export function FilterBar({ filters, onChange, operator, skeleton = false }: { f
     return () => clearTimeout(t);
   });
   return (
-    <Group align="end" gap="sm" wrap="wrap" data-testid="filters" data-skeleton={skeleton || undefined}>
-      <SegmentedControl
+    <Group align="end" gap="sm" wrap="wrap" data-testid="filters">
+      <SegmentedControl w={W.range}
         value={filters.range}
         onChange={(v) => onChange({ ...filters, range: v as Filters["range"], from: filters.from, to: filters.to })}
         data={[{ value: "24h", label: "24 h" }, { value: "7d", label: "7 d" }, { value: "30d", label: "30 d" }, { value: "all", label: "All" }, { value: "custom", label: "Custom" }]}
       />
       {filters.range === "custom" && (
         <>
-          <TextInput type="datetime-local" label="From" value={toLocalInput(filters.from)} onChange={(e) => onChange({ ...filters, from: fromLocalInput(e.currentTarget.value) })} />
-          <TextInput type="datetime-local" label="To" value={toLocalInput(filters.to)} onChange={(e) => onChange({ ...filters, to: fromLocalInput(e.currentTarget.value) })} />
+          <TextInput type="datetime-local" label="From" w={W.date} value={toLocalInput(filters.from)} onChange={(e) => onChange({ ...filters, from: fromLocalInput(e.currentTarget.value) })} />
+          <TextInput type="datetime-local" label="To" w={W.date} value={toLocalInput(filters.to)} onChange={(e) => onChange({ ...filters, to: fromLocalInput(e.currentTarget.value) })} />
         </>
       )}
-      <TextInput label="User e-mail" placeholder="name@company.com" value={text.actorEmail} onChange={(e) => setText({ ...text, actorEmail: e.currentTarget.value })} />
-      {skeleton ? <TextInput label="Action" value={filters.action.join(", ")} readOnly w={200} /> :
-        <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={200} />}
-      {skeleton ? <TextInput label="Resource kind" value={filters.resourceType.join(", ")} readOnly w={240} /> :
-        <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={240} />}
-      <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={300} />
-      {skeleton ? <TextInput label="Outcome" value={filters.outcome ?? ""} readOnly w={130} /> :
-        <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={130} />}
-      <TextInput label="Search" placeholder="words, prefix*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })} />
+      <TextInput label="User e-mail" w={W.email} placeholder="name@company.com" value={text.actorEmail} onChange={(e) => setText({ ...text, actorEmail: e.currentTarget.value })} />
+      <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={W.action} />
+      <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={W.kind} />
+      <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={W.id} />
+      <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={W.outcome} />
+      <TextInput label="Search" w={W.search} placeholder="words, prefix*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })} />
       {!operator && (
-        <Switch label="Operator team only (cross_tenant)" checked={filters.crossTenant === true}
+        <Switch label="Operator team only (cross_tenant)" w={W.operator} checked={filters.crossTenant === true}
           onChange={(e) => onChange({ ...filters, crossTenant: e.currentTarget.checked ? true : undefined })} />
       )}
-      <Button variant="subtle" onClick={() => onChange({ ...defaultFilters })}>Reset</Button>
+      <Button variant="subtle" w={W.reset} onClick={() => onChange({ ...defaultFilters })}>Reset</Button>
     </Group>
   );
 }
