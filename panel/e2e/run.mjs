@@ -253,21 +253,35 @@ check("follow mode shows a new event as it arrives", async ({ page }) => {
   await page.getByTestId("event-row").filter({ hasText: "followed@x.example" }).first().waitFor({ timeout: T });
 });
 
-check("nothing moves while the page loads (cumulative layout shift below 0.01)", async ({ page }) => {
-  await page.goto(`${PANEL}?range=30d`);
-  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
-  await page.locator('[data-testid="filters"]:not([data-skeleton])').waitFor({ timeout: T });
-  await page.getByTestId("histogram").locator("rect").first().waitFor({ timeout: T });
-  await page.waitForTimeout(500);
-  const shifts = await page.evaluate(() => new Promise((resolve) => {
-    new PerformanceObserver((list) => resolve(list.getEntries().filter((e) => !e.hadRecentInput)
-      .map((e) => ({ value: e.value, nodes: e.sources.map((s) => s.node?.nodeName + "." + (s.node?.className?.baseVal ?? s.node?.className ?? "")).slice(0, 3) }))))
-      .observe({ type: "layout-shift", buffered: true });
-    setTimeout(() => resolve([]), 1000);
-  }));
-  const cls = shifts.reduce((a, s) => a + s.value, 0);
-  if (cls >= 0.01) throw new Error(`cumulative layout shift ${cls.toFixed(3)}: ${JSON.stringify(shifts)}`);
+check("nothing moves while the page loads (cumulative layout shift below 0.01), wide and narrow", async ({ page }) => {
+  const size = page.viewportSize();
+  try {
+    await layoutStaysPut(page);
+  } finally {
+    await page.setViewportSize(size);
+  }
 });
+
+/** layoutStaysPut loads the list at two widths and fails on a layout
+ * shift (as Chromium's layout-shift entries report it). */
+async function layoutStaysPut(page) {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 844 });
+    await page.goto(`${PANEL}?range=30d`);
+    await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+    await page.locator('[data-testid="filters"]:not([data-skeleton])').waitFor({ timeout: T });
+    await page.getByTestId("histogram").locator("rect").first().waitFor({ timeout: T });
+    await page.waitForTimeout(500);
+    const shifts = await page.evaluate(() => new Promise((resolve) => {
+      new PerformanceObserver((list) => resolve(list.getEntries().filter((e) => !e.hadRecentInput)
+        .map((e) => ({ value: e.value, nodes: e.sources.map((s) => s.node?.nodeName + "." + (s.node?.className?.baseVal ?? s.node?.className ?? "")).slice(0, 3) }))))
+        .observe({ type: "layout-shift", buffered: true });
+      setTimeout(() => resolve([]), 1000);
+    }));
+    const cls = shifts.reduce((a, s) => a + s.value, 0);
+    if (cls >= 0.01) throw new Error(`${width} px wide: cumulative layout shift ${cls.toFixed(3)}: ${JSON.stringify(shifts)}`);
+  }
+}
 
 check("dragging across the histogram narrows the dates", async ({ page }) => {
   await page.goto(`${PANEL}?range=30d`);
