@@ -85,14 +85,7 @@ func TestWriteReadsTheDirectoryOncePerBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	caps, err := c.Detect(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := elasticsearch.NewStore(c, caps, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _ := storeOn(t, c, cfg)
 	res, err := w.WriteEvents(ctx, events)
 	if err != nil {
 		t.Fatal(err)

@@ -49,7 +49,21 @@ func TestTemplateAndPolicyBodiesGolden(t *testing.T) {
 
 func newStore(t *testing.T, cfg elasticsearch.StoreConfig) (*elasticsearch.Store, elasticsearch.Capabilities) {
 	t.Helper()
-	c := newClient(t)
+	s, caps := storeOn(t, newClient(t), cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := s.Bootstrap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bootstrap(ctx); err != nil {
+		t.Fatalf("bootstrap is not idempotent: %v", err)
+	}
+	return s, caps
+}
+
+// storeOn is a store on c, for the cluster c detects; not bootstrapped.
+func storeOn(t *testing.T, c *elasticsearch.Client, cfg elasticsearch.StoreConfig) (*elasticsearch.Store, elasticsearch.Capabilities) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	caps, err := c.Detect(ctx)
@@ -59,12 +73,6 @@ func newStore(t *testing.T, cfg elasticsearch.StoreConfig) (*elasticsearch.Store
 	s, err := elasticsearch.NewStore(c, caps, cfg)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := s.Bootstrap(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Bootstrap(ctx); err != nil {
-		t.Fatalf("bootstrap is not idempotent: %v", err)
 	}
 	return s, caps
 }
