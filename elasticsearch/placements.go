@@ -9,19 +9,37 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// prefetchPlacements reads, in one _mget, the directory entries of the
-// tenants among tenantIDs whose placement is not cached, and caches those
-// found. A batch of events from hundreds of tenants (the shared layout's
-// long tail) then costs one directory round trip instead of one per
-// tenant each time the cache expires. It is an optimisation only: on any
-// failure it does nothing, and WriteEvents' per-tenant lookup (place,
-// then EnsureTenant for a tenant first seen) reads again and reports the
-// error there.
-func (s *Store) prefetchPlacements(ctx context.Context, tenantIDs []string) {
-	ids := make([]string, 0, len(tenantIDs))
-	for _, t := range tenantIDs {
+// batchPlacements returns the placement of every tenant of a batch, by
+// lower-cased tenant id, registering the tenants first seen (EnsureTenant
+// with the default plan). The entries not cached are read first in one
+// _mget, so that a batch from hundreds of tenants (the shared layout's
+// long tail) costs one directory round trip, not one per tenant each time
+// the cache expires.
+func (s *Store) batchPlacements(ctx context.Context, events []audit.Event) (map[string]placement, error) {
+	tenants := make(map[string]placement, 16)
+	for i := range events {
+		tenants[strings.ToLower(events[i].TenantID)] = placement{}
+	}
+	s.prefetchPlacements(ctx, tenants)
+	for t := range tenants {
+		p, err := s.ensurePlacement(ctx, t, s.cfg.DefaultPlan)
+		if err != nil {
+			return nil, err
+		}
+		tenants[t] = p
+	}
+	return tenants, nil
+}
+
+// prefetchPlacements caches, from one _mget, the directory entries of the
+// tenants whose placement is not cached. It is an optimisation only: on
+// any failure it does nothing, and ensurePlacement reads again and reports
+// the error there.
+func (s *Store) prefetchPlacements(ctx context.Context, tenants map[string]placement) {
+	ids := make([]string, 0, len(tenants))
+	for t := range tenants {
 		if _, ok := s.cached(t); !ok {
-			ids = append(ids, strings.ToLower(t))
+			ids = append(ids, t)
 		}
 	}
 	if len(ids) < 2 { // one tenant: place's own GET is as cheap
@@ -47,18 +65,4 @@ func (s *Store) prefetchPlacements(ctx context.Context, tenantIDs []string) {
 			s.remember(d.ID, d.Source)
 		}
 	}
-}
-
-// tenantsOf returns the distinct tenant ids of a batch, lower-cased.
-func tenantsOf(events []audit.Event) []string {
-	seen := make(map[string]struct{}, 16)
-	out := make([]string, 0, 16)
-	for i := range events {
-		t := strings.ToLower(events[i].TenantID)
-		if _, ok := seen[t]; !ok {
-			seen[t] = struct{}{}
-			out = append(out, t)
-		}
-	}
-	return out
 }

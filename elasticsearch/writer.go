@@ -135,20 +135,14 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	}
 	var buf bytes.Buffer
 	buf.Grow(len(events) * 1024)
-	s.prefetchPlacements(ctx, tenantsOf(events))
-	places := map[string]placement{}
+	places, err := s.batchPlacements(ctx, events)
+	if err != nil {
+		return nil, err
+	}
 	targets := make([]target, len(events))
 	for i := range events {
 		e := &events[i]
-		p, ok := places[e.TenantID]
-		if !ok {
-			var err error
-			if p, err = s.ensurePlacement(ctx, e.TenantID, s.cfg.DefaultPlan); err != nil {
-				return nil, err
-			}
-			places[e.TenantID] = p
-		}
-		targets[i] = s.targetOf(p, e.TenantID, e.ID)
+		targets[i] = s.targetOf(places[strings.ToLower(e.TenantID)], e.TenantID, e.ID)
 		if err := appendCreate(&buf, targets[i], e); err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
