@@ -28,9 +28,11 @@ const H = { range: 35.7, input: 60.8, operator: 20, reset: 36 };
  * comes in the frame after the first rows. Plain boxes cost nothing, and
  * nothing below moves when the bar replaces them. */
 export function FilterBarSkeleton({ custom, operator }: { custom: boolean; operator: boolean }) {
-  const items: [number, number][] = [[W.range, H.range], ...(custom ? [[W.date, H.input], [W.date, H.input]] as [number, number][] : []),
-    [W.email, H.input], [W.action, H.input], [W.kind, H.input], [W.id, H.input], [W.outcome, H.input], [W.search, H.input],
-    ...(operator ? [] : [[W.operator, H.operator]] as [number, number][]), [W.reset, H.reset]];
+  const items: [number, number][] = [[W.range, H.range]];
+  if (custom) items.push([W.date, H.input], [W.date, H.input]);
+  items.push([W.email, H.input], [W.action, H.input], [W.kind, H.input], [W.id, H.input], [W.outcome, H.input], [W.search, H.input]);
+  if (!operator) items.push([W.operator, H.operator]);
+  items.push([W.reset, H.reset]);
   return (
     <Group align="end" gap="sm" wrap="wrap" data-testid="filters" data-skeleton aria-hidden>
       {items.map(([w, h], i) => <div key={i} style={{ width: rem(w), height: rem(h) }} />)}
