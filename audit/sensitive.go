@@ -9,14 +9,17 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // DefaultSensitiveTypes are the resource types whose updates must carry
 // their complete state before and after (spec §1.3).
 var DefaultSensitiveTypes = []string{ResourceRecordingPolicy, ResourceIVR, ResourceUserRole}
 
-// DefaultSecretFields are the field names (case-insensitive, at any depth)
-// whose values are never stored in clear.
+// DefaultSecretFields are the names whose values are never stored in
+// clear: a field is secret when its name contains one of them, both
+// compared in their normal form (SecretName): "client_secret",
+// "Client-Secret", "x-api-key" and "privateKeyPem" are all secret.
 var DefaultSecretFields = []string{"password", "secret", "token", "apiKey", "privateKey", "clientSecret"}
 
 // MaskPrefix starts every masked value: "masked:v1:" and a keyed hash.
@@ -24,9 +27,52 @@ var DefaultSecretFields = []string{"password", "secret", "token", "apiKey", "pri
 // visible as changed (or unchanged) without the value.
 const MaskPrefix = "masked:v1:"
 
+// markerHashLen is the length of a marker's hash: 18 bytes of
+// HMAC-SHA-256 in unpadded base64url.
+const markerHashLen = 24
+
+// IsMarker reports whether s is a well-formed marker: MaskPrefix and
+// exactly 24 characters of unpadded base64url. Only such a value is read
+// as masked (by Masked, and by restores, which never write one back);
+// "masked:v1:hunter2 in clear" is not one.
+func IsMarker(s string) bool {
+	h, ok := strings.CutPrefix(s, MaskPrefix)
+	if !ok || len(h) != markerHashLen {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// SecretName is the normal form in which field names are matched against
+// the secret names: lower case, without '_', '-', '.' or spaces.
+func SecretName(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	for _, r := range name {
+		switch r {
+		case '_', '-', '.', ' ':
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
 // SensitivePolicy holds the rules for sensitive changes. Its zero value
 // applies the defaults with an empty masking key: the wiring in cmd/
-// always sets Key (AUDITLOG_MASK_KEY, or the store's generated key).
+// always sets Key (AUDITLOG_MASK_KEY, or the store's generated key), and
+// the producer client refuses a key shorter than MinMaskKey.
+//
+// Every value under a secret field is masked by Apply, whatever it looks
+// like: a value that already is a marker (masked by a producer, with a
+// key the service cannot check) is masked again, so every stored marker
+// is one this policy's key computed.
 type SensitivePolicy struct {
 	// Types whose update events must carry before and after; nil means
 	// DefaultSensitiveTypes.
@@ -54,13 +100,16 @@ func (p *SensitivePolicy) Sensitive(t string) bool {
 	return false
 }
 
-func (p *SensitivePolicy) secret(name string) bool {
+// Secret reports whether a field name names a secret: its normal form
+// (SecretName) contains the normal form of one of the secret names.
+func (p *SensitivePolicy) Secret(name string) bool {
 	names := p.SecretFields
 	if names == nil {
 		names = DefaultSecretFields
 	}
+	n := SecretName(name)
 	for _, s := range names {
-		if strings.EqualFold(s, name) {
+		if s := SecretName(s); s != "" && strings.Contains(n, s) {
 			return true
 		}
 	}
@@ -74,7 +123,16 @@ func (p *SensitivePolicy) secret(name string) bool {
 //   - with before and after, the diff is computed from them (DeepDiff):
 //     filled in when the producer sent none, and a sent diff that
 //     disagrees is EINVALID naming the first disagreeing path.
-func (p *SensitivePolicy) Apply(e *Event) error {
+func (p *SensitivePolicy) Apply(e *Event) error { return p.apply(e, true) }
+
+// Require is what a producer that leaves masking to the service checks
+// before sending: an update of a sensitive type carries before and after,
+// and a change within MaxDiffFields. It neither masks nor fills the diff
+// (the service computes it from the states it has masked). Errors:
+// EINVALID naming the field.
+func (p *SensitivePolicy) Require(e *Event) error { return p.apply(e, false) }
+
+func (p *SensitivePolicy) apply(e *Event, mask bool) error {
 	var fe fieldErrors
 	add := func(field, format string, args ...any) {
 		fe = append(fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
@@ -90,14 +148,8 @@ func (p *SensitivePolicy) Apply(e *Event) error {
 	if len(fe) > 0 {
 		return fe.err("invalid event")
 	}
-	e.Before, e.After = p.maskRaw(e.TenantID, e.Before), p.maskRaw(e.TenantID, e.After)
-	for k, c := range e.Diff {
-		if p.secretPath(k) {
-			c.From, c.To = p.markRaw(e.TenantID, c.From), p.markRaw(e.TenantID, c.To)
-		} else {
-			c.From, c.To = p.maskRaw(e.TenantID, c.From), p.maskRaw(e.TenantID, c.To)
-		}
-		e.Diff[k] = c
+	if mask {
+		p.mask(e)
 	}
 	if len(e.Before) == 0 || len(e.After) == 0 {
 		return nil
@@ -110,6 +162,9 @@ func (p *SensitivePolicy) Apply(e *Event) error {
 		add("after", "the change touches %d fields; the limit is %d", len(want), MaxDiffFields)
 		return fe.err("invalid event")
 	}
+	if !mask {
+		return nil
+	}
 	if len(e.Diff) == 0 {
 		e.Diff = want
 		return nil
@@ -121,16 +176,34 @@ func (p *SensitivePolicy) Apply(e *Event) error {
 	return nil
 }
 
-// secretPath reports whether the last segment of a dotted diff path names
-// a secret field.
+// mask replaces every secret in before, after and the diff by its marker.
+func (p *SensitivePolicy) mask(e *Event) {
+	e.Before, e.After = p.maskRaw(e.TenantID, e.Before), p.maskRaw(e.TenantID, e.After)
+	for k, c := range e.Diff {
+		if p.secretPath(k) {
+			c.From, c.To = p.markRaw(e.TenantID, c.From), p.markRaw(e.TenantID, c.To)
+		} else {
+			c.From, c.To = p.maskRaw(e.TenantID, c.From), p.maskRaw(e.TenantID, c.To)
+		}
+		e.Diff[k] = c
+	}
+}
+
+// secretPath reports whether any key of a diff path ("a.b[id].c") names
+// a secret field: below a secret, everything is secret.
 func (p *SensitivePolicy) secretPath(path string) bool {
-	last := path[strings.LastIndexAny(path, ".]")+1:]
-	return p.secret(last)
+	for _, part := range strings.Split(path, ".") {
+		key, _, _ := strings.Cut(part, "[")
+		if p.Secret(key) {
+			return true
+		}
+	}
+	return false
 }
 
 // maskRaw replaces every secret field's value inside a JSON value.
 func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
-	return rewriteRaw(raw, func(v any) any { return p.mask(tenant, v) })
+	return rewriteRaw(raw, func(v any) any { return p.maskValue(tenant, v) })
 }
 
 // markRaw masks a whole value (the value of a secret field).
@@ -152,34 +225,33 @@ func rewriteRaw(raw json.RawMessage, f func(any) any) json.RawMessage {
 	return out
 }
 
-func (p *SensitivePolicy) mask(tenant string, v any) any {
+func (p *SensitivePolicy) maskValue(tenant string, v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			if p.secret(k) {
+			if p.Secret(k) {
 				t[k] = p.marker(tenant, x)
 			} else {
-				t[k] = p.mask(tenant, x)
+				t[k] = p.maskValue(tenant, x)
 			}
 		}
 	case []any:
 		for i, x := range t {
-			t[i] = p.mask(tenant, x)
+			t[i] = p.maskValue(tenant, x)
 		}
 	}
 	return v
 }
 
 // marker is the stored stand-in of a secret value: null stays null (a
-// secret that was absent), a marker stays itself (masking twice changes
-// nothing), anything else becomes MaskPrefix and a keyed hash of the
-// tenant and the value's canonical JSON.
+// secret that was absent); anything else, a marker a producer sent
+// included, becomes MaskPrefix and a keyed hash of the tenant and the
+// value's canonical JSON. A producer's marker is never kept as sent: the
+// service cannot tell one made with a strong key from one made with an
+// empty key, or from a secret dressed up as a marker.
 func (p *SensitivePolicy) marker(tenant string, v any) any {
 	if v == nil {
 		return nil
-	}
-	if s, ok := v.(string); ok && strings.HasPrefix(s, MaskPrefix) {
-		return s
 	}
 	canon, _ := json.Marshal(v)
 	m := hmac.New(sha256.New, p.Key)
@@ -189,10 +261,34 @@ func (p *SensitivePolicy) marker(tenant string, v any) any {
 	return MaskPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
 }
 
-// Masked reports whether a JSON value is a masked secret.
+// Masked reports whether a JSON value is a masked secret (a well-formed
+// marker).
 func Masked(raw json.RawMessage) bool {
 	var s string
-	return json.Unmarshal(raw, &s) == nil && strings.HasPrefix(s, MaskPrefix)
+	return json.Unmarshal(raw, &s) == nil && IsMarker(s)
+}
+
+// MinMaskKey is the shortest masking key accepted, in bytes.
+const MinMaskKey = 32
+
+// CheckMaskKey refuses a masking key an attacker could guess: shorter
+// than MinMaskKey bytes, or of fewer than 8 distinct bytes ("aaaa…",
+// "0000…", "abab…"). Errors: EINVALID.
+func CheckMaskKey(key []byte) error {
+	if len(key) < MinMaskKey {
+		return Errorf(EINVALID, "the masking key is %d bytes: want at least %d random bytes", len(key), MinMaskKey)
+	}
+	var seen [256]bool
+	distinct := 0
+	for _, c := range key {
+		if !seen[c] {
+			seen[c], distinct = true, distinct+1
+		}
+	}
+	if distinct < 8 {
+		return Errorf(EINVALID, "the masking key has only %d distinct bytes: want random bytes", distinct)
+	}
+	return nil
 }
 
 func decodeValue(raw []byte) (any, error) {

@@ -3,6 +3,7 @@ package audit_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -126,10 +127,11 @@ func TestSecretsAreNeverStoredInClear(t *testing.T) {
 	if string(other.Before) == string(e.Before) {
 		t.Fatal("the key does not key the markers")
 	}
-	// Masking a masked event changes nothing (a stored event re-checked).
-	twice := e
-	if err := p.Apply(&twice); err != nil || string(twice.Before) != string(e.Before) {
-		t.Fatalf("masking twice changed the event: %v", err)
+	// A marker that arrives is masked again: the service cannot tell
+	// whose key made it, so what it stores is always its own.
+	twice := sensitiveEvent(audit.ActionUpdate, "ivr", string(e.Before), string(e.After))
+	if err := p.Apply(&twice); err != nil || string(twice.Before) == string(e.Before) || !audit.Masked(twice.Diff["integration.crm.auth.ClientSecret"].To) {
+		t.Fatalf("a marker sent by a producer was kept as sent: %s (%v)", twice.Before, err)
 	}
 	// A producer's diff naming the secret in clear is masked too.
 	sent := sensitiveEvent(audit.ActionUpdate, "queue", "", "")
@@ -142,6 +144,113 @@ func TestSecretsAreNeverStoredInClear(t *testing.T) {
 	for _, secret := range []string{"k-old", "k-new", "t-old", "t-new"} {
 		if strings.Contains(string(whole), secret) {
 			t.Fatalf("%q stored in clear: %s", secret, whole)
+		}
+	}
+}
+
+// TestSecretNamesMatchTheirVariants: a field is secret when its name, in
+// its normal form, contains a secret name: every spelling of case and
+// separators, and longer names around a secret word.
+func TestSecretNamesMatchTheirVariants(t *testing.T) {
+	p := &audit.SensitivePolicy{}
+	for _, name := range []string{"clientSecret", "client_secret", "client-secret", "Client_Secret", "CLIENT SECRET", "api_key", "x-api-key",
+		"API-Key", "privateKeyPem", "private_key", "accessToken", "refresh-token", "Password", "db_password_hash", "webhookSecret"} {
+		if !p.Secret(name) {
+			t.Errorf("%q is not treated as a secret", name)
+		}
+	}
+	for _, name := range []string{"name", "greeting", "user", "retentionDays", "keyId", "publicKey", "secrecy", "tokn"} {
+		if p.Secret(name) {
+			t.Errorf("%q is treated as a secret", name)
+		}
+	}
+	custom := &audit.SensitivePolicy{SecretFields: []string{"pin_code"}}
+	if !custom.Secret("PinCode") || custom.Secret("password") {
+		t.Error("configured names are matched in their normal form and replace the defaults")
+	}
+}
+
+// TestSecretVariantsAreMaskedAtAnyDepth: every variant of a secret name,
+// at depth 1 and 3 and inside arrays, in before, after and a sent diff,
+// leaves no clear value in the stored event.
+func TestSecretVariantsAreMaskedAtAnyDepth(t *testing.T) {
+	p := &audit.SensitivePolicy{Key: []byte("0123456789abcdef0123456789abcdef")}
+	names := []string{"client_secret", "client-secret", "Client_Secret", "api_key", "privateKeyPem"}
+	state := func(v string) string {
+		var parts []string
+		for i, n := range names {
+			val := fmt.Sprintf(`"%s-%d"`, v, i)
+			parts = append(parts, fmt.Sprintf(`"d1_%d":{"%s":%s}`, i, n, val),
+				fmt.Sprintf(`"d3_%d":{"a":{"b":{"%s":%s}}}`, i, n, val),
+				fmt.Sprintf(`"arr_%d":[{"id":"x","%s":%s},{"id":"y","%s":{"nested":%s}}]`, i, n, val, n, val))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	e := sensitiveEvent(audit.ActionUpdate, "ivr", state("clear-old"), state("clear-new"))
+	if err := p.Apply(&e); err != nil {
+		t.Fatal(err)
+	}
+	sent := sensitiveEvent(audit.ActionUpdate, "queue", "", "")
+	sent.Diff = map[string]audit.Change{
+		"cfg.client_secret":       {From: json.RawMessage(`"clear-old-d"`), To: json.RawMessage(`"clear-new-d"`)},
+		"cfg.Client-Secret.value": {From: json.RawMessage(`"clear-old-v"`), To: json.RawMessage(`"clear-new-v"`)},
+		"keys[k1].privateKeyPem":  {From: json.RawMessage(`"clear-old-p"`), To: json.RawMessage(`"clear-new-p"`)},
+		"cfg":                     {From: json.RawMessage(`{"api_key":"clear-old-o"}`), To: json.RawMessage(`[{"api-key":"clear-new-o"}]`)},
+	}
+	if err := p.Apply(&sent); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []audit.Event{e, sent} {
+		whole, _ := json.Marshal(ev)
+		if strings.Contains(string(whole), "clear-") {
+			t.Fatalf("a secret stored in clear: %s", whole)
+		}
+	}
+	if len(e.Diff) != 4*len(names) {
+		t.Fatalf("want every secret's change visible as a changed marker, got %d paths: %v", len(e.Diff), keys(e.Diff))
+	}
+}
+
+// TestOnlyWellFormedMarkersAreMarkers: a value that merely starts with
+// the prefix is not a marker, and under a secret field it is masked like
+// any other value.
+func TestOnlyWellFormedMarkersAreMarkers(t *testing.T) {
+	for s, want := range map[string]bool{
+		"masked:v1:AAAAAAAAAAAAAAAAAAAAAAAA":  true,
+		"masked:v1:abc_-9ABCDEFGHIJKLMNOPQR":  true,
+		"masked:v1:hunter2 in clear":          false,
+		"masked:v1:AAAAAAAAAAAAAAAAAAAAAAA":   false,
+		"masked:v1:AAAAAAAAAAAAAAAAAAAAAAAAA": false,
+		"masked:v1:AAAAAAAAAAAAAAAAAAAAAAA=":  false,
+		"masked:v2:AAAAAAAAAAAAAAAAAAAAAAAA":  false,
+		"xmasked:v1:AAAAAAAAAAAAAAAAAAAAAAAA": false,
+		"masked:v1:AAAAAAAAAAAA AAAAAAAAAAAA": false,
+	} {
+		if audit.IsMarker(s) != want {
+			t.Errorf("IsMarker(%q) = %v", s, !want)
+		}
+	}
+	p := &audit.SensitivePolicy{Key: []byte("0123456789abcdef0123456789abcdef")}
+	e := sensitiveEvent(audit.ActionCreate, "queue", "", `{"clientSecret":"masked:v1:hunter2 in clear"}`)
+	if err := p.Apply(&e); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(e.After), "hunter2") || !audit.Masked(json.RawMessage(strings.TrimSuffix(strings.TrimPrefix(string(e.After), `{"clientSecret":`), "}"))) {
+		t.Fatalf("stored %s", e.After)
+	}
+}
+
+func TestMaskKeysMustBeRandomEnough(t *testing.T) {
+	for key, ok := range map[string]bool{
+		"":                                   false,
+		"k":                                  false,
+		"0123456789abcdef0123456789abcde":    false, // 31 bytes
+		"0123456789abcdef0123456789abcdef":   true,
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": false,
+		"abababababababababababababababab":   false,
+	} {
+		if err := audit.CheckMaskKey([]byte(key)); (err == nil) != ok {
+			t.Errorf("CheckMaskKey(%q) = %v", key, err)
 		}
 	}
 }

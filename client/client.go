@@ -12,6 +12,7 @@ package client
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,9 +42,16 @@ type Config struct {
 	IngestURL   string
 	IngestToken string
 	HTTPClient  *http.Client
-	// MaskKey keys the secret markers. Give the service's
-	// AUDITLOG_MASK_KEY so that a marker the client makes and one the
-	// service makes for the same value agree.
+	// MaskKey, when set, makes the client mask secret fields before an
+	// event leaves the process, so that the topic never holds them in
+	// clear. It must be at least audit.MinMaskKey random bytes
+	// (NewMaskKey makes one; keep it in the producer's secret store, the
+	// same for every instance, so that an unchanged secret keeps its
+	// marker): New refuses a shorter or guessable one. Without it the
+	// client sends the state as it is, over the authenticated channel,
+	// and only the service masks. Either way the service masks every
+	// value under a secret field again with its own key, so what is
+	// stored never depends on this key (README, "Who masks secrets").
 	MaskKey []byte
 	// SecretFields and SensitiveTypes default to the service's defaults.
 	SecretFields   []string
@@ -61,13 +69,20 @@ type Config struct {
 type Client struct {
 	cfg    Config
 	policy *audit.SensitivePolicy
-	w      *kafka.Writer
+	// mask: secrets are masked at the source (MaskKey is set).
+	mask bool
+	w    *kafka.Writer
 }
 
 // New checks cfg and returns a client; Close releases it.
 func New(cfg Config) (*Client, error) {
 	if len(cfg.Brokers) == 0 && cfg.IngestURL == "" {
 		return nil, fmt.Errorf("client: set Brokers (Kafka) or IngestURL (HTTP ingest)")
+	}
+	if cfg.MaskKey != nil {
+		if err := audit.CheckMaskKey(cfg.MaskKey); err != nil {
+			return nil, fmt.Errorf("client: MaskKey: %s (leave it nil to let the service mask)", audit.ErrorMessage(err))
+		}
 	}
 	if cfg.Topic == "" {
 		cfg.Topic = DefaultTopic
@@ -82,11 +97,22 @@ func New(cfg Config) (*Client, error) {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
 	c := &Client{cfg: cfg, policy: &audit.SensitivePolicy{Types: cfg.SensitiveTypes, SecretFields: cfg.SecretFields, Key: cfg.MaskKey}}
+	c.mask = cfg.MaskKey != nil
 	if cfg.IngestURL == "" {
 		c.w = &kafka.Writer{Addr: kafka.TCP(cfg.Brokers...), Topic: cfg.Topic, Balancer: &kafka.Hash{},
 			RequiredAcks: kafka.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: &kafka.Transport{}}
 	}
 	return c, nil
+}
+
+// NewMaskKey returns a fresh masking key for Config.MaskKey: 32 random
+// bytes.
+func NewMaskKey() []byte {
+	k := make([]byte, audit.MinMaskKey)
+	if _, err := rand.Read(k); err != nil {
+		panic(err) // crypto/rand never fails on the supported platforms
+	}
+	return k
 }
 
 // Close flushes and closes the Kafka writer.

@@ -25,9 +25,11 @@ type Change struct {
 	RestoredFrom string
 }
 
-// Event builds a valid event from ch: a new id, the time now, the states
-// encoded with every secret field masked, and the diff computed from
-// them. Errors: *audit.Error EINVALID listing each offending field.
+// Event builds a valid event from ch: a new id, the time now and the
+// states encoded. With Config.MaskKey, every secret field is masked and
+// the diff computed from the masked states; without, the states go as
+// they are and the service masks them and computes the diff. Errors:
+// *audit.Error EINVALID listing each offending field.
 func (c *Client) Event(ch Change) (audit.Event, error) {
 	e := audit.Event{ID: audit.NewID(), Timestamp: audit.NewTimestamp(c.cfg.Now()), TenantID: ch.TenantID, Actor: ch.Actor,
 		Action: ch.Action, Resource: ch.Resource, Category: ch.Category, Outcome: ch.Outcome, Reason: ch.Reason,
@@ -43,10 +45,10 @@ func (c *Client) Event(ch Change) (audit.Event, error) {
 	if err := e.Validate(c.cfg.Now()); err != nil {
 		return e, err
 	}
-	if err := c.policy.Apply(&e); err != nil {
-		return e, err
+	if !c.mask {
+		return e, c.policy.Require(&e)
 	}
-	return e, nil
+	return e, c.policy.Apply(&e)
 }
 
 func state(v any) (json.RawMessage, error) {

@@ -33,7 +33,7 @@ func newClient(t *testing.T, cfg client.Config) *client.Client {
 // TestEventMasksSecretsAndComputesTheDiff: a clientSecret three levels
 // deep never leaves the producer in clear; its change still shows.
 func TestEventMasksSecretsAndComputesTheDiff(t *testing.T) {
-	c := newClient(t, client.Config{IngestURL: "http://unused", MaskKey: []byte("k")})
+	c := newClient(t, client.Config{IngestURL: "http://unused", MaskKey: client.NewMaskKey()})
 	before := ivrState{Greeting: "hi", Crm: map[string]any{"auth": map[string]any{"clientSecret": "old-secret-1", "user": "u"}}}
 	after := ivrState{Greeting: "hello", Crm: map[string]any{"auth": map[string]any{"clientSecret": "new-secret-2", "user": "u"}}}
 	e, err := c.Event(client.Change{TenantID: tenant, Actor: actor, Action: audit.ActionUpdate, Resource: ivr, Before: before, After: after})
@@ -65,6 +65,35 @@ func TestEventMasksSecretsAndComputesTheDiff(t *testing.T) {
 func TestConfigNeedsADestination(t *testing.T) {
 	if _, err := client.New(client.Config{}); err == nil {
 		t.Fatal("no destination accepted")
+	}
+}
+
+// TestAGuessableMaskKeyIsRefused: a client that masks at the source needs
+// a key of 32 random bytes; an empty or short key would make every
+// marker on the topic a hash anyone can test guesses against.
+func TestAGuessableMaskKeyIsRefused(t *testing.T) {
+	for _, key := range [][]byte{{}, []byte("k"), []byte("0123456789abcdef0123456789abcde"), make([]byte, 32)} {
+		if _, err := client.New(client.Config{IngestURL: "http://unused", MaskKey: key}); err == nil || !strings.Contains(err.Error(), "MaskKey") {
+			t.Errorf("key %q accepted: %v", key, err)
+		}
+	}
+	if _, err := client.New(client.Config{IngestURL: "http://unused", MaskKey: client.NewMaskKey()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestWithoutAKeyTheClientLeavesMaskingToTheService: no key, no marker:
+// the states go as they are (the service masks them with its own key)
+// and the update's required states are still checked here.
+func TestWithoutAKeyTheClientLeavesMaskingToTheService(t *testing.T) {
+	c := newClient(t, client.Config{IngestURL: "http://unused"})
+	before := ivrState{Greeting: "hi", Crm: map[string]any{"auth": map[string]any{"clientSecret": "old-secret-1"}}}
+	e, err := c.Event(client.Change{TenantID: tenant, Actor: actor, Action: audit.ActionUpdate, Resource: ivr, Before: before, After: before})
+	if err != nil || strings.Contains(string(e.Before), audit.MaskPrefix) || len(e.Diff) != 0 {
+		t.Fatalf("event %s %v %v", e.Before, e.Diff, err)
+	}
+	if _, err := c.Event(client.Change{TenantID: tenant, Actor: actor, Action: audit.ActionUpdate, Resource: ivr, After: before}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("update without before: %v", err)
 	}
 
 }

@@ -13,9 +13,6 @@ import (
 // maskKeyName names the generated masking key in the store.
 const maskKeyName = "secret-mask-v1"
 
-// minMaskKey is the shortest configured masking key accepted.
-const minMaskKey = 32
-
 // check reports the section's problems, each naming its variable.
 func (s SensitiveConfig) check() []string {
 	if s.Types == "" && s.SecretFields == "" {
@@ -32,8 +29,10 @@ func (s SensitiveConfig) check() []string {
 	if len(splitList(s.SecretFields)) == 0 {
 		errs = append(errs, "AUDITLOG_SECRET_FIELDS must name at least one field: secrets would be stored in clear")
 	}
-	if s.MaskKey != "" && len(s.MaskKey) < minMaskKey {
-		errs = append(errs, fmt.Sprintf("AUDITLOG_MASK_KEY is %d bytes: want at least %d", len(s.MaskKey), minMaskKey))
+	if s.MaskKey != "" {
+		if err := audit.CheckMaskKey([]byte(s.MaskKey)); err != nil {
+			errs = append(errs, "AUDITLOG_MASK_KEY: "+audit.ErrorMessage(err))
+		}
 	}
 	return errs
 }
