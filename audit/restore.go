@@ -2,8 +2,6 @@ package audit
 
 import (
 	"encoding/json"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -107,7 +105,7 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 	if len(fe) > 0 {
 		return RestoreRequest{}, fe.err("invalid restore")
 	}
-	if a.Latest.ID != a.LatestSeen && !a.Force {
+	if a.Latest.ID != strings.ToLower(a.LatestSeen) && !a.Force {
 		err := Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)
 		err.Details = map[string]any{"latest": NewHistoryEntry(a.Latest)}
 		return RestoreRequest{}, err
@@ -125,54 +123,6 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 	return req, nil
 }
 
-// restoredState is the state to put back: the whole source state, or,
-// with fields, the current state with those paths taken from the source
-// (removed where the source lacks them). Masked secrets are left out
-// either way, the source's and the current state's, and their paths
-// returned.
-func restoredState(source, current json.RawMessage, fields []string) (json.RawMessage, []string, error) {
-	src, err := decodeValue(source)
-	if err != nil {
-		return nil, nil, Errorf(EINVALID, "the stored state does not decode: %v", err)
-	}
-	omitted := []string{}
-	if len(fields) == 0 {
-		out, _ := json.Marshal(stripMasked(src, "", &omitted))
-		sort.Strings(omitted)
-		return out, omitted, nil
-	}
-	var cur any = map[string]any{}
-	if len(current) > 0 {
-		if cur, err = decodeValue(current); err != nil {
-			return nil, nil, Errorf(EINVALID, "the current state does not decode: %v", err)
-		}
-	}
-	var fe fieldErrors
-	for _, f := range fields {
-		steps, err := parsePath(f)
-		if err != nil {
-			fe = append(fe, FieldError{Field: "fields", Message: ErrorMessage(err)})
-			continue
-		}
-		val, ok := lookup(src, steps)
-		if ok && containsMasked(val) {
-			omitted = append(omitted, f)
-			continue
-		}
-		if cur, err = assign(cur, steps, val, ok); err != nil {
-			fe = append(fe, FieldError{Field: "fields", Message: f + ": " + err.Error()})
-		}
-	}
-	if len(fe) > 0 {
-		return nil, nil, fe.err("invalid restore")
-	}
-	// The current state's own masked values go too: the owner keeps what
-	// it has for every omitted path.
-	out, _ := json.Marshal(stripMasked(cur, "", &omitted))
-	sort.Strings(omitted)
-	return out, slices.Compact(omitted), nil
-}
-
 // stripMasked removes every masked value from v, recording its path.
 func stripMasked(v any, path string, omitted *[]string) any {
 	switch t := v.(type) {
@@ -182,7 +132,7 @@ func stripMasked(v any, path string, omitted *[]string) any {
 			if path != "" {
 				p = path + "." + k
 			}
-			if s, ok := x.(string); ok && strings.HasPrefix(s, MaskPrefix) {
+			if s, ok := x.(string); ok && IsMarker(s) {
 				*omitted = append(*omitted, p)
 				delete(t, k)
 				continue
@@ -211,7 +161,7 @@ func itemKey(x any, i int) string {
 func containsMasked(v any) bool {
 	switch t := v.(type) {
 	case string:
-		return strings.HasPrefix(t, MaskPrefix)
+		return IsMarker(t)
 	case map[string]any:
 		for _, x := range t {
 			if containsMasked(x) {

@@ -73,7 +73,7 @@ func TestPlanRestoreWholeState(t *testing.T) {
 func TestPlanRestoreChosenFields(t *testing.T) {
 	src, latest := restoreEvents(t)
 	req, err := audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin},
-		Fields: []string{"rules[r2].mode", "old", "new", "crm.apiKey"}})
+		Fields: []string{"rules[r2].mode", "old", "new"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +87,71 @@ func TestPlanRestoreChosenFields(t *testing.T) {
 	// The expected state keeps the marker: the owner compares it.
 	if !strings.Contains(string(req.ExpectedState), markerOf(t, latest, "crm.apiKey")) {
 		t.Fatalf("expected state %s lost the marker", req.ExpectedState)
+	}
+	// A parent path restores every non-secret leaf under it and names the
+	// secret it left alone.
+	req, err = audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin}, Fields: []string{"crm"}})
+	want = `{"crm":{"url":"https://a"},"greeting":"hey","new":1,"rules":[{"id":"r2","mode":"some"},{"id":"r1","mode":"all"}]}`
+	if err != nil || compact(req.State) != want || !slices.Equal(req.OmittedFields, []string{"crm.apiKey"}) {
+		t.Fatalf("parent path: %v\nstate %s\nwant  %s\nomitted %v", err, compact(req.State), want, req.OmittedFields)
+	}
+}
+
+// TestARestoreMustChangeSomething: a field that is a secret, that neither
+// state has, or that already has the source's value is refused by name,
+// and so is a whole-state restore of the current state.
+func TestARestoreMustChangeSomething(t *testing.T) {
+	src, latest := restoreEvents(t)
+	admin := audit.Principal{Role: audit.RoleAdmin}
+	for _, c := range []struct {
+		fields  []string
+		version string
+		want    []string
+	}{
+		{[]string{"crm.apiKey"}, "", []string{"fields: crm.apiKey is a secret"}},
+		{[]string{"nope"}, "", []string{"fields: nope is not a field of this resource"}},
+		{[]string{"nope.x"}, "", []string{"fields: nope.x is not a field of this resource"}},
+		{[]string{"rules[r1].mode"}, "", []string{"fields: rules[r1].mode already has this value"}},
+		{[]string{"greeting", "nope", "rules[r1].mode"}, "", []string{"fields: nope is not", "fields: rules[r1].mode already"}},
+		{[]string{"greeting.x"}, "", []string{"fields: greeting.x is not a field of this resource"}},
+		{nil, "after", nil},
+	} {
+		s, l := src, latest
+		if c.version == "after" {
+			s = latest // the latest version's own after: the current state
+		}
+		_, err := audit.PlanRestore(audit.RestoreAsk{Source: s, Latest: l, LatestSeen: "e3", Version: c.version, Fields: c.fields, By: admin})
+		var got []string
+		for _, f := range audit.ErrorFields(err) {
+			got = append(got, f.Field+": "+f.Message)
+		}
+		if audit.ErrorCode(err) != audit.EINVALID || len(got) != max(len(c.want), 1) {
+			t.Errorf("%v %s: %v", c.fields, c.version, got)
+			continue
+		}
+		for i, w := range c.want {
+			if !strings.HasPrefix(got[i], w) {
+				t.Errorf("%v: %q, want %q…", c.fields, got[i], w)
+			}
+		}
+		if c.version == "after" && !strings.HasPrefix(got[0], "version: the current state already has every value") {
+			t.Errorf("whole state: %v", got)
+		}
+	}
+	// Only a secret differs under a parent path: nothing to restore.
+	p := &audit.SensitivePolicy{Key: []byte("0123456789abcdef0123456789abcdef")}
+	mk := func(id, before, after string) *audit.Event {
+		e := audit.Event{ID: id, TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Action: audit.ActionUpdate, Resource: audit.Resource{Type: "ivr", ID: "ivr-1"},
+			Before: json.RawMessage(before), After: json.RawMessage(after)}
+		if err := p.Apply(&e); err != nil {
+			t.Fatal(err)
+		}
+		return &e
+	}
+	a := mk("e1", `{"cfg":{"bucket":"b","clientSecret":"s1"}}`, `{"cfg":{"bucket":"b","clientSecret":"s2"}}`)
+	_, err := audit.PlanRestore(audit.RestoreAsk{Source: a, Latest: a, LatestSeen: "e1", Fields: []string{"cfg"}, By: admin})
+	if fs := audit.ErrorFields(err); len(fs) != 1 || !strings.Contains(fs[0].Message, "only its secrets differ") {
+		t.Fatalf("only a secret differs: %v", err)
 	}
 }
 

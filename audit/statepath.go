@@ -88,7 +88,7 @@ func assign(root any, steps []pathStep, val any, present bool) (any, error) {
 		o, ok := root.(map[string]any)
 		if !ok {
 			if root != nil || !present {
-				return root, fmt.Errorf("%s is not an object", s.key)
+				return root, fmt.Errorf("the value that would hold %s is not an object", s.key)
 			}
 			o = map[string]any{}
 		}
@@ -105,7 +105,7 @@ func assign(root any, steps []pathStep, val any, present bool) (any, error) {
 	}
 	arr, ok := root.([]any)
 	if !ok && root != nil {
-		return root, fmt.Errorf("[%s] is not in an array", s.id)
+		return root, fmt.Errorf("the value that would hold [%s] is not an array", s.id)
 	}
 	i := indexByID(arr, s.id)
 	switch {
