@@ -34,6 +34,9 @@ type IngestDeps struct {
 	Verifier    *Verifier
 	// Sensitive is the sensitive-change policy (nil: the defaults).
 	Sensitive *audit.SensitivePolicy
+	// Retention refuses events older than their tenant's retention (nil:
+	// none refused).
+	Retention *audit.RetentionGate
 }
 
 // IngestItem is the fate of one event of an ingest request.
@@ -106,6 +109,11 @@ func (s *Server) ingestEvents(c *gin.Context) {
 	}
 	out := IngestResponse{Items: make([]IngestItem, len(raws))}
 	events, index := decodeItems(s.ingest.Sensitive, raws, s.deps.Now(), out.Items)
+	events, index, err = s.dropExpired(c.Request.Context(), events, index, out.Items)
+	if err != nil {
+		writeError(c, s.deps.Logger, audit.Wrap(audit.EUNAVAILABLE, err, "the tenant directory cannot be read now; retry the request (ids make retries safe)"))
+		return
+	}
 	// Transient per-item failures are retried within the request's time;
 	// a store that cannot take the batch at all is a 503 at once.
 	bo := backoff.New(50*time.Millisecond, time.Second)
@@ -162,6 +170,24 @@ func decodeItems(policy *audit.SensitivePolicy, raws [][]byte, now time.Time, it
 		index = append(index, i)
 	}
 	return events, index
+}
+
+// dropExpired answers rejected, with the reason, the events older than
+// their tenant's retention (audit.RetentionGate), and returns the others.
+func (s *Server) dropExpired(ctx context.Context, events []audit.Event, index []int, items []IngestItem) ([]audit.Event, []int, error) {
+	verdicts, err := s.ingest.Retention.Check(ctx, events)
+	if err != nil {
+		return nil, nil, err
+	}
+	keptE, keptI := events[:0], index[:0]
+	for j, v := range verdicts {
+		if v != nil {
+			items[index[j]] = IngestItem{Index: index[j], ID: events[j].ID, Status: "rejected", Errors: audit.ErrorFields(v)}
+			continue
+		}
+		keptE, keptI = append(keptE, events[j]), append(keptI, index[j])
+	}
+	return keptE, keptI, nil
 }
 
 // count fills in the totals of the answer from its items.

@@ -31,7 +31,7 @@ func ingestServer(t *testing.T, w audit.EventWriter, r audit.EventReader, reg *p
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: reg,
 		Read:   api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
-		Ingest: api.IngestDeps{Writer: w, StaticToken: ingestToken, Verifier: v},
+		Ingest: api.IngestDeps{Writer: w, StaticToken: ingestToken, Verifier: v, Retention: gateOf(w)},
 	}).Handler())
 	t.Cleanup(srv.Close)
 	return srv
@@ -109,6 +109,17 @@ func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible 
 	}
 	testIngestIDsPerTenant(t, srv.URL, r, reg, visible)
 	testIngestSensitive(t, srv.URL, r, visible)
+	testIngestRetention(t, srv.URL, w.(audit.TenantDirectory), r, visible)
+}
+
+// gateOf is the retention gate of a store that keeps the tenant
+// directory (both stores do), as serve wires it.
+func gateOf(w audit.EventWriter) *audit.RetentionGate {
+	dir, ok := w.(audit.TenantDirectory)
+	if !ok {
+		return nil
+	}
+	return &audit.RetentionGate{Directory: dir, Default: audit.PlanEnterprise}
 }
 
 // testIngestSensitive: an update of a sensitive type without its state is

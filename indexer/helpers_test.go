@@ -78,7 +78,11 @@ func (e *env) startOn(t *testing.T, cfg indexer.Config, store audit.EventWriter)
 	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	ix := indexer.New(cfg, indexer.Deps{Store: store, Logger: log, Registry: reg})
+	deps := indexer.Deps{Store: store, Logger: log, Registry: reg}
+	if dir, ok := store.(audit.TenantDirectory); ok {
+		deps.Retention = &audit.RetentionGate{Directory: dir, Default: audit.PlanEnterprise}
+	}
+	ix := indexer.New(cfg, deps)
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := ix.Setup(ctx); err != nil {
 		t.Fatal(err)

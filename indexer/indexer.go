@@ -116,6 +116,9 @@ type Deps struct {
 	Now      func() time.Time
 	// Sensitive is the sensitive-change policy (nil: the defaults).
 	Sensitive *audit.SensitivePolicy
+	// Retention refuses events older than their tenant's retention (nil:
+	// none refused).
+	Retention *audit.RetentionGate
 }
 
 // Indexer consumes the audit topic with a consumer group and writes the
@@ -480,6 +483,9 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 	pending, err := ix.settleRedelivered(ctx, d)
 	if err != nil {
+		return err
+	}
+	if pending, err = ix.dropExpired(ctx, d, pending); err != nil {
 		return err
 	}
 	sub := make([]audit.Event, len(pending))

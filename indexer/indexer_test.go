@@ -26,7 +26,9 @@ func TestEveryEventIndexedExactlyOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	const n = 20000
-	g := gen.New(gen.Config{Seed: 42, Tenants: 50, Skew: 1.1, WithIDs: true}, n)
+	// The last 29 days: within the retention of every plan, Starter's
+	// included (an older event would be refused as expired).
+	g := gen.New(gen.Config{Seed: 42, Tenants: 50, Skew: 1.1, WithIDs: true, Start: time.Now().AddDate(0, 0, -29), End: time.Now().Add(-time.Hour)}, n)
 	for _, tn := range g.Tenants() {
 		if err := e.store.SetPlan(ctx, tn.ID, tn.Plan); err != nil {
 			t.Fatal(err)
@@ -138,6 +140,9 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 			delete(m, "before")
 			delete(m, "after")
 		})},
+		{"older than its tenant's retention", audit.EINVALID, "timestamp: 2000-01-01T00:00:00.000Z is older than the 2557-day retention", mutate(func(m map[string]any) {
+			m["timestamp"] = "2000-01-01T00:00:00.000Z"
+		})},
 		{"diff disagreeing with before/after", audit.EINVALID, `diff: diff disagrees with before and after at "retentionDays"`, mutate(func(m map[string]any) {
 			m["action"], m["resource"] = "update", map[string]any{"type": "recording_policy", "id": "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a62"}
 			m["before"], m["after"] = map[string]any{"retentionDays": 30}, map[string]any{"retentionDays": 90}
@@ -161,8 +166,7 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 	// A good IVR update holding a client secret three levels deep.
 	withSecret := mutate(func(m map[string]any) {
 		m["action"], m["resource"], m["diff"] = "update", map[string]any{"type": "ivr", "id": "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a63"}, map[string]any{}
-		m["before"] = map[string]any{"integration": map[string]any{"crm": map[string]any{"auth": map[string]any{"clientSecret": "kafka-secret-old"}}}}
-		m["after"] = map[string]any{"integration": map[string]any{"crm": map[string]any{"auth": map[string]any{"clientSecret": "kafka-secret-new"}}}}
+		m["before"], m["after"] = secretVariants("kafka-secret-old"), secretVariants("kafka-secret-new")
 	})
 	msgs = append(msgs, kafka.Message{Key: []byte("k"), Value: withSecret})
 	goodCount++
@@ -227,6 +231,18 @@ func headers(m kafka.Message) map[string]string {
 	out := map[string]string{}
 	for _, h := range m.Headers {
 		out[h.Key] = string(h.Value)
+	}
+	return out
+}
+
+// secretVariants is a state holding value under every spelling of a
+// secret name, at depth 1 and 3 and inside an array.
+func secretVariants(value string) map[string]any {
+	out := map[string]any{"integration": map[string]any{"crm": map[string]any{"auth": map[string]any{"clientSecret": value}}}}
+	for i, name := range []string{"client_secret", "client-secret", "Client_Secret", "api_key", "privateKeyPem"} {
+		out[fmt.Sprintf("d1_%d", i)] = map[string]any{name: value}
+		out[fmt.Sprintf("d3_%d", i)] = map[string]any{"a": map[string]any{"b": map[string]any{name: value}}}
+		out[fmt.Sprintf("arr_%d", i)] = []any{map[string]any{"id": "x", name: value}}
 	}
 	return out
 }

@@ -103,8 +103,13 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return err
+	}
+	gate := &audit.RetentionGate{Directory: store, Default: plan}
 	deps := api.Deps{Logger: m.Logger, Registry: m.Registry, Read: read, Ready: []api.ReadinessCheck{opened.ready},
-		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier, Sensitive: policy}}
+		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier, Sensitive: policy, Retention: gate}}
 	if opened.retention != nil {
 		m.background(ctx, "retention", opened.retention)
 	}
@@ -127,17 +132,13 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	plan, err := m.defaultPlan()
-	if err != nil {
-		return err
-	}
 	deps.Periodic = api.PeriodicDeps{Store: store, Tenants: store, DefaultPlan: plan, Keys: exportKeys(sch), Bucket: sch.Bucket}
 	// After the seed, so that the first pass exports the demo's windows.
 	if cfg.Periodic.Run {
 		m.background(ctx, "periodic export", func(bg context.Context) { sch.Run(bg, cfg.Periodic.Every) })
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
-		ix := m.consume(ctx, brokers, store, policy)
+		ix := m.consume(ctx, brokers, store, policy, gate)
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
@@ -189,8 +190,8 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 // consume runs, in the background, a Kafka consumer into the store of
 // serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
 // from Kafka too. It retries while Kafka is down and stops on Close.
-func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *audit.SensitivePolicy) *indexer.Indexer {
-	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry, Sensitive: policy})
+func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *audit.SensitivePolicy, gate *audit.RetentionGate) *indexer.Indexer {
+	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry, Sensitive: policy, Retention: gate})
 	m.background(ctx, "consumer", func(bg context.Context) {
 		if ix.Setup(bg) != nil {
 			return
@@ -323,7 +324,8 @@ func (m *Main) runIndex(ctx context.Context) error {
 		if err != nil {
 			return // bg ended: shutting down
 		}
-		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry, Sensitive: policy})
+		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry, Sensitive: policy,
+			Retention: &audit.RetentionGate{Directory: store, Default: plan}})
 		if ix.Setup(bg) != nil {
 			return
 		}
