@@ -119,9 +119,12 @@ type ExportJobQuery struct {
 
 // ExportJobStore keeps export jobs.
 type ExportJobStore interface {
-	// CreateExportJob stores a new job and sets its Rev. It returns
-	// ECONFLICT when the id exists.
-	CreateExportJob(ctx context.Context, j *ExportJob) error
+	// CreateExportJob stores a new job and sets its Rev, unless its
+	// tenant already has maxActive jobs queued or running: then it
+	// returns TooManyExports. The count and the creation are one atomic
+	// step, so concurrent creations never pass the limit together. It
+	// returns ECONFLICT when the id exists.
+	CreateExportJob(ctx context.Context, j *ExportJob, maxActive int) error
 	// ExportJob returns the tenant's job, or ENOTFOUND when it does not
 	// exist or belongs to another tenant (the two are indistinguishable).
 	ExportJob(ctx context.Context, tenantID, id string) (ExportJob, error)
@@ -152,4 +155,10 @@ type ExportFiles interface {
 type ExportNotifier interface {
 	// NotifyExport sends the notice; an error means it was not sent.
 	NotifyExport(ctx context.Context, j ExportJob) error
+}
+
+// TooManyExports is the refusal of a job over a tenant's limit of
+// active (queued or running) jobs: ERATELIMIT.
+func TooManyExports(active int) error {
+	return Errorf(ERATELIMIT, "this tenant has %d exports queued or running, the most allowed; retry when one ends", active)
 }

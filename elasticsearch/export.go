@@ -228,8 +228,11 @@ func revOf(res *Response) string {
 }
 
 // CreateExportJob implements audit.ExportJobStore.
-func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob) error {
+func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActive int) error {
 	j.TenantID = strings.ToLower(j.TenantID)
+	if err := s.admitExportJob(ctx, j.TenantID, j.ID, maxActive); err != nil {
+		return err
+	}
 	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.ExportJobsIndex()+"/_create/"+url.PathEscape(j.ID)+"?refresh=true", mustJSON(j))
 	if err != nil {
 		return err

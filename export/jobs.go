@@ -27,21 +27,13 @@ type Request struct {
 // when the tenant has MaxActivePerTenant jobs queued or running already.
 func (s *Service) Submit(ctx context.Context, r Request) (audit.ExportJob, error) {
 	p := r.Principal
-	active, err := s.deps.Jobs.FindExportJobs(ctx, audit.ExportJobQuery{TenantID: p.TenantID,
-		States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: s.cfg.MaxActivePerTenant})
-	if err != nil {
-		return audit.ExportJob{}, err
-	}
-	if len(active) >= s.cfg.MaxActivePerTenant {
-		return audit.ExportJob{}, audit.Errorf(audit.ERATELIMIT, "this tenant has %d exports queued or running, the most allowed; retry when one ends", len(active))
-	}
 	j := audit.ExportJob{
 		ID: uuid.NewString(), TenantID: strings.ToLower(p.TenantID),
 		Owner:  audit.ExportOwner{UserID: p.UserID, Email: p.Email, Role: p.Role},
 		Reason: p.Reason, Query: r.Query, Filter: r.Filter, Sort: r.Sort,
 		State: audit.ExportQueued, RowsExpected: r.Expected, CreatedAt: s.deps.Now().UTC(),
 	}
-	if err := s.deps.Jobs.CreateExportJob(ctx, &j); err != nil {
+	if err := s.deps.Jobs.CreateExportJob(ctx, &j, s.cfg.MaxActivePerTenant); err != nil {
 		return audit.ExportJob{}, err
 	}
 	s.log.InfoContext(ctx, "export job queued", "job", j.ID, "tenant", j.TenantID, "expected", j.RowsExpected)

@@ -74,18 +74,27 @@ func millisOrNil(j *audit.ExportJob) any {
 }
 
 // CreateExportJob implements audit.ExportJobStore.
-func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob) error {
+func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActive int) error {
 	body, err := json.Marshal(j)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")
 	}
-	_, err = s.w.ExecContext(ctx, `INSERT INTO export_jobs (id, tenant_id, owner_id, state, created_at, expires_at, rev, body) VALUES (?, ?, ?, ?, ?, ?, 1, ?)`,
-		j.ID, strings.ToLower(j.TenantID), j.Owner.UserID, string(j.State), j.CreatedAt.UnixMilli(), millisOrNil(j), body)
+	// One statement counts the tenant's active jobs and inserts: SQLite
+	// runs it as one write transaction, so two creations cannot both see
+	// room for one more.
+	tenant := strings.ToLower(j.TenantID)
+	res, err := s.w.ExecContext(ctx, `INSERT INTO export_jobs (id, tenant_id, owner_id, state, created_at, expires_at, rev, body)
+		SELECT ?, ?, ?, ?, ?, ?, 1, ?
+		WHERE (SELECT COUNT(*) FROM export_jobs WHERE tenant_id = ? AND state IN ('queued', 'running')) < ?`,
+		j.ID, tenant, j.Owner.UserID, string(j.State), j.CreatedAt.UnixMilli(), millisOrNil(j), body, tenant, maxActive)
 	if err != nil {
 		if strings.Contains(err.Error(), "UNIQUE constraint") || strings.Contains(err.Error(), "PRIMARY KEY") {
 			return audit.Errorf(audit.ECONFLICT, "export job %s exists", j.ID)
 		}
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating export job")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return audit.TooManyExports(maxActive)
 	}
 	j.Rev = "1"
 	return nil

@@ -95,7 +95,7 @@ func testExportJobs(t *testing.T, b Backend) {
 	}
 	a1, a2, b1 := mk(tenantA, alice, 1), mk(tenantA, bob, 2), mk(tenantB, alice, 3)
 	for _, j := range []*audit.ExportJob{a1, a2, b1} {
-		if err := b.Jobs.CreateExportJob(ctx, j); err != nil {
+		if err := b.Jobs.CreateExportJob(ctx, j, 10); err != nil {
 			t.Fatal(err)
 		}
 		if j.Rev == "" {
@@ -103,7 +103,7 @@ func testExportJobs(t *testing.T, b Backend) {
 		}
 	}
 	dup := *a1
-	if err := b.Jobs.CreateExportJob(ctx, &dup); audit.ErrorCode(err) != audit.ECONFLICT {
+	if err := b.Jobs.CreateExportJob(ctx, &dup, 10); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("a second create of one id: %v", err)
 	}
 	got, err := b.Jobs.ExportJob(ctx, tenantA, a1.ID)

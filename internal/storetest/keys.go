@@ -12,7 +12,6 @@ import (
 // even when several processes start at once; names are independent.
 func testKeys(t *testing.T, b Backend) {
 	ctx := context.Background()
-	const callers = 8
 	got := make([][]byte, callers)
 	errs := make([]error, callers)
 	var wg sync.WaitGroup
