@@ -130,7 +130,15 @@ func (s *Server) selfEvent(c *gin.Context, action audit.Action, r audit.Resource
 
 // writeSelf stores e durably; EUNAVAILABLE when it cannot, and the
 // caller then refuses the request it records.
-func (s *Server) writeSelf(c *gin.Context, e audit.Event) error {
+func (s *Server) writeSelf(c *gin.Context, e audit.Event) error { return s.storeSelf(c, e, false) }
+
+// writeSelfOnce is writeSelf for a record whose id is derived from what
+// it records: an event already stored under that id (written by a
+// parallel or earlier repeat, at another instant) is the record, and
+// stands.
+func (s *Server) writeSelfOnce(c *gin.Context, e audit.Event) error { return s.storeSelf(c, e, true) }
+
+func (s *Server) storeSelf(c *gin.Context, e audit.Event, once bool) error {
 	e.Normalize()
 	if err := e.Validate(s.deps.Now()); err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "building the record of the request")
@@ -138,6 +146,9 @@ func (s *Server) writeSelf(c *gin.Context, e audit.Event) error {
 	res, err := s.read.Writer.WriteEvents(c.Request.Context(), []audit.Event{e})
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "the request could not be recorded in the audit log; it is refused")
+	}
+	if len(res) == 1 && once && res[0].Status == audit.WriteConflict {
+		return nil
 	}
 	if len(res) != 1 || (res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate) {
 		return audit.Errorf(audit.EUNAVAILABLE, "the request could not be recorded in the audit log; it is refused")

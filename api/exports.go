@@ -40,10 +40,10 @@ type ExportJobView struct {
 	RowsExpected int64             `json:"rowsExpected"`
 	Query        string            `json:"query"`
 	Sort         string            `json:"sort"`
-	CreatedAt    time.Time         `json:"createdAt"`
-	StartedAt    *time.Time        `json:"startedAt,omitempty"`
-	FinishedAt   *time.Time        `json:"finishedAt,omitempty"`
-	ExpiresAt    *time.Time        `json:"expiresAt,omitempty"`
+	CreatedAt    audit.Timestamp   `json:"createdAt"`
+	StartedAt    *audit.Timestamp  `json:"startedAt,omitempty"`
+	FinishedAt   *audit.Timestamp  `json:"finishedAt,omitempty"`
+	ExpiresAt    *audit.Timestamp  `json:"expiresAt,omitempty"`
 	Attempts     int               `json:"attempts"`
 	Error        string            `json:"error,omitempty"`
 	FileBytes    int64             `json:"fileBytes,omitempty"`
@@ -51,9 +51,18 @@ type ExportJobView struct {
 	FileURL      string            `json:"fileUrl,omitempty"`
 }
 
+// millis is t as every time the API answers: UTC, to the millisecond.
+func millis(t *time.Time) *audit.Timestamp {
+	if t == nil {
+		return nil
+	}
+	ts := audit.NewTimestamp(*t)
+	return &ts
+}
+
 func jobView(j audit.ExportJob) ExportJobView {
 	v := ExportJobView{ID: j.ID, State: j.State, RowsWritten: j.RowsWritten, RowsExpected: j.RowsExpected, Query: j.Query,
-		Sort: j.Sort.String(), CreatedAt: j.CreatedAt, StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, ExpiresAt: j.ExpiresAt,
+		Sort: j.Sort.String(), CreatedAt: audit.NewTimestamp(j.CreatedAt), StartedAt: millis(j.StartedAt), FinishedAt: millis(j.FinishedAt), ExpiresAt: millis(j.ExpiresAt),
 		Attempts: j.Attempts, Error: j.Error, FileBytes: j.FileBytes, StatusURL: "/api/audit-logs/exports/" + j.ID}
 	if j.State == audit.ExportDone {
 		v.FileURL = v.StatusURL + "/file"

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -17,13 +16,13 @@ const maxSettingsBody = 4 << 10
 // PeriodicSettingsView is a tenant's periodic export as the settings
 // endpoints show it.
 type PeriodicSettingsView struct {
-	Enabled    string     `json:"enabled"` // on, off or plan
-	Active     bool       `json:"active"`  // whether windows are exported now
-	Interval   string     `json:"interval"`
-	Bucket     string     `json:"bucket"` // "" for the deployment's
-	Prefix     string     `json:"prefix"` // "" for the deployment's
-	NextWindow *time.Time `json:"nextWindow"`
-	LastError  string     `json:"lastError"`
+	Enabled    string           `json:"enabled"` // on, off or plan
+	Active     bool             `json:"active"`  // whether windows are exported now
+	Interval   string           `json:"interval"`
+	Bucket     string           `json:"bucket"` // "" for the deployment's
+	Prefix     string           `json:"prefix"` // "" for the deployment's
+	NextWindow *audit.Timestamp `json:"nextWindow"`
+	LastError  string           `json:"lastError"`
 }
 
 func settingsView(st *audit.PeriodicState, plan audit.Plan) PeriodicSettingsView {
@@ -35,8 +34,7 @@ func settingsView(st *audit.PeriodicState, plan audit.Plan) PeriodicSettingsView
 		v.Interval = string(audit.Daily)
 	}
 	if !st.NextStart.IsZero() {
-		t := st.NextStart.UTC()
-		v.NextWindow = &t
+		v.NextWindow = millis(&st.NextStart)
 	}
 	return v
 }

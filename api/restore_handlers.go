@@ -65,7 +65,11 @@ func (s *Server) restore(c *gin.Context) {
 	prior, err := s.restores.Store.GetRestore(ctx, p.TenantID, reqID)
 	switch {
 	case err == nil && !prior.SameAsk(id, body.Version, body.Fields):
-		writeError(c, s.deps.Logger, audit.Errorf(audit.ECONFLICT, "%s %q was used for another restore (request %s); use a new key", IdempotencyKeyHeader, key, reqID))
+		var refusal error = audit.Errorf(audit.ECONFLICT, "%s %q was used for another restore (request %s); use a new key", IdempotencyKeyHeader, key, reqID)
+		if err := s.recordRestore(c, reqID, id, nil, body, refusal); err != nil {
+			refusal = err
+		}
+		writeError(c, s.deps.Logger, refusal)
 		return
 	case err == nil:
 		s.answerRestore(c, prior) // the first answer, again
@@ -150,7 +154,9 @@ func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (audit.Re
 
 // recordRestore writes the record of a restore attempt: a create of the
 // restore_request resource named by the request id, outcome failure with
-// the refusal when refused.
+// the refusal when refused. Its id derives from the request id and the
+// outcome (audit.RestoreRecordID): parallel or repeated asks with one
+// idempotency key write one record, as they make one request.
 func (s *Server) recordRestore(c *gin.Context, reqID, sourceID string, src *audit.Event, b RestoreBody, refusal error) error {
 	p := principalOf(c)
 	version := b.Version
@@ -175,10 +181,12 @@ func (s *Server) recordRestore(c *gin.Context, reqID, sourceID string, src *audi
 	if !p.CrossTenant() {
 		e.Category = audit.CategoryConfiguration
 	}
+	outcome := "accepted"
 	if refusal != nil {
-		e.Outcome = audit.OutcomeFailure
+		e.Outcome, outcome = audit.OutcomeFailure, audit.ErrorMessage(refusal)
 	}
-	return s.writeSelf(c, e)
+	e.ID = audit.RestoreRecordID(reqID, outcome)
+	return s.writeSelfOnce(c, e)
 }
 
 // getRestore answers a restore request's status. A pending one is settled

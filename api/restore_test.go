@@ -136,6 +136,7 @@ func testRestore(t *testing.T, b restoreBackend, visible func()) {
 	testRestoreIsolation(t, h, first.RequestID)
 	testRestoreOutcome(t, h, visible, admin, first.RequestID, forced.RequestID)
 	testRestoreRecordFirst(t, b)
+	testRestoreRaces(t, h, b, visible, admin)
 	testRestoreRetention(t, h, b, visible, admin)
 }
 
@@ -163,10 +164,10 @@ func testRestoreVersion(t *testing.T, h *harness, admin string) api.RestoreView 
 	if res := restoreAsk(t, h, admin, restoreEventID(3), "key-1", `{"latestSeen":"`+restoreEventID(5)+`"}`); res.status != 409 {
 		t.Fatalf("the key reused for another restore: %d %s", res.status, res.body)
 	}
-	// Undo the mode and the secret of version 4 (before = version 3):
-	// the current state with mode put back; the secret is left out.
+	// Undo the mode of version 4 (before = version 3): the current state
+	// with mode put back; the current secret is left out and named.
 	undo := restoreView(t, restoreAsk(t, h, admin, restoreEventID(4), "key-2",
-		`{"fields":["mode","integration.auth.clientSecret"],"latestSeen":"`+restoreEventID(5)+`"}`), 202)
+		`{"fields":["mode"],"latestSeen":"`+restoreEventID(5)+`"}`), 202)
 	if compact(undo.State) != `{"integration":{"auth":{"user":"u2"}},"mode":"some","rules":[{"id":"r2","mode":"all"}]}` ||
 		!slices.Equal(undo.OmittedFields, []string{"integration.auth.clientSecret"}) {
 		t.Fatalf("per-field undo: %s omitted %v", undo.State, undo.OmittedFields)
@@ -204,6 +205,11 @@ func testRestoreConflicts(t *testing.T, h *harness, admin string) api.RestoreVie
 		{"a control character in the reason", restoreEventID(3), `{"force":true,"reason":"a\u0000b"}`, 400, "reason"},
 		{"too many paths", restoreEventID(3), `{"force":true,"fields":[` + strings.Repeat(`"a",`, audit.MaxDiffFields) + `"a"]}`, 400, "fields"},
 		{"no before state", restoreEventID(1), `{"force":true}`, 400, "version"},
+		{"a secret leaf", restoreEventID(4), `{"force":true,"fields":["integration.auth.clientSecret"]}`, 400, "fields"},
+		{"a field neither version has", restoreEventID(4), `{"force":true,"fields":["nope"]}`, 400, "fields"},
+		{"below a field neither version has", restoreEventID(4), `{"force":true,"fields":["nope.x"]}`, 400, "fields"},
+		{"a latestSeen that is no event id", restoreEventID(3), `{"latestSeen":"garbage"}`, 400, "latestSeen"},
+		{"a latestSeen of 0", restoreEventID(3), `{"latestSeen":"0"}`, 400, "latestSeen"},
 		{"an unknown event", "evt_audit_00000000-0000-4000-8000-000000000000", `{"force":true}`, 404, ""},
 	} {
 		res := restoreAsk(t, h, admin, c.id, "", c.body)

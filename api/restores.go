@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -59,14 +58,23 @@ type RestoreView struct {
 	Status         audit.RestoreStatus `json:"status"`
 	StatusReason   string              `json:"statusReason,omitempty"`
 	OutcomeEventID string              `json:"outcomeEventId,omitempty"`
-	DeliveredAt    *time.Time          `json:"deliveredAt"`
+	DeliveredAt    *audit.Timestamp    `json:"deliveredAt"`
 	Attempts       int                 `json:"attempts"`
-	StatusURL      string              `json:"statusUrl"`
+	// LastError is why the last delivery attempt failed, and
+	// NextAttemptAt when the next one is due; both only while the
+	// request is undelivered.
+	LastError     string           `json:"lastError,omitempty"`
+	NextAttemptAt *audit.Timestamp `json:"nextAttemptAt,omitempty"`
+	StatusURL     string           `json:"statusUrl"`
 }
 
 func restoreView(r audit.RestoreRecord) RestoreView {
-	return RestoreView{RestoreRequest: r.RestoreRequest, Status: r.Status, StatusReason: r.StatusReason, OutcomeEventID: r.OutcomeEventID,
-		DeliveredAt: r.DeliveredAt, Attempts: r.Attempts, StatusURL: "/api/restores/" + r.RequestID}
+	v := RestoreView{RestoreRequest: r.RestoreRequest, Status: r.Status, StatusReason: r.StatusReason, OutcomeEventID: r.OutcomeEventID,
+		Attempts: r.Attempts, StatusURL: "/api/restores/" + r.RequestID}
+	if v.DeliveredAt = millis(r.DeliveredAt); v.DeliveredAt == nil {
+		v.LastError, v.NextAttemptAt = r.LastError, millis(&r.NextAttemptAt)
+	}
+	return v
 }
 
 // parseRestoreBody reads the ask strictly: an unknown field or a wrong
@@ -113,8 +121,8 @@ func checkRestoreBody(b RestoreBody) error {
 	if len(b.Reason) > audit.MaxReasonBytes || !audit.CleanText(b.Reason) {
 		add("reason", fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes))
 	}
-	if len(b.LatestSeen) > 256 || !audit.CleanText(b.LatestSeen) {
-		add("latestSeen", "must be an event id")
+	if b.LatestSeen != "" && !audit.ValidID(strings.ToLower(b.LatestSeen)) {
+		add("latestSeen", "must be the id of an event of the resource (evt_audit_ followed by a UUID), as its history lists them")
 	}
 	if len(b.Fields) > audit.MaxDiffFields {
 		add("fields", fmt.Sprintf("must name at most %d paths", audit.MaxDiffFields))

@@ -50,6 +50,17 @@ func RestoreRequestID(tenantID, idempotencyKey string) string {
 	return uuid.NewSHA1(uuid.Nil, h[:]).String()
 }
 
+// RestoreRecordID is the event id of the record of a restore ask whose
+// request id is requestID (derived from its idempotency key) and whose
+// outcome is outcome ("accepted", or the refusal's text). It is derived,
+// not minted: repeats of one ask, at once or later, write one record,
+// since a store keeps the first event of an id. An ask without a key gets
+// a fresh request id, so its record is its own.
+func RestoreRecordID(requestID, outcome string) string {
+	h := sha256.Sum256([]byte("restore-record\x00" + requestID + "\x00" + outcome))
+	return IDPrefix + uuid.NewSHA1(uuid.Nil, h[:]).String()
+}
+
 // RestoreStore keeps restore requests until they are delivered, and
 // their outcome.
 type RestoreStore interface {

@@ -78,7 +78,7 @@ func benchExport(ctx context.Context, e *env) ([]result, error) {
 			if err != nil {
 				return nil, err
 			}
-			took := job.FinishedAt.Sub(*job.StartedAt).Seconds()
+			took := job.FinishedAt.Sub(job.StartedAt.Time).Seconds()
 			r := float64(job.RowsWritten) / took
 			log.Printf("  run %d %s: export %d rows %.0f rows/s (server peak RSS %.0f MB, %.2f cores), PIT read %d rows %.0f rows/s",
 				run, sz.name, job.RowsWritten, r, peak, cpu, cn, c)
