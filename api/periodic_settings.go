@@ -93,12 +93,16 @@ func (s *Server) putPeriodicSettings(c *gin.Context) {
 			writeError(c, s.deps.Logger, err)
 			return
 		}
-		before := settingsView(&st, plan)
+		before, base := settingsView(&st, plan), st.Rev
 		st.Apply(ps)
 		after := settingsView(&st, plan)
 		e := s.selfEvent(c, audit.ActionUpdate, audit.Resource{Type: audit.ResourceAuditExport, ID: tenant}, nil)
 		e.Before, e.After = mustRaw(before), mustRaw(after)
-		if err := s.writeSelf(c, e); err != nil {
+		// One change of one revision is one record: parallel identical
+		// changes (one of which wins the compare-and-set below) write it
+		// once.
+		e.ID = audit.DerivedID("periodic-settings", tenant, base, string(e.Before), string(e.After))
+		if err := s.writeSelfOnce(c, e); err != nil {
 			writeError(c, s.deps.Logger, err)
 			return
 		}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,5 +158,43 @@ func testPeriodicSettings(t *testing.T, h *harness, b periodicBackend, tenant st
 	if err != nil || len(res.Events) != 1 || !res.Events[0].CrossTenant || !strings.Contains(string(res.Events[0].Before), `"interval":"daily"`) ||
 		!strings.Contains(string(res.Events[0].After), `"interval":"hourly"`) {
 		t.Fatalf("the change's record: %+v %v", res.Events, err)
+	}
+	testParallelSettings(t, h, b, tenant, op, visible)
+}
+
+// testParallelSettings: ten operators send the same change at once; all
+// are answered, the change is made once and recorded once (each attempt
+// wrote its own record before).
+func testParallelSettings(t *testing.T, h *harness, b periodicBackend, tenant, op string, visible func()) {
+	body := []byte(`{"interval":"daily"}`)
+	var wg sync.WaitGroup
+	statuses := make([]int, 10)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = h.do(t, "PUT", "/api/audit-logs/periodic-exports/settings", op, body, "Content-Type", "application/json").status
+		}()
+	}
+	wg.Wait()
+	for i, s := range statuses {
+		if s != 200 {
+			t.Fatalf("change %d: %d", i, s)
+		}
+	}
+	visible()
+	res, err := b.SearchEvents(context.Background(), audit.Query{Filter: audit.Filter{TenantID: tenant, Actions: []audit.Action{audit.ActionUpdate},
+		ResourceTypes: []string{audit.ResourceAuditExport}}, Sort: audit.DefaultSort, PageSize: 100, Page: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := 0
+	for _, e := range res.Events {
+		if strings.Contains(string(e.Before), `"interval":"hourly"`) && strings.Contains(string(e.After), `"interval":"daily"`) {
+			changes++
+		}
+	}
+	if changes != 1 {
+		t.Fatalf("the change from hourly to daily is recorded %d times, want once", changes)
 	}
 }

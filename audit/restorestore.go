@@ -57,7 +57,15 @@ func RestoreRequestID(tenantID, idempotencyKey string) string {
 // since a store keeps the first event of an id. An ask without a key gets
 // a fresh request id, so its record is its own.
 func RestoreRecordID(requestID, outcome string) string {
-	h := sha256.Sum256([]byte("restore-record\x00" + requestID + "\x00" + outcome))
+	return DerivedID("restore-record", requestID, outcome)
+}
+
+// DerivedID is the event id of a record the service writes of something
+// that must be recorded once however often it is attempted: a UUIDv5 of
+// kind and parts, so that the same parts always give the same id and the
+// store keeps one event.
+func DerivedID(kind string, parts ...string) string {
+	h := sha256.Sum256([]byte(kind + "\x00" + strings.Join(parts, "\x00")))
 	return IDPrefix + uuid.NewSHA1(uuid.Nil, h[:]).String()
 }
 
