@@ -19,11 +19,41 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// Report sums up a verification.
+// Report sums up a verification: only what was verified counts (a
+// missing or altered file is a problem, never a verified file).
 type Report struct {
 	Digests, Files int
 	Events         int64
 	Problems       int
+	// EndProven: the chain was checked against Options.Expected, so a
+	// cut-off end would have been a problem.
+	EndProven bool
+	// Last is the chain's last digest: the checkpoint to record and give
+	// to a later verification.
+	Last *Checkpoint
+}
+
+// Checkpoint names one digest of a chain by its key and signature, as a
+// tenant records it (from a verification, or the API's delivered
+// windows) to check a later copy against: a copy whose chain lacks it was
+// cut off, one with another signature there was rewritten.
+type Checkpoint struct {
+	Key       string
+	Signature string // "" when the source gives only the key
+	// Source says where it came from, for the report.
+	Source string
+}
+
+// String is the checkpoint as verify prints it and --checkpoint reads it.
+func (c Checkpoint) String() string { return c.Key + " " + c.Signature }
+
+// ParseCheckpoint reads "<digest key> <signature>"; EINVALID otherwise.
+func ParseCheckpoint(s, source string) (Checkpoint, error) {
+	key, sig, ok := strings.Cut(strings.TrimSpace(s), " ")
+	if !ok || !strings.Contains(key, "/digest/") || !strings.HasSuffix(key, ".json") || strings.TrimSpace(sig) == "" {
+		return Checkpoint{}, audit.Errorf(audit.EINVALID, "%q is not a checkpoint: want the line verify printed, <digest key> <signature>", s)
+	}
+	return Checkpoint{Key: key, Signature: strings.TrimSpace(sig), Source: source}, nil
 }
 
 // OK reports whether nothing was wrong.
@@ -56,6 +86,11 @@ type Options struct {
 	// stored object (format 2), which alone proves an intact file: it
 	// checks the writer's own arithmetic, at a few times the cost.
 	Deep bool
+	// Expected are digests the chain must hold, from a source the
+	// exporter cannot rewrite afterwards: the tenant API's delivered
+	// windows, or a checkpoint recorded earlier. Without them a chain is
+	// checked against itself only, and its end cannot be proven.
+	Expected []Checkpoint
 }
 
 // Verify checks a tenant's periodic export in b (a bucket, or a directory
@@ -63,9 +98,9 @@ type Options struct {
 // signature and place in the chain, every file's SHA-256 and count, and
 // that windows follow each other without gaps. It writes one plain line
 // per valid digest ("ok …") and per problem (ALTERED, MISSING, UNLISTED,
-// BAD SIGNATURE, UNKNOWN KEY, REORDERED, BROKEN LINK, FORK, GAP), naming
-// the object key, then returns the report. An error means the bucket
-// could not be read at all.
+// MALFORMED, BAD SIGNATURE, UNKNOWN KEY, REORDERED, BROKEN LINK, FORK,
+// UNCHAINED, GAP, TRUNCATED), naming the object key, then returns the
+// report. An error means the bucket could not be read at all.
 func Verify(ctx context.Context, b audit.ObjectBucket, prefix, tenant string, keys map[string]ed25519.PublicKey, opts Options, out func(string)) (Report, error) {
 	v := &verifier{ctx: ctx, b: b, prefix: prefix, tenant: tenant, keys: keys, opts: opts, out: out, digests: map[string]*audit.Digest{}, listed: map[string]bool{}}
 	root := prefix + "/" + tenant + "/"
@@ -89,21 +124,47 @@ func Verify(ctx context.Context, b audit.ObjectBucket, prefix, tenant string, ke
 	for _, k := range chain {
 		v.checkFiles(k)
 	}
-	v.gaps(chain)
+	v.gaps()
 	for _, k := range dataKeys {
 		if !v.listed[k] {
 			v.problem("UNLISTED %s: a data file that no digest vouches for", k)
 		}
+	}
+	v.expected(opts.Expected)
+	if len(chain) > 0 {
+		last := v.digests[chain[len(chain)-1]]
+		v.rep.Last = &Checkpoint{Key: chain[len(chain)-1], Signature: last.Signature}
 	}
 	out(fmt.Sprintf("verified %d digests, %d files, %d events of tenant %s: %s", v.rep.Digests, v.rep.Files, v.rep.Events, tenant, v.verdict()))
 	return v.rep, nil
 }
 
 func (v *verifier) verdict() string {
-	if v.rep.OK() {
-		return "all valid"
+	switch {
+	case v.rep.Problems == 1:
+		return "1 problem"
+	case !v.rep.OK():
+		return fmt.Sprintf("%d problems", v.rep.Problems)
+	case !v.rep.EndProven:
+		return "all valid, as far as the chain goes (whether windows after its last were cut off is not proven: give --api or --checkpoint)"
 	}
-	return fmt.Sprintf("%d problems", v.rep.Problems)
+	return "all valid"
+}
+
+// expected checks that every expected digest is in the chain with its
+// signature: one missing means the copy was cut off (TRUNCATED) or had
+// that digest removed, another signature means it was rewritten (FORK).
+func (v *verifier) expected(exp []Checkpoint) {
+	v.rep.EndProven = len(exp) > 0
+	for _, c := range exp {
+		d, ok := v.digests[c.Key]
+		switch {
+		case !ok:
+			v.problem("TRUNCATED %s: %s says it was delivered, and this copy has no valid digest there", c.Key, c.Source)
+		case c.Signature != "" && d.Signature != c.Signature:
+			v.problem("FORK %s: its signature is not the one %s recorded", c.Key, c.Source)
+		}
+	}
 }
 
 // readDigest reads, checks and keeps the digest stored under k.
@@ -197,12 +258,12 @@ func (v *verifier) checkFiles(k string) {
 			v.problem("ALTERED %s (listed by %s): %v", f.Key, k, err)
 		default:
 			events += f.Count
+			v.rep.Files++
 		}
-		v.rep.Files++
 	}
-	v.rep.Digests++
-	v.rep.Events += events
 	if v.rep.Problems == bad {
+		v.rep.Digests++
+		v.rep.Events += events
 		v.out(fmt.Sprintf("ok %s: window %s to %s%s, %d files, %d events, key %s", k, d.WindowStart.Format(audit.TimestampLayout),
 			d.WindowEnd.Format(audit.TimestampLayout), lateNote(d.Late), len(d.Files), events, d.KeyID))
 	}
@@ -284,17 +345,19 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 }
 
 // gaps reports windows that do not follow each other: every window's
-// start is the previous window's end.
-func (v *verifier) gaps(chain []string) {
+// start is the previous window's end. Every valid digest counts, chained
+// or not, so a window deleted from the middle is a GAP as well as a
+// break in the chain.
+func (v *verifier) gaps() {
 	var windows []*audit.Digest
-	for _, k := range chain {
-		if d := v.digests[k]; d.Late == 0 {
+	for _, d := range v.digests {
+		if d.Late == 0 {
 			windows = append(windows, d)
 		}
 	}
 	sort.Slice(windows, func(i, j int) bool { return windows[i].WindowStart.Before(windows[j].WindowStart.Time) })
 	for i := 1; i < len(windows); i++ {
-		if prev, cur := windows[i-1], windows[i]; !prev.WindowEnd.Equal(cur.WindowStart.Time) {
+		if prev, cur := windows[i-1], windows[i]; prev.WindowEnd.Before(cur.WindowStart.Time) {
 			v.problem("GAP between %s and %s: no window covers it", prev.WindowEnd.Format(audit.TimestampLayout), cur.WindowStart.Format(audit.TimestampLayout))
 		}
 	}

@@ -82,6 +82,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
+		return 2
 	default:
 		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
 		return 1

@@ -85,10 +85,26 @@ func TestExportPeriodicSurvivesSIGKILL(t *testing.T) {
 	if len(files) != windows || !slices.Equal(got, want) {
 		t.Fatalf("%d data files holding %d events, want %d files holding the store's %d", len(files), len(got), windows, len(want))
 	}
+	// Verified as an auditor would: the keys and the delivered windows
+	// from the service's API, not from the copy under test.
+	m := startMain(t, "serve", map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": dir, "AUDITLOG_JWT_SECRET": "s3cret",
+		"AUDITLOG_PERIODIC_EXPORT": "false", "AUDITLOG_LOG_LEVEL": "warn"})
+	tok := token(t, "s3cret", audit.Principal{UserID: "0b9c8d7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e", Email: "ana@acme.example", Role: audit.RoleAdmin, TenantID: demoTenant})
 	var out strings.Builder
-	if code := run([]string{"verify", "--dir", filepath.Join(dir, "periodic-exports"), "--tenant", demoTenant, "--keys", filepath.Join(exports, "keys")},
-		envOf(nil), &out, os.Stderr); code != 0 || !strings.Contains(out.String(), fmt.Sprintf("verified %d digests", windows)) {
+	if code := run([]string{"verify", "--dir", filepath.Join(dir, "periodic-exports"), "--tenant", demoTenant, "--api", "http://" + m.Addr(), "--token", tok},
+		envOf(nil), &out, os.Stderr); code != 0 || !strings.Contains(out.String(), fmt.Sprintf("verified %d digests", windows)) ||
+		!strings.Contains(out.String(), ": all valid\n") || !strings.Contains(out.String(), "/api/export-keys") {
 		t.Fatalf("verify exited %d:\n%s", code, out.String())
+	}
+	// The newest window cut off: the API still lists it.
+	last := filepath.Join(exports, "digest", end.Add(-24*time.Hour).Format("2006/01/02"))
+	if err := os.RemoveAll(last); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if code := run([]string{"verify", "--dir", filepath.Join(dir, "periodic-exports"), "--tenant", demoTenant, "--api", "http://" + m.Addr(), "--token", tok},
+		envOf(nil), &out, io.Discard); code != 1 || !strings.Contains(out.String(), "TRUNCATED "+"auditlog/"+demoTenant+"/digest/"+end.Add(-24*time.Hour).Format("2006/01/02")) {
+		t.Fatalf("verify of a cut-off copy exited %d:\n%s", code, out.String())
 	}
 }
 

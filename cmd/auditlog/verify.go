@@ -3,6 +3,11 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,81 +19,208 @@ import (
 	"github.com/auditlog/auditlog/s3"
 )
 
-// runVerify checks a tenant's periodic export offline, from a directory
-// (a copy downloaded from the bucket), with nothing but the public keys.
-// It prints one line per valid digest and per problem, then a summary,
-// and fails (exit 1) on any problem.
+// verifyArgs are the arguments of `auditlog verify`.
+type verifyArgs struct {
+	dir, bucket, tenant, prefix, keyDir, api, token string
+	keyFiles, checkpoints                           multiFlag
+	opts                                            periodic.Options
+}
+
+// runVerify checks a tenant's periodic export, from a directory (a copy
+// downloaded from the bucket) or the bucket itself. It trusts only what
+// the copy under test cannot forge: public keys from the service's API or
+// from files outside the copy, and, to prove the chain's end, the API's
+// delivered windows or checkpoints recorded earlier. It prints where each
+// trusted key came from, one line per valid digest and per problem, a
+// summary and the checkpoint to record; it exits 1 when the verification
+// fails and 2 on a usage error.
 func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var dir, tenant, prefix, keyDir, bucket string
-	var opts periodic.Options
-	var keyFiles multiFlag
+	var a verifyArgs
 	var c Config
 	b := newBinder("auditlog verify", getenv, stderr)
-	b.fs.StringVar(&dir, "dir", "", "directory holding the export (a downloaded copy: the bucket's objects under their keys)")
-	b.fs.StringVar(&bucket, "bucket", "", "or the S3 bucket holding it, on the AUDITLOG_S3_* server")
-	b.fs.StringVar(&tenant, "tenant", "", "the tenant's id")
-	b.fs.StringVar(&prefix, "prefix", "auditlog", "the key prefix the export was written under (AUDITLOG_PERIODIC_PREFIX)")
-	b.fs.Var(&keyFiles, "key", "PEM file of an Ed25519 public key (repeatable: one per key id of the chain)")
-	b.fs.StringVar(&keyDir, "keys", "", "directory of PEM public keys (every *.pem in it)")
-	b.fs.BoolVar(&opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
+	b.fs.StringVar(&a.dir, "dir", "", "directory holding the export (a downloaded copy: the bucket's objects under their keys)")
+	b.fs.StringVar(&a.bucket, "bucket", "", "or the S3 bucket holding it, on the AUDITLOG_S3_* server")
+	b.fs.StringVar(&a.tenant, "tenant", "", "the tenant's id")
+	b.fs.StringVar(&a.prefix, "prefix", "auditlog", "the key prefix the export was written under (AUDITLOG_PERIODIC_PREFIX)")
+	b.fs.Var(&a.keyFiles, "key", "PEM file of an Ed25519 public key you pinned (repeatable), never one from the copy under test")
+	b.fs.StringVar(&a.keyDir, "keys", "", "directory of PEM public keys you pinned (every *.pem in it), outside the copy under test")
+	b.fs.StringVar(&a.api, "api", "", "the service's base URL: trust the keys of its GET /api/export-keys and, with --token, require every window its GET /api/audit-logs/periodic-exports lists as delivered")
+	b.secret(&a.token, "token", "AUDITLOG_TOKEN", "a tenant admin's bearer token for --api's delivered windows")
+	b.fs.Var(&a.checkpoints, "checkpoint", "a checkpoint an earlier verify printed (<digest key> <signature>), or a file holding it: the chain must still hold it (repeatable)")
+	b.fs.BoolVar(&a.opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
 	b.s3(&c.Export)
 	if wantsHelp(args) {
 		b.fs.SetOutput(stdout)
 	}
 	if err := b.parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
 	}
-	if (dir == "") == (bucket == "") || !audit.ValidUUID(tenant) {
-		return fmt.Errorf("--tenant (a UUID) and one of --dir or --bucket are required")
+	if err := a.check(); err != nil {
+		return usageError{err}
 	}
-	if keyDir != "" {
-		found, _ := filepath.Glob(filepath.Join(keyDir, "*.pem"))
-		keyFiles = append(keyFiles, found...)
-	}
-	keys, err := publicKeys(keyFiles)
+	ctx := context.Background()
+	keys, err := a.trustedKeys(ctx, stdout)
 	if err != nil {
 		return err
 	}
-	var from audit.ObjectBucket = periodic.Dir{Root: dir}
-	if bucket != "" {
-		ec := c.Export
-		f, err := s3.Open(context.Background(), s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: bucket, AccessKey: ec.S3AccessKey,
-			SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle})
-		if err != nil {
-			return fmt.Errorf("--bucket %s: %w", bucket, err)
-		}
-		from = f.Objects()
+	if a.opts.Expected, err = a.expected(ctx); err != nil {
+		return err
 	}
-	rep, err := periodic.Verify(context.Background(), from, strings.Trim(prefix, "/"), strings.ToLower(tenant), keys, opts,
+	from, err := a.source(ctx, c.Export)
+	if err != nil {
+		return err
+	}
+	rep, err := periodic.Verify(ctx, from, strings.Trim(a.prefix, "/"), strings.ToLower(a.tenant), keys, a.opts,
 		func(line string) { fmt.Fprintln(stdout, line) })
 	if err != nil {
 		return err
 	}
+	if rep.Last != nil {
+		fmt.Fprintf(stdout, "checkpoint: %s\n", rep.Last)
+	}
 	if !rep.OK() {
-		return fmt.Errorf("verification failed: %d problems", rep.Problems)
+		return fmt.Errorf("verification failed: %s", plural(rep.Problems, "problem"))
 	}
 	return nil
 }
 
-// publicKeys reads Ed25519 public keys (PEM, PKIX) by key id.
-func publicKeys(files []string) (map[string]ed25519.PublicKey, error) {
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no public key: give --key or --keys")
+// check refuses arguments that cannot make a verification.
+func (a *verifyArgs) check() error {
+	switch {
+	case (a.dir == "") == (a.bucket == ""):
+		return errors.New("give one of --dir or --bucket")
+	case !audit.ValidUUID(a.tenant):
+		return fmt.Errorf("--tenant %q: want the tenant's UUID", a.tenant)
+	case len(a.keyFiles) == 0 && a.keyDir == "" && a.api == "":
+		return errors.New("no public key to trust: give --api (the service's published keys) or --key/--keys (keys you pinned)")
+	case a.token != "" && a.api == "":
+		return errors.New("--token goes with --api")
 	}
+	if a.dir != "" {
+		if st, err := os.Stat(a.dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("--dir %s: no such directory", a.dir)
+		}
+	}
+	if a.keyDir != "" {
+		found, err := filepath.Glob(filepath.Join(a.keyDir, "*.pem"))
+		if st, serr := os.Stat(a.keyDir); serr != nil || !st.IsDir() || err != nil {
+			return fmt.Errorf("--keys %s: no such directory", a.keyDir)
+		}
+		if len(found) == 0 {
+			return fmt.Errorf("--keys %s holds no *.pem file", a.keyDir)
+		}
+		a.keyFiles = append(a.keyFiles, found...)
+	}
+	for _, f := range a.keyFiles {
+		if a.dir != "" && inside(f, a.dir) {
+			return fmt.Errorf("--key %s lies inside the copy under test (%s): a key that comes with the files proves nothing, since whoever altered them could have replaced it too. Pin keys from the service (--api, or GET /api/export-keys saved earlier) or from a fingerprint you recorded", f, a.dir)
+		}
+	}
+	return nil
+}
+
+// trustedKeys reads the keys to trust and says where each came from.
+func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string]ed25519.PublicKey, error) {
 	keys := map[string]ed25519.PublicKey{}
-	for _, f := range files {
-		raw, err := os.ReadFile(f)
+	if a.api != "" {
+		got, err := periodic.API{Base: a.api}.Keys(ctx)
 		if err != nil {
 			return nil, err
 		}
-		ed, err := periodic.ParsePublicKey(raw)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+		for id, k := range got {
+			keys[id] = k
+			fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s/api/export-keys\n", id, fingerprint(k), a.api)
 		}
-		keys[audit.KeyID(ed)] = ed
+	}
+	for _, f := range a.keyFiles {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--key %s: %w", f, err)}
+		}
+		k, err := periodic.ParsePublicKey(raw)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--key %s: %w", f, err)}
+		}
+		keys[audit.KeyID(k)] = k
+		fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s\n", audit.KeyID(k), fingerprint(k), f)
 	}
 	return keys, nil
 }
+
+// expected is what the chain must hold: the API's delivered windows and
+// the checkpoints given.
+func (a *verifyArgs) expected(ctx context.Context) ([]periodic.Checkpoint, error) {
+	var exp []periodic.Checkpoint
+	for _, c := range a.checkpoints {
+		text, source := c, "checkpoint "+c
+		if raw, err := os.ReadFile(c); err == nil {
+			text, source = strings.TrimPrefix(strings.TrimSpace(string(raw)), "checkpoint: "), "checkpoint file "+c
+		}
+		cp, err := periodic.ParseCheckpoint(strings.TrimPrefix(text, "checkpoint: "), source)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--checkpoint: %s", audit.ErrorMessage(err))}
+		}
+		exp = append(exp, cp)
+	}
+	if a.api != "" && a.token != "" {
+		got, err := periodic.API{Base: a.api, Token: a.token}.Delivered(ctx)
+		if err != nil {
+			return nil, err
+		}
+		exp = append(exp, got...)
+	}
+	return exp, nil
+}
+
+// source opens the copy under test.
+func (a *verifyArgs) source(ctx context.Context, ec ExportConfig) (audit.ObjectBucket, error) {
+	if a.bucket == "" {
+		return periodic.Dir{Root: a.dir}, nil
+	}
+	f, err := s3.Open(ctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: a.bucket, AccessKey: ec.S3AccessKey,
+		SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle})
+	if err != nil {
+		return nil, fmt.Errorf("--bucket %s: %w", a.bucket, err)
+	}
+	return f.Objects(), nil
+}
+
+// inside reports whether path lies in dir (both made absolute, links
+// resolved where they exist).
+func inside(path, dir string) bool {
+	abs := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		a, _ := filepath.Abs(p)
+		return a
+	}
+	rel, err := filepath.Rel(abs(dir), abs(path))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// fingerprint is the SHA-256 of a key's PKIX encoding, in hex: what an
+// auditor compares with a fingerprint recorded out of band.
+func fingerprint(k ed25519.PublicKey) string {
+	der, _ := x509.MarshalPKIXPublicKey(k)
+	h := sha256.Sum256(der)
+	return hex.EncodeToString(h[:])
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// usageError is an error in how a command was called: exit status 2.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
 
 // multiFlag is a repeatable string flag.
 type multiFlag []string

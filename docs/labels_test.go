@@ -1,0 +1,31 @@
+package docs_test
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestREADMEExplainsEveryVerifyLabel: each label `auditlog verify` prints
+// before an object key (periodic/verify.go) has a row in the README's
+// table of problems, so an auditor can look up every line it reads.
+func TestREADMEExplainsEveryVerifyLabel(t *testing.T) {
+	src, err := os.ReadFile("../periodic/verify.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := regexp.MustCompile(`problem\("([A-Z][A-Z ]*[A-Z]) `).FindAllStringSubmatch(string(src), -1)
+	if len(labels) < 10 {
+		t.Fatalf("found %d labels in periodic/verify.go: the pattern no longer matches how it prints them", len(labels))
+	}
+	for _, l := range labels {
+		if !strings.Contains(string(readme), "| `"+l[1]+"` |") {
+			t.Errorf("the README's table of verify problems has no row for %s", l[1])
+		}
+	}
+}
