@@ -11,18 +11,24 @@ LDFLAGS := -X main.version=$(VERSION)
 export AUDITLOG_LOG_FORMAT   ?= text
 DEMO_TENANT ?= 7c9e6679-7425-40de-944b-e07fc1f90ae7
 
-.PHONY: build run demo test lint fmt bench bench-tenancy up down services-up services-down clean panel
+.PHONY: build banner run demo test lint fmt bench bench-tenancy up down services-up services-down clean panel
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/auditlog
 
 ## run: start `auditlog serve` on the embedded default (SQLite, no Elasticsearch or Kafka)
-run: build
+run: build banner
+	$(BIN) serve
+
+# banner prints the URL and a working token before serve starts: token
+# --init-dev-secret writes the data directory's development secret first
+# when there is none yet (what serve would do a moment later), so the first
+# screen of a fresh checkout is a token, not an error.
+banner: build
 	@echo "auditlog: http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}  (data in $${AUDITLOG_DATA_DIR:-./data})"
 	@echo "dev token for the demo tenant $(DEMO_TENANT):"
-	@echo "  export TOKEN=$$($(BIN) token --tenant $(DEMO_TENANT) --role admin --email admin@demo.example)"
+	@echo "  export TOKEN=$$($(BIN) token --init-dev-secret --tenant $(DEMO_TENANT) --role admin --email admin@demo.example)"
 	@echo "  curl -H \"Authorization: Bearer \$$TOKEN\" http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}/api/audit-logs"
-	$(BIN) serve
 
 ## demo: make run with 5000 generated contact-center events in the demo tenant (SEED=N for more)
 SEED ?= 5000

@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,5 +90,39 @@ func TestTokenFlags(t *testing.T) {
 	_, help, _ := mint(vars, "--help")
 	if strings.Contains(help, "jwt-public-key") || !strings.Contains(help, "derived from the e-mail") {
 		t.Fatalf("token --help: %s", help)
+	}
+}
+
+// TestMakeRunFirstScreenIsAToken: on a fresh checkout (no data
+// directory), what `make run` and `make demo` print before serve starts is
+// a working token command, not an error: the banner writes the
+// development secret that serve then uses.
+func TestMakeRunFirstScreenIsAToken(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Fatal("make is not installed, and make test runs this")
+	}
+	data := filepath.Join(t.TempDir(), "fresh")
+	cmd := exec.Command("make", "--no-print-directory", "-s", "banner")
+	cmd.Dir = "../.."
+	cmd.Env = append(os.Environ(), "AUDITLOG_DATA_DIR="+data, "AUDITLOG_JWT_SECRET=")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("make banner: %v\n%s", err, out)
+	}
+	_, tok, ok := strings.Cut(string(out), "export TOKEN=")
+	tok, _, _ = strings.Cut(tok, "\n")
+	if !ok || !strings.HasPrefix(tok, "ey") || strings.Contains(string(out), "no JWT secret") {
+		t.Fatalf("the first screen:\n%s", out)
+	}
+	secret, _, err := devSecret(data, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := api.NewVerifier(api.AuthConfig{Secret: []byte(secret), Issuer: "auditlog", Audience: "auditlog"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Verify(tok); err != nil {
+		t.Fatalf("the printed token does not verify with the secret serve uses: %v", err)
 	}
 }

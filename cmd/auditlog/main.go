@@ -213,6 +213,7 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 	b.fs.StringVar(&user, "user", "", "user UUID (default: derived from the e-mail, so tokens for one e-mail are one user)")
 	b.fs.StringVar(&reason, "reason", "", "declared reason of a superadmin access")
 	b.fs.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime of the token (1m to 30d)")
+	initSecret := b.fs.Bool("init-dev-secret", false, "with no secret configured, write the data directory's development secret first if it is missing (as serve does on its first start)")
 	b.fs.Usage = func() {
 		fmt.Fprintf(b.fs.Output(), "Usage: auditlog token --tenant <uuid> --role <role> [--email <e>] [--user <uuid>] [--reason <text>] [--ttl <duration>]\n\n"+
 			"Prints a signed JWT on stdout, signed with AUDITLOG_JWT_SECRET (the server's secret) or, when it is not set, the\n"+
@@ -235,7 +236,7 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 		return fmt.Errorf("--ttl %s: want 1m to 720h", ttl)
 	}
 	if c.JWTSecret == "" {
-		s, _, err := devSecret(c.DataDir, false)
+		s, _, err := devSecret(c.DataDir, *initSecret)
 		if err != nil {
 			return err
 		}
