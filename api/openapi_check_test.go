@@ -3,10 +3,12 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -44,15 +46,33 @@ var openapiRouter = func() routers.Router {
 // kin-openapi's openapi3filter:
 //   - the operation must be documented;
 //   - a request the document refuses must be refused (4xx), so the
-//     document never promises less than the server enforces the other
-//     way round is not checkable: some rules (from ≤ to, a cursor bound
-//     to its filter) are beyond what a schema can say;
+//     document never promises less than the server enforces;
+//   - a request the document accepts may be refused (400) only for a rule
+//     beyond what a schema can say (beyondTheSchema: from ≤ to, a cursor
+//     bound to its filter, a restore that changes nothing), so every rule
+//     of form is in the document;
 //   - the answer's status, content type, headers and body must match.
 func checkOpenAPI(t *testing.T, req *http.Request, r response) {
 	t.Helper()
 	if err := openapiMismatch(req, r); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// documentRefuses returns why the document refuses req (nil when it
+// accepts it).
+func documentRefuses(req *http.Request) error {
+	route, params, err := openapiRouter.FindRoute(req)
+	if err != nil {
+		return err
+	}
+	if req.GetBody != nil {
+		req.Body, _ = req.GetBody()
+	}
+	return openapi3filter.ValidateRequest(context.Background(), &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
+	})
 }
 
 // openapiMismatch is checkOpenAPI's verdict, nil when the exchange
@@ -73,6 +93,11 @@ func openapiMismatch(req *http.Request, r response) error {
 	if reqErr != nil && r.status < 400 {
 		return fmt.Errorf("%s %s answered %d to a request the OpenAPI document refuses: %w", req.Method, route.Path, r.status, reqErr)
 	}
+	if reqErr == nil && r.status == 400 {
+		if rule := statableRule(r.body); rule != "" {
+			return fmt.Errorf("%s %s answered 400 for %s, a rule the OpenAPI document could state but does not: it accepts the request", req.Method, route.Path, rule)
+		}
+	}
 	out := &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: in,
 		Status:                 r.status,
@@ -84,6 +109,51 @@ func openapiMismatch(req *http.Request, r response) error {
 		return fmt.Errorf("%s %s %d does not match the OpenAPI document: %w\n%.2000s", req.Method, route.Path, r.status, err, r.body)
 	}
 	return nil
+}
+
+// beyondTheSchema are the rules the server enforces that an OpenAPI
+// document cannot state: a 400 to a request the document accepts must
+// name only these (by field and a part of the message). Every other rule
+// is in the document, so a client generated from it sends no request the
+// server refuses for its form.
+var beyondTheSchema = []struct{ field, message, why string }{
+	{"cursor", "", "a cursor is signed and bound to the query that made it"},
+	{"page", "", "page × pageSize stays within the first 10,000 results, and page does not combine with cursor"},
+	{"groupBy", "give groupBy, interval, or both", "one of two parameters"},
+	{"interval", "buckets; the limit is", "the bucket count depends on the range"},
+	{"to", "must be after from", "an order between two parameters"},
+	{"key", "is not an object of your tenant", "the prefix is the caller's tenant's"},
+	{"fields", " is a secret", "a restore depends on the stored states"},
+	{"fields", " is not a field of this resource", "a restore depends on the stored states"},
+	{"fields", " already has this value", "a restore depends on the stored states"},
+	{"fields", "only its secrets differ", "a restore depends on the stored states"},
+	{"fields", " cannot be restored", "a restore depends on the stored states"},
+	{"version", "carries no", "the event may have no such state"},
+	{"version", "the current state already has", "a restore depends on the stored states"},
+	{"latestSeen", "is required", "required unless force: a rule across two members"},
+	{"", "is not a known parameter", "OpenAPI cannot close a query string to unknown parameters"},
+}
+
+// statableRule returns the first error of a 400 problem that is not
+// beyond the schema ("" when all are, or the problem names no field: a
+// refusal about stored data, like a read that is no version).
+func statableRule(body []byte) string {
+	var p struct {
+		Errors []struct{ Field, Message string } `json:"errors"`
+	}
+	if json.Unmarshal(body, &p) != nil {
+		return "an answer that is no problem document"
+	}
+next:
+	for _, e := range p.Errors {
+		for _, b := range beyondTheSchema {
+			if (b.field == "" || b.field == e.Field) && strings.Contains(e.Message, b.message) {
+				continue next
+			}
+		}
+		return fmt.Sprintf("%s: %s", e.Field, e.Message)
+	}
+	return ""
 }
 
 // TestOpenAPICheckCatchesDrift: the checker every API test relies on
@@ -106,6 +176,8 @@ func TestOpenAPICheckCatchesDrift(t *testing.T) {
 		{"undocumented content type", get("/healthz"), response{status: 200, header: http.Header{"Content-Type": {"text/html"}}, body: goodStatus}, false},
 		{"a required field missing", get("/api/audit-logs"), response{status: 200, header: jsonH, body: []byte(`{"data":[]}`)}, false},
 		{"a refused request accepted", get("/api/audit-logs?pageSize=0"), response{status: 200, header: jsonH, body: []byte(`{"data":[],"nextCursor":null,"hasMore":false,"total":{"value":0,"relation":"eq"},"pageSize":0}`)}, false},
+		{"an accepted request refused for a rule beyond the schema", get("/api/audit-logs?cursor=abc"), response{status: 400, header: problemH, body: []byte(`{"type":"about:blank","title":"Bad Request","status":400,"code":"invalid","errors":[{"field":"cursor","message":"malformed cursor"}]}`)}, true},
+		{"an accepted request refused for a rule the document could state", get("/api/audit-logs?pageSize=10"), response{status: 400, header: problemH, body: []byte(`{"type":"about:blank","title":"Bad Request","status":400,"code":"invalid","errors":[{"field":"pageSize","message":"must be odd"}]}`)}, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -132,6 +132,10 @@ func checkRestoreBody(b RestoreBody) error {
 			add("fields", "each path must be 1 to 1024 bytes of text without control characters")
 			break
 		}
+		if err := audit.CheckPath(f); err != nil {
+			add("fields", audit.ErrorMessage(err))
+			break
+		}
 	}
 	if len(fe) > 0 {
 		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: fe}

@@ -18,6 +18,14 @@ type pathStep struct {
 	byID bool
 }
 
+// CheckPath reports whether path is a well-formed state path: EINVALID
+// naming it otherwise. It checks the form alone; whether a state has the
+// path is the restore's to say.
+func CheckPath(path string) error {
+	_, err := parsePath(path)
+	return err
+}
+
 // parsePath splits a state path into steps; EINVALID when malformed.
 func parsePath(path string) ([]pathStep, error) {
 	bad := Errorf(EINVALID, "%q is not a field path like rules[r2].mode", path)

@@ -580,7 +580,7 @@ export interface components {
             version: "before" | "after";
             /** @description Restrict the restore to these field paths (a per-field undo): the current state with only these taken from the chosen version (removed where that version lacks them). Paths as history and compare write them: dotted keys, rules[<id>] for an element of an array matched by id. */
             fields?: string[];
-            /** @description The declared reason; required of an operator-team member (superadmin), who may also give it in X-Access-Reason or the token's reason claim. */
+            /** @description The declared reason; required of an operator-team member (superadmin), who may also give it in X-Access-Reason or the token's reason claim. At most 1024 bytes of UTF-8 text without control characters. */
             reason?: string;
             /** @description The event id of the newest version of the resource the user saw. If the resource changed since, the answer is 409 with the newer version. */
             latestSeen?: string;
@@ -683,6 +683,10 @@ export interface components {
             deliveredAt: string | null;
             attempts: number;
             statusUrl: string;
+            /** @description Why the last delivery attempt failed; only while the request is undelivered and an attempt has failed. */
+            lastError?: string;
+            /** @description When the next delivery attempt is due; only while the request is undelivered. */
+            nextAttemptAt?: string;
         };
         ExportKey: {
             /** @description 16 hex digits of the SHA-256 of the key's PKIX DER: the `keyId` of the digests it signed. */
@@ -756,9 +760,9 @@ export interface components {
             enabled?: "on" | "off" | "plan";
             /** @enum {unknown} */
             interval?: "hourly" | "daily";
-            /** @description S3 bucket name, or empty for the deployment's. */
+            /** @description S3 bucket name (3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit, no ..), or empty for the deployment's. */
             bucket?: string;
-            /** @description Key prefix (A-Z a-z 0-9 / _ . -), or empty for the deployment's. */
+            /** @description Key prefix (A-Z a-z 0-9 / _ . -, without a leading or trailing /, // or ..), or empty for the deployment's. */
             prefix?: string;
         };
     };
