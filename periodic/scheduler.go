@@ -161,15 +161,16 @@ func (s *Scheduler) export(ctx context.Context, st *audit.PeriodicState) error {
 	}
 	w := &Writer{Bucket: bucket, Prefix: prefix, Key: s.Key, TempDir: s.TempDir, Now: s.Now}
 	if st.NextStart.IsZero() {
+		// The chain starts at the window of the tenant's first event. A
+		// tenant whose first event is not visible yet (registered by its
+		// first write, which Elasticsearch shows after its refresh) waits
+		// for the next pass: starting at now would leave that event's
+		// window out of the chain for good.
 		sp, err := s.Events.EventSpan(ctx, audit.Filter{TenantID: st.TenantID})
-		if err != nil {
+		if err != nil || !sp.Any {
 			return err
 		}
-		first := s.Now()
-		if sp.Any {
-			first = sp.First
-		}
-		st.NextStart = audit.WindowStart(first, st.Interval)
+		st.NextStart = audit.WindowStart(sp.First, st.Interval)
 	}
 	if err := s.publishKeys(ctx, bucket, prefix, st.TenantID); err != nil {
 		return err

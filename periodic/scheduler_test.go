@@ -183,3 +183,37 @@ func pubKeys(keys ...ed25519.PrivateKey) map[string]ed25519.PublicKey {
 	}
 	return m
 }
+
+// TestTheChainStartsAtTheFirstVisibleEvent: a tenant in the directory
+// whose first event the store does not show yet (Elasticsearch shows a
+// write after its refresh) gets no chain start from a pass; once the
+// event shows, the chain starts at its window and the window is exported.
+// Starting at the pass's time dropped that window for good.
+func TestTheChainStartsAtTheFirstVisibleEvent(t *testing.T) {
+	stores(t, func(t *testing.T, s store) {
+		ctx := context.Background()
+		c := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
+		_, priv, _ := ed25519.GenerateKey(nil)
+		b := periodic.Dir{Root: t.TempDir()}
+		sch := scheduler(t, s, b, "a", priv, c)
+		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true, Start: c.t.Add(-36 * time.Hour), End: c.t.Add(-35 * time.Hour)}, 5)
+		tenant := g.Tenants()[0].ID
+		must(t, s.SetPlan(ctx, tenant, audit.PlanEnterprise))
+		must(t, sch.RunOnce(ctx)) // no event yet
+		st, err := s.PeriodicState(ctx, tenant)
+		must(t, err)
+		if !st.NextStart.IsZero() {
+			t.Fatalf("a pass before any event started the chain at %s", st.NextStart)
+		}
+		events := make([]audit.Event, 5)
+		for i := range events {
+			events[i] = g.Next()
+		}
+		storetest.Write(t, s, events)
+		s.visible(t)
+		must(t, sch.RunOnce(ctx))
+		if files := union(t, s, b, tenant); files != 1 {
+			t.Fatalf("%d files, want the first event's window", files)
+		}
+	})
+}
