@@ -82,7 +82,7 @@ func secretsStayMasked(t *testing.T, m *Main, brokers []string, topic string) {
 	base := "http://" + m.Addr()
 	c := client{t, base}
 	res := audit.Resource{Type: audit.ResourceIVR, ID: "4d5e6f7a-8b9c-4d0e-9f1a-2b3c4d5e6f7a"}
-	day := time.Now().UTC().Truncate(24*time.Hour).Add(-14 * time.Hour) // yesterday 10:00, a closed window
+	day := time.Now().UTC().Truncate(24 * time.Hour).Add(-14 * time.Hour) // yesterday 10:00, a closed window
 	id := func(n int) string { return fmt.Sprintf("evt_audit_5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a%02d", n) }
 	version := func(n int, from, to string) audit.Event {
 		b, _ := json.Marshal(variantState(from))
@@ -162,4 +162,3 @@ func periodicFilesMasked(t *testing.T, dataDir string) {
 		t.Fatal("the periodic files hold none of the versions' markers")
 	}
 }
-
