@@ -48,7 +48,7 @@ func TestTheDocumentStatesTheRulesOfForm(t *testing.T) {
 	json := []string{"Content-Type", "application/json"}
 	for _, c := range []struct {
 		name, method, path, tok, body, field string
-		headers                               []string
+		headers                              []string
 	}{
 		{"latestSeen 0", "POST", restore, admin, `{"latestSeen":"0"}`, "latestSeen", json},
 		{"latestSeen garbage", "POST", restore, admin, `{"latestSeen":"garbage"}`, "latestSeen", json},

@@ -3,8 +3,10 @@ package api_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
@@ -74,5 +76,19 @@ func testRestoreRaces(t *testing.T, h *harness, b restoreBackend, visible func()
 	h.get(t, "/api/restores/"+reqID, admin).json(t, &v)
 	if v.LastError != "webhook answered 502" || v.NextAttemptAt == nil || v.DeliveredAt != nil {
 		t.Fatalf("status after a failed delivery: %+v", v)
+	}
+	// Delivered at an instant with nanoseconds: shown to the millisecond,
+	// like every time the API answers (the document's pattern, checked by
+	// h.get, says so too).
+	if r, err = b.GetRestore(ctx, restoreTenant, reqID); err != nil {
+		t.Fatal(err)
+	}
+	r.Delivered(time.Date(2026, 11, 25, 10, 0, 0, 123456789, time.UTC))
+	if err := b.UpdateRestore(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	res := h.get(t, "/api/restores/"+reqID, admin)
+	if !strings.Contains(string(res.body), `"deliveredAt":"2026-11-25T10:00:00.123Z"`) || strings.Contains(string(res.body), "lastError") {
+		t.Fatalf("status after delivery: %s", res.body)
 	}
 }

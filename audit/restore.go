@@ -155,25 +155,3 @@ func itemKey(x any, i int) string {
 	}
 	return strconv.Itoa(i)
 }
-
-// containsMasked reports whether v is, or holds at any depth, a masked
-// value.
-func containsMasked(v any) bool {
-	switch t := v.(type) {
-	case string:
-		return IsMarker(t)
-	case map[string]any:
-		for _, x := range t {
-			if containsMasked(x) {
-				return true
-			}
-		}
-	case []any:
-		for _, x := range t {
-			if containsMasked(x) {
-				return true
-			}
-		}
-	}
-	return false
-}
