@@ -62,3 +62,12 @@ func CanonicalKey(e Event) []byte {
 	}
 	return append([]byte("http:"), b...)
 }
+
+// DerivedID is the event id of a record the service writes of something
+// that must be recorded once however often it is attempted: a UUIDv5 of
+// kind and parts, so that the same parts always give the same id and the
+// store keeps one event.
+func DerivedID(kind string, parts ...string) string {
+	h := sha256.Sum256([]byte(kind + "\x00" + strings.Join(parts, "\x00")))
+	return IDPrefix + uuid.NewSHA1(uuid.Nil, h[:]).String()
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The versions of an event a restore can put back.
@@ -154,4 +155,21 @@ func itemKey(x any, i int) string {
 		return id
 	}
 	return strconv.Itoa(i)
+}
+
+// CheckRestorable refuses a source event older than the retention of the
+// tenant's plan at now: it is outside the resource's retained history
+// even when the store has not deleted it yet. Errors: ENOTFOUND.
+func CheckRestorable(source *Event, plan Plan, now time.Time) error {
+	if !plan.Valid() || !source.Timestamp.Before(now.Add(-plan.Retention())) {
+		return nil
+	}
+	return Errorf(ENOTFOUND, "event %s is past the retention of the %s plan (%d days): it is no longer in the resource's retained history and cannot be restored",
+		source.ID, plan, int(plan.Retention()/(24*time.Hour)))
+}
+
+// RestoreNotFound is the answer for a source event the tenant does not
+// have: never stored, another tenant's, or deleted with its retention.
+func RestoreNotFound(id string) error {
+	return Errorf(ENOTFOUND, "no audit event %s in this tenant's retained history (events past the plan's retention are deleted and cannot be restored)", id)
 }
