@@ -97,6 +97,13 @@ func NewServer(cfg Config, deps Deps) *Server {
 		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
 		_ = s.engine.SetTrustedProxies(nil)
 	}
+	s.registerMetrics()
+	s.routes()
+	return s
+}
+
+// registerMetrics creates and registers the server's own metrics.
+func (s *Server) registerMetrics() {
 	s.requests = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_http_requests_total", Help: "HTTP requests by route and status.",
 	}, []string{"method", "route", "status"})
@@ -108,8 +115,12 @@ func NewServer(cfg Config, deps Deps) *Server {
 		Name: "auditlog_ingest_events_conflict_total",
 		Help: "Ingested events whose id was already stored in the tenant with different content (not stored; first wins).",
 	})
-	deps.Registry.MustRegister(s.requests, s.latency, s.conflicts)
+	s.deps.Registry.MustRegister(s.requests, s.latency, s.conflicts)
+}
 
+// routes mounts the middleware and every endpoint whose dependencies are
+// set.
+func (s *Server) routes() {
 	s.engine.Use(s.recoverer, s.requestIDs, s.observe, s.checkParams)
 	// A known path with another method is a 405 naming the allowed ones,
 	// not a 404 (gin sets the Allow header).
@@ -122,44 +133,48 @@ func NewServer(cfg Config, deps Deps) *Server {
 	})
 	s.engine.GET("/healthz", s.healthz)
 	s.engine.GET("/readyz", s.readyz)
-	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(deps.Registry, promhttp.HandlerOpts{Registry: deps.Registry})))
+	s.engine.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{Registry: s.deps.Registry})))
 	s.engine.GET("/api/openapi.json", s.openapi)
 	if s.read.Reader != nil {
-		// Streaming answers (exports, files) are bounded by their own
-		// deadlines, not by the request timeout.
-		g := s.engine.Group("/api/audit-logs", s.authenticate, s.limit)
-		g.GET("", s.timeout, s.listEvents)
-		g.GET("/stats", s.timeout, s.stats)
-		if s.export.Service != nil {
-			g.POST("/exports", s.createExport)
-			g.GET("/export.csv", s.createExport)
-			g.GET("/exports", s.timeout, s.listExports)
-			g.GET("/exports/:id", s.timeout, s.getExport)
-			g.DELETE("/exports/:id", s.timeout, s.cancelExport)
-			g.GET("/exports/:id/file", s.exportFile)
-		}
-		if s.periodic.Store != nil {
-			g.GET("/periodic-exports", s.timeout, s.listPeriodicExports)
-			g.GET("/periodic-exports/file", s.periodicFile)
-			g.GET("/periodic-exports/settings", s.timeout, s.getPeriodicSettings)
-			g.PUT("/periodic-exports/settings", s.timeout, s.putPeriodicSettings)
-			s.engine.GET("/api/export-keys", s.exportKeys)
-		}
-		g.GET("/:id", s.timeout, s.getEvent)
-		r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.limit)
-		r.GET("/history", s.timeout, s.history)
-		r.GET("/compare", s.timeout, s.compare)
-		if s.restores.Store != nil {
-			// Any tenant role reaches the restore, so that a refused
-			// attempt is recorded too.
-			s.engine.POST("/api/audit-logs/:id/restore", s.authenticateRestore, s.limit, s.timeout, s.restore)
-			s.engine.GET("/api/restores/:id", s.authenticate, s.limit, s.timeout, s.getRestore)
-		}
+		s.readRoutes()
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)
 	}
-	return s
+}
+
+// readRoutes mounts the tenant's read, export, periodic export and
+// restore endpoints. Streaming answers (exports, files) are bounded by
+// their own deadlines, not by the request timeout.
+func (s *Server) readRoutes() {
+	g := s.engine.Group("/api/audit-logs", s.authenticate, s.limit)
+	g.GET("", s.timeout, s.listEvents)
+	g.GET("/stats", s.timeout, s.stats)
+	if s.export.Service != nil {
+		g.POST("/exports", s.createExport)
+		g.GET("/export.csv", s.createExport)
+		g.GET("/exports", s.timeout, s.listExports)
+		g.GET("/exports/:id", s.timeout, s.getExport)
+		g.DELETE("/exports/:id", s.timeout, s.cancelExport)
+		g.GET("/exports/:id/file", s.exportFile)
+	}
+	if s.periodic.Store != nil {
+		g.GET("/periodic-exports", s.timeout, s.listPeriodicExports)
+		g.GET("/periodic-exports/file", s.periodicFile)
+		g.GET("/periodic-exports/settings", s.timeout, s.getPeriodicSettings)
+		g.PUT("/periodic-exports/settings", s.timeout, s.putPeriodicSettings)
+		s.engine.GET("/api/export-keys", s.exportKeys)
+	}
+	g.GET("/:id", s.timeout, s.getEvent)
+	r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.limit)
+	r.GET("/history", s.timeout, s.history)
+	r.GET("/compare", s.timeout, s.compare)
+	if s.restores.Store != nil {
+		// Any tenant role reaches the restore, so that a refused attempt
+		// is recorded too.
+		s.engine.POST("/api/audit-logs/:id/restore", s.authenticateRestore, s.limit, s.timeout, s.restore)
+		s.engine.GET("/api/restores/:id", s.authenticate, s.limit, s.timeout, s.getRestore)
+	}
 }
 
 // Handler returns the root handler.

@@ -25,21 +25,28 @@ func panelNavigations(e *env) int {
 	return 20
 }
 
+// panelTools finds Node.js, Debian's Chromium and playwright-core.
+func panelTools() (node, chromium string, err error) {
+	if node, err = exec.LookPath("node"); err != nil {
+		return "", "", fmt.Errorf("node: %w (scripts/prereqs.sh installs it)", err)
+	}
+	if chromium, err = exec.LookPath("chromium"); err != nil {
+		return "", "", fmt.Errorf("chromium (Debian's package): %w (scripts/prereqs.sh installs it)", err)
+	}
+	if _, err := os.Stat(filepath.Join("panel", "node_modules", "playwright-core")); err != nil {
+		return "", "", fmt.Errorf("panel/node_modules: %w (scripts/panel.sh deps)", err)
+	}
+	return node, chromium, nil
+}
+
 // measurePanel times the panel in Chromium against srv (panel/e2e/perf.mjs):
 // from navigation to the first 50 rows on a first and on a return visit,
 // and from a filter change to the updated table, p50 and p95 of each
 // run; and the initial JavaScript.
 func measurePanel(ctx context.Context, e *env, store string, srv *benchServer, r audit.EventReader, tenant string, n int) ([]result, error) {
-	node, err := exec.LookPath("node")
+	node, chromium, err := panelTools()
 	if err != nil {
-		return nil, fmt.Errorf("node: %w (scripts/prereqs.sh installs it)", err)
-	}
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		return nil, fmt.Errorf("chromium (Debian's package): %w (scripts/prereqs.sh installs it)", err)
-	}
-	if _, err := os.Stat(filepath.Join("panel", "node_modules", "playwright-core")); err != nil {
-		return nil, fmt.Errorf("panel/node_modules: %w (scripts/panel.sh deps)", err)
+		return nil, err
 	}
 	// The panel's first view, 7 days, ending at the newest event: the
 	// default range is the 7 days before now, which holds no event once

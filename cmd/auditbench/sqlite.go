@@ -29,8 +29,25 @@ func benchSQLite(ctx context.Context, e *env) ([]result, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	out, err := benchSQLiteIngest(ctx, e, dir)
+	if err != nil {
+		return nil, err
+	}
+	qs, err := benchSQLiteQueries(ctx, e, dir)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, qs...), nil
+}
+
+// sqliteBatch is the batch size of the SQLite ingest benchmark.
+const sqliteBatch = 500
+
+// benchSQLiteIngest measures HTTP ingest against the store's own write
+// rate, and the store's write rate with and without the stats rollups.
+func benchSQLiteIngest(ctx context.Context, e *env, dir string) ([]result, error) {
 	n := max(10000, int(200000*e.scale))
-	const batch = 500
+	const batch = sqliteBatch
 	g := gen.New(gen.Config{Seed: 8, Tenants: 10, Skew: 1.1}, n*2*(e.runs+1))
 	var ingest, ceiling, bare []float64
 	for run := 0; run <= e.runs; run++ {
@@ -86,8 +103,11 @@ func benchSQLite(ctx context.Context, e *env) ([]result, error) {
 		"A CPU profile of `Store.WriteEvents` puts about 70% of the time in the SQLite VM (per event: the table, the unique id index, six sort and lookup indexes, and FTS5) " +
 		"and about 25% in the commit (WAL page writes). Group commit of concurrent batches (kept: it saves fsyncs on slower disks) changes nothing here; " +
 		"16 KiB pages and multi-row `INSERT … RETURNING` measured slower and were dropped. The remaining levers are a cgo driver (not the default: `make run` needs only Go) or fewer indexes (which the query targets need)."
+	return out, nil
+}
 
-	// Queries at 1,000,000 events.
+// benchSQLiteQueries measures the query set at 1,000,000 events.
+func benchSQLiteQueries(ctx context.Context, e *env, dir string) ([]result, error) {
 	qn := max(20000, int(1000000*e.scale))
 	qg := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, qn)
 	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "query.db")})
@@ -101,11 +121,7 @@ func benchSQLite(ctx context.Context, e *env) ([]result, error) {
 	}
 	loaded := time.Since(t0)
 	log.Printf("  loaded %d events into SQLite in %s", qn, loaded.Round(time.Second))
-	qs, err := measureQueries(ctx, e, "SQLite", s, s, qg.Tenants()[0].ID, qn, loaded, 50, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	return append(out, qs...), nil
+	return measureQueries(ctx, e, "SQLite", s, s, qg.Tenants()[0].ID, qn, loaded, 50, nil, nil)
 }
 
 // storeWriteRun writes the batches with Store.WriteEvents on a new

@@ -40,91 +40,104 @@ prefix ("" for the deployment's; a new one starts a new digest chain there).
 // runTenant lists, shows or changes tenants' plans in the directory of
 // the configured store.
 func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	tc, err := parseTenantCmd(args, getenv, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir, closeDir, err := openTenantDirectory(ctx, tc.c)
+	if err != nil {
+		return err
+	}
+	defer closeDir()
+	return tc.do(ctx, dir, stdout)
+}
+
+// tenantCommand is a parsed `auditlog tenant` command.
+type tenantCommand struct {
+	sub, tenant string
+	c           Config
+	plan        audit.Plan
+	settings    audit.PeriodicSettings
+}
+
+// parseTenantCmd reads the subcommand and its flags.
+func parseTenantCmd(args []string, getenv func(string) string, stdout, stderr io.Writer) (*tenantCommand, error) {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, tenantUsage)
-		return errors.New("want a subcommand: list, show, set-plan, promote or periodic")
+		return nil, errors.New("want a subcommand: list, show, set-plan, promote or periodic")
 	}
-	sub := args[0]
-	switch sub {
+	tc := &tenantCommand{sub: args[0]}
+	switch tc.sub {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, tenantUsage)
-		return flag.ErrHelp
+		return nil, flag.ErrHelp
 	case "list", "show", "set-plan", "promote", "periodic":
 	default:
 		fmt.Fprint(stderr, tenantUsage)
-		return fmt.Errorf("unknown subcommand %q: want list, show, set-plan, promote or periodic", sub)
+		return nil, fmt.Errorf("unknown subcommand %q: want list, show, set-plan, promote or periodic", tc.sub)
 	}
-	var c Config
-	var tenant, plan string
-	b := newBinder("auditlog tenant "+sub, getenv, stderr)
-	b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
-	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database (store sqlite)")
-	b.elasticsearch(&c)
-	if sub != "list" {
-		b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required)")
+	var plan string
+	b := newBinder("auditlog tenant "+tc.sub, getenv, stderr)
+	b.str(&tc.c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
+	b.str(&tc.c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database (store sqlite)")
+	b.elasticsearch(&tc.c)
+	if tc.sub != "list" {
+		b.fs.StringVar(&tc.tenant, "tenant", "", "tenant UUID (required)")
 	}
-	if sub == "set-plan" {
+	if tc.sub == "set-plan" {
 		b.fs.StringVar(&plan, "plan", "", "new plan: starter, pro or enterprise (required); the new retention applies to data already stored")
 	}
-	var enabled, interval, bucket, prefix string
-	if sub == "periodic" {
-		b.fs.StringVar(&enabled, "enabled", "", "on, off, or plan (on for Enterprise)")
-		b.fs.StringVar(&interval, "interval", "", "hourly or daily windows")
-		b.fs.StringVar(&bucket, "bucket", "", "the tenant's own S3 bucket (\"\" for the deployment's)")
-		b.fs.StringVar(&prefix, "prefix", "", "the tenant's own key prefix (\"\" for the deployment's)")
+	if tc.sub == "periodic" {
+		periodicFlags(b.fs, &tc.settings)
 	}
 	b.fs.Usage = func() {
-		fmt.Fprint(b.fs.Output(), tenantUsage+"\nFlags of "+sub+":\n")
+		fmt.Fprint(b.fs.Output(), tenantUsage+"\nFlags of "+tc.sub+":\n")
 		b.fs.PrintDefaults()
 	}
 	if wantsHelp(args[1:]) {
 		b.fs.SetOutput(stdout)
 	}
 	if err := b.parse(args[1:]); err != nil {
-		return err
+		return nil, err
 	}
-	if sub != "list" && tenant == "" {
-		return errors.New("--tenant is missing: the tenant's UUID")
+	if tc.sub != "list" && tc.tenant == "" {
+		return nil, errors.New("--tenant is missing: the tenant's UUID")
 	}
-	if tenant != "" && !audit.ValidUUID(tenant) {
-		return fmt.Errorf("--tenant %q is not a UUID", tenant)
+	if tc.tenant != "" && !audit.ValidUUID(tc.tenant) {
+		return nil, fmt.Errorf("--tenant %q is not a UUID", tc.tenant)
 	}
-	var p audit.Plan
-	if sub == "set-plan" {
+	if tc.sub == "set-plan" {
 		var err error
-		if p, err = audit.ParsePlan(plan); err != nil {
-			return fmt.Errorf("--plan: %w", err)
+		if tc.plan, err = audit.ParsePlan(plan); err != nil {
+			return nil, fmt.Errorf("--plan: %w", err)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	dir, closeDir, err := openTenantDirectory(ctx, c)
-	if err != nil {
-		return err
+	return tc, nil
+}
+
+// periodicFlags binds the flags of `tenant periodic`: only the flags
+// given change a setting (a nil field keeps it).
+func periodicFlags(fs *flag.FlagSet, ps *audit.PeriodicSettings) {
+	str := func(dst **string) func(string) error {
+		return func(v string) error { *dst = &v; return nil }
 	}
-	defer closeDir()
-	switch sub {
+	fs.Func("enabled", "on, off, or plan (on for Enterprise)", str(&ps.Enabled))
+	fs.Func("interval", "hourly or daily windows", func(v string) error { iv := audit.Interval(v); ps.Interval = &iv; return nil })
+	fs.Func("bucket", "the tenant's own S3 bucket (\"\" for the deployment's)", str(&ps.Bucket))
+	fs.Func("prefix", "the tenant's own key prefix (\"\" for the deployment's)", str(&ps.Prefix))
+}
+
+// do carries the command out on the directory, then shows the tenant.
+func (tc *tenantCommand) do(ctx context.Context, dir tenantStore, stdout io.Writer) error {
+	switch tc.sub {
 	case "list":
 		return listTenants(ctx, dir, stdout)
 	case "periodic":
-		var ps audit.PeriodicSettings
-		b.fs.Visit(func(f *flag.Flag) {
-			v := f.Value.String()
-			switch f.Name {
-			case "enabled":
-				ps.Enabled = &v
-			case "interval":
-				iv := audit.Interval(v)
-				ps.Interval = &iv
-			case "bucket":
-				ps.Bucket = &v
-			case "prefix":
-				ps.Prefix = &v
-			}
-		})
-		return periodicSettings(ctx, dir, tenant, ps, stdout)
+		return periodicSettings(ctx, dir, tc.tenant, tc.settings, stdout)
 	case "set-plan":
-		if err := dir.SetPlan(ctx, tenant, p); err != nil {
+		if err := dir.SetPlan(ctx, tc.tenant, tc.plan); err != nil {
 			return err
 		}
 	case "promote":
@@ -132,27 +145,32 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 		if !ok {
 			return errors.New("promote: the embedded store keeps every tenant in one table; layouts are Elasticsearch's")
 		}
-		if err := es.Promote(ctx, tenant); err != nil {
+		if err := es.Promote(ctx, tc.tenant); err != nil {
 			return err
 		}
 	}
-	got, err := dir.Plan(ctx, tenant)
+	return tc.show(ctx, dir, stdout)
+}
+
+// show prints the tenant's plan, periodic export and whereabouts.
+func (tc *tenantCommand) show(ctx context.Context, dir tenantStore, stdout io.Writer) error {
+	got, err := dir.Plan(ctx, tc.tenant)
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
-		return fmt.Errorf("tenant %s is not in the directory: it has no event yet (set-plan registers it)", tenant)
+		return fmt.Errorf("tenant %s is not in the directory: it has no event yet (set-plan registers it)", tc.tenant)
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "tenant %s plan %s retention %s\n", tenant, got, retentionText(got))
-	st, err := dir.PeriodicState(ctx, tenant)
+	fmt.Fprintf(stdout, "tenant %s plan %s retention %s\n", tc.tenant, got, retentionText(got))
+	st, err := dir.PeriodicState(ctx, tc.tenant)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, periodicLine(&st, got))
 	if es, ok := dir.(*elasticsearch.Store); ok {
-		return printWhereabouts(ctx, es, tenant, stdout)
+		return printWhereabouts(ctx, es, tc.tenant, stdout)
 	}
-	fmt.Fprintf(stdout, "store sqlite: the events table of %s\n", filepath.Join(c.DataDir, "audit.db"))
+	fmt.Fprintf(stdout, "store sqlite: the events table of %s\n", filepath.Join(tc.c.DataDir, "audit.db"))
 	return nil
 }
 
