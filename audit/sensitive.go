@@ -3,11 +3,13 @@ package audit
 import (
 	"bytes"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
@@ -65,9 +67,10 @@ func SecretName(name string) string {
 }
 
 // SensitivePolicy holds the rules for sensitive changes. Its zero value
-// applies the defaults with an empty masking key: the wiring in cmd/
-// always sets Key (AUDITLOG_MASK_KEY, or the store's generated key), and
-// the producer client refuses a key shorter than MinMaskKey.
+// applies the defaults with a random key of the process (never an empty
+// one): the wiring in cmd/ always sets Key (AUDITLOG_MASK_KEY, or the
+// store's generated key), and the producer client refuses a key shorter
+// than MinMaskKey.
 //
 // Every value under a secret field is masked by Apply, whatever it looks
 // like: a value that already is a marker (masked by a producer, with a
@@ -254,12 +257,30 @@ func (p *SensitivePolicy) marker(tenant string, v any) any {
 		return nil
 	}
 	canon, _ := json.Marshal(v)
-	m := hmac.New(sha256.New, p.Key)
+	key := p.Key
+	if len(key) == 0 {
+		key = processKey()
+	}
+	m := hmac.New(sha256.New, key)
 	m.Write([]byte(tenant))
 	m.Write([]byte{0})
 	m.Write(canon)
 	return MaskPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
 }
+
+// processKey is the masking key of a policy given none: 32 random bytes
+// drawn once per process, so that no marker is ever an HMAC with an
+// empty key (which anyone could test guesses against). The service's
+// wiring always gives a key that outlives the process (AUDITLOG_MASK_KEY,
+// or the store's generated key); without one, equal secrets mask alike
+// only within one process.
+var processKey = sync.OnceValue(func() []byte {
+	k := make([]byte, MinMaskKey)
+	if _, err := rand.Read(k); err != nil {
+		panic(err) // crypto/rand never fails on the supported platforms
+	}
+	return k
+})
 
 // Masked reports whether a JSON value is a masked secret (a well-formed
 // marker).

@@ -1,6 +1,9 @@
 package audit_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -252,5 +255,20 @@ func TestMaskKeysMustBeRandomEnough(t *testing.T) {
 		if err := audit.CheckMaskKey([]byte(key)); (err == nil) != ok {
 			t.Errorf("CheckMaskKey(%q) = %v", key, err)
 		}
+	}
+}
+
+// TestNoMarkerIsAnHMACWithAnEmptyKey: a policy given no key masks with a
+// random key of the process, never with an empty one.
+func TestNoMarkerIsAnHMACWithAnEmptyKey(t *testing.T) {
+	e := sensitiveEvent(audit.ActionCreate, "queue", "", `{"password":"hunter2"}`)
+	if err := (&audit.SensitivePolicy{}).Apply(&e); err != nil {
+		t.Fatal(err)
+	}
+	m := hmac.New(sha256.New, nil)
+	m.Write([]byte(e.TenantID + "\x00" + `"hunter2"`))
+	guess := audit.MaskPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
+	if strings.Contains(string(e.After), guess) || !strings.Contains(string(e.After), audit.MaskPrefix) {
+		t.Fatalf("stored %s: the marker is the HMAC of an empty key", e.After)
 	}
 }
