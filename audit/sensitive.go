@@ -54,6 +54,14 @@ func IsMarker(s string) bool {
 // SecretName is the normal form in which field names are matched against
 // the secret names: lower case, without '_', '-', '.' or spaces.
 func SecretName(name string) string {
+	plain := true
+	for i := 0; i < len(name) && plain; i++ {
+		c := name[i]
+		plain = c < 0x80 && !('A' <= c && c <= 'Z') && c != '_' && c != '-' && c != '.' && c != ' '
+	}
+	if plain {
+		return name // the common case costs no allocation
+	}
 	var b strings.Builder
 	b.Grow(len(name))
 	for _, r := range name {
@@ -86,6 +94,12 @@ type SensitivePolicy struct {
 	// Key keys the masking hash (HMAC-SHA-256), so a marker cannot be
 	// checked against guessed secrets without it.
 	Key []byte
+
+	// names are SecretFields in their normal form, made once.
+	names struct {
+		once sync.Once
+		list []string
+	}
 }
 
 // Sensitive reports whether updates of resource type t must carry their
@@ -106,13 +120,20 @@ func (p *SensitivePolicy) Sensitive(t string) bool {
 // Secret reports whether a field name names a secret: its normal form
 // (SecretName) contains the normal form of one of the secret names.
 func (p *SensitivePolicy) Secret(name string) bool {
-	names := p.SecretFields
-	if names == nil {
-		names = DefaultSecretFields
-	}
+	p.names.once.Do(func() {
+		names := p.SecretFields
+		if names == nil {
+			names = DefaultSecretFields
+		}
+		for _, s := range names {
+			if s := SecretName(s); s != "" {
+				p.names.list = append(p.names.list, s)
+			}
+		}
+	})
 	n := SecretName(name)
-	for _, s := range names {
-		if s := SecretName(s); s != "" && strings.Contains(n, s) {
+	for _, s := range p.names.list {
+		if strings.Contains(n, s) {
 			return true
 		}
 	}
