@@ -161,7 +161,7 @@ func itemKey(x any, i int) string {
 // tenant's plan at now: it is outside the resource's retained history
 // even when the store has not deleted it yet. Errors: ENOTFOUND.
 func CheckRestorable(source *Event, plan Plan, now time.Time) error {
-	if !plan.Valid() || !source.Timestamp.Before(now.Add(-plan.Retention())) {
+	if !plan.Valid() || Visible(plan, source.Timestamp.Time, now) {
 		return nil
 	}
 	return Errorf(ENOTFOUND, "event %s is past the retention of the %s plan (%d days): it is no longer in the resource's retained history and cannot be restored",

@@ -1,7 +1,9 @@
 // Package ilm holds the index lifecycle policy of each plan as JSON (the
-// files beside this one). They are the single source of the retention
-// numbers: installed as ILM policies where the cluster has ILM, and read
-// by the built-in lifecycle worker where it does not.
+// files beside this one): installed as ILM policies where the cluster has
+// ILM, and read by the built-in lifecycle worker where it does not. The
+// retention numbers have one source, audit.Plan.Retention: a policy whose
+// delete phase says otherwise does not load (For), so the service cannot
+// start with a copy that drifted.
 package ilm
 
 import (
@@ -48,6 +50,11 @@ func For(plan audit.Plan) (Policy, error) {
 	if err != nil {
 		return Policy{}, fmt.Errorf("ilm: no policy for plan %q", plan)
 	}
+	return parse(plan, raw)
+}
+
+// parse reads a plan's policy document and checks it against the plan.
+func parse(plan audit.Plan, raw []byte) (Policy, error) {
 	var doc struct {
 		Policy struct {
 			Phases map[string]struct {
@@ -64,6 +71,7 @@ func For(plan audit.Plan) (Policy, error) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return Policy{}, fmt.Errorf("ilm: %s.json: %w", plan, err)
 	}
+	var err error
 	p := Policy{Plan: plan, Body: raw}
 	for _, name := range []string{"hot", "warm", "cold", "delete"} {
 		ph, ok := doc.Policy.Phases[name]
@@ -82,6 +90,10 @@ func For(plan audit.Plan) (Policy, error) {
 	}
 	if p.RolloverMaxAge == "" || p.RolloverMaxPrimaryShardSize == "" || p.DeleteAfter == 0 {
 		return Policy{}, fmt.Errorf("ilm: %s.json needs a rollover (max_age, max_primary_shard_size) and a delete phase", plan)
+	}
+	if p.DeleteAfter != plan.Retention() {
+		return Policy{}, fmt.Errorf("ilm: %s.json deletes %v after rollover, but the %s plan keeps events %v (audit.Plan.Retention is the source)",
+			plan, p.DeleteAfter, plan, plan.Retention())
 	}
 	return p, nil
 }

@@ -14,20 +14,19 @@ const day = 24 * time.Hour
 func TestPoliciesCarryThePlanRetention(t *testing.T) {
 	for _, tc := range []struct {
 		plan   audit.Plan
-		delete time.Duration
-		maxAge time.Duration
+		maxAge time.Duration // the retention plus the rollover's max_age
 		phases []string
 	}{
-		{audit.PlanStarter, 30 * day, 37 * day, []string{"hot", "delete"}},
-		{audit.PlanPro, 365 * day, 395 * day, []string{"hot", "delete"}},
-		{audit.PlanEnterprise, 2557 * day, 2647 * day, []string{"hot", "warm", "cold", "delete"}},
+		{audit.PlanStarter, 37 * day, []string{"hot", "delete"}},
+		{audit.PlanPro, 395 * day, []string{"hot", "delete"}},
+		{audit.PlanEnterprise, 2647 * day, []string{"hot", "warm", "cold", "delete"}},
 	} {
 		p, err := ilm.For(tc.plan)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.DeleteAfter != tc.delete || p.DeleteAfter != tc.plan.Retention() {
-			t.Errorf("%s: delete after %v, want %v (the plan's retention)", tc.plan, p.DeleteAfter, tc.delete)
+		if p.DeleteAfter != tc.plan.Retention() {
+			t.Errorf("%s: delete after %v, want the plan's retention %v", tc.plan, p.DeleteAfter, tc.plan.Retention())
 		}
 		if p.MaxAge() != tc.maxAge {
 			t.Errorf("%s: real max age %v, want %v", tc.plan, p.MaxAge(), tc.maxAge)

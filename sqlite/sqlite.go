@@ -383,7 +383,7 @@ func (s *Store) Purge(ctx context.Context) (int64, error) {
 	now := s.cfg.Now()
 	var total int64
 	for _, plan := range audit.Plans {
-		cutoff := now.Add(-plan.Retention()).UnixMilli()
+		cutoff := audit.Cutoff(plan, now).UnixMilli()
 		cond := `tenant_id IN (SELECT tenant_id FROM tenants WHERE plan = ?)`
 		args := []any{string(plan)}
 		if plan == s.cfg.DefaultPlan {
