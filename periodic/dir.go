@@ -6,9 +6,6 @@ package periodic
 
 import (
 	"context"
-	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"io"
 	"io/fs"
@@ -75,19 +72,4 @@ func (d Dir) path(key string) (string, error) {
 		return "", audit.Errorf(audit.EINVALID, "object key %q leaves the directory", key)
 	}
 	return p, nil
-}
-
-// ParsePublicKey reads an Ed25519 public key from PEM (PKIX), as the
-// service publishes them.
-func ParsePublicKey(raw []byte) (ed25519.PublicKey, error) {
-	block, _ := pem.Decode(raw)
-	if block == nil || block.Type != "PUBLIC KEY" {
-		return nil, errors.New("not a PEM public key")
-	}
-	pub, err := x509.ParsePKIXPublicKey(block.Bytes)
-	ed, ok := pub.(ed25519.PublicKey)
-	if err != nil || !ok {
-		return nil, errors.New("not an Ed25519 public key")
-	}
-	return ed, nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"os"
@@ -81,7 +79,7 @@ func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.Pr
 		if err != nil {
 			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY: %w", err)
 		}
-		k, err := parsePrivateKey(raw)
+		k, err := periodic.ParsePrivateKey(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY=%s: %w", p.SigningKey, err)
 		}
@@ -99,46 +97,21 @@ func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.Pr
 	}
 	pub := map[string][]byte{}
 	cur := key.Public().(ed25519.PublicKey)
-	pub[audit.KeyID(cur)] = publicPEM(cur)
+	pub[audit.KeyID(cur)] = periodic.PublicPEM(cur)
 	if p.PublicKeys != "" {
 		files, err := filepath.Glob(filepath.Join(p.PublicKeys, "*.pem"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
 		}
 		for _, f := range files {
-			raw, err := os.ReadFile(f)
+			k, err := periodic.LoadPublicKey(f)
 			if err != nil {
 				return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
 			}
-			k, err := periodic.ParsePublicKey(raw)
-			if err != nil {
-				return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %s: %w", f, err)
-			}
-			pub[audit.KeyID(k)] = publicPEM(k)
+			pub[audit.KeyID(k)] = periodic.PublicPEM(k)
 		}
 	}
 	return key, pub, nil
-}
-
-func parsePrivateKey(raw []byte) (ed25519.PrivateKey, error) {
-	b, _ := pem.Decode(raw)
-	if b == nil {
-		return nil, fmt.Errorf("not a PEM file")
-	}
-	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	ek, ok := k.(ed25519.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("not an Ed25519 key")
-	}
-	return ek, nil
-}
-
-func publicPEM(k ed25519.PublicKey) []byte {
-	der, _ := x509.MarshalPKIXPublicKey(k)
-	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
 // periodicScheduler wires the scheduler: the bucket (a tenant's own when
@@ -191,35 +164,30 @@ func exportKeys(sch *periodic.Scheduler) []api.ExportKey {
 // periodicBuckets returns the bucket of a tenant's state: the local
 // directory, or the S3 bucket (the tenant's own when set), opened once.
 func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (audit.ObjectBucket, string, error), error) {
-	prefixOf := func(st *audit.PeriodicState) string {
-		if st.Prefix != "" {
-			return st.Prefix
-		}
-		return p.Prefix
-	}
 	if p.Store != "s3" {
 		dir := p.Dir
 		if dir == "" {
 			dir = filepath.Join(m.Config.DataDir, "periodic-exports")
 		}
 		b := periodic.Dir{Root: dir}
-		return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) { return b, prefixOf(st), nil }, nil
+		return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
+			_, prefix := periodic.Destination(st, "", p.Prefix)
+			return b, prefix, nil
+		}, nil
 	}
 	ec := m.Config.Export
+	deployment := p.Bucket
+	if deployment == "" {
+		deployment = ec.S3Bucket
+	}
 	var mu sync.Mutex
 	open := map[string]audit.ObjectBucket{}
 	return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
-		name := st.Bucket
-		if name == "" {
-			name = p.Bucket
-		}
-		if name == "" {
-			name = ec.S3Bucket
-		}
+		name, prefix := periodic.Destination(st, deployment, p.Prefix)
 		mu.Lock()
 		defer mu.Unlock()
 		if b, ok := open[name]; ok {
-			return b, prefixOf(st), nil
+			return b, prefix, nil
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -229,7 +197,7 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 			return nil, "", err
 		}
 		open[name] = f.Objects()
-		return open[name], prefixOf(st), nil
+		return open[name], prefix, nil
 	}, nil
 }
 

@@ -136,13 +136,9 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 		}
 	}
 	for _, f := range a.keyFiles {
-		raw, err := os.ReadFile(f)
+		k, err := periodic.LoadPublicKey(f)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--key %s: %w", f, err)}
-		}
-		k, err := periodic.ParsePublicKey(raw)
-		if err != nil {
-			return nil, usageError{fmt.Errorf("--key %s: %w", f, err)}
+			return nil, usageError{fmt.Errorf("--key: %w", err)}
 		}
 		keys[audit.KeyID(k)] = k
 		fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s\n", audit.KeyID(k), fingerprint(k), f)
