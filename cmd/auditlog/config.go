@@ -271,6 +271,15 @@ func (b *binder) common(c *Config, defaultAddr string) {
 	b.duration(&c.ShutdownTimeout, "shutdown-timeout", "AUDITLOG_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown may take on SIGTERM")
 }
 
+// store binds the store section every command that opens the event store
+// shares (serve, export-periodic, tenant): which backend, the embedded
+// store's directory, and the Elasticsearch section.
+func (b *binder) store(c *Config) {
+	b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: "+strings.Join(backendNames(), " or ")+" (sqlite is the embedded default)")
+	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database and of the files serve writes (exports, periodic exports)")
+	b.elasticsearch(c)
+}
+
 func (b *binder) elasticsearch(c *Config) {
 	b.str(&c.ES.URL, "es-url", "AUDITLOG_ES_URL", "", "Elasticsearch URL(s), comma-separated")
 	b.str(&c.ES.Username, "es-username", "AUDITLOG_ES_USERNAME", "", "Elasticsearch user for basic auth")

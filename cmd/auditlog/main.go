@@ -134,8 +134,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 	switch cmd {
 	case "serve":
 		b.common(c, "127.0.0.1:8080")
-		b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
-		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database and export files")
+		b.store(c)
 		b.duration(&c.RequestTimeout, "request-timeout", "AUDITLOG_REQUEST_TIMEOUT", 15*time.Second, "time limit of one API request")
 		b.auth(c)
 		b.api(c)
@@ -143,7 +142,6 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.str(&c.SeedTenant, "seed-tenant", "AUDITLOG_SEED_TENANT", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "the demo tenant that gets the biggest share of the seeded events")
 		b.str(&c.SeedEnd, "seed-end", "AUDITLOG_SEED_END", DemoEnd, "end of the 30 days the seeded events span: RFC 3339 (fixed by default, so the demo's ids are the README's) or now")
 		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
-		b.elasticsearch(c)
 		b.kafka(c)
 		b.lifecycle(c)
 		b.sensitive(c)

@@ -52,7 +52,7 @@ var durationRanges = map[string][2]time.Duration{
 
 // choices are the allowed values of every enumerated option.
 var choices = map[string][]string{
-	"AUDITLOG_STORE":            {"sqlite", "elasticsearch"},
+	"AUDITLOG_STORE":            backendNames(),
 	"AUDITLOG_DEFAULT_PLAN":     {"starter", "pro", "enterprise"},
 	"AUDITLOG_ES_TENANT_LAYOUT": {"shared", "dedicated"},
 	"AUDITLOG_SMTP_STARTTLS":    {"required", "opportunistic", "off"},

@@ -3,8 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/api"
@@ -85,23 +88,39 @@ func (m *Main) openStore(ctx context.Context) (*openedStore, error) {
 	return opened, nil
 }
 
+// backends is the one place that chooses a backend: AUDITLOG_STORE names
+// one of them, each opened from its own configuration section, for every
+// command that reads or writes events (serve, export-periodic, tenant).
+// A third backend is a package implementing eventStore (with
+// storetest.Run as its conformance test) and one entry here.
+var backends = map[string]func(m *Main, ctx context.Context, plan audit.Plan) (*openedStore, error){
+	"sqlite":        (*Main).sqliteStore,
+	"elasticsearch": (*Main).elasticsearchBackend,
+}
+
+// backendNames are the values of AUDITLOG_STORE.
+func backendNames() []string { return slices.Sorted(maps.Keys(backends)) }
+
 // openBackend opens the configured backend as it is.
 func (m *Main) openBackend(ctx context.Context, plan audit.Plan) (*openedStore, error) {
-	switch m.Config.Store {
-	case "elasticsearch":
-		client, err := m.esClient()
-		if err != nil {
-			return nil, err
-		}
-		store, err := m.elasticsearchStore(ctx, client, plan, false)
-		if err != nil {
-			return nil, err
-		}
-		return &openedStore{store: store, ready: api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping}}, nil
-	case "sqlite":
-		return m.sqliteStore(ctx, plan)
+	open, ok := backends[m.Config.Store]
+	if !ok {
+		return nil, fmt.Errorf("AUDITLOG_STORE=%q: want %s", m.Config.Store, strings.Join(backendNames(), " or "))
 	}
-	return nil, fmt.Errorf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", m.Config.Store)
+	return open(m, ctx, plan)
+}
+
+// elasticsearchBackend opens the Elasticsearch store of the ES section.
+func (m *Main) elasticsearchBackend(ctx context.Context, plan audit.Plan) (*openedStore, error) {
+	client, err := m.esClient()
+	if err != nil {
+		return nil, err
+	}
+	store, err := m.elasticsearchStore(ctx, client, plan, false)
+	if err != nil {
+		return nil, err
+	}
+	return &openedStore{store: store, ready: api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping}}, nil
 }
 
 // sqliteStore opens the embedded store in the data directory; its

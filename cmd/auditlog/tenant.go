@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/sqlite"
 )
 
 const tenantUsage = `Usage: auditlog tenant list
@@ -80,9 +80,7 @@ func parseTenantCmd(args []string, getenv func(string) string, stdout, stderr io
 	}
 	var plan string
 	b := newBinder("auditlog tenant "+tc.sub, getenv, stderr)
-	b.str(&tc.c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: sqlite (embedded) or elasticsearch")
-	b.str(&tc.c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database (store sqlite)")
-	b.elasticsearch(&tc.c)
+	b.store(&tc.c)
 	if tc.sub != "list" {
 		b.fs.StringVar(&tc.tenant, "tenant", "", "tenant UUID (required)")
 	}
@@ -284,42 +282,24 @@ type tenantStore interface {
 // embedded database must exist: a typo in AUDITLOG_DATA_DIR must not
 // create an empty store and report that it has no tenants.
 func openTenantDirectory(ctx context.Context, c Config) (tenantStore, func(), error) {
-	switch c.Store {
-	case "sqlite":
+	switch {
+	case c.Store == "elasticsearch" && c.ES.URL == "":
+		return nil, nil, errors.New("AUDITLOG_ES_URL must be set: the tenant directory lives in Elasticsearch")
+	case c.Store == "sqlite":
 		path := filepath.Join(c.DataDir, "audit.db")
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("no embedded store at %s (AUDITLOG_DATA_DIR=%s): start `auditlog serve` with this data directory first", path, c.DataDir)
 		}
-		store, err := sqlite.Open(ctx, sqlite.Config{Path: path, DefaultPlan: audit.PlanEnterprise})
-		if err != nil {
-			return nil, nil, err
-		}
-		return store, func() { _ = store.Close() }, nil
-	case "elasticsearch":
-		if c.ES.URL == "" {
-			return nil, nil, errors.New("AUDITLOG_ES_URL must be set: the tenant directory lives in Elasticsearch")
-		}
-		m := &Main{Config: c}
-		client, err := m.esClient()
-		if err != nil {
-			return nil, nil, err
-		}
-		caps, err := client.Detect(ctx)
-		if err != nil {
-			return nil, nil, err
-		}
-		plan, err := m.defaultPlan()
-		if err != nil {
-			return nil, nil, err
-		}
-		store, err := elasticsearch.NewStore(client, caps, m.esStoreConfig(plan))
-		if err != nil {
-			return nil, nil, err
-		}
-		if err := store.Bootstrap(ctx); err != nil {
-			return nil, nil, err
-		}
-		return store, func() {}, nil
 	}
-	return nil, nil, fmt.Errorf("AUDITLOG_STORE=%q: want sqlite or elasticsearch", c.Store)
+	m := NewMain("tenant", c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return nil, nil, err
+	}
+	opened, err := m.openBackend(ctx, plan)
+	if err != nil {
+		_ = m.Close()
+		return nil, nil, err
+	}
+	return opened.store, func() { _ = m.Close() }, nil
 }
