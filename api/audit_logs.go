@@ -192,7 +192,7 @@ func (s *Server) listEvents(c *gin.Context) {
 
 func (s *Server) getEvent(c *gin.Context) {
 	p := principalOf(c)
-	id := c.Param("id")
+	id := audit.NormalizeID(c.Param("id"))
 	if !audit.ValidID(id) {
 		// A malformed id cannot exist: the same 404 as a missing one.
 		writeError(c, s.deps.Logger, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id))

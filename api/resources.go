@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -30,7 +31,9 @@ func resourcePath(c *gin.Context) (string, string, error) {
 	if !audit.ValidToken(typ) || id == "" || len(id) > 256 || audit.SanitizeText(id, 256) != id {
 		return "", "", audit.Errorf(audit.ENOTFOUND, "no history of %s %s", typ, id)
 	}
-	return typ, id, nil
+	// Resource ids are stored in lower case (Event.Normalize), as the
+	// filter on them matches (Filter.Normalize).
+	return typ, strings.ToLower(id), nil
 }
 
 // parseHistoryQuery reads the parameters of a history page.
@@ -94,7 +97,7 @@ func (s *Server) compare(c *gin.Context) {
 	}
 	qp := &queryParser{v: c.Request.URL.Query()}
 	qp.unknown(compareParams)
-	base, target := qp.single("base"), qp.single("target")
+	base, target := audit.NormalizeID(qp.single("base")), audit.NormalizeID(qp.single("target"))
 	for name, v := range map[string]string{"base": base, "target": target} {
 		if v == "" {
 			qp.fail(name, "is required: the id of an event of this resource")

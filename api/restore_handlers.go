@@ -60,7 +60,7 @@ func (s *Server) restore(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	ctx, id := c.Request.Context(), c.Param("id")
+	ctx, id := c.Request.Context(), audit.NormalizeID(c.Param("id"))
 	reqID := audit.RestoreRequestID(p.TenantID, key)
 	prior, err := s.restores.Store.GetRestore(ctx, p.TenantID, reqID)
 	switch {

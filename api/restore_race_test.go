@@ -92,3 +92,24 @@ func testRestoreRaces(t *testing.T, h *harness, b restoreBackend, visible func()
 		t.Fatalf("status after delivery: %s", res.body)
 	}
 }
+
+// testUpperCaseIDs: an event id is a UUID, case-insensitive, on every
+// path that takes one: the detail, compare's base and target, the
+// restore's path, latestSeen and the restore status.
+func testUpperCaseIDs(t *testing.T, h *harness, admin string) {
+	up := func(id string) string { return "evt_audit_" + strings.ToUpper(strings.TrimPrefix(id, "evt_audit_")) }
+	if res := h.get(t, "/api/audit-logs/"+up(restoreEventID(3)), admin); res.status != 200 || !strings.Contains(string(res.body), restoreEventID(3)) {
+		t.Fatalf("detail by an upper-case id: %d %s", res.status, res.body)
+	}
+	if res := h.get(t, "/api/resources/recording_policy/"+strings.ToUpper(restoredID)+"/compare?"+qs("base", up(restoreEventID(2)), "target", up(restoreEventID(4))), admin); res.status != 200 {
+		t.Fatalf("compare by upper-case ids: %d %s", res.status, res.body)
+	}
+	res := restoreAsk(t, h, admin, up(restoreEventID(4)), "upper-key", `{"version":"after","fields":["mode"],"force":true}`)
+	v := restoreView(t, res, 202)
+	if v.SourceEventID != restoreEventID(4) {
+		t.Fatalf("restore by an upper-case id names %s", v.SourceEventID)
+	}
+	if res := h.get(t, "/api/restores/"+strings.ToUpper(v.RequestID), admin); res.status != 200 {
+		t.Fatalf("restore status by an upper-case id: %d %s", res.status, res.body)
+	}
+}

@@ -137,6 +137,7 @@ func testRestore(t *testing.T, b restoreBackend, visible func()) {
 	testRestoreOutcome(t, h, visible, admin, first.RequestID, forced.RequestID)
 	testRestoreRecordFirst(t, b)
 	testRestoreRaces(t, h, b, visible, admin)
+	testUpperCaseIDs(t, h, admin)
 	testRestoreRetention(t, h, b, visible, admin)
 }
 

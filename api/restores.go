@@ -121,7 +121,7 @@ func checkRestoreBody(b RestoreBody) error {
 	if len(b.Reason) > audit.MaxReasonBytes || !audit.CleanText(b.Reason) {
 		add("reason", fmt.Sprintf("must be text of at most %d bytes without control characters", audit.MaxReasonBytes))
 	}
-	if b.LatestSeen != "" && !audit.ValidID(strings.ToLower(b.LatestSeen)) {
+	if b.LatestSeen != "" && !audit.ValidID(audit.NormalizeID(b.LatestSeen)) {
 		add("latestSeen", "must be the id of an event of the resource (evt_audit_ followed by a UUID), as its history lists them")
 	}
 	if len(b.Fields) > audit.MaxDiffFields {

@@ -15,6 +15,17 @@ func NewID() string {
 	return IDPrefix + uuid.Must(uuid.NewV7()).String()
 }
 
+// NormalizeID is an event id in its canonical form: the UUID after
+// IDPrefix in lower case (a UUID is case-insensitive). Every path that
+// takes an event id (an event, a URL, a query parameter, a restore body)
+// normalises it so, and stores keep only this form.
+func NormalizeID(id string) string {
+	if rest, ok := strings.CutPrefix(id, IDPrefix); ok {
+		return IDPrefix + strings.ToLower(rest)
+	}
+	return id
+}
+
 // ValidID reports whether id is IDPrefix followed by an RFC 9562 UUID in
 // canonical lowercase form: any version from 1 to 8 with the RFC variant.
 // The service mints UUIDv7 (NewID, DeriveID), but spec §2.1 asks only for

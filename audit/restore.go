@@ -106,7 +106,7 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 	if len(fe) > 0 {
 		return RestoreRequest{}, fe.err("invalid restore")
 	}
-	if a.Latest.ID != strings.ToLower(a.LatestSeen) && !a.Force {
+	if a.Latest.ID != NormalizeID(a.LatestSeen) && !a.Force {
 		err := Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)
 		err.Details = map[string]any{"latest": NewHistoryEntry(a.Latest)}
 		return RestoreRequest{}, err

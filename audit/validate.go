@@ -85,9 +85,7 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 // lowercased, their canonical form, so that filters match whatever case a
 // producer used.
 func (e *Event) Normalize() {
-	if rest, ok := strings.CutPrefix(e.ID, IDPrefix); ok {
-		e.ID = IDPrefix + strings.ToLower(rest)
-	}
+	e.ID = NormalizeID(e.ID)
 	e.TenantID = strings.ToLower(e.TenantID)
 	e.Actor.ID = strings.ToLower(e.Actor.ID)
 	e.Resource.ID = strings.ToLower(e.Resource.ID)
