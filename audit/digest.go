@@ -109,10 +109,15 @@ func (d *Digest) Verify(keys map[string]ed25519.PublicKey) error {
 
 // KeyID names a public key: the first 16 hex digits of the SHA-256 of its
 // PKIX (DER) encoding, so the same key has the same id everywhere.
-func KeyID(pub ed25519.PublicKey) string {
+func KeyID(pub ed25519.PublicKey) string { return KeyFingerprint(pub)[:16] }
+
+// KeyFingerprint is the SHA-256 of a public key's PKIX encoding, in hex:
+// what an auditor compares with a fingerprint recorded out of band. The
+// key id is its first 16 characters.
+func KeyFingerprint(pub ed25519.PublicKey) string {
 	der, _ := x509.MarshalPKIXPublicKey(pub)
 	h := sha256.Sum256(der)
-	return hex.EncodeToString(h[:8])
+	return hex.EncodeToString(h[:])
 }
 
 // windowName is a window's part of its object keys.

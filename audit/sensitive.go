@@ -295,13 +295,16 @@ func (p *SensitivePolicy) marker(tenant string, v any) any {
 // wiring always gives a key that outlives the process (AUDITLOG_MASK_KEY,
 // or the store's generated key); without one, equal secrets mask alike
 // only within one process.
-var processKey = sync.OnceValue(func() []byte {
+var processKey = sync.OnceValue(NewMaskKey)
+
+// NewMaskKey returns a fresh masking key: MinMaskKey random bytes.
+func NewMaskKey() []byte {
 	k := make([]byte, MinMaskKey)
 	if _, err := rand.Read(k); err != nil {
 		panic(err) // crypto/rand never fails on the supported platforms
 	}
 	return k
-})
+}
 
 // Masked reports whether a JSON value is a masked secret (a well-formed
 // marker).

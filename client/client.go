@@ -12,7 +12,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -69,9 +68,7 @@ type Config struct {
 type Client struct {
 	cfg    Config
 	policy *audit.SensitivePolicy
-	// mask: secrets are masked at the source (MaskKey is set).
-	mask bool
-	w    *kafka.Writer
+	w      *kafka.Writer
 }
 
 // New checks cfg and returns a client; Close releases it.
@@ -97,7 +94,6 @@ func New(cfg Config) (*Client, error) {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
 	c := &Client{cfg: cfg, policy: &audit.SensitivePolicy{Types: cfg.SensitiveTypes, SecretFields: cfg.SecretFields, Key: cfg.MaskKey}}
-	c.mask = cfg.MaskKey != nil
 	if cfg.IngestURL == "" {
 		c.w = &kafka.Writer{Addr: kafka.TCP(cfg.Brokers...), Topic: cfg.Topic, Balancer: &kafka.Hash{},
 			RequiredAcks: kafka.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: &kafka.Transport{}}
@@ -107,13 +103,7 @@ func New(cfg Config) (*Client, error) {
 
 // NewMaskKey returns a fresh masking key for Config.MaskKey: 32 random
 // bytes.
-func NewMaskKey() []byte {
-	k := make([]byte, audit.MinMaskKey)
-	if _, err := rand.Read(k); err != nil {
-		panic(err) // crypto/rand never fails on the supported platforms
-	}
-	return k
-}
+func NewMaskKey() []byte { return audit.NewMaskKey() }
 
 // Close flushes and closes the Kafka writer.
 func (c *Client) Close() error {

@@ -45,7 +45,7 @@ func (c *Client) Event(ch Change) (audit.Event, error) {
 	if err := e.Validate(c.cfg.Now()); err != nil {
 		return e, err
 	}
-	if !c.mask {
+	if c.cfg.MaskKey == nil {
 		return e, c.policy.Require(&e)
 	}
 	return e, c.policy.Apply(&e)

@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
-	"crypto/sha256"
-	"crypto/x509"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -132,7 +129,7 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 		}
 		for id, k := range got {
 			keys[id] = k
-			fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s/api/export-keys\n", id, fingerprint(k), a.api)
+			fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s/api/export-keys\n", id, audit.KeyFingerprint(k), a.api)
 		}
 	}
 	for _, f := range a.keyFiles {
@@ -141,7 +138,7 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 			return nil, usageError{fmt.Errorf("--key: %w", err)}
 		}
 		keys[audit.KeyID(k)] = k
-		fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s\n", audit.KeyID(k), fingerprint(k), f)
+		fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s\n", audit.KeyID(k), audit.KeyFingerprint(k), f)
 	}
 	return keys, nil
 }
@@ -153,7 +150,7 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodic.Checkpoint, error
 	for _, c := range a.checkpoints {
 		text, source := c, "checkpoint "+c
 		if raw, err := os.ReadFile(c); err == nil {
-			text, source = strings.TrimPrefix(strings.TrimSpace(string(raw)), "checkpoint: "), "checkpoint file "+c
+			text, source = strings.TrimSpace(string(raw)), "checkpoint file "+c
 		}
 		cp, err := periodic.ParseCheckpoint(strings.TrimPrefix(text, "checkpoint: "), source)
 		if err != nil {
@@ -196,14 +193,6 @@ func inside(path, dir string) bool {
 	}
 	rel, err := filepath.Rel(abs(dir), abs(path))
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// fingerprint is the SHA-256 of a key's PKIX encoding, in hex: what an
-// auditor compares with a fingerprint recorded out of band.
-func fingerprint(k ed25519.PublicKey) string {
-	der, _ := x509.MarshalPKIXPublicKey(k)
-	h := sha256.Sum256(der)
-	return hex.EncodeToString(h[:])
 }
 
 func plural(n int, word string) string {
