@@ -10,7 +10,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 const tenantX = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"

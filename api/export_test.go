@@ -12,7 +12,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // TestExportEndpoints walks every answer of the export endpoints, each

@@ -18,7 +18,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/sqlite"
 )
 

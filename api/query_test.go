@@ -12,7 +12,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 // loadDataset writes the conformance suite's two-tenant dataset.

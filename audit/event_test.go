@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/golden"
+	"github.com/auditlog/auditlog/internal/testkit/golden"
 )
 
 var now = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)

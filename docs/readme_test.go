@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // runSections are the README sections whose shell blocks a newcomer

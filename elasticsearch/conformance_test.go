@@ -8,8 +8,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/ilm"
-	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 func TestConformance(t *testing.T) { conformance(t, elasticsearch.LayoutDedicated) }

@@ -8,8 +8,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/internal/golden"
-	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/golden"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 // TestScanCollapsesDuplicates stores every event of a tenant twice, in two

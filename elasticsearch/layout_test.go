@@ -11,7 +11,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 // visibleIDs is every event id the tenant sees, by list, count and scan,

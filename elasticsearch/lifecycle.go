@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/elasticsearch/ilm"
 )
 
 // LifecycleReport says what one lifecycle pass did.

@@ -6,7 +6,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/internal/golden"
+	"github.com/auditlog/auditlog/internal/testkit/golden"
 )
 
 const tenantX = "6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 func newClient(t *testing.T) *elasticsearch.Client {

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/ilm"
-	"github.com/auditlog/auditlog/mappings"
+	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/elasticsearch/mappings"
 )
 
 // StoreConfig tunes the store.
@@ -20,7 +20,7 @@ type StoreConfig struct {
 	// by default, since data deleted too early cannot be recovered.
 	DefaultPlan audit.Plan
 	// Policies overrides the lifecycle of plans (tests use short ones).
-	// Unset plans use the policies of ilm/.
+	// Unset plans use the policies of ilm/ (elasticsearch/ilm).
 	Policies map[audit.Plan]ilm.Policy
 	// TenantCacheTTL bounds how long a tenant's plan is cached before it is
 	// read again (a plan changed by another process is seen within it).

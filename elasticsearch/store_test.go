@@ -13,9 +13,9 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/ilm"
-	"github.com/auditlog/auditlog/internal/golden"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/golden"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // TestTemplateAndPolicyBodiesGolden pins the request bodies sent to

@@ -10,8 +10,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
-	"github.com/auditlog/auditlog/internal/storetest"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/sqlite"
 )
 

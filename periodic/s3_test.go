@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/periodic"
 	"github.com/auditlog/auditlog/s3"
 )

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 var (

@@ -4,7 +4,7 @@
 # with_services finds Elasticsearch and Kafka, in this order:
 #   (a) AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS, when both set;
 #   (b) Docker, when an engine answers: testcontainers-go
-#       (internal/testenv/containers);
+#       (internal/testkit/testenv/containers);
 #   (c) otherwise a local download from Maven Central (scripts/services.sh),
 #       started for this run alone: its own state directory and free ports,
 #       so two `make test` runs, or `make test` beside `make services-up`,
@@ -58,7 +58,7 @@ with_services() {
 	elif command -v docker >/dev/null && docker info >/dev/null 2>&1; then
 		local envfile pid deadline
 		envfile=$(mktemp)
-		go run ./internal/testenv/containers -env "$envfile" &
+		go run ./internal/testkit/testenv/containers -env "$envfile" &
 		pid=$!
 		cleanup+=("kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -f $envfile")
 		deadline=$((SECONDS + 600))

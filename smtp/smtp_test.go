@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/mailtest"
+	"github.com/auditlog/auditlog/internal/testkit/mailtest"
 	"github.com/auditlog/auditlog/smtp"
 )
 

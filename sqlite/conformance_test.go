@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/auditlog/auditlog/internal/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/sqlite"
 )
 

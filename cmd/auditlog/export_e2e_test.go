@@ -23,8 +23,8 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/mailtest"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/mailtest"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // October 2026: the exported data sets lie before it ends, and the

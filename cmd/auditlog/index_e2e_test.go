@@ -19,7 +19,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // TestMain lets a test re-run this binary as `auditlog <command>`: the

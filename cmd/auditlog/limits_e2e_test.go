@@ -14,7 +14,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // MaxWorstCaseRSS is the documented bound (README, "Limits") on the peak

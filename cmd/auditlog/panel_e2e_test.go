@@ -13,7 +13,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // panelTools returns node and Chromium, or stops the test: it fails with

@@ -18,7 +18,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 const demoTenant = "7c9e6679-7425-40de-944b-e07fc1f90ae7"

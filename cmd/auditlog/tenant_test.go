@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/testenv"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/sqlite"
 )
 

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/elasticsearch/ilm"
 )
 
 const day = 24 * time.Hour

@@ -14,7 +14,7 @@ import (
 // one beside `make services-up`, on the fixed ports 19200/19092/19500)
 // never share or stop each other's services.
 func TestEachRunOwnsItsServices(t *testing.T) {
-	root, err := filepath.Abs("../..")
+	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
