@@ -14,8 +14,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/gen"
 )
 
 // The tenancy simulation (issue 18): N tenants, 70% Starter, 25% Pro, 5%
