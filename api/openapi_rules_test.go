@@ -14,7 +14,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -32,7 +32,7 @@ func TestTheDocumentStatesTheRulesOfForm(t *testing.T) {
 	}
 	defer s.Close()
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
-	dir := periodic.Dir{Root: t.TempDir()}
+	dir := periodicexport.Dir{Root: t.TempDir()}
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:    api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},

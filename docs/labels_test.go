@@ -8,10 +8,10 @@ import (
 )
 
 // TestREADMEExplainsEveryVerifyLabel: each label `auditlog verify` prints
-// before an object key (periodic/verify.go) has a row in the README's
+// before an object key (periodicexport/verify.go) has a row in the README's
 // table of problems, so an auditor can look up every line it reads.
 func TestREADMEExplainsEveryVerifyLabel(t *testing.T) {
-	src, err := os.ReadFile("../periodic/verify.go")
+	src, err := os.ReadFile("../periodicexport/verify.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func TestREADMEExplainsEveryVerifyLabel(t *testing.T) {
 	}
 	labels := regexp.MustCompile(`problem\("([A-Z][A-Z ]*[A-Z]) `).FindAllStringSubmatch(string(src), -1)
 	if len(labels) < 10 {
-		t.Fatalf("found %d labels in periodic/verify.go: the pattern no longer matches how it prints them", len(labels))
+		t.Fatalf("found %d labels in periodicexport/verify.go: the pattern no longer matches how it prints them", len(labels))
 	}
 	for _, l := range labels {
 		if !strings.Contains(string(readme), "| `"+l[1]+"` |") {

@@ -17,7 +17,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 )
 
 // periodicDay is the day the periodic benchmark's events fill.
@@ -34,7 +34,7 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	win := periodic.Window{TenantID: tenant, Start: periodicDay, End: periodicDay.Add(24 * time.Hour)}
+	win := periodicexport.Window{TenantID: tenant, Start: periodicDay, End: periodicDay.Add(24 * time.Hour)}
 	f := audit.Filter{TenantID: tenant, From: &win.Start, To: &win.End}
 	_, key, _ := ed25519.GenerateKey(nil)
 	var rate, pit, verifyMB, deepMB, shaMB []float64
@@ -43,7 +43,7 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
+		w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
 		t0 := time.Now()
 		file, err := w.WriteFile(ctx, win, func(yield func(*audit.Event) error) error {
 			return big.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
@@ -80,7 +80,7 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	method := fmt.Sprintf("Elasticsearch: one Enterprise tenant holds %d generated events, all in one day (%s). Export: `periodic.Writer.WriteFile` of that day's window "+
+	method := fmt.Sprintf("Elasticsearch: one Enterprise tenant holds %d generated events, all in one day (%s). Export: `periodicexport.Writer.WriteFile` of that day's window "+
 		"(the scheduler's own path: the point-in-time scan of the window in file order, each event as a JSON line, gzip and SHA-256 of the lines, through a temporary file, "+
 		"into a local directory; the scan reads the window in ascending time, slice by slice). Ceiling: the raw point-in-time read of the same window, pages parsed, "+
 		"no event decoded (the export benchmark's ceiling), in descending time, the index's own order and its fastest read. "+
@@ -89,11 +89,11 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 		{Name: "Periodic export of one day: rows/s vs the PIT read", Unit: "rows/s", Samples: rate, Ceiling: pit, Target: "≥ 80% of the PIT read", MinRatio: 0.8, Method: method},
 		rss,
 		{Name: "verify vs sha256sum, same files", Unit: "MB/s", Samples: verifyMB, Ceiling: shaMB, Target: "≥ 80% of sha256sum", MinRatio: 0.8,
-			Method: "`periodic.Verify` (what `auditlog verify --dir` runs: the listing, each digest's signature and link, then each data file's stored object hashed " +
+			Method: "`periodicexport.Verify` (what `auditlog verify --dir` runs: the listing, each digest's signature and link, then each data file's stored object hashed " +
 				"and compared with the digest's `objectSha256`) over the window's data file and digest just written, against `sha256sum` of the same data file, " +
 				"both in MB of the files as stored (gzip), alternating which goes first; the files are in the page cache for both. Same runs as the export."},
 		{Name: "verify --deep vs sha256sum, same files", Unit: "MB/s", Samples: deepMB, Ceiling: shaMB, Target: "(reported)",
-			Method: "`periodic.Verify` with `Deep` (`auditlog verify --deep`: every data file also gunzipped, its lines hashed and counted, about 8× the stored bytes), " +
+			Method: "`periodicexport.Verify` with `Deep` (`auditlog verify --deep`: every data file also gunzipped, its lines hashed and counted, about 8× the stored bytes), " +
 				"right after the plain verify of the same run, in MB of the stored files."},
 	}, nil
 }
@@ -132,9 +132,9 @@ func verifyVsSha256sum(ctx context.Context, dir, tenant string, key ed25519.Priv
 	}
 	mb := float64(size) / (1 << 20)
 	keys := map[string]ed25519.PublicKey{audit.KeyID(key.Public().(ed25519.PublicKey)): key.Public().(ed25519.PublicKey)}
-	verify := func(opts periodic.Options) (float64, error) {
+	verify := func(opts periodicexport.Options) (float64, error) {
 		t0 := time.Now()
-		rep, err := periodic.Verify(ctx, periodic.Dir{Root: dir}, "auditlog", tenant, keys, opts, func(string) {})
+		rep, err := periodicexport.Verify(ctx, periodicexport.Dir{Root: dir}, "auditlog", tenant, keys, opts, func(string) {})
 		if err == nil && !rep.OK() {
 			err = fmt.Errorf("the benchmark's own export does not verify: %d problems", rep.Problems)
 		}
@@ -151,16 +151,16 @@ func verifyVsSha256sum(ctx context.Context, dir, tenant string, key ed25519.Priv
 	var v, s float64
 	var err1, err2 error
 	if verifyFirst {
-		v, err1 = verify(periodic.Options{})
+		v, err1 = verify(periodicexport.Options{})
 		s, err2 = sum()
 	} else {
 		s, err2 = sum()
-		v, err1 = verify(periodic.Options{})
+		v, err1 = verify(periodicexport.Options{})
 	}
 	if err1 != nil || err2 != nil {
 		return 0, 0, 0, errors.Join(err1, err2)
 	}
-	deep, err := verify(periodic.Options{Deep: true})
+	deep, err := verify(periodicexport.Options{Deep: true})
 	return v, deep, s, err
 }
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 )
 
@@ -79,7 +79,7 @@ func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.Pr
 		if err != nil {
 			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY: %w", err)
 		}
-		k, err := periodic.ParsePrivateKey(raw)
+		k, err := periodicexport.ParsePrivateKey(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY=%s: %w", p.SigningKey, err)
 		}
@@ -97,18 +97,18 @@ func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.Pr
 	}
 	pub := map[string][]byte{}
 	cur := key.Public().(ed25519.PublicKey)
-	pub[audit.KeyID(cur)] = periodic.PublicPEM(cur)
+	pub[audit.KeyID(cur)] = periodicexport.PublicPEM(cur)
 	if p.PublicKeys != "" {
 		files, err := filepath.Glob(filepath.Join(p.PublicKeys, "*.pem"))
 		if err != nil {
 			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
 		}
 		for _, f := range files {
-			k, err := periodic.LoadPublicKey(f)
+			k, err := periodicexport.LoadPublicKey(f)
 			if err != nil {
 				return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
 			}
-			pub[audit.KeyID(k)] = periodic.PublicPEM(k)
+			pub[audit.KeyID(k)] = periodicexport.PublicPEM(k)
 		}
 	}
 	return key, pub, nil
@@ -116,7 +116,7 @@ func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.Pr
 
 // periodicScheduler wires the scheduler: the bucket (a tenant's own when
 // set), the keys, the metric of the oldest undelivered window.
-func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*periodic.Scheduler, error) {
+func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*periodicexport.Scheduler, error) {
 	p := m.Config.Periodic
 	key, pub, err := m.signingKeys(ctx, store)
 	if err != nil {
@@ -137,7 +137,7 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 		return nil, err
 	}
 	m.Logger.Info("periodic export", "store", p.Store, "prefix", p.Prefix, "key_id", audit.KeyID(key.Public().(ed25519.PublicKey)), "public_keys", len(pub))
-	return &periodic.Scheduler{Store: store, Tenants: store, Events: store, Bucket: bucket, Key: key, PublicKeys: pub,
+	return &periodicexport.Scheduler{Store: store, Tenants: store, Events: store, Bucket: bucket, Key: key, PublicKeys: pub,
 		Settle: p.Settle, LateHorizon: p.LateHorizon, Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: p.Lease, TempDir: tmp,
 		Now: time.Now, Log: m.Logger,
 		Observe: func(tenant string, d time.Duration) { age.WithLabelValues(tenant).Set(d.Seconds()) }}, nil
@@ -145,7 +145,7 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 
 // exportKeys are the public keys of GET /api/export-keys, the current
 // one first, then by id.
-func exportKeys(sch *periodic.Scheduler) []api.ExportKey {
+func exportKeys(sch *periodicexport.Scheduler) []api.ExportKey {
 	cur := audit.KeyID(sch.Key.Public().(ed25519.PublicKey))
 	keys := []api.ExportKey{{KeyID: cur, PublicKey: string(sch.PublicKeys[cur]), Current: true}}
 	ids := make([]string, 0, len(sch.PublicKeys))
@@ -169,9 +169,9 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 		if dir == "" {
 			dir = filepath.Join(m.Config.DataDir, "periodic-exports")
 		}
-		b := periodic.Dir{Root: dir}
+		b := periodicexport.Dir{Root: dir}
 		return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
-			_, prefix := periodic.Destination(st, "", p.Prefix)
+			_, prefix := periodicexport.Destination(st, "", p.Prefix)
 			return b, prefix, nil
 		}, nil
 	}
@@ -183,7 +183,7 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 	var mu sync.Mutex
 	open := map[string]audit.ObjectBucket{}
 	return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
-		name, prefix := periodic.Destination(st, deployment, p.Prefix)
+		name, prefix := periodicexport.Destination(st, deployment, p.Prefix)
 		mu.Lock()
 		defer mu.Unlock()
 		if b, ok := open[name]; ok {
@@ -213,7 +213,7 @@ AUDITLOG_PERIODIC_EXPORT=false; a lease in the store lets them all run.
 Flags:
 `
 
-// runExportPeriodic is auditlog export-periodic.
+// runExportPeriodic is auditlog export-periodicexport.
 func runExportPeriodic(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var c Config
 	var once bool

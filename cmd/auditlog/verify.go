@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 )
 
@@ -20,7 +20,7 @@ import (
 type verifyArgs struct {
 	dir, bucket, tenant, prefix, keyDir, api, token string
 	keyFiles, checkpoints                           multiFlag
-	opts                                            periodic.Options
+	opts                                            periodicexport.Options
 }
 
 // runVerify checks a tenant's periodic export, from a directory (a copy
@@ -70,7 +70,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	rep, err := periodic.Verify(ctx, from, strings.Trim(a.prefix, "/"), strings.ToLower(a.tenant), keys, a.opts,
+	rep, err := periodicexport.Verify(ctx, from, strings.Trim(a.prefix, "/"), strings.ToLower(a.tenant), keys, a.opts,
 		func(line string) { fmt.Fprintln(stdout, line) })
 	if err != nil {
 		return err
@@ -123,7 +123,7 @@ func (a *verifyArgs) check() error {
 func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string]ed25519.PublicKey, error) {
 	keys := map[string]ed25519.PublicKey{}
 	if a.api != "" {
-		got, err := periodic.API{Base: a.api}.Keys(ctx)
+		got, err := periodicexport.API{Base: a.api}.Keys(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -133,7 +133,7 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 		}
 	}
 	for _, f := range a.keyFiles {
-		k, err := periodic.LoadPublicKey(f)
+		k, err := periodicexport.LoadPublicKey(f)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--key: %w", err)}
 		}
@@ -145,21 +145,21 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 
 // expected is what the chain must hold: the API's delivered windows and
 // the checkpoints given.
-func (a *verifyArgs) expected(ctx context.Context) ([]periodic.Checkpoint, error) {
-	var exp []periodic.Checkpoint
+func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint, error) {
+	var exp []periodicexport.Checkpoint
 	for _, c := range a.checkpoints {
 		text, source := c, "checkpoint "+c
 		if raw, err := os.ReadFile(c); err == nil {
 			text, source = strings.TrimSpace(string(raw)), "checkpoint file "+c
 		}
-		cp, err := periodic.ParseCheckpoint(strings.TrimPrefix(text, "checkpoint: "), source)
+		cp, err := periodicexport.ParseCheckpoint(strings.TrimPrefix(text, "checkpoint: "), source)
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--checkpoint: %s", audit.ErrorMessage(err))}
 		}
 		exp = append(exp, cp)
 	}
 	if a.api != "" && a.token != "" {
-		got, err := periodic.API{Base: a.api, Token: a.token}.Delivered(ctx)
+		got, err := periodicexport.API{Base: a.api, Token: a.token}.Delivered(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -171,7 +171,7 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodic.Checkpoint, error
 // source opens the copy under test.
 func (a *verifyArgs) source(ctx context.Context, ec ExportConfig) (audit.ObjectBucket, error) {
 	if a.bucket == "" {
-		return periodic.Dir{Root: a.dir}, nil
+		return periodicexport.Dir{Root: a.dir}, nil
 	}
 	f, err := s3.Open(ctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: a.bucket, AccessKey: ec.S3AccessKey,
 		SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle})

@@ -17,7 +17,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 )
 
 // TestVerifyCommand: `auditlog verify` passes on an intact export
@@ -63,12 +63,12 @@ func writeChain(t *testing.T, n int) (dir, keys string, day time.Time) {
 	if err := os.WriteFile(filepath.Join(keys, audit.KeyID(pub)+".pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "exports", Key: priv, TempDir: t.TempDir(), Now: time.Now}
+	w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "exports", Key: priv, TempDir: t.TempDir(), Now: time.Now}
 	day = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	g := gen.New(gen.Config{Seed: 9, Tenants: 1, WithIDs: true, FirstTenantID: demoTenant, Start: day, End: day.Add(time.Duration(n) * 12 * time.Hour)}, 25*n)
 	var prev *audit.Digest
 	for i := 0; i < n; i++ {
-		win := periodic.Window{TenantID: demoTenant, Start: day.Add(time.Duration(i) * 12 * time.Hour), End: day.Add(time.Duration(i+1) * 12 * time.Hour)}
+		win := periodicexport.Window{TenantID: demoTenant, Start: day.Add(time.Duration(i) * 12 * time.Hour), End: day.Add(time.Duration(i+1) * 12 * time.Hour)}
 		f, err := w.WriteFile(context.Background(), win, func(yield func(*audit.Event) error) error {
 			for j := 0; j < 25; j++ {
 				e := g.Next()

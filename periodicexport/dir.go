@@ -2,7 +2,7 @@
 // tenant's events written as gzip NDJSON files with a chain of signed
 // digests (audit.Digest), and the offline verification of such a chain
 // from a bucket or from a downloaded directory.
-package periodic
+package periodicexport
 
 import (
 	"context"

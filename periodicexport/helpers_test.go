@@ -1,4 +1,4 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"encoding/json"

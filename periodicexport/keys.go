@@ -1,4 +1,4 @@
-package periodic
+package periodicexport
 
 import (
 	"crypto/ed25519"

@@ -1,4 +1,4 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ import (
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/sqlite"
 )
@@ -31,7 +31,7 @@ import (
 // store is one event store under the scheduler, with a way to make its
 // writes visible.
 type store struct {
-	periodic.Source
+	periodicexport.Source
 	audit.EventWriter
 	audit.PeriodicStore
 	audit.TenantDirectory
@@ -84,10 +84,10 @@ type clock struct {
 func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
 
-func scheduler(t *testing.T, s store, b audit.ObjectBucket, owner string, key ed25519.PrivateKey, c *clock) *periodic.Scheduler {
+func scheduler(t *testing.T, s store, b audit.ObjectBucket, owner string, key ed25519.PrivateKey, c *clock) *periodicexport.Scheduler {
 	pub := key.Public().(ed25519.PublicKey)
 	der, _ := x509.MarshalPKIXPublicKey(pub)
-	return &periodic.Scheduler{Store: s, Tenants: s, Events: s,
+	return &periodicexport.Scheduler{Store: s, Tenants: s, Events: s,
 		Bucket:     func(*audit.PeriodicState) (audit.ObjectBucket, string, error) { return b, "exports", nil },
 		Key:        key,
 		PublicKeys: map[string][]byte{audit.KeyID(pub): pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})},
@@ -170,7 +170,7 @@ func firstDiff(a, b []string) int {
 // verifyChain runs the offline verification of tenant's chain.
 func verifyChain(t *testing.T, b audit.ObjectBucket, tenant string, keys map[string]ed25519.PublicKey) (bool, string) {
 	var lines []string
-	rep, err := periodic.Verify(context.Background(), b, "exports", tenant, keys, periodic.Options{}, func(s string) { lines = append(lines, s) })
+	rep, err := periodicexport.Verify(context.Background(), b, "exports", tenant, keys, periodicexport.Options{}, func(s string) { lines = append(lines, s) })
 	must(t, err)
 	return rep.OK(), strings.Join(lines, "\n")
 }
@@ -194,7 +194,7 @@ func TestTheChainStartsAtTheFirstVisibleEvent(t *testing.T) {
 		ctx := context.Background()
 		c := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 		_, priv, _ := ed25519.GenerateKey(nil)
-		b := periodic.Dir{Root: t.TempDir()}
+		b := periodicexport.Dir{Root: t.TempDir()}
 		sch := scheduler(t, s, b, "a", priv, c)
 		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true, Start: c.t.Add(-36 * time.Hour), End: c.t.Add(-35 * time.Hour)}, 5)
 		tenant := g.Tenants()[0].ID

@@ -1,4 +1,4 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 )
 
 // BenchmarkWriteFile is the writer's own cost per event (encode, gzip,
@@ -22,8 +22,8 @@ func BenchmarkWriteFile(b *testing.B) {
 	}
 	_, key, _ := ed25519.GenerateKey(nil)
 	dir := b.TempDir()
-	w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
-	win := periodic.Window{TenantID: events[0].TenantID, Start: day, End: day.Add(24 * time.Hour)}
+	w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
+	win := periodicexport.Window{TenantID: events[0].TenantID, Start: day, End: day.Add(24 * time.Hour)}
 	var size int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

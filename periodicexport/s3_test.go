@@ -1,4 +1,4 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 )
 
@@ -30,7 +30,7 @@ func TestVerifyFromTheBucketAndFromADownload(t *testing.T) {
 	keys := chainIn(t, bucket)
 	report := func(b audit.ObjectBucket) (bool, string) {
 		var lines []string
-		rep, err := periodic.Verify(ctx, b, "exports", tenant, keys, periodic.Options{}, func(s string) { lines = append(lines, s) })
+		rep, err := periodicexport.Verify(ctx, b, "exports", tenant, keys, periodicexport.Options{}, func(s string) { lines = append(lines, s) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func TestVerifyFromTheBucketAndFromADownload(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Dir(path(dir, k)), 0o750))
 		must(t, os.WriteFile(path(dir, k), b, 0o600))
 	}
-	if ok, out := report(periodic.Dir{Root: dir}); !ok {
+	if ok, out := report(periodicexport.Dir{Root: dir}); !ok {
 		t.Fatalf("from the download:\n%s", out)
 	}
 	// One byte changed in the bucket.

@@ -1,10 +1,10 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 )
 
 // TestDestination: a tenant's own bucket and prefix win over the
@@ -20,7 +20,7 @@ func TestDestination(t *testing.T) {
 		{audit.PeriodicState{Prefix: "acme/audit"}, "deploy", "auditlog", "deploy", "acme/audit"},
 		{audit.PeriodicState{Bucket: "acme", Prefix: "p"}, "", "auditlog", "acme", "p"},
 	} {
-		b, p := periodic.Destination(&c.st, c.bucket, c.prefix)
+		b, p := periodicexport.Destination(&c.st, c.bucket, c.prefix)
 		if b != c.wantBucket || p != c.wantPref {
 			t.Errorf("%+v: %s %s, want %s %s", c.st, b, p, c.wantBucket, c.wantPref)
 		}

@@ -1,4 +1,4 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"bufio"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 )
 
 // TestDataLinesAreTheEvents: each line of a data file decodes to the
@@ -24,9 +24,9 @@ func TestDataLinesAreTheEvents(t *testing.T) {
 	for i := 0; i < 800; i++ {
 		events = append(events, g.Next())
 	}
-	b := periodic.Dir{Root: t.TempDir()}
-	w := &periodic.Writer{Bucket: b, Prefix: "exports", Key: newKey(t), TempDir: t.TempDir(), Now: time.Now}
-	win := periodic.Window{TenantID: events[0].TenantID, Start: oct1, End: oct1.Add(24 * time.Hour)}
+	b := periodicexport.Dir{Root: t.TempDir()}
+	w := &periodicexport.Writer{Bucket: b, Prefix: "exports", Key: newKey(t), TempDir: t.TempDir(), Now: time.Now}
+	win := periodicexport.Window{TenantID: events[0].TenantID, Start: oct1, End: oct1.Add(24 * time.Hour)}
 	f, err := w.WriteFile(ctx, win, func(yield func(*audit.Event) error) error {
 		for i := range events {
 			if err := yield(&events[i]); err != nil {

@@ -1,4 +1,4 @@
-package periodic_test
+package periodicexport_test
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/periodic"
+	"github.com/auditlog/auditlog/periodicexport"
 )
 
 const tenant = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
@@ -36,21 +36,21 @@ func newKey(t *testing.T) ed25519.PrivateKey {
 func chain(t *testing.T) (string, map[string]ed25519.PublicKey) {
 	t.Helper()
 	dir := t.TempDir()
-	return dir, chainIn(t, periodic.Dir{Root: dir})
+	return dir, chainIn(t, periodicexport.Dir{Root: dir})
 }
 
 // chainIn writes chain's windows into b and returns the public keys.
 func chainIn(t *testing.T, b audit.ObjectBucket) map[string]ed25519.PublicKey {
 	t.Helper()
 	k1, k2 := newKey(t), newKey(t)
-	w := &periodic.Writer{Bucket: b, Prefix: "exports", Key: k1, TempDir: t.TempDir(), Now: time.Now}
+	w := &periodicexport.Writer{Bucket: b, Prefix: "exports", Key: k1, TempDir: t.TempDir(), Now: time.Now}
 	day := time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)
 	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true, FirstTenantID: tenant, Start: day, End: day.Add(96 * time.Hour)}, 400)
 	var events []audit.Event
 	for i := 0; i < 400; i++ {
 		events = append(events, g.Next())
 	}
-	in := func(start, end time.Time) periodic.Events {
+	in := func(start, end time.Time) periodicexport.Events {
 		return func(yield func(*audit.Event) error) error {
 			for i := range events {
 				if !events[i].Timestamp.Before(start) && events[i].Timestamp.Before(end) {
@@ -64,7 +64,7 @@ func chainIn(t *testing.T, b audit.ObjectBucket) map[string]ed25519.PublicKey {
 	}
 	ctx := context.Background()
 	var prev *audit.Digest
-	seal := func(win periodic.Window, events periodic.Events) {
+	seal := func(win periodicexport.Window, events periodicexport.Events) {
 		f, err := w.WriteFile(ctx, win, events)
 		if err != nil {
 			t.Fatal(err)
@@ -80,24 +80,24 @@ func chainIn(t *testing.T, b audit.ObjectBucket) map[string]ed25519.PublicKey {
 			w.Key = k2
 		}
 		start := day.Add(time.Duration(i) * 24 * time.Hour)
-		seal(periodic.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour)}, in(start, start.Add(24*time.Hour)))
+		seal(periodicexport.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour)}, in(start, start.Add(24*time.Hour)))
 		if i == 2 { // a late event of day 3
-			seal(periodic.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour), Late: 1}, in(start, start.Add(time.Hour)))
+			seal(periodicexport.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour), Late: 1}, in(start, start.Add(time.Hour)))
 		}
 	}
 	return map[string]ed25519.PublicKey{audit.KeyID(k1.Public().(ed25519.PublicKey)): k1.Public().(ed25519.PublicKey),
 		audit.KeyID(k2.Public().(ed25519.PublicKey)): k2.Public().(ed25519.PublicKey)}
 }
 
-func verify(t *testing.T, dir string, keys map[string]ed25519.PublicKey) (periodic.Report, string) {
+func verify(t *testing.T, dir string, keys map[string]ed25519.PublicKey) (periodicexport.Report, string) {
 	t.Helper()
-	return verifyWith(t, dir, keys, periodic.Options{})
+	return verifyWith(t, dir, keys, periodicexport.Options{})
 }
 
-func verifyWith(t *testing.T, dir string, keys map[string]ed25519.PublicKey, opts periodic.Options) (periodic.Report, string) {
+func verifyWith(t *testing.T, dir string, keys map[string]ed25519.PublicKey, opts periodicexport.Options) (periodicexport.Report, string) {
 	t.Helper()
 	var lines []string
-	rep, err := periodic.Verify(context.Background(), periodic.Dir{Root: dir}, "exports", tenant, keys, opts, func(s string) { lines = append(lines, s) })
+	rep, err := periodicexport.Verify(context.Background(), periodicexport.Dir{Root: dir}, "exports", tenant, keys, opts, func(s string) { lines = append(lines, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,9 +172,9 @@ func TestVerifyARecompressedCopy(t *testing.T) {
 // hash) is checked by its content, and still catches a flipped byte.
 func TestVerifyAVersion1Digest(t *testing.T) {
 	dir, k := t.TempDir(), newKey(t)
-	w := &periodic.Writer{Bucket: periodic.Dir{Root: dir}, Prefix: "exports", Key: k, TempDir: t.TempDir(), Now: time.Now}
+	w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "exports", Key: k, TempDir: t.TempDir(), Now: time.Now}
 	start := time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)
-	win := periodic.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour)}
+	win := periodicexport.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour)}
 	g := gen.New(gen.Config{Seed: 4, Tenants: 1, WithIDs: true, FirstTenantID: tenant, Start: start, End: win.End}, 50)
 	f, err := w.WriteFile(context.Background(), win, func(yield func(*audit.Event) error) error {
 		for i := 0; i < 50; i++ {
@@ -257,7 +257,7 @@ func TestVerifyNamesEachTampering(t *testing.T) {
 			}
 		}, "UNKNOWN KEY"},
 	} {
-		for _, opts := range []periodic.Options{{}, {Deep: true}} {
+		for _, opts := range []periodicexport.Options{{}, {Deep: true}} {
 			t.Run(fmt.Sprintf("%s, deep %v", c.name, opts.Deep), func(t *testing.T) {
 				dir, keys := chain(t)
 				c.tamper(t, dir, keys)

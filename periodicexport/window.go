@@ -1,4 +1,4 @@
-package periodic
+package periodicexport
 
 import (
 	fastjson "github.com/goccy/go-json"
