@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -95,8 +95,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	c := &Client{cfg: cfg, policy: &audit.SensitivePolicy{Types: cfg.SensitiveTypes, SecretFields: cfg.SecretFields, Key: cfg.MaskKey}}
 	if cfg.IngestURL == "" {
-		c.w = &kafka.Writer{Addr: kafka.TCP(cfg.Brokers...), Topic: cfg.Topic, Balancer: &kafka.Hash{},
-			RequiredAcks: kafka.RequireAll, BatchTimeout: 5 * time.Millisecond, Transport: &kafka.Transport{}}
+		c.w = kafka.NewWriter(kafka.WriterConfig{Brokers: cfg.Brokers, Topic: cfg.Topic, BatchTimeout: 5 * time.Millisecond})
 	}
 	return c, nil
 }
@@ -120,13 +119,9 @@ func (c *Client) Close() error {
 // an error naming it and why.
 func (c *Client) Publish(ctx context.Context, events ...audit.Event) error {
 	if c.w != nil {
-		msgs := make([]kafka.Message, len(events))
-		for i := range events {
-			b, err := json.Marshal(events[i])
-			if err != nil {
-				return err
-			}
-			msgs[i] = kafka.Message{Key: []byte(events[i].TenantID), Value: b}
+		msgs, err := kafka.EventMessages(events)
+		if err != nil {
+			return err
 		}
 		return c.w.WriteMessages(ctx, msgs...)
 	}

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
+	kgo "github.com/segmentio/kafka-go"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
@@ -44,7 +45,7 @@ func TestPublishToKafka(t *testing.T) {
 	topic := testenv.Name("client-events")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := restore.EnsureTopic(ctx, brokers, topic, 1); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	c := newClient(t, client.Config{Brokers: brokers, Topic: topic})
@@ -52,7 +53,7 @@ func TestPublishToKafka(t *testing.T) {
 	if err := c.Publish(ctx, events...); err != nil {
 		t.Fatal(err)
 	}
-	rd := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers, Topic: topic, Partition: 0})
+	rd := kgo.NewReader(kgo.ReaderConfig{Brokers: brokers, Topic: topic, Partition: 0})
 	defer rd.Close()
 	for i := range events {
 		m, err := rd.ReadMessage(ctx)
@@ -114,7 +115,7 @@ func TestConsumeRestores(t *testing.T) {
 	topic := testenv.Name("client-restores")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := restore.EnsureTopic(ctx, brokers, topic, 1); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 1}); err != nil {
 		t.Fatal(err)
 	}
 	secret := []byte("0123456789abcdef0123456789abcdef")
@@ -170,7 +171,7 @@ func TestConsumeRestoresBeforeTheTopicExists(t *testing.T) {
 		done <- c.ConsumeRestores(cctx, testenv.Name("owner"), func(_ context.Context, r audit.RestoreRequest) error { got <- r; stop(); return nil }, nil)
 	}()
 	time.Sleep(3 * time.Second) // an absence over time: the consumer has joined a group on no topic
-	if err := restore.EnsureTopic(ctx, brokers, topic, 2); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
 	req := audit.RestoreRequest{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr}

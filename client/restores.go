@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -50,14 +50,13 @@ func (c *Client) ConsumeRestores(ctx context.Context, group string, h RestoreHan
 	// A consumer may start before the audit log created the topic: a group
 	// joined on no partitions would wait forever, so it joins once the
 	// topic exists, and watches for partitions added later.
-	if err := waitTopic(ctx, c.cfg.Brokers, c.cfg.RestoreTopic); err != nil {
+	if err := kafka.WaitTopic(ctx, c.cfg.Brokers, c.cfg.RestoreTopic, 2*time.Second); err != nil {
 		if ctx.Err() != nil {
 			return nil
 		}
 		return err
 	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: c.cfg.Brokers, Topic: c.cfg.RestoreTopic, GroupID: group, StartOffset: kafka.FirstOffset,
-		WatchPartitionChanges: true, PartitionWatchInterval: 5 * time.Second})
+	r := kafka.NewGroupReader(kafka.GroupConfig{Brokers: c.cfg.Brokers, Topic: c.cfg.RestoreTopic, Group: group, WatchPartitions: true})
 	defer r.Close()
 	for {
 		m, err := r.FetchMessage(ctx)
@@ -69,7 +68,7 @@ func (c *Client) ConsumeRestores(ctx context.Context, group string, h RestoreHan
 		}
 		// A Kafka request is verified at the time it was written: it may
 		// be read long after.
-		req, err := c.verify(m.Value, header(m, audit.SignatureHeader), m.Time)
+		req, err := c.verify(m.Value, kafka.HeaderValue(m, audit.SignatureHeader), m.Time)
 		if err != nil {
 			if invalid != nil {
 				invalid(m, err)
@@ -86,15 +85,6 @@ func (c *Client) ConsumeRestores(ctx context.Context, group string, h RestoreHan
 			return err
 		}
 	}
-}
-
-func header(m kafka.Message, key string) string {
-	for _, h := range m.Headers {
-		if h.Key == key {
-			return string(h.Value)
-		}
-	}
-	return ""
 }
 
 // WebhookHandler receives restore requests POSTed by the audit log: it
@@ -132,36 +122,4 @@ func (c *Client) WebhookHandler(h RestoreHandler) http.Handler {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-}
-
-// waitTopic returns once topic has partitions, asking every 2 seconds.
-func waitTopic(ctx context.Context, brokers []string, topic string) error {
-	for {
-		if n, err := partitions(ctx, brokers, topic); err == nil && n > 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
-	}
-}
-
-func partitions(ctx context.Context, brokers []string, topic string) (int, error) {
-	var last error
-	for _, b := range brokers {
-		conn, err := kafka.DialContext(ctx, "tcp", b)
-		if err != nil {
-			last = err
-			continue
-		}
-		ps, err := conn.ReadPartitions(topic)
-		conn.Close()
-		if err != nil {
-			return 0, err
-		}
-		return len(ps), nil
-	}
-	return 0, last
 }

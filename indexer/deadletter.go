@@ -4,11 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"strconv"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 // Headers of a dead-lettered message. The value and key are the original
@@ -78,8 +77,7 @@ func (ix *Indexer) deadLetter(ctx context.Context, dead []deadLetter) error {
 	}
 	err := ix.retry(ctx, "writing dead letters", func() error {
 		err := ix.dlq.WriteMessages(ctx, msgs...)
-		var tooLarge kafka.MessageTooLargeError
-		if errors.As(err, &tooLarge) || errors.Is(err, kafka.MessageSizeTooLarge) {
+		if kafka.IsTooLarge(err) {
 			for i := range msgs {
 				if len(msgs[i].Value) > truncatedValueBytes {
 					msgs[i] = truncated(msgs[i])

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/kafka"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
@@ -52,7 +52,7 @@ func newEnv(t *testing.T) *env {
 	e := &env{brokers: brokers, topic: testenv.Name("audit-events"), prefix: prefix, store: store, caps: caps}
 	// The source topic accepts the 2 MB poison message whatever the
 	// broker's default limit.
-	if err := indexer.EnsureTopics(ctx, brokers, indexer.TopicSpec{Name: e.topic, Partitions: 4, Config: map[string]string{"max.message.bytes": "4194304"}}); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: e.topic, Partitions: 4, Config: map[string]string{"max.message.bytes": "4194304"}}); err != nil {
 		t.Fatal(err)
 	}
 	return e

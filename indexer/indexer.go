@@ -1,10 +1,13 @@
+// Package indexer is the Kafka side of the pipeline: a consumer group
+// (through package kafka) that reads audit events, validates them, hands
+// them to the store in batches, dead-letters what cannot be stored, and
+// commits offsets only behind what is durably written.
 package indexer
 
 import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -13,10 +16,10 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/backoff"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 // Config is the indexer's section of the configuration.
@@ -174,9 +177,9 @@ func New(cfg Config, deps Deps) *Indexer {
 // there), retrying while Kafka is unreachable.
 func (ix *Indexer) Setup(ctx context.Context) error {
 	return ix.retry(ctx, "creating topics", func() error {
-		return EnsureTopics(ctx, ix.cfg.Brokers,
-			TopicSpec{Name: ix.cfg.Topic, Partitions: ix.cfg.Partitions},
-			TopicSpec{Name: ix.cfg.DLQTopic, Partitions: ix.cfg.Partitions, Config: map[string]string{"max.message.bytes": strconv.Itoa(dlqMaxMessageBytes)}})
+		return kafka.EnsureTopics(ctx, ix.cfg.Brokers,
+			kafka.TopicSpec{Name: ix.cfg.Topic, Partitions: ix.cfg.Partitions},
+			kafka.TopicSpec{Name: ix.cfg.DLQTopic, Partitions: ix.cfg.Partitions, Config: map[string]string{"max.message.bytes": strconv.Itoa(dlqMaxMessageBytes)}})
 	})
 }
 
@@ -230,37 +233,17 @@ func (ix *Indexer) Run(ctx context.Context) error {
 
 // openClients makes the group reader and the dead-letter writer.
 func (ix *Indexer) openClients() {
-	ix.reader = kafka.NewReader(kafka.ReaderConfig{
-		Brokers:        ix.cfg.Brokers,
-		GroupID:        ix.cfg.Group,
-		Topic:          ix.cfg.Topic,
-		MinBytes:       1,
-		MaxBytes:       maxFetchBytes,
-		MaxWait:        250 * time.Millisecond,
-		CommitInterval: 0, // synchronous commits: CommitMessages returns once committed
-		StartOffset:    kafka.FirstOffset,
-		QueueCapacity:  ix.cfg.BatchSize,
-		ReadBackoffMin: ix.cfg.MinBackoff,
-		ReadBackoffMax: ix.cfg.MaxBackoff,
+	ix.reader = kafka.NewGroupReader(kafka.GroupConfig{
+		Brokers: ix.cfg.Brokers, Group: ix.cfg.Group, Topic: ix.cfg.Topic,
+		MaxBytes: maxFetchBytes, QueueCapacity: ix.cfg.BatchSize,
+		MinBackoff: ix.cfg.MinBackoff, MaxBackoff: ix.cfg.MaxBackoff,
 		// Group timings: see Config.
-		SessionTimeout:    ix.cfg.SessionTimeout,
-		HeartbeatInterval: ix.cfg.HeartbeatInterval,
-		RebalanceTimeout:  ix.cfg.RebalanceTimeout,
-		JoinGroupBackoff:  ix.cfg.JoinBackoff,
-		ErrorLogger:       kafka.LoggerFunc(func(msg string, args ...any) { ix.log.Warn("kafka reader", "msg", fmt.Sprintf(msg, args...)) }),
+		SessionTimeout: ix.cfg.SessionTimeout, HeartbeatInterval: ix.cfg.HeartbeatInterval,
+		RebalanceTimeout: ix.cfg.RebalanceTimeout, JoinBackoff: ix.cfg.JoinBackoff,
+		Log: ix.log,
 	})
-	ix.dlq = &kafka.Writer{
-		Addr:         kafka.TCP(ix.cfg.Brokers...),
-		Topic:        ix.cfg.DLQTopic,
-		Balancer:     &kafka.Hash{},
-		RequiredAcks: kafka.RequireAll,
-		BatchTimeout: 5 * time.Millisecond,
-		BatchBytes:   dlqMaxMessageBytes,
-		MaxAttempts:  3,
-		// Its own transport: the process-wide default caches topic
-		// metadata and may not know a topic created moments ago.
-		Transport: &kafka.Transport{},
-	}
+	ix.dlq = kafka.NewWriter(kafka.WriterConfig{Brokers: ix.cfg.Brokers, Topic: ix.cfg.DLQTopic,
+		BatchTimeout: 5 * time.Millisecond, BatchBytes: dlqMaxMessageBytes, MaxAttempts: 3})
 }
 
 // fetchLoop hands each fetched message to its partition's worker (started

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
+	kgo "github.com/segmentio/kafka-go"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -175,7 +176,7 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 
 	// Every message has the same key, and both topics hash keys over the
 	// same partition count: the letters are in one partition, in order.
-	dlq := kafka.NewReader(kafka.ReaderConfig{Brokers: e.brokers, Topic: e.topic + ".dlq", Partition: partitionOf(msgs[0].Key),
+	dlq := kgo.NewReader(kgo.ReaderConfig{Brokers: e.brokers, Topic: e.topic + ".dlq", Partition: partitionOf(msgs[0].Key),
 		MaxBytes: 16 << 20, MaxWait: 200 * time.Millisecond})
 	defer dlq.Close()
 	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
@@ -224,7 +225,7 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 }
 
 func partitionOf(key []byte) int {
-	return (&kafka.Hash{}).Balance(kafka.Message{Key: key}, 0, 1, 2, 3)
+	return (&kgo.Hash{}).Balance(kafka.Message{Key: key}, 0, 1, 2, 3)
 }
 
 func headers(m kafka.Message) map[string]string {

@@ -7,9 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 // progress is what the lag monitor last saw: the group's lag per
@@ -32,11 +31,16 @@ type progress struct {
 // and publishes it in auditlog_indexer_consumer_lag. During a store
 // outage nothing is committed, so the lag grows and the gauge shows it.
 func (ix *Indexer) monitorLag(ctx context.Context) {
-	client := &kafka.Client{Addr: kafka.TCP(ix.cfg.Brokers...), Timeout: 10 * time.Second, Transport: &kafka.Transport{}}
+	meter := kafka.NewLagMeter(ix.cfg.Brokers, ix.cfg.Topic, ix.cfg.Group)
 	t := time.NewTicker(ix.cfg.LagInterval)
 	defer t.Stop()
 	for {
-		lag, committed, err := ix.measureLag(ctx, client)
+		lags, committed, err := meter.Measure(ctx)
+		var lag int64
+		for p, l := range lags {
+			ix.m.lag.WithLabelValues(strconv.Itoa(p)).Set(float64(l))
+			lag += l
+		}
 		now := ix.deps.Now()
 		ix.prog.mu.Lock()
 		ix.prog.measured, ix.prog.err = now, err
@@ -53,57 +57,6 @@ func (ix *Indexer) monitorLag(ctx context.Context) {
 		case <-t.C:
 		}
 	}
-}
-
-// measureLag returns the total lag and committed offset of the group on
-// the topic, and sets the per-partition gauge.
-func (ix *Indexer) measureLag(ctx context.Context, client *kafka.Client) (lag, committed int64, err error) {
-	md, err := client.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{ix.cfg.Topic}})
-	if err != nil || len(md.Topics) != 1 || md.Topics[0].Error != nil {
-		return 0, 0, fmt.Errorf("topic metadata: %v", firstErr(err, md))
-	}
-	var parts []int
-	var reqs []kafka.OffsetRequest
-	for _, p := range md.Topics[0].Partitions {
-		parts = append(parts, p.ID)
-		reqs = append(reqs, kafka.FirstOffsetOf(p.ID), kafka.LastOffsetOf(p.ID))
-	}
-	ends, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{ix.cfg.Topic: reqs}})
-	if err != nil {
-		return 0, 0, fmt.Errorf("end offsets: %w", err)
-	}
-	offs, err := client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: ix.cfg.Group, Topics: map[string][]int{ix.cfg.Topic: parts}})
-	if err != nil {
-		return 0, 0, fmt.Errorf("committed offsets: %w", err)
-	}
-	first, last := map[int]int64{}, map[int]int64{}
-	for _, po := range ends.Topics[ix.cfg.Topic] {
-		if po.Error != nil {
-			return 0, 0, fmt.Errorf("end offset of partition %d: %w", po.Partition, po.Error)
-		}
-		first[po.Partition], last[po.Partition] = max(first[po.Partition], po.FirstOffset), max(last[po.Partition], po.LastOffset)
-	}
-	for _, p := range offs.Topics[ix.cfg.Topic] {
-		c := p.CommittedOffset
-		if c < 0 { // nothing committed yet: the group starts at the first offset
-			c = first[p.Partition]
-		}
-		l := max(0, last[p.Partition]-c)
-		ix.m.lag.WithLabelValues(strconv.Itoa(p.Partition)).Set(float64(l))
-		lag += l
-		committed += c
-	}
-	return lag, committed, nil
-}
-
-func firstErr(err error, md *kafka.MetadataResponse) any {
-	if err != nil {
-		return err
-	}
-	if md == nil || len(md.Topics) != 1 {
-		return "topic not found"
-	}
-	return md.Topics[0].Error
 }
 
 // Ready reports whether the indexer makes progress: it returns an error

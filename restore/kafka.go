@@ -5,10 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/indexer"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 // DefaultTopic is the topic restore requests are published to.
@@ -26,18 +24,8 @@ type Kafka struct {
 
 // NewKafka returns a publisher to topic; Close releases it.
 func NewKafka(brokers []string, topic string, secret []byte) *Kafka {
-	return &Kafka{topic: topic, secret: secret, w: &kafka.Writer{
-		Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		WriteTimeout: 10 * time.Second, BatchTimeout: time.Millisecond, AllowAutoTopicCreation: false,
-		// Its own transport: metadata of its own, not the process-wide
-		// cache that may predate the topic.
-		Transport: &kafka.Transport{},
-	}}
-}
-
-// EnsureTopic creates the topic when it is missing.
-func EnsureTopic(ctx context.Context, brokers []string, topic string, partitions int) error {
-	return indexer.EnsureTopics(ctx, brokers, indexer.TopicSpec{Name: topic, Partitions: partitions})
+	return &Kafka{topic: topic, secret: secret,
+		w: kafka.NewWriter(kafka.WriterConfig{Brokers: brokers, Topic: topic, WriteTimeout: 10 * time.Second, BatchTimeout: time.Millisecond})}
 }
 
 // Send implements Sender.

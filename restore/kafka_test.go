@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
+	kgo "github.com/segmentio/kafka-go"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
@@ -21,7 +22,7 @@ func TestKafkaPublishesSignedKeyedRequests(t *testing.T) {
 	topic := testenv.Name("restores")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := restore.EnsureTopic(ctx, brokers, topic, 3); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 3}); err != nil {
 		t.Fatal(err)
 	}
 	s := openStore(t)
@@ -31,7 +32,7 @@ func TestKafkaPublishesSignedKeyedRequests(t *testing.T) {
 	run(t, s, k).Notify()
 	waitDelivered(t, s, r, time.Minute)
 
-	rd := kafka.NewReader(kafka.ReaderConfig{Brokers: brokers, Topic: topic, GroupID: testenv.Name("owner"), StartOffset: kafka.FirstOffset})
+	rd := kgo.NewReader(kgo.ReaderConfig{Brokers: brokers, Topic: topic, GroupID: testenv.Name("owner"), StartOffset: kgo.FirstOffset})
 	defer rd.Close()
 	m, err := rd.FetchMessage(ctx)
 	if err != nil {

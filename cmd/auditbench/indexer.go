@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log"
@@ -17,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
@@ -73,18 +72,18 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	n := max(2000, int(200000*e.scale))
 	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true}, n)
 	events := make([]audit.Event, n)
-	msgs := make([]kafka.Message, n)
 	for i := range events {
 		events[i] = g.Next()
-		b, _ := json.Marshal(events[i])
-		msgs[i] = kafka.Message{Key: []byte(events[i].TenantID), Value: b}
 	}
-	topic := uniq("bench-events")
-	if err := indexer.EnsureTopics(ctx, e.brokers, indexer.TopicSpec{Name: topic, Partitions: benchPartitions}); err != nil {
+	msgs, err := kafka.EventMessages(events)
+	if err != nil {
 		return nil, err
 	}
-	w := &kafka.Writer{Addr: kafka.TCP(e.brokers...), Topic: topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-		BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
+	topic := uniq("bench-events")
+	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: benchPartitions}); err != nil {
+		return nil, err
+	}
+	w := kafka.NewWriter(kafka.WriterConfig{Brokers: e.brokers, Topic: topic, BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond})
 	for i := 0; i < n; i += 5000 {
 		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, n)]...); err != nil {
 			return nil, fmt.Errorf("producing: %w", err)

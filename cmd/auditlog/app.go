@@ -25,6 +25,7 @@ import (
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
+	"github.com/auditlog/auditlog/kafka"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/smtp"
 )
@@ -139,7 +140,7 @@ func (m *Main) runServe(ctx context.Context) error {
 	}
 	if brokers := splitList(cfg.Kafka.Brokers); len(brokers) > 0 {
 		ix := m.consume(ctx, brokers, store, policy, gate)
-		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
+		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return kafka.Ping(ctx, brokers) }},
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies)}, deps)
@@ -286,7 +287,7 @@ func (m *Main) runIndex(ctx context.Context) error {
 	var running atomic.Pointer[indexer.Indexer]
 	ready := []api.ReadinessCheck{
 		{Name: "elasticsearch", Check: client.Ping},
-		{Name: "kafka", Check: func(ctx context.Context) error { return indexer.Ping(ctx, brokers) }},
+		{Name: "kafka", Check: func(ctx context.Context) error { return kafka.Ping(ctx, brokers) }},
 		{Name: "indexer", Check: func(ctx context.Context) error {
 			ix := running.Load()
 			if ix == nil {

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -140,13 +140,12 @@ func (o *genOptions) sink(ctx context.Context, stdout io.Writer) (func([]audit.E
 	case o.httpURL != "":
 		return o.httpSink(ctx), nil, nil
 	case o.brokers != "":
-		w := &kafka.Writer{Addr: kafka.TCP(splitList(o.brokers)...), Topic: o.topic, Balancer: &kafka.Hash{}, RequiredAcks: kafka.RequireAll,
-			BatchSize: o.batch, BatchBytes: 16 << 20, BatchTimeout: 10 * time.Millisecond, Transport: &kafka.Transport{}}
+		w := kafka.NewWriter(kafka.WriterConfig{Brokers: splitList(o.brokers), Topic: o.topic,
+			BatchSize: o.batch, BatchBytes: 16 << 20, BatchTimeout: 10 * time.Millisecond})
 		return func(evs []audit.Event) error {
-			msgs := make([]kafka.Message, len(evs))
-			for i, e := range evs {
-				v, _ := json.Marshal(e)
-				msgs[i] = kafka.Message{Key: []byte(e.TenantID), Value: v}
+			msgs, err := kafka.EventMessages(evs)
+			if err != nil {
+				return err
 			}
 			return w.WriteMessages(ctx, msgs...)
 		}, w.Close, nil

@@ -13,8 +13,8 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/indexer"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 func TestGenWritesDeterministicValidNDJSON(t *testing.T) {
@@ -54,7 +54,7 @@ func TestServeConsumesKafkaIntoSQLite(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := indexer.EnsureTopics(ctx, testenv.KafkaBrokers(t), indexer.TopicSpec{Name: topic, Partitions: 2}); err != nil {
+	if err := kafka.EnsureTopics(ctx, testenv.KafkaBrokers(t), kafka.TopicSpec{Name: topic, Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
 	var errb bytes.Buffer

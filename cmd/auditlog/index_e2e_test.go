@@ -13,12 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/auditlog/auditlog/kafka"
+	kgo "github.com/segmentio/kafka-go"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/indexer"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -64,7 +64,7 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	prefix, topic := testenv.Name("auditlog-crash"), testenv.Name("audit-events")
 	group := topic + "-group"
 	ctx := context.Background()
-	if err := indexer.EnsureTopics(ctx, brokers, indexer.TopicSpec{Name: topic, Partitions: 4}); err != nil {
+	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 4}); err != nil {
 		t.Fatal(err)
 	}
 	const n = 50000
@@ -170,7 +170,7 @@ func TestIndexerSIGTERMWhileJoiningExitsPromptly(t *testing.T) {
 	brokers := testenv.KafkaBrokers(t)
 	esURL := testenv.ElasticsearchURL(t)
 	topic := testenv.Name("audit-events")
-	if err := indexer.EnsureTopics(context.Background(), brokers, indexer.TopicSpec{Name: topic, Partitions: 2}); err != nil {
+	if err := kafka.EnsureTopics(context.Background(), brokers, kafka.TopicSpec{Name: topic, Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
 	env := []string{"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_KAFKA_BROKERS=" + strings.Join(brokers, ","), "AUDITLOG_KAFKA_TOPIC=" + topic,
@@ -260,10 +260,10 @@ func TestIndexReadinessAndMetrics(t *testing.T) {
 // the group waits for the others).
 func waitGroupState(t *testing.T, brokers []string, group, want string) {
 	t.Helper()
-	c := &kafka.Client{Addr: kafka.TCP(brokers...), Timeout: 5 * time.Second}
+	c := &kgo.Client{Addr: kgo.TCP(brokers...), Timeout: 5 * time.Second}
 	var last string
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		res, err := c.DescribeGroups(context.Background(), &kafka.DescribeGroupsRequest{GroupIDs: []string{group}})
+		res, err := c.DescribeGroups(context.Background(), &kgo.DescribeGroupsRequest{GroupIDs: []string{group}})
 		if err == nil && len(res.Groups) == 1 {
 			if last = res.Groups[0].GroupState; last == want {
 				return

@@ -11,6 +11,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/backoff"
+	"github.com/auditlog/auditlog/kafka"
 	"github.com/auditlog/auditlog/restore"
 )
 
@@ -102,7 +103,9 @@ func (m *Main) restoreSender(ctx context.Context) (restore.Sender, error) {
 				func(err error) {
 					m.Logger.Warn("creating the restore topic failed; retrying", "topic", r.Topic, "err", err)
 				},
-				func() error { return restore.EnsureTopic(bg, brokers, r.Topic, m.Config.Kafka.Partitions) })
+				func() error {
+					return kafka.EnsureTopics(bg, brokers, kafka.TopicSpec{Name: r.Topic, Partitions: m.Config.Kafka.Partitions})
+				})
 		})
 		return k, nil
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	auditclient "github.com/auditlog/auditlog/client"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
-	"github.com/auditlog/auditlog/restore"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 const restoreSecret = "0123456789abcdef0123456789abcdef"
@@ -162,7 +162,7 @@ func TestRestoreThroughKafka(t *testing.T) {
 	// joins its group (serve would create it otherwise, in the background).
 	tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := restore.EnsureTopic(tctx, brokers, topic, 3); err != nil {
+	if err := kafka.EnsureTopics(tctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 3}); err != nil {
 		t.Fatal(err)
 	}
 	m := startMain(t, "serve", restoreVars(map[string]string{"AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_RESTORE_BROKERS": strings.Join(brokers, ","),

@@ -1,8 +1,10 @@
-// Package indexer is the Kafka side of the pipeline: a kafka-go consumer
-// group that reads audit events, validates them, hands them to the store
-// in batches, dead-letters what cannot be stored, and commits offsets only
-// behind what is durably written.
-package indexer
+// Package kafka is the audit log's one use of Kafka (segmentio/kafka-go):
+// topics (EnsureTopics, WaitTopic, Ping), the producer every writer uses
+// (NewWriter: keyed by tenant, acknowledged by all in-sync replicas), the
+// group reader (NewGroupReader) and the group's lag (GroupLag). The
+// indexer, the restore publisher, the client and `auditlog gen` use it;
+// no other production package imports kafka-go (docs/layering_test.go).
+package kafka
 
 import (
 	"context"
@@ -12,7 +14,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/segmentio/kafka-go"
+	kgo "github.com/segmentio/kafka-go"
 )
 
 // TopicSpec is a topic to create when missing.
@@ -41,24 +43,24 @@ func EnsureTopics(ctx context.Context, brokers []string, topics ...TopicSpec) er
 	if err != nil {
 		return fmt.Errorf("kafka: dialing the controller: %w", err)
 	}
-	cc := kafka.NewConn(raw, "", 0)
+	cc := kgo.NewConn(raw, "", 0)
 	defer cc.Close()
 	if dl, ok := ctx.Deadline(); ok {
 		_ = cc.SetDeadline(dl)
 	}
-	configs := make([]kafka.TopicConfig, 0, len(topics))
+	configs := make([]kgo.TopicConfig, 0, len(topics))
 	for _, t := range topics {
 		rf := t.ReplicationFactor
 		if rf == 0 {
 			rf = 1
 		}
-		tc := kafka.TopicConfig{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: rf}
+		tc := kgo.TopicConfig{Topic: t.Name, NumPartitions: t.Partitions, ReplicationFactor: rf}
 		for k, v := range t.Config {
-			tc.ConfigEntries = append(tc.ConfigEntries, kafka.ConfigEntry{ConfigName: k, ConfigValue: v})
+			tc.ConfigEntries = append(tc.ConfigEntries, kgo.ConfigEntry{ConfigName: k, ConfigValue: v})
 		}
 		configs = append(configs, tc)
 	}
-	if err := cc.CreateTopics(configs...); err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
+	if err := cc.CreateTopics(configs...); err != nil && !errors.Is(err, kgo.TopicAlreadyExists) {
 		return fmt.Errorf("kafka: creating topics: %w", err)
 	}
 	return waitTopics(ctx, conn, topics)
@@ -68,7 +70,7 @@ func EnsureTopics(ctx context.Context, brokers []string, topics ...TopicSpec) er
 // leader. Metadata names a leader before the leader hosts the partition,
 // and a produce in between fails with UnknownTopicOrPartition, so each
 // partition is asked for its last offset.
-func waitTopics(ctx context.Context, conn *kafka.Conn, topics []TopicSpec) error {
+func waitTopics(ctx context.Context, conn *kgo.Conn, topics []TopicSpec) error {
 	ready := func(t TopicSpec) bool {
 		parts, err := conn.ReadPartitions(t.Name)
 		if err != nil || len(parts) == 0 {
@@ -78,7 +80,7 @@ func waitTopics(ctx context.Context, conn *kafka.Conn, topics []TopicSpec) error
 			if p.Leader.Host == "" {
 				return false
 			}
-			lc, err := kafka.DialLeader(ctx, "tcp", net.JoinHostPort(p.Leader.Host, strconv.Itoa(p.Leader.Port)), t.Name, p.ID)
+			lc, err := kgo.DialLeader(ctx, "tcp", net.JoinHostPort(p.Leader.Host, strconv.Itoa(p.Leader.Port)), t.Name, p.ID)
 			if err != nil {
 				return false
 			}
@@ -103,10 +105,10 @@ func waitTopics(ctx context.Context, conn *kafka.Conn, topics []TopicSpec) error
 }
 
 // dial connects to the first broker that answers.
-func dial(ctx context.Context, brokers []string) (*kafka.Conn, error) {
+func dial(ctx context.Context, brokers []string) (*kgo.Conn, error) {
 	var errs []error
 	for _, b := range brokers {
-		conn, err := kafka.DialContext(ctx, "tcp", b)
+		conn, err := kgo.DialContext(ctx, "tcp", b)
 		if err == nil {
 			return conn, nil
 		}
@@ -128,4 +130,35 @@ func Ping(ctx context.Context, brokers []string) error {
 	}
 	_, err = conn.Controller()
 	return err
+}
+
+// WaitTopic returns once topic has partitions, asking every interval, or
+// ctx's error. A consumer that joins its group before the topic exists
+// would be assigned no partitions and wait forever.
+func WaitTopic(ctx context.Context, brokers []string, topic string, interval time.Duration) error {
+	for {
+		if n, err := Partitions(ctx, brokers, topic); err == nil && n > 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+// Partitions returns how many partitions topic has, as the first broker
+// that answers knows it.
+func Partitions(ctx context.Context, brokers []string, topic string) (int, error) {
+	conn, err := dial(ctx, brokers)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	ps, err := conn.ReadPartitions(topic)
+	if err != nil {
+		return 0, err
+	}
+	return len(ps), nil
 }

@@ -1,0 +1,86 @@
+package docs
+
+import (
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// owners says which folders' production code may import a dependency:
+// one package per dependency (README, Architecture). cmd/auditlog is the
+// wiring and mounts the panel on the Gin engine; internal/testkit is what
+// only tests import. Test files may use a driver directly to observe a
+// service from outside.
+var owners = map[string][]string{
+	"github.com/segmentio/kafka-go":                 {"kafka", "internal/testkit/testenv"},
+	"github.com/elastic/":                           {"elasticsearch"},
+	"modernc.org/sqlite":                            {"sqlite"},
+	"database/sql":                                  {"sqlite"},
+	"github.com/minio/minio-go":                     {"s3"},
+	"net/smtp":                                      {"smtp"},
+	"github.com/emersion/go-smtp":                   {"internal/testkit/mailtest"},
+	"github.com/testcontainers/":                    {"internal/testkit/testenv", "internal/testkit/testenv/containers"},
+	"github.com/gin-gonic/gin":                      {"api", "cmd/auditlog"},
+	"github.com/auditlog/auditlog/internal/testkit": {"internal/testkit"},
+}
+
+// transports are what the domain never imports, besides the owned drivers
+// above: it is pure (uuid and a JSON decoder are all it uses).
+var transports = []string{"github.com/gin-gonic/gin", "github.com/elastic/", "github.com/segmentio/kafka-go", "database/sql",
+	"modernc.org/sqlite", "github.com/minio/minio-go", "net/smtp", "net/http", "github.com/prometheus/"}
+
+// TestOneFolderPerDependency: a driver is imported by the one package that
+// owns it, the domain imports no other package of the module and no
+// driver, and the test rigs are imported by tests only.
+func TestOneFolderPerDependency(t *testing.T) {
+	const module = "github.com/auditlog/auditlog/"
+	var checked int
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(strings.TrimPrefix(path, "../")))
+		for _, imp := range f.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			checked++
+			for dep, allowed := range owners {
+				if hasPrefix(p, dep) && !slices.ContainsFunc(allowed, func(a string) bool { return dir == a || strings.HasPrefix(dir, a+"/") }) {
+					t.Errorf("%s imports %s, which only %v may", path, p, allowed)
+				}
+			}
+			if dir == "audit" && (strings.HasPrefix(p, module) || slices.ContainsFunc(transports, func(d string) bool { return hasPrefix(p, d) })) {
+				t.Errorf("%s: the domain imports %s", path, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 500 {
+		t.Fatalf("only %d imports seen: the walk misses the source tree", checked)
+	}
+}
+
+// hasPrefix matches a whole import path or a path under it.
+func hasPrefix(p, dep string) bool {
+	if strings.HasSuffix(dep, "/") {
+		return strings.HasPrefix(p, dep)
+	}
+	return p == dep || strings.HasPrefix(p, dep+"/")
+}
