@@ -16,6 +16,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/localfs"
 )
 
 var secret = []byte("test-secret")
@@ -66,7 +67,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		t.Fatal(err)
 	}
 	exports := export.New(export.Config{Poll: 50 * time.Millisecond, MaxActivePerTenant: 2, TempDir: t.TempDir()},
-		export.Deps{Scanner: store, Jobs: store, Files: export.LocalFiles{Dir: t.TempDir()}})
+		export.Deps{Scanner: store, Jobs: store, Files: localfs.Dir{Root: t.TempDir()}})
 	srv := api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read: api.ReadDeps{Reader: store, Writer: store, Verifier: v, Cursors: audit.NewCursorCodec([]byte("cursor-key")),

@@ -14,7 +14,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
-	"github.com/auditlog/auditlog/periodicexport"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -32,14 +32,14 @@ func TestTheDocumentStatesTheRulesOfForm(t *testing.T) {
 	}
 	defer s.Close()
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
-	dir := periodicexport.Dir{Root: t.TempDir()}
+	dir := localfs.Dir{Root: t.TempDir()}
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:    api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
 		Restore: api.RestoreDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanEnterprise},
-		Export:  api.ExportDeps{Service: export.New(export.Config{TempDir: t.TempDir()}, export.Deps{Scanner: s, Jobs: s, Files: export.LocalFiles{Dir: t.TempDir()}})},
+		Export:  api.ExportDeps{Service: export.New(export.Config{TempDir: t.TempDir()}, export.Deps{Scanner: s, Jobs: s, Files: localfs.Dir{Root: t.TempDir()}})},
 		Periodic: api.PeriodicDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanEnterprise,
-			Bucket: func(*audit.PeriodicState) (audit.ObjectBucket, string, error) { return dir, "auditlog", nil }},
+			Bucket: func(*audit.PeriodicState) (audit.Blobs, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	defer srv.Close()
 	const tenant = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"

@@ -14,6 +14,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -28,7 +29,7 @@ func embeddedServer(t *testing.T) *httptest.Server {
 	t.Cleanup(func() { s.Close() })
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	exports := export.New(export.Config{Poll: 50 * time.Millisecond, TempDir: t.TempDir()},
-		export.Deps{Scanner: s, Jobs: s, Files: export.LocalFiles{Dir: t.TempDir()}})
+		export.Deps{Scanner: s, Jobs: s, Files: localfs.Dir{Root: t.TempDir()}})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},

@@ -26,7 +26,7 @@ type PeriodicDeps struct {
 	// first.
 	Keys []ExportKey
 	// Bucket returns the bucket and prefix of a tenant's state.
-	Bucket func(st *audit.PeriodicState) (audit.ObjectBucket, string, error)
+	Bucket func(st *audit.PeriodicState) (audit.Blobs, string, error)
 }
 
 // ExportKey is one public key of GET /api/export-keys.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/periodicexport"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -46,13 +46,13 @@ func TestPeriodicExportsOnElasticsearch(t *testing.T) {
 func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	ctx := context.Background()
 	const a, other = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e"
-	dir := periodicexport.Dir{Root: t.TempDir()}
+	dir := localfs.Dir{Root: t.TempDir()}
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	keys := []api.ExportKey{{KeyID: "0123456789abcdef", PublicKey: "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n", Current: true}}
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:     api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
-		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*audit.PeriodicState) (audit.ObjectBucket, string, error) { return dir, "auditlog", nil }},
+		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*audit.PeriodicState) (audit.Blobs, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{srv: srv}

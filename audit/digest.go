@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"crypto/x509"
@@ -10,7 +9,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 )
 
@@ -144,17 +142,4 @@ func DigestKey(prefix, tenant string, start, end time.Time, late int) string {
 		k += fmt.Sprintf("_late_%d", late)
 	}
 	return k + ".json"
-}
-
-// ObjectBucket is where periodic exports go and where they are verified from:
-// an S3-compatible bucket, or a directory (the embedded default, or a
-// copy a customer downloaded).
-type ObjectBucket interface {
-	// Put stores size bytes from r under key (keys are written once: the
-	// caller never rewrites one).
-	Put(ctx context.Context, key string, r io.Reader, size int64) error
-	// Open reads the object; ENOTFOUND when there is none.
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
-	// List returns every key under prefix, sorted.
-	List(ctx context.Context, prefix string) ([]string, error)
 }

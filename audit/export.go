@@ -2,8 +2,6 @@ package audit
 
 import (
 	"context"
-	"io"
-	"time"
 )
 
 // SyncExportLimit is the largest export served at once (spec §8): above
@@ -29,21 +27,6 @@ type EventScanner interface {
 	// the slice after it returns. ScanEvents stops at fn's first error and
 	// returns it; it returns EUNAVAILABLE when the store cannot be reached.
 	ScanEvents(ctx context.Context, f Filter, s Sort, fn func([]Event) error) error
-}
-
-// ExportFiles stores the files of export jobs.
-type ExportFiles interface {
-	// Put stores size bytes of r under key, durably, replacing any file of
-	// that key.
-	Put(ctx context.Context, key string, r io.Reader, size int64) error
-	// Open reads the file of key; ENOTFOUND when there is none.
-	Open(ctx context.Context, key string) (io.ReadCloser, error)
-	// Delete removes the file of key; a missing file is not an error.
-	Delete(ctx context.Context, key string) error
-	// DownloadURL returns a URL that downloads the file directly, valid
-	// for ttl, with filename as its attachment name, or ENOTSUPPORTED when
-	// the store serves files only through Open.
-	DownloadURL(ctx context.Context, key, filename string, ttl time.Duration) (string, error)
 }
 
 // ExportNotifier tells the owner of a job that it ended (done or failed).

@@ -13,6 +13,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/localfs"
 )
 
 // clock is a fake clock the test moves by hand.
@@ -80,7 +81,7 @@ func TestJobLifeOnAFakeClock(t *testing.T) {
 	files := filepath.Join(dir, "files")
 	svc := export.New(export.Config{Lease: time.Hour, Poll: 10 * time.Millisecond, MaxAttempts: 3, RetryDelay: time.Hour, Expiry: 24 * time.Hour,
 		TempDir: filepath.Join(dir, "tmp")},
-		export.Deps{Scanner: &flakyScanner{EventScanner: store, fails: 1}, Jobs: store, Files: export.LocalFiles{Dir: files}, Notifier: sent, Now: clk.Now})
+		export.Deps{Scanner: &flakyScanner{EventScanner: store, fails: 1}, Jobs: store, Files: localfs.Dir{Root: files}, Notifier: sent, Now: clk.Now})
 	owner := audit.Principal{UserID: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", Email: "owner@example.com", Role: audit.RoleAdmin, TenantID: data.A}
 	job, err := svc.Submit(ctx, export.Request{Principal: owner, Filter: audit.Filter{TenantID: data.A}, Sort: audit.DefaultSort, Expected: int64(len(data.Events))})
 	if err != nil {

@@ -95,7 +95,7 @@ func (c *Config) defaults() {
 type Deps struct {
 	Scanner audit.EventScanner
 	Jobs    audit.ExportJobStore
-	Files   audit.ExportFiles
+	Files   audit.Blobs
 	// Notifier e-mails the owner when a job ends; nil sends nothing (the
 	// job's status still tells).
 	Notifier audit.ExportNotifier

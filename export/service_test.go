@@ -12,6 +12,7 @@ import (
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -58,7 +59,7 @@ func TestClaimWithLostAnswerIsAdopted(t *testing.T) {
 
 	jobs := &lostAnswer{ExportJobStore: store}
 	svc := export.New(export.Config{Lease: time.Hour, Poll: 20 * time.Millisecond, MaxAttempts: 1, TempDir: filepath.Join(dir, "tmp")},
-		export.Deps{Scanner: store, Jobs: jobs, Files: export.LocalFiles{Dir: filepath.Join(dir, "files")}})
+		export.Deps{Scanner: store, Jobs: jobs, Files: localfs.Dir{Root: filepath.Join(dir, "files")}})
 	owner := audit.Principal{UserID: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", Email: "owner@example.com", Role: audit.RoleAdmin, TenantID: data.A}
 	f := audit.Filter{TenantID: data.A}
 	job, err := svc.Submit(ctx, export.Request{Principal: owner, Filter: f, Sort: audit.DefaultSort, Expected: int64(len(data.Events))})

@@ -90,7 +90,7 @@ func (f *fileStream) next() {
 }
 
 // missing yields the events of all that none of recs' files holds.
-func (s *Scheduler) missing(ctx context.Context, b audit.ObjectBucket, recs []audit.PeriodicRecord, all Events) Events {
+func (s *Scheduler) missing(ctx context.Context, b audit.Blobs, recs []audit.PeriodicRecord, all Events) Events {
 	return func(yield func(*audit.Event) error) error {
 		var streams []*fileStream
 		for _, r := range recs {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 )
@@ -26,9 +27,9 @@ func TestVerifyFromTheBucketAndFromADownload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bucket := files.Objects()
+	bucket := files
 	keys := chainIn(t, bucket)
-	report := func(b audit.ObjectBucket) (bool, string) {
+	report := func(b audit.Blobs) (bool, string) {
 		var lines []string
 		rep, err := periodicexport.Verify(ctx, b, "exports", tenant, keys, periodicexport.Options{}, func(s string) { lines = append(lines, s) })
 		if err != nil {
@@ -55,7 +56,7 @@ func TestVerifyFromTheBucketAndFromADownload(t *testing.T) {
 		must(t, os.MkdirAll(filepath.Dir(path(dir, k)), 0o750))
 		must(t, os.WriteFile(path(dir, k), b, 0o600))
 	}
-	if ok, out := report(periodicexport.Dir{Root: dir}); !ok {
+	if ok, out := report(localfs.Dir{Root: dir}); !ok {
 		t.Fatalf("from the download:\n%s", out)
 	}
 	// One byte changed in the bucket.

@@ -80,7 +80,7 @@ func withTime(e audit.Event, tenant string, ts time.Time) audit.Event {
 
 // filtered is a bucket that lists only one key.
 type filtered struct {
-	audit.ObjectBucket
+	audit.Blobs
 	key string
 }
 

@@ -29,7 +29,7 @@ type Scheduler struct {
 	Events  Source
 	// Bucket returns the bucket and prefix of a tenant (its override, or
 	// the deployment's).
-	Bucket func(st *audit.PeriodicState) (audit.ObjectBucket, string, error)
+	Bucket func(st *audit.PeriodicState) (audit.Blobs, string, error)
 	// Key signs the digests; PublicKeys (the current one included) are
 	// written into each tenant's prefix, under keys/<id>.pem.
 	Key        ed25519.PrivateKey
@@ -237,7 +237,7 @@ func KeysKey(prefix, tenant, id string) string {
 }
 
 // publishKeys writes the public keys the tenant's prefix lacks.
-func (s *Scheduler) publishKeys(ctx context.Context, b audit.ObjectBucket, prefix, tenant string) error {
+func (s *Scheduler) publishKeys(ctx context.Context, b audit.Blobs, prefix, tenant string) error {
 	have, err := b.List(ctx, prefix+"/"+tenant+"/keys/")
 	if err != nil {
 		return err

@@ -23,6 +23,7 @@ import (
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/sqlite"
@@ -62,7 +63,7 @@ func stores(t *testing.T, fn func(t *testing.T, s store)) {
 }
 
 // s3Bucket is a new bucket on the test S3 server.
-func s3Bucket(t *testing.T, endpoint string) audit.ObjectBucket {
+func s3Bucket(t *testing.T, endpoint string) audit.Blobs {
 	env := testenv.S3(t)
 	if endpoint == "" {
 		endpoint = env.Endpoint
@@ -70,7 +71,7 @@ func s3Bucket(t *testing.T, endpoint string) audit.ObjectBucket {
 	f, err := s3.Open(context.Background(), s3.Config{Endpoint: endpoint, Bucket: testenv.Name("periodic"), AccessKey: env.AccessKey,
 		SecretKey: env.SecretKey, PathStyle: true, CreateBucket: true})
 	must(t, err)
-	return f.Objects()
+	return f
 }
 
 func testenvS3Endpoint(t *testing.T) string { return testenv.S3(t).Endpoint }
@@ -84,11 +85,11 @@ type clock struct {
 func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
 
-func scheduler(t *testing.T, s store, b audit.ObjectBucket, owner string, key ed25519.PrivateKey, c *clock) *periodicexport.Scheduler {
+func scheduler(t *testing.T, s store, b audit.Blobs, owner string, key ed25519.PrivateKey, c *clock) *periodicexport.Scheduler {
 	pub := key.Public().(ed25519.PublicKey)
 	der, _ := x509.MarshalPKIXPublicKey(pub)
 	return &periodicexport.Scheduler{Store: s, Tenants: s, Events: s,
-		Bucket:     func(*audit.PeriodicState) (audit.ObjectBucket, string, error) { return b, "exports", nil },
+		Bucket:     func(*audit.PeriodicState) (audit.Blobs, string, error) { return b, "exports", nil },
 		Key:        key,
 		PublicKeys: map[string][]byte{audit.KeyID(pub): pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})},
 		Settle:     30 * time.Minute, LateHorizon: 30 * 24 * time.Hour, Owner: owner, Lease: time.Minute, TempDir: t.TempDir(),
@@ -119,7 +120,7 @@ func seed(t *testing.T, s store, n int, from, to time.Time, interval audit.Inter
 
 // exported reads every data file of tenant in the bucket: the ids, each
 // once, and the number of data files.
-func exported(t *testing.T, b audit.ObjectBucket, tenant string) (ids []string, files int) {
+func exported(t *testing.T, b audit.Blobs, tenant string) (ids []string, files int) {
 	ctx := context.Background()
 	keys, err := b.List(ctx, "exports/"+tenant+"/")
 	must(t, err)
@@ -147,7 +148,7 @@ func exported(t *testing.T, b audit.ObjectBucket, tenant string) (ids []string, 
 }
 
 // union checks that the files hold exactly the tenant's events.
-func union(t *testing.T, s store, b audit.ObjectBucket, tenant string) int {
+func union(t *testing.T, s store, b audit.Blobs, tenant string) int {
 	t.Helper()
 	got, files := exported(t, b, tenant)
 	want := storetest.Scan(t, s, audit.Filter{TenantID: tenant}, audit.Sort{Field: audit.SortTimestamp})
@@ -168,7 +169,7 @@ func firstDiff(a, b []string) int {
 }
 
 // verifyChain runs the offline verification of tenant's chain.
-func verifyChain(t *testing.T, b audit.ObjectBucket, tenant string, keys map[string]ed25519.PublicKey) (bool, string) {
+func verifyChain(t *testing.T, b audit.Blobs, tenant string, keys map[string]ed25519.PublicKey) (bool, string) {
 	var lines []string
 	rep, err := periodicexport.Verify(context.Background(), b, "exports", tenant, keys, periodicexport.Options{}, func(s string) { lines = append(lines, s) })
 	must(t, err)
@@ -194,7 +195,7 @@ func TestTheChainStartsAtTheFirstVisibleEvent(t *testing.T) {
 		ctx := context.Background()
 		c := &clock{t: time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)}
 		_, priv, _ := ed25519.GenerateKey(nil)
-		b := periodicexport.Dir{Root: t.TempDir()}
+		b := localfs.Dir{Root: t.TempDir()}
 		sch := scheduler(t, s, b, "a", priv, c)
 		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true, Start: c.t.Add(-36 * time.Hour), End: c.t.Add(-35 * time.Hour)}, 5)
 		tenant := g.Tenants()[0].ID

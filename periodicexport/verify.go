@@ -62,7 +62,7 @@ func (r Report) OK() bool { return r.Problems == 0 }
 // verifier walks one tenant's chain.
 type verifier struct {
 	ctx    context.Context
-	b      audit.ObjectBucket
+	b      audit.Blobs
 	prefix string
 	tenant string
 	keys   map[string]ed25519.PublicKey
@@ -101,7 +101,7 @@ type Options struct {
 // MALFORMED, BAD SIGNATURE, UNKNOWN KEY, REORDERED, BROKEN LINK, FORK,
 // UNCHAINED, GAP, TRUNCATED), naming the object key, then returns the
 // report. An error means the bucket could not be read at all.
-func Verify(ctx context.Context, b audit.ObjectBucket, prefix, tenant string, keys map[string]ed25519.PublicKey, opts Options, out func(string)) (Report, error) {
+func Verify(ctx context.Context, b audit.Blobs, prefix, tenant string, keys map[string]ed25519.PublicKey, opts Options, out func(string)) (Report, error) {
 	v := &verifier{ctx: ctx, b: b, prefix: prefix, tenant: tenant, keys: keys, opts: opts, out: out, digests: map[string]*audit.Digest{}, listed: map[string]bool{}}
 	root := prefix + "/" + tenant + "/"
 	all, err := b.List(ctx, root)

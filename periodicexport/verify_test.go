@@ -17,6 +17,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 )
 
@@ -36,11 +37,11 @@ func newKey(t *testing.T) ed25519.PrivateKey {
 func chain(t *testing.T) (string, map[string]ed25519.PublicKey) {
 	t.Helper()
 	dir := t.TempDir()
-	return dir, chainIn(t, periodicexport.Dir{Root: dir})
+	return dir, chainIn(t, localfs.Dir{Root: dir})
 }
 
 // chainIn writes chain's windows into b and returns the public keys.
-func chainIn(t *testing.T, b audit.ObjectBucket) map[string]ed25519.PublicKey {
+func chainIn(t *testing.T, b audit.Blobs) map[string]ed25519.PublicKey {
 	t.Helper()
 	k1, k2 := newKey(t), newKey(t)
 	w := &periodicexport.Writer{Bucket: b, Prefix: "exports", Key: k1, TempDir: t.TempDir(), Now: time.Now}
@@ -97,7 +98,7 @@ func verify(t *testing.T, dir string, keys map[string]ed25519.PublicKey) (period
 func verifyWith(t *testing.T, dir string, keys map[string]ed25519.PublicKey, opts periodicexport.Options) (periodicexport.Report, string) {
 	t.Helper()
 	var lines []string
-	rep, err := periodicexport.Verify(context.Background(), periodicexport.Dir{Root: dir}, "exports", tenant, keys, opts, func(s string) { lines = append(lines, s) })
+	rep, err := periodicexport.Verify(context.Background(), localfs.Dir{Root: dir}, "exports", tenant, keys, opts, func(s string) { lines = append(lines, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestVerifyARecompressedCopy(t *testing.T) {
 // hash) is checked by its content, and still catches a flipped byte.
 func TestVerifyAVersion1Digest(t *testing.T) {
 	dir, k := t.TempDir(), newKey(t)
-	w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "exports", Key: k, TempDir: t.TempDir(), Now: time.Now}
+	w := &periodicexport.Writer{Bucket: localfs.Dir{Root: dir}, Prefix: "exports", Key: k, TempDir: t.TempDir(), Now: time.Now}
 	start := time.Date(2026, 11, 18, 0, 0, 0, 0, time.UTC)
 	win := periodicexport.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour)}
 	g := gen.New(gen.Config{Seed: 4, Tenants: 1, WithIDs: true, FirstTenantID: tenant, Start: start, End: win.End}, 50)

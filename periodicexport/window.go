@@ -1,3 +1,8 @@
+// Package periodicexport is the Enterprise periodic export: windows of a
+// tenant's events written as gzip NDJSON files with a chain of signed
+// digests (audit.Digest) into an audit.Blobs (localfs or s3), and the
+// offline verification of such a chain from a bucket or from a
+// downloaded directory.
 package periodicexport
 
 import (
@@ -32,7 +37,7 @@ type Window struct {
 
 // Writer writes windows' files and digests to a bucket.
 type Writer struct {
-	Bucket audit.ObjectBucket
+	Bucket audit.Blobs
 	Prefix string
 	// Key signs the digests (the current key; older digests keep the id of
 	// theirs).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 )
 
@@ -24,7 +25,7 @@ func TestDataLinesAreTheEvents(t *testing.T) {
 	for i := 0; i < 800; i++ {
 		events = append(events, g.Next())
 	}
-	b := periodicexport.Dir{Root: t.TempDir()}
+	b := localfs.Dir{Root: t.TempDir()}
 	w := &periodicexport.Writer{Bucket: b, Prefix: "exports", Key: newKey(t), TempDir: t.TempDir(), Now: time.Now}
 	win := periodicexport.Window{TenantID: events[0].TenantID, Start: oct1, End: oct1.Add(24 * time.Hour)}
 	f, err := w.WriteFile(ctx, win, func(yield func(*audit.Event) error) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkWriteFile(b *testing.B) {
 	}
 	_, key, _ := ed25519.GenerateKey(nil)
 	dir := b.TempDir()
-	w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
+	w := &periodicexport.Writer{Bucket: localfs.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
 	win := periodicexport.Window{TenantID: events[0].TenantID, Start: day, End: day.Add(24 * time.Hour)}
 	var size int64
 	b.ResetTimer()

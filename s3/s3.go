@@ -1,14 +1,17 @@
-// Package s3 keeps export files in an S3-compatible bucket (AWS S3, MinIO,
-// versitygw, Ceph …) through minio-go. Downloads then use presigned URLs,
-// so large files never pass through the API process.
+// Package s3 is audit.Blobs in an S3-compatible bucket (AWS S3, MinIO,
+// versitygw, Ceph …) through minio-go: export job files, downloaded with
+// presigned URLs so that large files never pass through the API process,
+// and the periodic export. Its sibling for a local directory is localfs.
 package s3
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -36,7 +39,7 @@ type Config struct {
 	CreateBucket bool
 }
 
-// Files implements audit.ExportFiles on a bucket.
+// Files implements audit.Blobs on a bucket.
 type Files struct {
 	c   *minio.Client
 	cfg Config
@@ -93,25 +96,91 @@ func (f *Files) Ping(ctx context.Context) error {
 
 func (f *Files) key(k string) string { return f.cfg.Prefix + k }
 
-// Put implements audit.ExportFiles. The object is gzip-compressed CSV:
-// it is stored with Content-Encoding gzip, so a browser following the
-// presigned URL saves plain CSV.
+// Each method of Files checks the key with audit.CheckBlobKey first.
+
+// Put implements audit.Blobs. An export job's file (.csv.gz) is stored
+// with Content-Encoding gzip, so a browser following the presigned URL
+// saves plain CSV; any other object is stored as it is (a periodic
+// export's .ndjson.gz is an application/gzip object, not a transparently
+// decoded one), so that what a customer downloads is byte for byte what
+// the digests vouch for.
 func (f *Files) Put(ctx context.Context, key string, r io.Reader, size int64) error {
-	_, err := f.c.PutObject(ctx, f.cfg.Bucket, f.key(key), r, size, minio.PutObjectOptions{
-		ContentType: "text/csv; charset=utf-8", ContentEncoding: "gzip", PartSize: 16 << 20,
+	if err := audit.CheckBlobKey(key); err != nil {
+		return err
+	}
+	opts := minio.PutObjectOptions{ContentType: contentType(key), PartSize: 16 << 20,
 		// A plain signed PUT, not the aws-chunked streaming upload minio-go
 		// uses over http: some servers keep "aws-chunked" in the stored
 		// Content-Encoding, and clients then cannot decode the file.
 		DisableContentSha256: true,
-	})
-	if err != nil {
+	}
+	if strings.HasSuffix(key, ".csv.gz") {
+		opts.ContentEncoding = "gzip"
+	}
+	if size >= 0 {
+		r = &exactly{r: r, left: size}
+	}
+	if _, err := f.c.PutObject(ctx, f.cfg.Bucket, f.key(key), r, size, opts); err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "s3: storing %s", key)
 	}
 	return nil
 }
 
-// Open implements audit.ExportFiles.
+// exactly reads r, which must hold exactly left bytes: minio-go reads
+// size bytes and would store a longer source cut short, so the read that
+// reaches the end looks one byte further and, when there is more, returns
+// nothing but the error (minio-go reads with io.ReadFull, which drops an
+// error that comes with the last bytes).
+type exactly struct {
+	r    io.Reader
+	left int64
+}
+
+func (e *exactly) Read(p []byte) (int, error) {
+	if e.left == 0 {
+		return 0, e.end()
+	}
+	if int64(len(p)) > e.left {
+		p = p[:e.left]
+	}
+	n, err := e.r.Read(p)
+	e.left -= int64(n)
+	if e.left == 0 && (err == nil || err == io.EOF) {
+		if err := e.end(); err != io.EOF {
+			return 0, err
+		}
+		return n, io.EOF
+	}
+	return n, err
+}
+
+func (e *exactly) end() error {
+	var b [1]byte
+	if n, _ := io.ReadFull(e.r, b[:]); n > 0 {
+		return errors.New("the source is longer than its stated size")
+	}
+	return io.EOF
+}
+
+func contentType(key string) string {
+	switch {
+	case strings.HasSuffix(key, ".csv.gz"):
+		return "text/csv; charset=utf-8"
+	case strings.HasSuffix(key, ".gz"):
+		return "application/gzip"
+	case strings.HasSuffix(key, ".json"):
+		return "application/json"
+	case strings.HasSuffix(key, ".pem"):
+		return "application/x-pem-file"
+	}
+	return "application/octet-stream"
+}
+
+// Open implements audit.Blobs.
 func (f *Files) Open(ctx context.Context, key string) (io.ReadCloser, error) {
+	if err := audit.CheckBlobKey(key); err != nil {
+		return nil, err
+	}
 	o, err := f.c.GetObject(ctx, f.cfg.Bucket, f.key(key), minio.GetObjectOptions{})
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "s3: reading %s", key)
@@ -119,15 +188,18 @@ func (f *Files) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	if _, err := o.Stat(); err != nil {
 		o.Close()
 		if minio.ToErrorResponse(err).Code == "NoSuchKey" {
-			return nil, audit.Errorf(audit.ENOTFOUND, "no export file %s", key)
+			return nil, audit.Errorf(audit.ENOTFOUND, "no file %s", key)
 		}
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "s3: reading %s", key)
 	}
 	return o, nil
 }
 
-// Delete implements audit.ExportFiles.
+// Delete implements audit.Blobs.
 func (f *Files) Delete(ctx context.Context, key string) error {
+	if err := audit.CheckBlobKey(key); err != nil {
+		return err
+	}
 	err := f.c.RemoveObject(ctx, f.cfg.Bucket, f.key(key), minio.RemoveObjectOptions{})
 	if err != nil && minio.ToErrorResponse(err).Code != "NoSuchKey" {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "s3: deleting %s", key)
@@ -135,9 +207,12 @@ func (f *Files) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// DownloadURL implements audit.ExportFiles with a presigned GET that
+// DownloadURL implements audit.Blobs with a presigned GET that
 // names the attachment.
 func (f *Files) DownloadURL(ctx context.Context, key, filename string, ttl time.Duration) (string, error) {
+	if err := audit.CheckBlobKey(key); err != nil {
+		return "", err
+	}
 	params := url.Values{}
 	params.Set("response-content-disposition", mime.FormatMediaType("attachment", map[string]string{"filename": strings.ReplaceAll(filename, "/", "_")}))
 	u, err := f.c.PresignedGetObject(ctx, f.cfg.Bucket, f.key(key), ttl, params)
@@ -145,6 +220,20 @@ func (f *Files) DownloadURL(ctx context.Context, key, filename string, ttl time.
 		return "", audit.Wrap(audit.EINTERNAL, err, "s3: presigning %s", key)
 	}
 	return u.String(), nil
+}
+
+// List implements audit.Blobs: every key under prefix (without the
+// configured prefix of the bucket), sorted.
+func (f *Files) List(ctx context.Context, prefix string) ([]string, error) {
+	var keys []string
+	for o := range f.c.ListObjects(ctx, f.cfg.Bucket, minio.ListObjectsOptions{Prefix: f.key(prefix), Recursive: true}) {
+		if o.Err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, o.Err, "s3: listing %s", prefix)
+		}
+		keys = append(keys, strings.TrimPrefix(o.Key, f.cfg.Prefix))
+	}
+	sort.Strings(keys)
+	return keys, nil
 }
 
 // String describes the bucket for logs.

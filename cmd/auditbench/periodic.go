@@ -17,6 +17,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 )
 
@@ -43,7 +44,7 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 		if err != nil {
 			return nil, err
 		}
-		w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
+		w := &periodicexport.Writer{Bucket: localfs.Dir{Root: dir}, Prefix: "auditlog", Key: key, TempDir: dir, Now: time.Now}
 		t0 := time.Now()
 		file, err := w.WriteFile(ctx, win, func(yield func(*audit.Event) error) error {
 			return big.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
@@ -134,7 +135,7 @@ func verifyVsSha256sum(ctx context.Context, dir, tenant string, key ed25519.Priv
 	keys := map[string]ed25519.PublicKey{audit.KeyID(key.Public().(ed25519.PublicKey)): key.Public().(ed25519.PublicKey)}
 	verify := func(opts periodicexport.Options) (float64, error) {
 		t0 := time.Now()
-		rep, err := periodicexport.Verify(ctx, periodicexport.Dir{Root: dir}, "auditlog", tenant, keys, opts, func(string) {})
+		rep, err := periodicexport.Verify(ctx, localfs.Dir{Root: dir}, "auditlog", tenant, keys, opts, func(string) {})
 		if err == nil && !rep.OK() {
 			err = fmt.Errorf("the benchmark's own export does not verify: %d problems", rep.Problems)
 		}

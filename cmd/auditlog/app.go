@@ -26,6 +26,7 @@ import (
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
 	"github.com/auditlog/auditlog/kafka"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/smtp"
 )
@@ -347,7 +348,7 @@ func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jo
 		dir = filepath.Join(m.Config.DataDir, "exports")
 	}
 	var ready []api.ReadinessCheck
-	var files audit.ExportFiles = export.LocalFiles{Dir: dir}
+	var files audit.Blobs = localfs.Dir{Root: dir}
 	if ec.FileStore == "s3" {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

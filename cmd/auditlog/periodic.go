@@ -18,6 +18,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 )
@@ -163,14 +164,14 @@ func exportKeys(sch *periodicexport.Scheduler) []api.ExportKey {
 
 // periodicBuckets returns the bucket of a tenant's state: the local
 // directory, or the S3 bucket (the tenant's own when set), opened once.
-func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (audit.ObjectBucket, string, error), error) {
+func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (audit.Blobs, string, error), error) {
 	if p.Store != "s3" {
 		dir := p.Dir
 		if dir == "" {
 			dir = filepath.Join(m.Config.DataDir, "periodic-exports")
 		}
-		b := periodicexport.Dir{Root: dir}
-		return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
+		b := localfs.Dir{Root: dir}
+		return func(st *audit.PeriodicState) (audit.Blobs, string, error) {
 			_, prefix := periodicexport.Destination(st, "", p.Prefix)
 			return b, prefix, nil
 		}, nil
@@ -181,8 +182,8 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 		deployment = ec.S3Bucket
 	}
 	var mu sync.Mutex
-	open := map[string]audit.ObjectBucket{}
-	return func(st *audit.PeriodicState) (audit.ObjectBucket, string, error) {
+	open := map[string]audit.Blobs{}
+	return func(st *audit.PeriodicState) (audit.Blobs, string, error) {
 		name, prefix := periodicexport.Destination(st, deployment, p.Prefix)
 		mu.Lock()
 		defer mu.Unlock()
@@ -196,7 +197,7 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 		if err != nil {
 			return nil, "", err
 		}
-		open[name] = f.Objects()
+		open[name] = f
 		return open[name], prefix, nil
 	}, nil
 }

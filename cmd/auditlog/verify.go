@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
 )
@@ -169,16 +170,16 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint,
 }
 
 // source opens the copy under test.
-func (a *verifyArgs) source(ctx context.Context, ec ExportConfig) (audit.ObjectBucket, error) {
+func (a *verifyArgs) source(ctx context.Context, ec ExportConfig) (audit.Blobs, error) {
 	if a.bucket == "" {
-		return periodicexport.Dir{Root: a.dir}, nil
+		return localfs.Dir{Root: a.dir}, nil
 	}
 	f, err := s3.Open(ctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: a.bucket, AccessKey: ec.S3AccessKey,
 		SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle})
 	if err != nil {
 		return nil, fmt.Errorf("--bucket %s: %w", a.bucket, err)
 	}
-	return f.Objects(), nil
+	return f, nil
 }
 
 // inside reports whether path lies in dir (both made absolute, links

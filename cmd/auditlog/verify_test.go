@@ -17,6 +17,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 )
 
@@ -63,7 +64,7 @@ func writeChain(t *testing.T, n int) (dir, keys string, day time.Time) {
 	if err := os.WriteFile(filepath.Join(keys, audit.KeyID(pub)+".pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	w := &periodicexport.Writer{Bucket: periodicexport.Dir{Root: dir}, Prefix: "exports", Key: priv, TempDir: t.TempDir(), Now: time.Now}
+	w := &periodicexport.Writer{Bucket: localfs.Dir{Root: dir}, Prefix: "exports", Key: priv, TempDir: t.TempDir(), Now: time.Now}
 	day = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	g := gen.New(gen.Config{Seed: 9, Tenants: 1, WithIDs: true, FirstTenantID: demoTenant, Start: day, End: day.Add(time.Duration(n) * 12 * time.Hour)}, 25*n)
 	var prev *audit.Digest
