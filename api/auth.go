@@ -165,7 +165,7 @@ func (v *Verifier) verifyClaims(token string) (audit.Principal, error) {
 	case err != nil:
 		return audit.Principal{}, audit.Wrap(audit.EUNAUTHORIZED, err, "invalid token")
 	}
-	return audit.Principal{UserID: strings.ToLower(c.Subject), Email: c.Email, Role: c.Role, TenantID: strings.ToLower(c.Tenant), Reason: strings.TrimSpace(c.Reason)}, nil
+	return audit.Principal{UserID: strings.ToLower(c.Subject), Email: c.Email, Role: c.Role, TenantID: audit.NormalizeTenantID(c.Tenant), Reason: strings.TrimSpace(c.Reason)}, nil
 }
 
 // checkRecordable refuses a tenant token whose claims the service could

@@ -117,8 +117,8 @@ func (s *Server) periodicFile(c *gin.Context) {
 		writeError(c, s.deps.Logger, audit.Wrap(audit.EUNAVAILABLE, err, "the periodic export's bucket"))
 		return
 	}
-	if key == "" || !strings.HasPrefix(key, prefix+"/"+strings.ToLower(tenant)+"/") || strings.Contains(key, "..") || path.Clean(key) != key {
-		p.fail("key", "is not an object of your tenant's periodic export (%s/%s/…)", prefix, strings.ToLower(tenant))
+	if key == "" || !strings.HasPrefix(key, prefix+"/"+tenant+"/") || strings.Contains(key, "..") || path.Clean(key) != key {
+		p.fail("key", "is not an object of your tenant's periodic export (%s/%s/…)", prefix, tenant)
 		writeError(c, s.deps.Logger, p.err())
 		return
 	}

@@ -13,7 +13,7 @@ import (
 // spellings of one filter return the same rows and accept each other's
 // cursors.
 func (f *Filter) Normalize() {
-	f.TenantID = strings.ToLower(strings.TrimSpace(f.TenantID))
+	f.TenantID = NormalizeTenantID(f.TenantID)
 	f.ActorID = strings.ToLower(strings.TrimSpace(f.ActorID))
 	f.ActorEmail = strings.ToLower(strings.TrimSpace(f.ActorEmail))
 	f.ResourceID = strings.ToLower(strings.TrimSpace(f.ResourceID))

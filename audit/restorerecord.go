@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,7 +46,7 @@ type RestoreRecord struct {
 // idempotency key, a UUID: derived, so that the same key always names the same
 // request and a repeated ask finds the first one by id alone.
 func RestoreRequestID(tenantID, idempotencyKey string) string {
-	h := sha256.Sum256([]byte("restore\x00" + strings.ToLower(tenantID) + "\x00" + idempotencyKey))
+	h := sha256.Sum256([]byte("restore\x00" + tenantID + "\x00" + idempotencyKey))
 	return uuid.NewSHA1(uuid.Nil, h[:]).String()
 }
 

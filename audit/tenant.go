@@ -2,10 +2,24 @@ package audit
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
-// TenantDirectory maps tenants to plans.
+// NormalizeTenantID returns a tenant id in its one stored form: trimmed
+// and lower-cased, since a tenant id is case-insensitive (a token's
+// "ACME" and an event's "acme" are one tenant).
+//
+// The rule: every tenant id is normalised once, where it enters the
+// service (Event.Normalize for ingest, Filter.Normalize for queries, the
+// principal the API builds from a token, the flags of the commands), and
+// every layer below (services and stores) receives, stores and matches it
+// as given, never lower-casing it again. Each method below that takes a
+// tenantID takes it in this form.
+func NormalizeTenantID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
+
+// TenantDirectory maps tenants to plans. Tenant ids are in the form of
+// NormalizeTenantID.
 type TenantDirectory interface {
 	// Plan returns the tenant's plan, or ENOTFOUND for an unknown tenant.
 	Plan(ctx context.Context, tenantID string) (Plan, error)

@@ -86,7 +86,7 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 // producer used.
 func (e *Event) Normalize() {
 	e.ID = NormalizeID(e.ID)
-	e.TenantID = strings.ToLower(e.TenantID)
+	e.TenantID = NormalizeTenantID(e.TenantID)
 	e.Actor.ID = strings.ToLower(e.Actor.ID)
 	e.Resource.ID = strings.ToLower(e.Resource.ID)
 	e.RestoredFrom = strings.ToLower(e.RestoredFrom)

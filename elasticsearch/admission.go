@@ -2,9 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -41,9 +38,9 @@ const admissionGrace = time.Minute
 // or never created after a crash between admission and creation) are
 // dropped first. Errors: audit.TooManyExports, EUNAVAILABLE.
 func (s *Store) admitExportJob(ctx context.Context, tenant, id string, maxActive int) error {
-	doc := url.PathEscape(tenant)
+	what := "the export admission of tenant " + tenant
 	for range maxAdmissionRounds {
-		cur, rev, err := s.readAdmission(ctx, doc)
+		cur, rev, _, err := getDoc[admission](ctx, s, s.ExportAdmissionIndex(), tenant, what)
 		if err != nil {
 			return err
 		}
@@ -56,52 +53,19 @@ func (s *Store) admitExportJob(ctx context.Context, tenant, id string, maxActive
 		}
 		next := admission{Jobs: append(active, admitted{ID: id, At: s.cfg.Now().UTC()})}
 		if rev == "" {
-			res, err := s.c.Do(ctx, http.MethodPut, "/"+s.ExportAdmissionIndex()+"/_create/"+doc+"?refresh=true", mustJSON(next))
-			if err != nil {
+			_, created, err := s.createDoc(ctx, s.ExportAdmissionIndex(), tenant, what, next, true)
+			if err != nil || created {
 				return err
 			}
-			switch res.Status {
-			case http.StatusCreated:
-				return nil
-			case http.StatusConflict:
-				continue
-			}
-			return StatusError(http.MethodPut, "export admission", res)
+			continue
 		}
-		_, err = s.putIfUnchanged(ctx, s.ExportAdmissionIndex(), doc, rev, "the export admission of tenant "+tenant, next, func() error { return nil })
+		_, err = s.putIfUnchanged(ctx, s.ExportAdmissionIndex(), tenant, rev, what, next, nil)
 		if audit.ErrorCode(err) == audit.ECONFLICT {
 			continue
 		}
 		return err
 	}
 	return audit.Errorf(audit.EUNAVAILABLE, "too many concurrent exports of tenant %s; retry", tenant)
-}
-
-// readAdmission returns the tenant's admission document and its
-// revision ("" when there is none yet).
-func (s *Store) readAdmission(ctx context.Context, doc string) (admission, string, error) {
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.ExportAdmissionIndex()+"/_doc/"+doc, nil)
-	if err != nil {
-		return admission{}, "", err
-	}
-	if res.Status == http.StatusNotFound {
-		return admission{}, "", nil
-	}
-	if res.Status != http.StatusOK {
-		return admission{}, "", StatusError(http.MethodGet, "export admission", res)
-	}
-	var h struct {
-		revision
-		Found  bool      `json:"found"`
-		Source admission `json:"_source"`
-	}
-	if err := json.Unmarshal(res.Body, &h); err != nil {
-		return admission{}, "", audit.Wrap(audit.EINTERNAL, err, "decoding the export admission")
-	}
-	if !h.Found {
-		return admission{}, "", nil
-	}
-	return h.Source, h.revision.String(), nil
 }
 
 // stillActive keeps the listed jobs that are queued or running, or

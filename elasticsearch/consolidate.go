@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -42,7 +41,7 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 			"size": 1000, "track_total_hits": false,
 			"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
 			"query": map[string]any{"bool": map[string]any{"filter": []any{
-				map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
+				map[string]any{"term": map[string]any{"tenantId": tenantID}},
 				map[string]any{"range": map[string]any{"@timestamp": map[string]any{"gte": cutoff.UnixMilli(), "format": "epoch_millis"}}},
 			}}},
 		}

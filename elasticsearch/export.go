@@ -3,11 +3,7 @@ package elasticsearch
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	fastjson "github.com/goccy/go-json"
@@ -198,75 +194,39 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 // revision is its _seq_no and _primary_term: an update is conditional on
 // both (optimistic concurrency), so two workers never both claim a job.
 
-// revision is what every answer about one document says of its version.
-type revision struct {
-	SeqNo       int64 `json:"_seq_no"`
-	PrimaryTerm int64 `json:"_primary_term"`
-}
-
-func (r revision) String() string {
-	return strconv.FormatInt(r.SeqNo, 10) + ":" + strconv.FormatInt(r.PrimaryTerm, 10)
-}
-
-type jobHit struct {
-	revision
-	Source audit.ExportJob `json:"_source"`
-	Found  bool            `json:"found"`
-}
-
-func (h jobHit) job() audit.ExportJob {
+func jobOf(h hit[audit.ExportJob]) audit.ExportJob {
 	j := h.Source
 	j.Rev = h.revision.String()
 	return j
 }
 
-// revOf is the revision a write answered with.
-func revOf(res *Response) string {
-	var r revision
-	_ = json.Unmarshal(res.Body, &r)
-	return r.String()
-}
-
 // CreateExportJob implements audit.ExportJobStore.
 func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActive int) error {
-	j.TenantID = strings.ToLower(j.TenantID)
 	if err := s.admitExportJob(ctx, j.TenantID, j.ID, maxActive); err != nil {
 		return err
 	}
-	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.ExportJobsIndex()+"/_create/"+url.PathEscape(j.ID)+"?refresh=true", mustJSON(j))
+	rev, created, err := s.createDoc(ctx, s.ExportJobsIndex(), j.ID, "export job", j, true)
 	if err != nil {
 		return err
 	}
-	switch res.Status {
-	case http.StatusCreated:
-		j.Rev = revOf(res)
-		return nil
-	case http.StatusConflict:
+	if !created {
 		return audit.Errorf(audit.ECONFLICT, "export job %s exists", j.ID)
 	}
-	return StatusError(http.MethodPut, "export job", res)
+	j.Rev = rev
+	return nil
 }
 
 // ExportJob implements audit.ExportJobStore.
 func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.ExportJob, error) {
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.ExportJobsIndex()+"/_doc/"+url.PathEscape(id), nil)
+	j, rev, found, err := getDoc[audit.ExportJob](ctx, s, s.ExportJobsIndex(), id, "export job "+id)
 	if err != nil {
 		return audit.ExportJob{}, err
 	}
-	if res.Status == http.StatusNotFound {
+	if !found || j.TenantID != tenantID {
 		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
 	}
-	if res.Status != http.StatusOK {
-		return audit.ExportJob{}, StatusError(http.MethodGet, "export job", res)
-	}
-	var h jobHit
-	if err := json.Unmarshal(res.Body, &h); err != nil {
-		return audit.ExportJob{}, audit.Wrap(audit.EINTERNAL, err, "decoding export job %s", id)
-	}
-	if !h.Found || !strings.EqualFold(h.Source.TenantID, tenantID) {
-		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
-	}
-	return h.job(), nil
+	j.Rev = rev
+	return j, nil
 }
 
 // FindExportJobs implements audit.ExportJobStore.
@@ -274,7 +234,7 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	filter := []any{}
 	term := func(field string, v any) { filter = append(filter, map[string]any{"term": map[string]any{field: v}}) }
 	if q.TenantID != "" {
-		term("tenantId", strings.ToLower(q.TenantID))
+		term("tenantId", q.TenantID)
 	}
 	if q.OwnerID != "" {
 		term("owner.userId", q.OwnerID)
@@ -296,7 +256,7 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	}
 	var out struct {
 		Hits struct {
-			Hits []jobHit `json:"hits"`
+			Hits []hit[audit.ExportJob] `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.ExportJobsIndex()+"/_search", body, &out); err != nil {
@@ -304,46 +264,18 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	}
 	jobs := make([]audit.ExportJob, len(out.Hits.Hits))
 	for i, h := range out.Hits.Hits {
-		jobs[i] = h.job()
+		jobs[i] = jobOf(h)
 	}
 	return jobs, nil
 }
 
 // UpdateExportJob implements audit.ExportJobStore.
 func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
-	j.TenantID = strings.ToLower(j.TenantID)
-	rev, err := s.putIfUnchanged(ctx, s.ExportJobsIndex(), url.PathEscape(j.ID), j.Rev, "export job "+j.ID, j,
+	rev, err := s.putIfUnchanged(ctx, s.ExportJobsIndex(), j.ID, j.Rev, "export job "+j.ID, j,
 		func() error { _, err := s.ExportJob(ctx, j.TenantID, j.ID); return err })
 	if err != nil {
 		return err
 	}
 	j.Rev = rev
 	return nil
-}
-
-// putIfUnchanged replaces the document docID of index with doc when its
-// revision is still rev, and returns the new revision: optimistic
-// concurrency on _seq_no and _primary_term. When the document changed
-// meanwhile it returns ECONFLICT, unless exists says it is gone
-// (ENOTFOUND for another tenant's or a deleted one).
-func (s *Store) putIfUnchanged(ctx context.Context, index, docID, rev, what string, doc any, exists func() error) (string, error) {
-	seq, term, ok := strings.Cut(rev, ":")
-	if !ok {
-		return "", audit.Errorf(audit.ECONFLICT, "%s: unknown revision %q", what, rev)
-	}
-	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=true", index, docID, url.QueryEscape(seq), url.QueryEscape(term))
-	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(doc))
-	if err != nil {
-		return "", err
-	}
-	switch res.Status {
-	case http.StatusOK, http.StatusCreated:
-		return revOf(res), nil
-	case http.StatusConflict:
-		if err := exists(); err != nil {
-			return "", err
-		}
-		return "", audit.Errorf(audit.ECONFLICT, "%s changed since it was read", what)
-	}
-	return "", StatusError(http.MethodPut, what, res)
 }

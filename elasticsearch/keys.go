@@ -2,8 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"net/http"
-	"net/url"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -15,25 +13,18 @@ func (s *Store) KeysIndex() string { return s.prefix() + "-keys" }
 // so concurrent first starts agree on one value; the index is created on
 // first use with nothing indexed (the documents are only read by id).
 func (s *Store) Key(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	doc := "/" + s.KeysIndex() + "/_doc/" + url.PathEscape(name)
-	create := "/" + s.KeysIndex() + "/_create/" + url.PathEscape(name) + "?refresh=true"
-	res, err := s.c.Do(ctx, http.MethodPut, create, mustJSON(map[string]any{"value": fresh}))
+	type key struct {
+		Value []byte `json:"value"`
+	}
+	if _, _, err := s.createDoc(ctx, s.KeysIndex(), name, "key "+name, key{Value: fresh}, true); err != nil {
+		return nil, err
+	}
+	k, _, found, err := getDoc[key](ctx, s, s.KeysIndex(), name, "key "+name)
 	if err != nil {
 		return nil, err
 	}
-	if res.Status != http.StatusCreated && res.Status != http.StatusConflict {
-		return nil, StatusError(http.MethodPut, create, res)
-	}
-	var out struct {
-		Source struct {
-			Value []byte `json:"value"`
-		} `json:"_source"`
-	}
-	if err := s.c.DoJSON(ctx, http.MethodGet, doc, nil, &out); err != nil {
-		return nil, err
-	}
-	if len(out.Source.Value) == 0 {
+	if !found || len(k.Value) == 0 {
 		return nil, audit.Errorf(audit.EINTERNAL, "elasticsearch: key %s is empty", name)
 	}
-	return out.Source.Value, nil
+	return k.Value, nil
 }

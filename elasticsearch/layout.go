@@ -2,7 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -78,7 +77,6 @@ type target struct {
 
 // targetOf returns where the tenant's event id goes under placement p.
 func (s *Store) targetOf(p placement, tenantID, id string) target {
-	tenantID = strings.ToLower(tenantID)
 	if p.shared() {
 		return target{index: s.SharedStreamName(p.Plan), docID: tenantID + ":" + id, routing: tenantID}
 	}
@@ -121,23 +119,17 @@ func (s *Store) place(ctx context.Context, tenantID string) (placement, error) {
 
 // readPlacement reads the directory entry.
 func (s *Store) readPlacement(ctx context.Context, tenantID string) (placement, error) {
-	var doc struct {
-		Source placement `json:"_source"`
-	}
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.TenantsIndex()+"/_doc/"+strings.ToLower(tenantID), nil)
+	p, _, found, err := getDoc[placement](ctx, s, s.TenantsIndex(), tenantID, "tenant "+tenantID)
 	if err != nil {
 		return placement{}, err
 	}
-	if res.Status == http.StatusNotFound {
+	if !found {
 		return placement{}, audit.Errorf(audit.ENOTFOUND, "tenant %s is not in the directory", tenantID)
 	}
-	if res.Status != http.StatusOK {
-		return placement{}, StatusError(http.MethodGet, "tenant", res)
-	}
-	if err := json.Unmarshal(res.Body, &doc); err != nil || !doc.Source.Plan.Valid() {
+	if !p.Plan.Valid() {
 		return placement{}, audit.Errorf(audit.EINTERNAL, "tenant %s has a malformed directory entry", tenantID)
 	}
-	return doc.Source, nil
+	return p, nil
 }
 
 // newPlacement is the placement of a tenant first seen on plan.
@@ -157,7 +149,7 @@ func (s *Store) Promote(ctx context.Context, tenantID string) error {
 		return err
 	}
 	now := s.cfg.Now().UTC()
-	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+strings.ToLower(tenantID)+"?refresh=true",
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+tenantID+"?refresh=true",
 		map[string]any{"doc": map[string]any{"layout": LayoutDedicated, "updatedAt": now}}, nil); err != nil {
 		return fmt.Errorf("promoting tenant %s: %w", tenantID, err)
 	}
@@ -267,7 +259,7 @@ func (s *Store) Where(ctx context.Context, tenantID string) (Whereabouts, error)
 		var out struct {
 			Count int64 `json:"count"`
 		}
-		body := map[string]any{"query": map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}}}
+		body := map[string]any{"query": map[string]any{"term": map[string]any{"tenantId": tenantID}}}
 		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+st.Name+"/_count?ignore_unavailable=true", body, &out); err != nil {
 			return w, err
 		}

@@ -2,11 +2,9 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -19,55 +17,31 @@ func (s *Store) PeriodicIndex() string { return s.prefix() + "-periodic" }
 // PeriodicRecordsIndex: see PeriodicIndex.
 func (s *Store) PeriodicRecordsIndex() string { return s.prefix() + "-periodic-records" }
 
-type periodicHit struct {
-	revision
-	Source audit.PeriodicState `json:"_source"`
-	Found  bool                `json:"found"`
-}
-
 // PeriodicState implements audit.PeriodicStore.
 func (s *Store) PeriodicState(ctx context.Context, tenantID string) (audit.PeriodicState, error) {
-	st := audit.PeriodicState{TenantID: strings.ToLower(tenantID)}
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.PeriodicIndex()+"/_doc/"+url.PathEscape(st.TenantID), nil)
-	if err != nil {
-		return st, err
+	st, rev, found, err := getDoc[audit.PeriodicState](ctx, s, s.PeriodicIndex(), tenantID, "the periodic state of "+tenantID)
+	if err != nil || !found {
+		return audit.PeriodicState{TenantID: tenantID}, err
 	}
-	if res.Status == http.StatusNotFound {
-		return st, nil
-	}
-	if res.Status != http.StatusOK {
-		return st, StatusError(http.MethodGet, "periodic state", res)
-	}
-	var h periodicHit
-	if err := json.Unmarshal(res.Body, &h); err != nil {
-		return st, audit.Wrap(audit.EINTERNAL, err, "decoding the periodic state of %s", st.TenantID)
-	}
-	if !h.Found {
-		return st, nil
-	}
-	h.Source.Rev = h.revision.String()
-	return h.Source, nil
+	st.Rev = rev
+	return st, nil
 }
 
 // PutPeriodicState implements audit.PeriodicStore.
 func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) error {
-	st.TenantID = strings.ToLower(st.TenantID)
-	doc := url.PathEscape(st.TenantID)
+	what := "the periodic state of tenant " + st.TenantID
 	if st.Rev == "" {
-		res, err := s.c.Do(ctx, http.MethodPut, "/"+s.PeriodicIndex()+"/_create/"+doc+"?refresh=true", mustJSON(st))
+		rev, created, err := s.createDoc(ctx, s.PeriodicIndex(), st.TenantID, what, st, true)
 		if err != nil {
 			return err
 		}
-		switch res.Status {
-		case http.StatusCreated:
-			st.Rev = revOf(res)
-			return nil
-		case http.StatusConflict:
-			return audit.Errorf(audit.ECONFLICT, "the periodic state of tenant %s changed meanwhile", st.TenantID)
+		if !created {
+			return audit.Errorf(audit.ECONFLICT, "%s changed meanwhile", what)
 		}
-		return StatusError(http.MethodPut, "periodic state", res)
+		st.Rev = rev
+		return nil
 	}
-	rev, err := s.putIfUnchanged(ctx, s.PeriodicIndex(), doc, st.Rev, "the periodic state of tenant "+st.TenantID, st, func() error { return nil })
+	rev, err := s.putIfUnchanged(ctx, s.PeriodicIndex(), st.TenantID, st.Rev, what, st, nil)
 	if err != nil {
 		return err
 	}
@@ -77,7 +51,6 @@ func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) e
 
 // PutPeriodicRecord implements audit.PeriodicStore.
 func (s *Store) PutPeriodicRecord(ctx context.Context, r audit.PeriodicRecord) error {
-	r.TenantID = strings.ToLower(r.TenantID)
 	doc := url.PathEscape(fmt.Sprintf("%s:%d:%d", r.TenantID, r.WindowStart.UnixMilli(), r.Late))
 	return s.c.DoJSON(ctx, http.MethodPut, "/"+s.PeriodicRecordsIndex()+"/_doc/"+doc+"?refresh=true", r, nil)
 }
@@ -90,7 +63,7 @@ func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, li
 	}
 	body := map[string]any{
 		"size":  limit,
-		"query": map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
+		"query": map[string]any{"term": map[string]any{"tenantId": tenantID}},
 		"sort":  []any{map[string]any{"windowStart": "desc"}, map[string]any{"late": "asc"}},
 	}
 	if cursor != "" {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -18,7 +17,7 @@ import (
 func (s *Store) batchPlacements(ctx context.Context, events []audit.Event) (map[string]placement, error) {
 	tenants := make(map[string]placement, 16)
 	for i := range events {
-		tenants[strings.ToLower(events[i].TenantID)] = placement{}
+		tenants[events[i].TenantID] = placement{}
 	}
 	s.prefetchPlacements(ctx, tenants)
 	for t := range tenants {

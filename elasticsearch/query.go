@@ -23,7 +23,7 @@ func sortFieldOf(f audit.SortField) string {
 // streams.
 func FilterClauses(f audit.Filter) []any {
 	term := func(field string, v any) any { return map[string]any{"term": map[string]any{field: v}} }
-	clauses := []any{term("tenantId", strings.ToLower(f.TenantID))}
+	clauses := []any{term("tenantId", f.TenantID)}
 	if f.From != nil || f.To != nil {
 		r := map[string]any{"format": "strict_date_optional_time"}
 		if f.From != nil {
@@ -215,7 +215,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
 	var out searchResponse
 	body := map[string]any{"size": 1, "query": map[string]any{"bool": map[string]any{"filter": []any{
-		map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
+		map[string]any{"term": map[string]any{"tenantId": tenantID}},
 		map[string]any{"term": map[string]any{"id": id}},
 	}}}}
 	path, err := s.searchPath(ctx, tenantID)

@@ -2,10 +2,7 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -16,17 +13,9 @@ import (
 // idempotency key, so a repeated ask is a create conflict.
 func (s *Store) RestoresIndex() string { return s.prefix() + "-restores" }
 
-func restoreDoc(tenantID, requestID string) string {
-	return url.PathEscape(strings.ToLower(tenantID) + ":" + requestID)
-}
+func restoreDoc(tenantID, requestID string) string { return tenantID + ":" + requestID }
 
-type restoreHit struct {
-	revision
-	Source audit.RestoreRecord `json:"_source"`
-	Found  bool                `json:"found"`
-}
-
-func (h restoreHit) record() audit.RestoreRecord {
+func recordOf(h hit[audit.RestoreRecord]) audit.RestoreRecord {
 	r := h.Source
 	r.Rev = h.revision.String()
 	return r
@@ -34,42 +23,29 @@ func (h restoreHit) record() audit.RestoreRecord {
 
 // CreateRestore implements audit.RestoreStore.
 func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit.RestoreRecord, bool, error) {
-	r.TenantID = strings.ToLower(r.TenantID)
-	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.RestoresIndex()+"/_create/"+restoreDoc(r.TenantID, r.RequestID)+"?refresh=true", mustJSON(r))
+	rev, created, err := s.createDoc(ctx, s.RestoresIndex(), restoreDoc(r.TenantID, r.RequestID), "restore", r, true)
 	if err != nil {
 		return r, false, err
 	}
-	switch res.Status {
-	case http.StatusCreated:
-		r.Rev = revOf(res)
-		return r, true, nil
-	case http.StatusConflict:
+	if !created {
 		stored, err := s.GetRestore(ctx, r.TenantID, r.RequestID)
 		return stored, false, err
 	}
-	return r, false, StatusError(http.MethodPut, "restore", res)
+	r.Rev = rev
+	return r, true, nil
 }
 
 // GetRestore implements audit.RestoreStore.
 func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (audit.RestoreRecord, error) {
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+s.RestoresIndex()+"/_doc/"+restoreDoc(tenantID, requestID), nil)
+	r, rev, found, err := getDoc[audit.RestoreRecord](ctx, s, s.RestoresIndex(), restoreDoc(tenantID, requestID), "restore "+requestID)
 	if err != nil {
 		return audit.RestoreRecord{}, err
 	}
-	if res.Status == http.StatusNotFound {
+	if !found {
 		return audit.RestoreRecord{}, audit.Errorf(audit.ENOTFOUND, "no restore request %s", requestID)
 	}
-	if res.Status != http.StatusOK {
-		return audit.RestoreRecord{}, StatusError(http.MethodGet, "restore", res)
-	}
-	var h restoreHit
-	if err := json.Unmarshal(res.Body, &h); err != nil {
-		return audit.RestoreRecord{}, audit.Wrap(audit.EINTERNAL, err, "decoding restore %s", requestID)
-	}
-	if !h.Found {
-		return audit.RestoreRecord{}, audit.Errorf(audit.ENOTFOUND, "no restore request %s", requestID)
-	}
-	return h.record(), nil
+	r.Rev = rev
+	return r, nil
 }
 
 // DueRestores implements audit.RestoreStore.
@@ -85,7 +61,7 @@ func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]au
 	}
 	var out struct {
 		Hits struct {
-			Hits []restoreHit `json:"hits"`
+			Hits []hit[audit.RestoreRecord] `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.RestoresIndex()+"/_search", body, &out); err != nil {
@@ -93,14 +69,13 @@ func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]au
 	}
 	recs := make([]audit.RestoreRecord, 0, len(out.Hits.Hits))
 	for _, h := range out.Hits.Hits {
-		recs = append(recs, h.record())
+		recs = append(recs, recordOf(h))
 	}
 	return recs, nil
 }
 
 // UpdateRestore implements audit.RestoreStore.
 func (s *Store) UpdateRestore(ctx context.Context, r *audit.RestoreRecord) error {
-	r.TenantID = strings.ToLower(r.TenantID)
 	rev, err := s.putIfUnchanged(ctx, s.RestoresIndex(), restoreDoc(r.TenantID, r.RequestID), r.Rev, "restore "+r.RequestID, r,
 		func() error { _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); return err })
 	if err != nil {

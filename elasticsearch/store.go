@@ -105,14 +105,14 @@ func (s *Store) prefix() string { return s.c.cfg.IndexPrefix }
 
 // StreamName is the data stream of a tenant on a plan.
 func (s *Store) StreamName(plan audit.Plan, tenantID string) string {
-	return s.prefix() + "-events-" + string(plan) + "-" + strings.ToLower(tenantID)
+	return s.prefix() + "-events-" + string(plan) + "-" + tenantID
 }
 
 // TenantPattern matches every data stream of a tenant, whatever the plan
 // it was written under: queries keep seeing all of a tenant's data across
 // plan changes.
 func (s *Store) TenantPattern(tenantID string) string {
-	return s.prefix() + "-events-*-" + strings.ToLower(tenantID)
+	return s.prefix() + "-events-*-" + tenantID
 }
 
 // AllStreamsPattern matches every events data stream of this service.
@@ -279,19 +279,18 @@ func (s *Store) ensurePlacement(ctx context.Context, tenantID string, def audit.
 	}
 	now := s.cfg.Now().UTC()
 	p = s.newPlacement(def)
-	res, err := s.c.Do(ctx, http.MethodPut, "/"+s.TenantsIndex()+"/_create/"+strings.ToLower(tenantID),
-		mustJSON(map[string]any{"tenantId": strings.ToLower(tenantID), "plan": def, "layout": p.Layout, "sharedIn": p.SharedIn, "createdAt": now, "updatedAt": now}))
+	// No refresh: the directory is read by id (real time), and a refresh
+	// per new tenant would slow a burst of first events.
+	_, created, err := s.createDoc(ctx, s.TenantsIndex(), tenantID, "tenant",
+		map[string]any{"tenantId": tenantID, "plan": def, "layout": p.Layout, "sharedIn": p.SharedIn, "createdAt": now, "updatedAt": now}, false)
 	if err != nil {
 		return placement{}, err
 	}
-	switch res.Status {
-	case http.StatusCreated:
-		s.remember(tenantID, p)
-		return p, nil
-	case http.StatusConflict:
+	if !created {
 		return s.place(ctx, tenantID)
 	}
-	return placement{}, StatusError(http.MethodPut, "tenant", res)
+	s.remember(tenantID, p)
+	return p, nil
 }
 
 // SetPlan implements audit.TenantDirectory. Where the cluster has ILM, the
@@ -325,10 +324,10 @@ func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) e
 		moved = append(moved, old.MovedFrom) // a move not yet settled
 	}
 	fresh := s.newPlacement(plan)
-	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+strings.ToLower(tenantID)+"?refresh=true",
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TenantsIndex()+"/_update/"+tenantID+"?refresh=true",
 		map[string]any{
 			"doc": doc,
-			"upsert": map[string]any{"tenantId": strings.ToLower(tenantID), "plan": plan, "layout": fresh.Layout, "sharedIn": fresh.SharedIn,
+			"upsert": map[string]any{"tenantId": tenantID, "plan": plan, "layout": fresh.Layout, "sharedIn": fresh.SharedIn,
 				"createdAt": now, "updatedAt": now},
 		}, nil); err != nil {
 		return err
@@ -358,7 +357,7 @@ func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) e
 func (s *Store) cached(tenantID string) (placement, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, ok := s.tenants[strings.ToLower(tenantID)]
+	c, ok := s.tenants[tenantID]
 	if !ok || s.cfg.Now().After(c.expires) {
 		return placement{}, false
 	}
@@ -380,13 +379,13 @@ func (s *Store) remember(tenantID string, p placement) {
 		}
 		s.sweepAt = max(1024, 2*len(s.tenants))
 	}
-	s.tenants[strings.ToLower(tenantID)] = cachedPlacement{placement: p, expires: now.Add(s.cfg.TenantCacheTTL)}
+	s.tenants[tenantID] = cachedPlacement{placement: p, expires: now.Add(s.cfg.TenantCacheTTL)}
 }
 
 func (s *Store) forget(tenantID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.tenants, strings.ToLower(tenantID))
+	delete(s.tenants, tenantID)
 }
 
 // stream is a data stream with its backing indices, the write index last.

@@ -3,7 +3,6 @@ package elasticsearch
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -28,7 +27,7 @@ func (s *Store) Tenants(ctx context.Context, after string, limit int) ([]audit.T
 		"_source":          []string{"tenantId", "plan", "updatedAt"},
 	}
 	if after != "" {
-		body["search_after"] = []any{strings.ToLower(after)}
+		body["search_after"] = []any{after}
 	}
 	var out struct {
 		Hits struct {

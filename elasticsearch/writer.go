@@ -46,7 +46,7 @@ type docActor struct {
 
 func toDoc(e *audit.Event) doc {
 	return doc{
-		Timestamp: e.Timestamp, ID: e.ID, TenantID: strings.ToLower(e.TenantID),
+		Timestamp: e.Timestamp, ID: e.ID, TenantID: e.TenantID,
 		Actor:  docActor{ID: e.Actor.ID, Email: e.Actor.Email, Role: e.Actor.Role, IP: e.Actor.IP, UserAgent: e.Actor.UserAgent},
 		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
 		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
@@ -142,7 +142,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	targets := make([]target, len(events))
 	for i := range events {
 		e := &events[i]
-		targets[i] = s.targetOf(places[strings.ToLower(e.TenantID)], e.TenantID, e.ID)
+		targets[i] = s.targetOf(places[e.TenantID], e.TenantID, e.ID)
 		if err := appendCreate(&buf, targets[i], e); err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
@@ -290,7 +290,7 @@ func (s *Store) StoredEvents(ctx context.Context, tenantID string, ids []string)
 	}
 	// Room for an id stored twice by an older redelivery.
 	body := map[string]any{"size": min(2*len(ids), 10000), "track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": []any{
-		map[string]any{"term": map[string]any{"tenantId": strings.ToLower(tenantID)}},
+		map[string]any{"term": map[string]any{"tenantId": tenantID}},
 		map[string]any{"terms": map[string]any{"id": ids}},
 	}}}}
 	var res searchResponse

@@ -28,7 +28,7 @@ type Request struct {
 func (s *Service) Submit(ctx context.Context, r Request) (audit.ExportJob, error) {
 	p := r.Principal
 	j := audit.ExportJob{
-		ID: uuid.NewString(), TenantID: strings.ToLower(p.TenantID),
+		ID: uuid.NewString(), TenantID: p.TenantID,
 		Owner:  audit.ExportOwner{UserID: p.UserID, Email: p.Email, Role: p.Role},
 		Reason: p.Reason, Query: r.Query, Filter: r.Filter, Sort: r.Sort,
 		State: audit.ExportQueued, RowsExpected: r.Expected, CreatedAt: s.deps.Now().UTC(),
@@ -134,5 +134,5 @@ func FileName(j audit.ExportJob) string {
 
 // FileKey is where a job's file is stored.
 func FileKey(j audit.ExportJob) string {
-	return "exports/" + strings.ToLower(j.TenantID) + "/" + j.ID + ".csv.gz"
+	return "exports/" + j.TenantID + "/" + j.ID + ".csv.gz"
 }

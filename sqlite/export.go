@@ -2,10 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
-	"strconv"
 	"strings"
 
 	fastjson "github.com/goccy/go-json"
@@ -82,7 +79,7 @@ func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActi
 	// One statement counts the tenant's active jobs and inserts: SQLite
 	// runs it as one write transaction, so two creations cannot both see
 	// room for one more.
-	tenant := strings.ToLower(j.TenantID)
+	tenant := j.TenantID
 	res, err := s.w.ExecContext(ctx, `INSERT INTO export_jobs (id, tenant_id, owner_id, state, created_at, expires_at, rev, body)
 		SELECT ?, ?, ?, ?, ?, ?, 1, ?
 		WHERE (SELECT COUNT(*) FROM export_jobs WHERE tenant_id = ? AND state IN ('queued', 'running')) < ?`,
@@ -100,37 +97,27 @@ func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActi
 	return nil
 }
 
-func scanJob(row interface{ Scan(...any) error }) (audit.ExportJob, error) {
-	var body []byte
-	var rev int64
-	if err := row.Scan(&body, &rev); err != nil {
-		return audit.ExportJob{}, err
-	}
-	var j audit.ExportJob
-	if err := json.Unmarshal(body, &j); err != nil {
-		return audit.ExportJob{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored export job does not decode")
-	}
-	j.Rev = strconv.FormatInt(rev, 10)
-	return j, nil
+func setJobRev(j *audit.ExportJob, rev string) { j.Rev = rev }
+
+func scanJob(row scanner) (audit.ExportJob, error) {
+	return scanRevisioned(row, setJobRev, "export job")
 }
 
 // ExportJob implements audit.ExportJobStore.
 func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.ExportJob, error) {
-	j, err := scanJob(s.r.QueryRowContext(ctx, `SELECT body, rev FROM export_jobs WHERE tenant_id = ? AND id = ?`, strings.ToLower(tenantID), id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
+	j, found, err := getRevisioned(ctx, s, setJobRev, "export job "+id,
+		`SELECT body, rev FROM export_jobs WHERE tenant_id = ? AND id = ?`, tenantID, id)
+	if err == nil && !found {
+		err = audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
 	}
-	if err != nil {
-		return audit.ExportJob{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading export job")
-	}
-	return j, nil
+	return j, err
 }
 
 // FindExportJobs implements audit.ExportJobStore.
 func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]audit.ExportJob, error) {
 	conds, args := []string{"1"}, []any{}
 	if q.TenantID != "" {
-		conds, args = append(conds, "tenant_id = ?"), append(args, strings.ToLower(q.TenantID))
+		conds, args = append(conds, "tenant_id = ?"), append(args, q.TenantID)
 	}
 	if q.OwnerID != "" {
 		conds, args = append(conds, "owner_id = ?"), append(args, q.OwnerID)
@@ -162,7 +149,7 @@ func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")
 	}
 	rev, err := s.updateIfUnchanged(ctx, `UPDATE export_jobs SET state = ?, expires_at = ?, rev = rev + 1, body = ? WHERE id = ? AND tenant_id = ? AND rev = ?`,
-		[]any{string(j.State), millisOrNil(j), body, j.ID, strings.ToLower(j.TenantID)}, j.Rev, "export job "+j.ID,
+		[]any{string(j.State), millisOrNil(j), body, j.ID, j.TenantID}, j.Rev, "export job "+j.ID,
 		func() error { _, err := s.ExportJob(ctx, j.TenantID, j.ID); return err })
 	if err != nil {
 		return err

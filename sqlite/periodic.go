@@ -2,61 +2,52 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
-	"strconv"
-	"strings"
 
 	"github.com/auditlog/auditlog/audit"
 )
 
+func setStateRev(st *audit.PeriodicState, rev string) { st.Rev = rev }
+
 // PeriodicState implements audit.PeriodicStore.
 func (s *Store) PeriodicState(ctx context.Context, tenantID string) (audit.PeriodicState, error) {
-	st := audit.PeriodicState{TenantID: strings.ToLower(tenantID)}
-	var body []byte
-	var rev int64
-	err := s.r.QueryRowContext(ctx, `SELECT body, rev FROM periodic_state WHERE tenant_id = ?`, st.TenantID).Scan(&body, &rev)
-	if errors.Is(err, sql.ErrNoRows) {
-		return st, nil
+	st, found, err := getRevisioned(ctx, s, setStateRev, "the periodic state of "+tenantID,
+		`SELECT body, rev FROM periodic_state WHERE tenant_id = ?`, tenantID)
+	if err != nil || !found {
+		return audit.PeriodicState{TenantID: tenantID}, err
 	}
-	if err != nil {
-		return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: periodic state")
-	}
-	if err := json.Unmarshal(body, &st); err != nil {
-		return st, audit.Wrap(audit.EINTERNAL, err, "sqlite: a periodic state does not decode")
-	}
-	st.Rev = strconv.FormatInt(rev, 10)
 	return st, nil
 }
 
 // PutPeriodicState implements audit.PeriodicStore.
 func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) error {
-	st.TenantID = strings.ToLower(st.TenantID)
+	what := "the periodic state of tenant " + st.TenantID
 	body, err := json.Marshal(st)
 	if err != nil {
-		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding periodic state")
+		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding %s", what)
 	}
-	var res sql.Result
 	if st.Rev == "" {
-		res, err = s.w.ExecContext(ctx, `INSERT INTO periodic_state (tenant_id, rev, body) VALUES (?, 1, ?) ON CONFLICT DO NOTHING`, st.TenantID, body)
-	} else {
-		res, err = s.w.ExecContext(ctx, `UPDATE periodic_state SET rev = rev + 1, body = ? WHERE tenant_id = ? AND rev = ?`, body, st.TenantID, st.Rev)
+		created, err := s.insertOnce(ctx, what, `INSERT INTO periodic_state (tenant_id, rev, body) VALUES (?, 1, ?) ON CONFLICT DO NOTHING`, st.TenantID, body)
+		if err != nil {
+			return err
+		}
+		if !created {
+			return audit.Errorf(audit.ECONFLICT, "%s changed meanwhile", what)
+		}
+		st.Rev = "1"
+		return nil
 	}
+	rev, err := s.updateIfUnchanged(ctx, `UPDATE periodic_state SET rev = rev + 1, body = ? WHERE tenant_id = ? AND rev = ?`,
+		[]any{body, st.TenantID}, st.Rev, what, nil)
 	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: periodic state")
+		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return audit.Errorf(audit.ECONFLICT, "the periodic state of tenant %s changed meanwhile", st.TenantID)
-	}
-	rev, _ := strconv.ParseInt(st.Rev, 10, 64)
-	st.Rev = strconv.FormatInt(rev+1, 10)
+	st.Rev = rev
 	return nil
 }
 
 // PutPeriodicRecord implements audit.PeriodicStore.
 func (s *Store) PutPeriodicRecord(ctx context.Context, r audit.PeriodicRecord) error {
-	r.TenantID = strings.ToLower(r.TenantID)
 	body, err := json.Marshal(r)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding periodic record")
@@ -76,7 +67,7 @@ func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, li
 		return nil, "", err
 	}
 	q := `SELECT body FROM periodic_records WHERE tenant_id = ?`
-	args := []any{strings.ToLower(tenantID)}
+	args := []any{tenantID}
 	if cursor != "" {
 		q += ` AND (window_start < ? OR (window_start = ? AND late > ?))`
 		args = append(args, start, start, late)

@@ -30,7 +30,7 @@ var groupColumn = map[audit.GroupField]string{
 // where is the WHERE clause of a filter, with its arguments.
 func where(f audit.Filter) (string, []any) {
 	conds := []string{"tenant_id = ?"}
-	args := []any{strings.ToLower(f.TenantID)}
+	args := []any{f.TenantID}
 	add := func(cond string, a ...any) {
 		conds = append(conds, cond)
 		args = append(args, a...)
@@ -203,7 +203,7 @@ func (s *Store) total(ctx context.Context, q audit.Query, cond string, args []an
 // GetEvent implements audit.EventReader.
 func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
 	var body []byte
-	err := s.r.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, strings.ToLower(tenantID), id).Scan(&body)
+	err := s.r.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, tenantID, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return audit.Event{}, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id)
 	}

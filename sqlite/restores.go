@@ -2,11 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -18,13 +14,13 @@ func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit
 	if err != nil {
 		return r, false, audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding restore")
 	}
-	res, err := s.w.ExecContext(ctx, `INSERT INTO restores (tenant_id, request_id, delivered, next_attempt_at, created_at, rev, body)
+	created, err := s.insertOnce(ctx, "restore", `INSERT INTO restores (tenant_id, request_id, delivered, next_attempt_at, created_at, rev, body)
 		VALUES (?, ?, ?, ?, ?, 1, ?) ON CONFLICT (tenant_id, request_id) DO NOTHING`,
-		strings.ToLower(r.TenantID), r.RequestID, boolInt(r.DeliveredAt != nil), r.NextAttemptAt.UnixMilli(), r.CreatedAt.UnixMilli(), body)
+		r.TenantID, r.RequestID, boolInt(r.DeliveredAt != nil), r.NextAttemptAt.UnixMilli(), r.CreatedAt.UnixMilli(), body)
 	if err != nil {
-		return r, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating restore")
+		return r, false, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	if !created {
 		stored, err := s.GetRestore(ctx, r.TenantID, r.RequestID)
 		return stored, false, err
 	}
@@ -32,28 +28,18 @@ func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit
 	return r, true, nil
 }
 
-func scanRestore(row interface{ Scan(...any) error }) (audit.RestoreRecord, error) {
-	var body []byte
-	var rev int64
-	if err := row.Scan(&body, &rev); err != nil {
-		return audit.RestoreRecord{}, err
-	}
-	var r audit.RestoreRecord
-	if err := json.Unmarshal(body, &r); err != nil {
-		return r, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored restore does not decode")
-	}
-	r.Rev = strconv.FormatInt(rev, 10)
-	return r, nil
+func setRestoreRev(r *audit.RestoreRecord, rev string) { r.Rev = rev }
+
+func scanRestore(row scanner) (audit.RestoreRecord, error) {
+	return scanRevisioned(row, setRestoreRev, "restore")
 }
 
 // GetRestore implements audit.RestoreStore.
 func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (audit.RestoreRecord, error) {
-	r, err := scanRestore(s.r.QueryRowContext(ctx, `SELECT body, rev FROM restores WHERE tenant_id = ? AND request_id = ?`, strings.ToLower(tenantID), requestID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return r, audit.Errorf(audit.ENOTFOUND, "no restore request %s", requestID)
-	}
-	if err != nil && audit.ErrorCode(err) != audit.EINTERNAL {
-		return r, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading restore")
+	r, found, err := getRevisioned(ctx, s, setRestoreRev, "restore "+requestID,
+		`SELECT body, rev FROM restores WHERE tenant_id = ? AND request_id = ?`, tenantID, requestID)
+	if err == nil && !found {
+		err = audit.Errorf(audit.ENOTFOUND, "no restore request %s", requestID)
 	}
 	return r, err
 }
@@ -75,7 +61,7 @@ func (s *Store) UpdateRestore(ctx context.Context, r *audit.RestoreRecord) error
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding restore")
 	}
 	rev, err := s.updateIfUnchanged(ctx, `UPDATE restores SET delivered = ?, next_attempt_at = ?, rev = rev + 1, body = ? WHERE tenant_id = ? AND request_id = ? AND rev = ?`,
-		[]any{boolInt(r.DeliveredAt != nil), r.NextAttemptAt.UnixMilli(), body, strings.ToLower(r.TenantID), r.RequestID}, r.Rev, "restore "+r.RequestID,
+		[]any{boolInt(r.DeliveredAt != nil), r.NextAttemptAt.UnixMilli(), body, r.TenantID, r.RequestID}, r.Rev, "restore "+r.RequestID,
 		func() error { _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); return err })
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ type rollupKey struct {
 type rollup map[rollupKey]int64
 
 func (r rollup) add(e *audit.Event) {
-	k := rollupKey{tenant: strings.ToLower(e.TenantID), hour: floorHour(e.Timestamp.UnixMilli()), action: string(e.Action),
+	k := rollupKey{tenant: e.TenantID, hour: floorHour(e.Timestamp.UnixMilli()), action: string(e.Action),
 		resourceType: e.Resource.Type, category: string(e.Category), outcome: string(e.Outcome), crossTenant: boolInt(e.CrossTenant)}
 	r[k]++
 	r[rollupKey{tenant: k.tenant, hour: k.hour, actor: strings.ToLower(e.Actor.Email)}]++

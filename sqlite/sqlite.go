@@ -275,7 +275,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 		e := &events[i]
 		if !tenants[e.TenantID] {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-				strings.ToLower(e.TenantID), s.cfg.DefaultPlan, s.cfg.Now().UnixMilli(), s.cfg.Now().UnixMilli()); err != nil {
+				e.TenantID, s.cfg.DefaultPlan, s.cfg.Now().UnixMilli(), s.cfg.Now().UnixMilli()); err != nil {
 				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant")
 			}
 			tenants[e.TenantID] = true
@@ -287,7 +287,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 		if err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
-		res, err := ins.ExecContext(ctx, e.ID, strings.ToLower(e.TenantID), e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
+		res, err := ins.ExecContext(ctx, e.ID, e.TenantID, e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
 			strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, strings.ToLower(e.Resource.ID), boolInt(e.CrossTenant),
 			string(e.Category), string(e.Outcome), body)
 		if err != nil {
@@ -321,7 +321,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 // stored (possibly earlier in the same transaction).
 func settle(ctx context.Context, tx *sql.Tx, e *audit.Event) (audit.WriteResult, error) {
 	var body []byte
-	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, strings.ToLower(e.TenantID), e.ID).Scan(&body); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, e.TenantID, e.ID).Scan(&body); err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the stored event %s", e.ID)
 	}
 	var stored audit.Event
@@ -341,7 +341,7 @@ func boolInt(b bool) int {
 // Plan implements audit.TenantDirectory.
 func (s *Store) Plan(ctx context.Context, tenantID string) (audit.Plan, error) {
 	var p string
-	err := s.r.QueryRowContext(ctx, `SELECT plan FROM tenants WHERE tenant_id = ?`, strings.ToLower(tenantID)).Scan(&p)
+	err := s.r.QueryRowContext(ctx, `SELECT plan FROM tenants WHERE tenant_id = ?`, tenantID).Scan(&p)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", audit.Errorf(audit.ENOTFOUND, "tenant %s is not in the directory", tenantID)
 	}
@@ -355,7 +355,7 @@ func (s *Store) Plan(ctx context.Context, tenantID string) (audit.Plan, error) {
 func (s *Store) EnsureTenant(ctx context.Context, tenantID string, def audit.Plan) (audit.Plan, error) {
 	now := s.cfg.Now().UnixMilli()
 	if _, err := s.w.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-		strings.ToLower(tenantID), def, now, now); err != nil {
+		tenantID, def, now, now); err != nil {
 		return "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant")
 	}
 	return s.Plan(ctx, tenantID)
@@ -370,7 +370,7 @@ func (s *Store) SetPlan(ctx context.Context, tenantID string, plan audit.Plan) e
 	}
 	now := s.cfg.Now().UnixMilli()
 	_, err := s.w.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (tenant_id) DO UPDATE SET plan = excluded.plan, updated_at = excluded.updated_at`, strings.ToLower(tenantID), plan, now, now)
+		ON CONFLICT (tenant_id) DO UPDATE SET plan = excluded.plan, updated_at = excluded.updated_at`, tenantID, plan, now, now)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: set plan")
 	}
@@ -446,7 +446,7 @@ func (s *Store) Tenants(ctx context.Context, after string, limit int) ([]audit.T
 		return nil, err
 	}
 	rows, err := s.r.QueryContext(ctx, `SELECT tenant_id, plan, updated_at FROM tenants WHERE tenant_id > ? ORDER BY tenant_id LIMIT ?`,
-		strings.ToLower(after), limit)
+		after, limit)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenants")
 	}

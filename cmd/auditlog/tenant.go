@@ -103,6 +103,7 @@ func parseTenantCmd(args []string, getenv func(string) string, stdout, stderr io
 	if tc.sub != "list" && tc.tenant == "" {
 		return nil, errors.New("--tenant is missing: the tenant's UUID")
 	}
+	tc.tenant = audit.NormalizeTenantID(tc.tenant)
 	if tc.tenant != "" && !audit.ValidUUID(tc.tenant) {
 		return nil, fmt.Errorf("--tenant %q is not a UUID", tc.tenant)
 	}

@@ -71,7 +71,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	rep, err := periodicexport.Verify(ctx, from, strings.Trim(a.prefix, "/"), strings.ToLower(a.tenant), keys, a.opts,
+	rep, err := periodicexport.Verify(ctx, from, strings.Trim(a.prefix, "/"), audit.NormalizeTenantID(a.tenant), keys, a.opts,
 		func(line string) { fmt.Fprintln(stdout, line) })
 	if err != nil {
 		return err
