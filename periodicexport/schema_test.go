@@ -15,14 +15,7 @@ import (
 // against docs/schemas/digest-v2.json (the format written now), and the schema refuses one with a
 // member it does not define.
 func TestDigestsMatchTheirSchema(t *testing.T) {
-	raw, err := os.ReadFile("../docs/schemas/digest-v2.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema openapi3.Schema
-	if err := json.Unmarshal(raw, &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := loadSchema(t, "../docs/schemas/digest-v2.json")
 	dir, _ := chain(t)
 	digests, _ := filepath.Glob(filepath.Join(dir, "exports", tenant, "digest", "*", "*", "*", "*.json"))
 	if len(digests) != 5 {
@@ -49,14 +42,7 @@ func TestDigestsMatchTheirSchema(t *testing.T) {
 // Event schema), and the schema refuses a line with a member it does not
 // define.
 func TestDataLinesMatchTheirSchema(t *testing.T) {
-	raw, err := os.ReadFile("../docs/schemas/data-line-v1.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema openapi3.Schema
-	if err := json.Unmarshal(raw, &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := loadSchema(t, "../docs/schemas/data-line-v1.json")
 	dir, _ := chain(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "exports", tenant, "*", "*", "*", "*.ndjson.gz"))
 	lines := 0
@@ -89,4 +75,18 @@ func TestDataLinesMatchTheirSchema(t *testing.T) {
 	if lines == 0 {
 		t.Fatal("no data line to check")
 	}
+}
+
+// loadSchema reads a JSON Schema file.
+func loadSchema(t *testing.T, path string) *openapi3.Schema {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema openapi3.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
+	return &schema
 }
