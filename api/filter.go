@@ -170,8 +170,9 @@ func (p *queryParser) filter(tenant string) audit.Filter {
 			p.fail("outcome", "must be success or failure")
 		}
 	}
-	if f.Q = p.single("q"); f.Q != "" {
-		if err := audit.CheckFreeText(f.Q); err != nil {
+	if q := p.single("q"); q != "" {
+		var err error
+		if f.Q, f.Terms, err = audit.ParseSearch(q); err != nil {
 			p.errs = append(p.errs, audit.ErrorFields(err)...)
 		}
 	}

@@ -78,7 +78,7 @@ func TestParseListQueryErrors(t *testing.T) {
 		{"crossTenant=true&cross_tenant=false", []string{"crossTenant"}},
 		{"category=billing", []string{"category"}},
 		{"outcome=partial", []string{"outcome"}},
-		{"q=" + strings.Repeat("x", 300), []string{"q"}},
+		{"q=" + strings.Repeat("x", 513), []string{"q"}},
 		{"q=a*", []string{"q"}},
 		{"sort=ip", []string{"sort"}},
 		{"order=up", []string{"order"}},

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -25,4 +26,24 @@ func (f *Filter) Normalize() {
 	if len(f.ResourceTypes) > 0 {
 		f.ResourceTypes = slices.Compact(slices.Sorted(slices.Values(f.ResourceTypes)))
 	}
+	f.Terms = normalTerms(f.Terms)
 }
+
+// normalTerms returns terms in one order, each term's values sorted
+// without repeats, in new slices (the caller's are left as they are).
+func normalTerms(terms []Term) []Term {
+	if len(terms) == 0 {
+		return nil
+	}
+	out := make([]Term, len(terms))
+	for i, t := range terms {
+		t.Values = slices.CompactFunc(slices.SortedFunc(slices.Values(t.Values), func(a, b TermValue) int {
+			return strings.Compare(fmt.Sprint(a), fmt.Sprint(b))
+		}), func(a, b TermValue) bool { return a == b })
+		out[i] = t
+	}
+	slices.SortFunc(out, func(a, b Term) int { return strings.Compare(termKey(a), termKey(b)) })
+	return out
+}
+
+func termKey(t Term) string { return fmt.Sprint(t.Field, t.Negate, t.Values, t.From, t.To) }

@@ -54,6 +54,9 @@ type Filter struct {
 	// token of the actor's e-mail, the user agent, the resource id or a
 	// changed field name; a word ending in * matches as a prefix.
 	Q string
+	// Terms are the qualified, negated and ORed terms of the search
+	// language (ParseSearch), ANDed with the rest.
+	Terms []Term
 	// RestoredFrom selects the events that report the outcome of one
 	// restore request. It has no query parameter: the restore status
 	// endpoint uses it.

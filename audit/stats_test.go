@@ -62,18 +62,19 @@ func TestStatsWindowIsBounded(t *testing.T) {
 
 func TestFreeTextIsBounded(t *testing.T) {
 	for q, ok := range map[string]bool{
-		"alice":                           true,
-		"ad*":                             true,
-		"é1*":                             true,
-		"ad* co* ex* ag* ss* ht* re* qu*": true,
-		"a*":                              false,
-		"*":                               false,
-		"-*":                              false,
-		"é*":                              false,
-		"a b c d e f g h i":               false,
-		strings.Repeat("x", 257):          false,
+		"alice":                               true,
+		"ad*":                                 true,
+		"é1*":                                 true,
+		"ad* co* ex* ag* ss* ht* re* qu*":     true,
+		"a*":                                  false,
+		"*":                                   false,
+		"-*":                                  false,
+		"é*":                                  false,
+		"ad* co* ex* ag* ss* ht* re* qu* zz*": false, // MaxQPrefixes
+		strings.Repeat("a ", 17):              false, // MaxQTerms
+		strings.Repeat("x", 513):              false,
 	} {
-		err := audit.CheckFreeText(q)
+		_, _, err := audit.ParseSearch(q)
 		if ok != (err == nil) {
 			t.Errorf("%q: %v, want ok=%v", q, err, ok)
 			continue

@@ -1,9 +1,7 @@
 package audit
 
 import (
-	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -103,52 +101,4 @@ func SanitizeText(s string, max int) string {
 		b.WriteRune(r) // an invalid byte arrives here as RuneError already
 	}
 	return b.String()
-}
-
-// Free-text limits. Each word of a query must appear in the event; a word
-// ending in * matches as a prefix, which a full-text index answers by
-// expanding it to every token it starts: a one-letter prefix is most of
-// the index. Both bounds keep one query's cost bounded on both stores.
-const (
-	MaxQBytes       = 256
-	MaxQWords       = 8
-	MinPrefixLength = 2
-)
-
-// CheckFreeText returns an EINVALID error naming q when the free-text
-// query is too long, has too many words, or has a prefix word with fewer
-// than MinPrefixLength letters or digits before its *.
-func CheckFreeText(q string) error {
-	var msgs []string
-	words := strings.Fields(q)
-	switch {
-	case len(q) > MaxQBytes:
-		msgs = append(msgs, fmt.Sprintf("must be at most %d characters", MaxQBytes))
-	case len(words) > MaxQWords:
-		msgs = append(msgs, fmt.Sprintf("must have at most %d words", MaxQWords))
-	}
-	for _, w := range words {
-		stem, prefix := strings.CutSuffix(w, "*")
-		if !prefix {
-			continue
-		}
-		n := 0
-		for _, r := range stem {
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				n++
-			}
-		}
-		if n < MinPrefixLength {
-			msgs = append(msgs, fmt.Sprintf("%q: a prefix needs at least %d letters or digits before *", w, MinPrefixLength))
-			break
-		}
-	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	fe := make([]FieldError, len(msgs))
-	for i, m := range msgs {
-		fe[i] = FieldError{Field: "q", Message: m}
-	}
-	return &Error{Code: EINVALID, Message: "invalid free-text query", Fields: fe}
 }

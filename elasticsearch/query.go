@@ -61,6 +61,9 @@ func FilterClauses(f audit.Filter) []any {
 	if f.Outcome != "" {
 		clauses = append(clauses, term("outcome", f.Outcome))
 	}
+	for _, t := range f.Terms {
+		clauses = append(clauses, termClause(t))
+	}
 	if q := strings.TrimSpace(f.Q); q != "" {
 		clauses = append(clauses, map[string]any{"simple_query_string": map[string]any{
 			"query": q, "fields": []string{"search"}, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",

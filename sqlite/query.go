@@ -82,6 +82,10 @@ func where(f audit.Filter) (string, []any) {
 	if f.Outcome != "" {
 		add("outcome = ?", string(f.Outcome))
 	}
+	for _, t := range f.Terms {
+		c, a := termCond(t)
+		add(c, a...)
+	}
 	if m := ftsQuery(f.Q); m != "" {
 		add("seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)", m)
 	} else if strings.TrimSpace(f.Q) != "" {

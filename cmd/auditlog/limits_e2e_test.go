@@ -121,7 +121,7 @@ func worstCases(t *testing.T, bin string, vars []string) {
 		return nil
 	})
 	// The costliest free text allowed: eight short prefixes of common
-	// tokens (audit.MaxQWords, audit.MinPrefixLength); more is a 400.
+	// tokens (audit.MaxQPrefixes, audit.MinPrefixLength); more is a 400.
 	prefixes := "ac* co* ex* ad* ag* ht* re* ok*"
 	tooMany := strings.TrimSpace(strings.Repeat("a* e* i* o* u* ", 17))
 	for _, tc := range []struct {

@@ -174,7 +174,7 @@ func Cases() []Case {
 	from, to := time.Date(2026, 10, 10, 0, 0, 0, 0, time.UTC), time.Date(2026, 10, 20, 0, 0, 0, 0, time.UTC)
 	yes, no := true, false
 	desc := audit.DefaultSort
-	return []Case{
+	return append([]Case{
 		{"everything", func(*Dataset) audit.Filter { return audit.Filter{} }, func(*Dataset, *audit.Event) bool { return true }, desc},
 		{"spec: deleted queues", func(*Dataset) audit.Filter {
 			return audit.Filter{Actions: []audit.Action{"delete"}, ResourceTypes: []string{"queue"}}
@@ -219,7 +219,7 @@ func Cases() []Case {
 		}, func(_ *Dataset, e *audit.Event) bool {
 			return e.Action == "access" && e.Category == audit.CategorySensitiveAccess && e.Outcome == audit.OutcomeSuccess && !e.CrossTenant && !e.Timestamp.Before(from)
 		}, audit.Sort{Field: audit.SortActorEmail, Desc: true}},
-	}
+	}, searchCases()...)
 }
 
 func search(t testing.TB, r audit.EventReader, q audit.Query) audit.Result {

@@ -788,7 +788,7 @@ export interface components {
         cross_tenant: boolean;
         category: "configuration" | "sensitive_access" | "security" | "cross_tenant" | "integration";
         outcome: "success" | "failure";
-        /** @description Free text: every word must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. At most 8 words and 256 characters. */
+        /** @description The search language (audit.ParseSearch). Terms separated by spaces are ANDed. A bare word or "quoted phrase" is free text: it must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. A qualifier filters one field: actor: (e-mail, prefix with *), actor.id:, action:, type: (resource type), resource: (resource id), category:, outcome:, crossTenant: (true or false), created: (a UTC day 2026-11-11, an instant 2026-11-11T09:30:00Z, either after >, >=, < or <=, or a range of days 2026-11-01..2026-11-03). A qualifier takes several values separated by commas (ORed), and two terms of one qualifier may be joined by OR; a leading - negates a term. Examples: `actor:grace* -action:access`, `type:ivr,queue created:>=2026-11-01 "welcome"`, `action:create OR action:delete`. At most 512 characters, 16 terms, 32 values and 8 prefixes; each term that does not parse is one entry of errors[] naming q. */
         q: string;
         /** @description Sort field; the event id is always the tiebreaker. */
         sort: "timestamp" | "actor.email" | "action" | "resource.type";
@@ -841,7 +841,7 @@ export interface operations {
                 cross_tenant?: components["parameters"]["cross_tenant"];
                 category?: components["parameters"]["category"];
                 outcome?: components["parameters"]["outcome"];
-                /** @description Free text: every word must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. At most 8 words and 256 characters. */
+                /** @description The search language (audit.ParseSearch). Terms separated by spaces are ANDed. A bare word or "quoted phrase" is free text: it must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. A qualifier filters one field: actor: (e-mail, prefix with *), actor.id:, action:, type: (resource type), resource: (resource id), category:, outcome:, crossTenant: (true or false), created: (a UTC day 2026-11-11, an instant 2026-11-11T09:30:00Z, either after >, >=, < or <=, or a range of days 2026-11-01..2026-11-03). A qualifier takes several values separated by commas (ORed), and two terms of one qualifier may be joined by OR; a leading - negates a term. Examples: `actor:grace* -action:access`, `type:ivr,queue created:>=2026-11-01 "welcome"`, `action:create OR action:delete`. At most 512 characters, 16 terms, 32 values and 8 prefixes; each term that does not parse is one entry of errors[] naming q. */
                 q?: components["parameters"]["q"];
                 /** @description Sort field; the event id is always the tiebreaker. */
                 sort?: components["parameters"]["sort"];
@@ -949,7 +949,7 @@ export interface operations {
                 cross_tenant?: components["parameters"]["cross_tenant"];
                 category?: components["parameters"]["category"];
                 outcome?: components["parameters"]["outcome"];
-                /** @description Free text: every word must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. At most 8 words and 256 characters. */
+                /** @description The search language (audit.ParseSearch). Terms separated by spaces are ANDed. A bare word or "quoted phrase" is free text: it must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. A qualifier filters one field: actor: (e-mail, prefix with *), actor.id:, action:, type: (resource type), resource: (resource id), category:, outcome:, crossTenant: (true or false), created: (a UTC day 2026-11-11, an instant 2026-11-11T09:30:00Z, either after >, >=, < or <=, or a range of days 2026-11-01..2026-11-03). A qualifier takes several values separated by commas (ORed), and two terms of one qualifier may be joined by OR; a leading - negates a term. Examples: `actor:grace* -action:access`, `type:ivr,queue created:>=2026-11-01 "welcome"`, `action:create OR action:delete`. At most 512 characters, 16 terms, 32 values and 8 prefixes; each term that does not parse is one entry of errors[] naming q. */
                 q?: components["parameters"]["q"];
                 groupBy?: components["parameters"]["groupBy"];
                 /** @description Histogram bucket width, e.g. 15m, 1h, 1d (at least 1m). */
@@ -1366,7 +1366,7 @@ export interface operations {
                 cross_tenant?: components["parameters"]["cross_tenant"];
                 category?: components["parameters"]["category"];
                 outcome?: components["parameters"]["outcome"];
-                /** @description Free text: every word must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. At most 8 words and 256 characters. */
+                /** @description The search language (audit.ParseSearch). Terms separated by spaces are ANDed. A bare word or "quoted phrase" is free text: it must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. A qualifier filters one field: actor: (e-mail, prefix with *), actor.id:, action:, type: (resource type), resource: (resource id), category:, outcome:, crossTenant: (true or false), created: (a UTC day 2026-11-11, an instant 2026-11-11T09:30:00Z, either after >, >=, < or <=, or a range of days 2026-11-01..2026-11-03). A qualifier takes several values separated by commas (ORed), and two terms of one qualifier may be joined by OR; a leading - negates a term. Examples: `actor:grace* -action:access`, `type:ivr,queue created:>=2026-11-01 "welcome"`, `action:create OR action:delete`. At most 512 characters, 16 terms, 32 values and 8 prefixes; each term that does not parse is one entry of errors[] naming q. */
                 q?: components["parameters"]["q"];
                 /** @description Sort field; the event id is always the tiebreaker. */
                 sort?: components["parameters"]["sort"];
@@ -1490,7 +1490,7 @@ export interface operations {
                 cross_tenant?: components["parameters"]["cross_tenant"];
                 category?: components["parameters"]["category"];
                 outcome?: components["parameters"]["outcome"];
-                /** @description Free text: every word must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. At most 8 words and 256 characters. */
+                /** @description The search language (audit.ParseSearch). Terms separated by spaces are ANDed. A bare word or "quoted phrase" is free text: it must appear (case-insensitive) as a token of the actor's e-mail, the user agent, the resource id or a changed field name; word* matches a prefix of at least 2 letters or digits. A qualifier filters one field: actor: (e-mail, prefix with *), actor.id:, action:, type: (resource type), resource: (resource id), category:, outcome:, crossTenant: (true or false), created: (a UTC day 2026-11-11, an instant 2026-11-11T09:30:00Z, either after >, >=, < or <=, or a range of days 2026-11-01..2026-11-03). A qualifier takes several values separated by commas (ORed), and two terms of one qualifier may be joined by OR; a leading - negates a term. Examples: `actor:grace* -action:access`, `type:ivr,queue created:>=2026-11-01 "welcome"`, `action:create OR action:delete`. At most 512 characters, 16 terms, 32 values and 8 prefixes; each term that does not parse is one entry of errors[] naming q. */
                 q?: components["parameters"]["q"];
                 /** @description Sort field; the event id is always the tiebreaker. */
                 sort?: components["parameters"]["sort"];

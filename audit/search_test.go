@@ -1,0 +1,129 @@
+package audit_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func day(s string) *time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return &t
+}
+
+func TestParseSearch(t *testing.T) {
+	v := func(s string) audit.TermValue { return audit.TermValue{Text: s} }
+	p := func(s string) audit.TermValue { return audit.TermValue{Text: s, Prefix: true} }
+	for _, tc := range []struct {
+		q     string
+		text  string
+		terms []audit.Term
+	}{
+		{"grace", "grace", nil},
+		{`grace "welcome screen" ad*`, `grace "welcome screen" ad*`, nil},
+		{"actor:Grace@X.example", "", []audit.Term{{Field: audit.SearchActor, Values: []audit.TermValue{v("grace@x.example")}}}},
+		{"actor:gr*", "", []audit.Term{{Field: audit.SearchActor, Values: []audit.TermValue{p("gr")}}}},
+		{"-action:access", "", []audit.Term{{Field: audit.SearchAction, Negate: true, Values: []audit.TermValue{v("access")}}}},
+		{"action:create,delete", "", []audit.Term{{Field: audit.SearchAction, Values: []audit.TermValue{v("create"), v("delete")}}}},
+		{"action:create OR action:delete", "", []audit.Term{{Field: audit.SearchAction, Values: []audit.TermValue{v("create"), v("delete")}}}},
+		{"CrossTenant:true type:ivr", "", []audit.Term{{Field: audit.SearchCrossTenant, Values: []audit.TermValue{v("true")}}, {Field: audit.SearchType, Values: []audit.TermValue{v("ivr")}}}},
+		{`resource:"AB-1"`, "", []audit.Term{{Field: audit.SearchResource, Values: []audit.TermValue{v("ab-1")}}}},
+		{"-zendesk", "", []audit.Term{{Field: audit.SearchText, Negate: true, Values: []audit.TermValue{v("zendesk")}}}},
+		{"zendesk OR welc*", "", []audit.Term{{Field: audit.SearchText, Values: []audit.TermValue{v("zendesk"), p("welc")}}}},
+		{"created:2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-11T00:00:00Z"), To: day("2026-11-12T00:00:00Z")}}},
+		{"created:>=2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-11T00:00:00Z")}}},
+		{"created:>2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-12T00:00:00Z")}}},
+		{"created:<2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, To: day("2026-11-11T00:00:00Z")}}},
+		{"created:<=2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, To: day("2026-11-12T00:00:00Z")}}},
+		{"created:2026-11-01..2026-11-03", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-01T00:00:00Z"), To: day("2026-11-04T00:00:00Z")}}},
+		{"created:>=2026-11-11T09:30:00+01:00", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-11T08:30:00Z")}}},
+		{"a -outcome:failure b", "a b", []audit.Term{{Field: audit.SearchOutcome, Negate: true, Values: []audit.TermValue{v("failure")}}}},
+		{`"http://x.example"`, `"http://x.example"`, nil},
+		{"-", "-", nil},
+	} {
+		text, terms, err := audit.ParseSearch(tc.q)
+		if err != nil {
+			t.Errorf("%q: %v", tc.q, err)
+			continue
+		}
+		if text != tc.text || !reflect.DeepEqual(terms, tc.terms) {
+			t.Errorf("%q:\n got %q %+v\nwant %q %+v", tc.q, text, terms, tc.text, tc.terms)
+		}
+	}
+}
+
+// TestSearchErrorsNameEachTerm: every term that does not parse is one
+// FieldError q naming it; the others do not hide it.
+func TestSearchErrorsNameEachTerm(t *testing.T) {
+	for q, want := range map[string][]string{
+		"action:explode":                  {`"action:explode": "explode" is not one of`},
+		"color:red":                       {`unknown qualifier "color"`},
+		"action:create OR type:ivr":       {"OR joins terms of one qualifier"},
+		"-action:create OR action:update": {"OR joins terms of one qualifier"},
+		"OR grace":                        {"OR needs a term on each side"},
+		"grace OR":                        {"OR needs a term on each side"},
+		`"open`:                           {"a quote is not closed"},
+		"a*":                              {"a prefix needs at least 2"},
+		"type:iv*":                        {"only actor: and free text take a prefix"},
+		"created:yesterday":               {`"yesterday" is not a day`},
+		"created:2026-11-05..2026-11-01":  {"ends before it starts"},
+		"crossTenant:maybe":               {"true or false"},
+		"outcome:meh category:fun":        {`"meh" is not success`, `"fun" is not one of`},
+		"actor:":                          {"a value is empty"},
+		`"welcome scr"*`:                  {"a phrase cannot be a prefix"},
+		"ab*c":                            {"* may only end a word"},
+		strings.Repeat("ab* ", 9):         {"at most 8 prefixes"},
+		strings.Repeat("a ", 17):          {"at most 16 terms"},
+		"action:" + strings.Repeat("create,", 33) + "create": {"at most 32 values"},
+		strings.Repeat("x", 513):                             {"at most 512 characters"},
+	} {
+		_, _, err := audit.ParseSearch(q)
+		fields := audit.ErrorFields(err)
+		if audit.ErrorCode(err) != audit.EINVALID || len(fields) != len(want) {
+			t.Errorf("%.40q: %v, want %d errors", q, err, len(want))
+			continue
+		}
+		for i, w := range want {
+			if fields[i].Field != "q" || !strings.Contains(fields[i].Message, w) {
+				t.Errorf("%.40q: error %d is %q, want %q", q, i, fields[i].Message, w)
+			}
+		}
+	}
+}
+
+// FuzzParseSearch: any input parses or is an EINVALID error naming q;
+// what parses stays within the bounds; parsing never panics.
+func FuzzParseSearch(f *testing.F) {
+	for _, s := range []string{"actor:gr* -action:access", `"a b" OR c`, "created:2026-11-01..2026-11-03", "type:ivr,queue OR type:did", "-", `""`, "OR", "a:b:c", "actor:\"x,y\",z*"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		text, terms, err := audit.ParseSearch(q)
+		if err != nil {
+			if fs := audit.ErrorFields(err); audit.ErrorCode(err) != audit.EINVALID || len(fs) == 0 || fs[0].Field != "q" {
+				t.Fatalf("%q: %v", q, err)
+			}
+			return
+		}
+		if len(q) > audit.MaxQBytes || len(terms)+len(strings.Fields(text)) > audit.MaxQTerms*2 {
+			t.Fatalf("%q parsed past the bounds", q)
+		}
+		for _, tm := range terms {
+			if tm.Field != audit.SearchCreated && len(tm.Values) == 0 {
+				t.Fatalf("%q: a term without values: %+v", q, tm)
+			}
+			for _, v := range tm.Values {
+				if !utf8.ValidString(v.Text) && utf8.ValidString(q) {
+					t.Fatalf("%q: value %q is not UTF-8", q, v.Text)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,65 @@
+package elasticsearch
+
+import (
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// termFields are the document fields of the search language's
+// qualifiers.
+var termFields = map[audit.SearchField]string{
+	audit.SearchActor: "actor.email", audit.SearchActorID: "actor.id", audit.SearchAction: "action",
+	audit.SearchType: "resource.type", audit.SearchResource: "resource.id", audit.SearchCategory: "category",
+	audit.SearchOutcome: "outcome", audit.SearchCrossTenant: "crossTenant",
+}
+
+// termClause is the query of one term of the search language: its values
+// in a should (one must match), the whole in a must_not when negated.
+func termClause(t audit.Term) any {
+	var should []any
+	switch t.Field {
+	case audit.SearchCreated:
+		r := map[string]any{"format": "strict_date_optional_time"}
+		if t.From != nil {
+			r["gte"] = audit.NewTimestamp(*t.From).String()
+		}
+		if t.To != nil {
+			r["lt"] = audit.NewTimestamp(*t.To).String()
+		}
+		should = append(should, map[string]any{"range": map[string]any{"@timestamp": r}})
+	case audit.SearchText:
+		for _, v := range t.Values {
+			should = append(should, map[string]any{"simple_query_string": map[string]any{
+				"query": textQuery(v), "fields": []string{"search"}, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
+			}})
+		}
+	default:
+		field := termFields[t.Field]
+		for _, v := range t.Values {
+			switch {
+			case t.Field == audit.SearchCrossTenant:
+				should = append(should, map[string]any{"term": map[string]any{field: v.Text == "true"}})
+			case v.Prefix:
+				should = append(should, map[string]any{"prefix": map[string]any{field: v.Text}})
+			default:
+				should = append(should, map[string]any{"term": map[string]any{field: v.Text}})
+			}
+		}
+	}
+	q := map[string]any{"bool": map[string]any{"should": should, "minimum_should_match": 1}}
+	if t.Negate {
+		return map[string]any{"bool": map[string]any{"must_not": []any{q}}}
+	}
+	return q
+}
+
+// textQuery is one free-text value for simple_query_string: a phrase in
+// quotes (its tokens in order), a prefix with its *.
+func textQuery(v audit.TermValue) string {
+	s := `"` + strings.ReplaceAll(v.Text, `"`, " ") + `"`
+	if v.Prefix {
+		s = strings.ReplaceAll(v.Text, `"`, " ") + "*"
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package storetest
+
+import (
+	"strings"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// searched is the filter of a search-language query (audit.ParseSearch),
+// for cases whose expectation is computed from the events themselves.
+func searched(q string) func(*Dataset) audit.Filter {
+	return func(*Dataset) audit.Filter {
+		text, terms, err := audit.ParseSearch(q)
+		if err != nil {
+			panic(q + ": " + err.Error())
+		}
+		return audit.Filter{Q: text, Terms: terms}
+	}
+}
+
+func firefox(e *audit.Event) bool { return strings.Contains(e.Actor.UserAgent, "Firefox/") }
+
+// searchCases are the search language's qualifiers, negation, OR, lists,
+// prefixes and time comparisons, each with its expectation written
+// directly over the events.
+func searchCases() []Case {
+	desc := audit.DefaultSort
+	day := func(d int) time.Time { return time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC) }
+	return []Case{
+		{"search: -action:access", searched("-action:access"),
+			func(_ *Dataset, e *audit.Event) bool { return e.Action != audit.ActionAccess }, desc},
+		{"search: actor prefix", func(d *Dataset) audit.Filter {
+			return searched("actor:" + strings.ToUpper(d.Events[3].Actor.Email[:4]) + "*")(d)
+		}, func(d *Dataset, e *audit.Event) bool {
+			return strings.HasPrefix(strings.ToLower(e.Actor.Email), strings.ToLower(d.Events[3].Actor.Email[:4]))
+		}, desc},
+		{"search: action OR action", searched("action:create OR action:delete"),
+			func(_ *Dataset, e *audit.Event) bool {
+				return e.Action == audit.ActionCreate || e.Action == audit.ActionDelete
+			}, desc},
+		{"search: a list and a negated category", searched("type:ivr,queue,recording -category:security"),
+			func(_ *Dataset, e *audit.Event) bool {
+				return (e.Resource.Type == "ivr" || e.Resource.Type == "queue" || e.Resource.Type == "recording") && e.Category != audit.CategorySecurity
+			}, audit.Sort{Field: audit.SortResourceType}},
+		{"search: created days, inclusive", searched("created:2026-10-10..2026-10-19"),
+			func(_ *Dataset, e *audit.Event) bool {
+				return !e.Timestamp.Before(day(10)) && e.Timestamp.Before(day(20))
+			}, desc},
+		{"search: created between instants", searched("created:>=2026-10-12T06:00:00Z created:<2026-10-15T00:00:00+02:00"),
+			func(_ *Dataset, e *audit.Event) bool {
+				return !e.Timestamp.Before(day(12).Add(6*time.Hour)) && e.Timestamp.Before(day(14).Add(22*time.Hour))
+			}, audit.Sort{Field: audit.SortTimestamp}},
+		{"search: -crossTenant:true outcome:failure", searched("-crossTenant:true outcome:failure"),
+			func(_ *Dataset, e *audit.Event) bool { return !e.CrossTenant && e.Outcome == audit.OutcomeFailure }, desc},
+		{"search: negated free text", searched("-Firefox"),
+			func(_ *Dataset, e *audit.Event) bool { return !firefox(e) }, desc},
+		{"search: free text OR a prefix", searched("Firefox OR maxWait*"),
+			func(_ *Dataset, e *audit.Event) bool { _, ok := e.Diff["maxWaitSeconds"]; return firefox(e) || ok }, desc},
+		{"search: resource and actor id, negated", func(d *Dataset) audit.Filter {
+			return searched("resource:" + strings.ToUpper(d.Events[17].Resource.ID) + " -actor.id:" + d.Events[5].Actor.ID)(d)
+		}, func(d *Dataset, e *audit.Event) bool {
+			return e.Resource.ID == d.Events[17].Resource.ID && e.Actor.ID != d.Events[5].Actor.ID
+		}, desc},
+		{"search: five qualifiers, a negation and a word", searched("action:access,update -outcome:failure category:sensitive_access,configuration created:>=2026-10-05 -type:did Firefox"),
+			func(_ *Dataset, e *audit.Event) bool {
+				return (e.Action == audit.ActionAccess || e.Action == audit.ActionUpdate) && e.Outcome != audit.OutcomeFailure &&
+					(e.Category == audit.CategorySensitiveAccess || e.Category == audit.CategoryConfiguration) &&
+					!e.Timestamp.Before(day(5)) && e.Resource.Type != "did" && firefox(e)
+			}, audit.Sort{Field: audit.SortActorEmail, Desc: true}},
+	}
+}

@@ -1,0 +1,75 @@
+package sqlite
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// termColumns are the columns of the search language's qualifiers.
+var termColumns = map[audit.SearchField]string{
+	audit.SearchActor: "actor_email_lc", audit.SearchActorID: "actor_id", audit.SearchAction: "action",
+	audit.SearchType: "resource_type", audit.SearchResource: "resource_id", audit.SearchCategory: "category",
+	audit.SearchOutcome: "outcome", audit.SearchCrossTenant: "cross_tenant",
+}
+
+// termCond is the condition of one term of the search language: its
+// values ORed, the whole negated with NOT.
+func termCond(t audit.Term) (string, []any) {
+	var ors []string
+	var args []any
+	switch t.Field {
+	case audit.SearchCreated:
+		var ands []string
+		if t.From != nil {
+			ands, args = append(ands, "ts >= ?"), append(args, t.From.UnixMilli())
+		}
+		if t.To != nil {
+			ands, args = append(ands, "ts < ?"), append(args, t.To.UnixMilli())
+		}
+		ors = append(ors, strings.Join(ands, " AND "))
+	case audit.SearchText:
+		var m []string
+		for _, v := range t.Values {
+			if p := ftsValue(v); p != "" {
+				m = append(m, p)
+			}
+		}
+		if len(m) == 0 {
+			ors = append(ors, "0") // no letters or digits: nothing matches
+		} else {
+			ors, args = append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, strings.Join(m, " OR "))
+		}
+	default:
+		col := termColumns[t.Field]
+		for _, v := range t.Values {
+			switch {
+			case t.Field == audit.SearchCrossTenant:
+				ors, args = append(ors, col+" = ?"), append(args, boolInt(v.Text == "true"))
+			case v.Prefix: // a range, so that the column's index serves it
+				ors, args = append(ors, "("+col+" >= ? AND "+col+" < ?)"), append(args, v.Text, v.Text+"\U0010FFFF")
+			default:
+				ors, args = append(ors, col+" = ?"), append(args, v.Text)
+			}
+		}
+	}
+	cond := "(" + strings.Join(ors, " OR ") + ")"
+	if t.Negate {
+		cond = "NOT " + cond
+	}
+	return cond, args
+}
+
+// ftsValue is one free-text value as an FTS5 query: a phrase (its tokens
+// in order), a prefix when it ends in *; "" when it has no letter or digit.
+func ftsValue(v audit.TermValue) string {
+	if strings.IndexFunc(v.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+		return ""
+	}
+	p := `"` + strings.ReplaceAll(v.Text, `"`, `""`) + `"`
+	if v.Prefix {
+		p += " *"
+	}
+	return p
+}
