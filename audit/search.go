@@ -22,6 +22,10 @@ import (
 // free text only). created takes >, >=, <, <= before a date or instant,
 // a day (2026-11-11, the whole UTC day) or a range a..b (days inclusive).
 //
+// An ip: value is an address or a CIDR block, IPv4 or IPv6; it is kept
+// as a block (an address is a /32 or /128), an IPv4-mapped IPv6 address
+// as its IPv4 form.
+//
 // Examples: `actor:grace*  -action:access  category:security,cross_tenant`,
 // `type:ivr created:>=2026-11-01 "welcome"`, `action:create OR action:delete`.
 
@@ -32,6 +36,9 @@ type SearchField string
 const (
 	SearchActor       SearchField = "actor"       // actor.email, exact or prefix
 	SearchActorID     SearchField = "actor.id"    // actor.id
+	SearchRole        SearchField = "role"        // actor.role
+	SearchIP          SearchField = "ip"          // actor.ip, an address or a CIDR block
+	SearchRequest     SearchField = "request"     // requestId
 	SearchAction      SearchField = "action"      // action
 	SearchType        SearchField = "type"        // resource.type
 	SearchResource    SearchField = "resource"    // resource.id
@@ -46,7 +53,8 @@ const (
 
 // searchFields are the qualifiers a user may type, by lower-cased name.
 var searchFields = map[string]SearchField{
-	"actor": SearchActor, "actor.id": SearchActorID, "action": SearchAction, "type": SearchType,
+	"actor": SearchActor, "actor.id": SearchActorID, "role": SearchRole, "ip": SearchIP, "request": SearchRequest,
+	"action": SearchAction, "type": SearchType,
 	"resource": SearchResource, "category": SearchCategory, "outcome": SearchOutcome,
 	"crosstenant": SearchCrossTenant, "created": SearchCreated,
 }

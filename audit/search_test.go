@@ -47,6 +47,10 @@ func TestParseSearch(t *testing.T) {
 		{"a -outcome:failure b", "a b", []audit.Term{{Field: audit.SearchOutcome, Negate: true, Values: []audit.TermValue{v("failure")}}}},
 		{`"http://x.example"`, `"http://x.example"`, nil},
 		{"-", "-", nil},
+		{"ip:192.87.140.139", "", []audit.Term{{Field: audit.SearchIP, Values: []audit.TermValue{v("192.87.140.139/32")}}}},
+		{"ip:::ffff:192.87.140.139", "", []audit.Term{{Field: audit.SearchIP, Values: []audit.TermValue{v("192.87.140.139/32")}}}},
+		{"ip:192.87.140.139/16,2001:DB8::1/32", "", []audit.Term{{Field: audit.SearchIP, Values: []audit.TermValue{v("192.87.0.0/16"), v("2001:db8::/32")}}}},
+		{"-role:superadmin request:req_42", "", []audit.Term{{Field: audit.SearchRole, Negate: true, Values: []audit.TermValue{v("superadmin")}}, {Field: audit.SearchRequest, Values: []audit.TermValue{v("req_42")}}}},
 	} {
 		text, terms, err := audit.ParseSearch(tc.q)
 		if err != nil {

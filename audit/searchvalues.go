@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"net/netip"
 	"strings"
 	"time"
 	"unicode"
@@ -134,6 +135,16 @@ func checkValue(f SearchField, v string) (string, string) {
 		}
 	case SearchActor, SearchActorID, SearchResource:
 		return strings.ToLower(v), ""
+	case SearchRole:
+		if !ValidToken(v) {
+			return "", fmt.Sprintf("%q is not a role (lowercase snake_case)", v)
+		}
+	case SearchIP:
+		p, err := ParseIPBlock(v)
+		if err != nil {
+			return "", fmt.Sprintf("%q is not an IP address or CIDR block", v)
+		}
+		return p.String(), ""
 	}
 	return v, ""
 }
@@ -190,4 +201,21 @@ func parseInstant(s string) (start, end time.Time, msg string) {
 		return ts, ts.Add(time.Millisecond), ""
 	}
 	return time.Time{}, time.Time{}, fmt.Sprintf("%q is not a day (2026-11-11) or an instant (2026-11-11T09:30:00Z)", s)
+}
+
+// ParseIPBlock reads an address (a block of one) or a CIDR block, IPv4 or
+// IPv6, an IPv4-mapped address as IPv4; host bits are cleared.
+func ParseIPBlock(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a.WithZone(""), a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), nil
 }

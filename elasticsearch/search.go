@@ -9,7 +9,8 @@ import (
 // termFields are the document fields of the search language's
 // qualifiers.
 var termFields = map[audit.SearchField]string{
-	audit.SearchActor: "actor.email", audit.SearchActorID: "actor.id", audit.SearchAction: "action",
+	audit.SearchActor: "actor.email", audit.SearchActorID: "actor.id", audit.SearchRole: "actor.role",
+	audit.SearchIP: "actor.ip", audit.SearchRequest: "requestId", audit.SearchAction: "action",
 	audit.SearchType: "resource.type", audit.SearchResource: "resource.id", audit.SearchCategory: "category",
 	audit.SearchOutcome: "outcome", audit.SearchCrossTenant: "crossTenant",
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"net/netip"
 	"strings"
 	"unicode"
 
@@ -9,7 +10,8 @@ import (
 
 // termColumns are the columns of the search language's qualifiers.
 var termColumns = map[audit.SearchField]string{
-	audit.SearchActor: "actor_email_lc", audit.SearchActorID: "actor_id", audit.SearchAction: "action",
+	audit.SearchActor: "actor_email_lc", audit.SearchActorID: "actor_id", audit.SearchRole: "actor_role",
+	audit.SearchIP: "actor_ip_key", audit.SearchRequest: "request_id", audit.SearchAction: "action",
 	audit.SearchType: "resource_type", audit.SearchResource: "resource_id", audit.SearchCategory: "category",
 	audit.SearchOutcome: "outcome", audit.SearchCrossTenant: "cross_tenant",
 }
@@ -45,6 +47,14 @@ func termCond(t audit.Term) (string, []any) {
 		col := termColumns[t.Field]
 		for _, v := range t.Values {
 			switch {
+			case t.Field == audit.SearchIP:
+				p, err := netip.ParsePrefix(v.Text) // audit.ParseSearch wrote it
+				if err != nil {
+					ors = append(ors, "0")
+					continue
+				}
+				lo, hi := ipRange(p)
+				ors, args = append(ors, "("+col+" >= ? AND "+col+" <= ?)"), append(args, lo, hi)
 			case t.Field == audit.SearchCrossTenant:
 				ors, args = append(ors, col+" = ?"), append(args, boolInt(v.Text == "true"))
 			case v.Prefix: // a range, so that the column's index serves it

@@ -259,8 +259,9 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: begin")
 	}
 	defer tx.Rollback()
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome,
+		actor_role, actor_ip_key, request_id, body)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
@@ -289,7 +290,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 		}
 		res, err := ins.ExecContext(ctx, e.ID, e.TenantID, e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
 			strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, strings.ToLower(e.Resource.ID), boolInt(e.CrossTenant),
-			string(e.Category), string(e.Outcome), body)
+			string(e.Category), string(e.Outcome), e.Actor.Role, ipKey(e.Actor.IP), e.RequestID, body)
 		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
 		}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"net/netip"
 	"strings"
 	"time"
 
@@ -17,6 +18,12 @@ func searched(q string) func(*Dataset) audit.Filter {
 		}
 		return audit.Filter{Q: text, Terms: terms}
 	}
+}
+
+// in reports whether the event's address is in the block.
+func in(e *audit.Event, block string) bool {
+	a, err := netip.ParseAddr(e.Actor.IP)
+	return err == nil && netip.MustParsePrefix(block).Contains(a.Unmap())
 }
 
 func firefox(e *audit.Event) bool { return strings.Contains(e.Actor.UserAgent, "Firefox/") }
@@ -62,6 +69,34 @@ func searchCases() []Case {
 		}, func(d *Dataset, e *audit.Event) bool {
 			return e.Resource.ID == d.Events[17].Resource.ID && e.Actor.ID != d.Events[5].Actor.ID
 		}, desc},
+		{"search: one address", func(d *Dataset) audit.Filter { return searched("ip:" + d.Events[7].Actor.IP)(d) },
+			func(d *Dataset, e *audit.Event) bool { return e.Actor.IP == d.Events[7].Actor.IP }, desc},
+		{"search: an IPv6 address in another spelling", func(d *Dataset) audit.Filter {
+			for _, e := range d.Events {
+				if a := netip.MustParseAddr(e.Actor.IP); a.Is6() {
+					return searched("ip:" + strings.ToUpper(netip.AddrFrom16(a.As16()).StringExpanded()))(d)
+				}
+			}
+			panic("no IPv6 address in the data")
+		}, func(d *Dataset, e *audit.Event) bool {
+			for _, x := range d.Events {
+				if a := netip.MustParseAddr(x.Actor.IP); a.Is6() {
+					return e.Actor.IP == x.Actor.IP
+				}
+			}
+			return false
+		}, desc},
+		{"search: IPv4 blocks ORed", searched("ip:198.0.0.0/8 OR ip:100.64.0.0/10"),
+			func(_ *Dataset, e *audit.Event) bool { return in(e, "198.0.0.0/8") || in(e, "100.64.0.0/10") }, desc},
+		{"search: not an IPv6 block", searched("-ip:2001:db8::/32"),
+			func(_ *Dataset, e *audit.Event) bool { return !in(e, "2001:db8::/32") }, audit.Sort{Field: audit.SortAction}},
+		{"search: role and request", func(d *Dataset) audit.Filter {
+			return searched("role:" + d.Events[9].Actor.Role + " request:" + d.Events[9].RequestID + "," + d.Events[11].RequestID)(d)
+		}, func(d *Dataset, e *audit.Event) bool {
+			return e.Actor.Role == d.Events[9].Actor.Role && (e.RequestID == d.Events[9].RequestID || e.RequestID == d.Events[11].RequestID)
+		}, desc},
+		{"search: not a role", func(d *Dataset) audit.Filter { return searched("-role:" + d.Events[9].Actor.Role)(d) },
+			func(d *Dataset, e *audit.Event) bool { return e.Actor.Role != d.Events[9].Actor.Role }, desc},
 		{"search: five qualifiers, a negation and a word", searched("action:access,update -outcome:failure category:sensitive_access,configuration created:>=2026-10-05 -type:did Firefox"),
 			func(_ *Dataset, e *audit.Event) bool {
 				return (e.Action == audit.ActionAccess || e.Action == audit.ActionUpdate) && e.Outcome != audit.OutcomeFailure &&
