@@ -17,7 +17,9 @@ import (
 //
 // Terms are ANDed. A qualifier names a field (SearchField); a bare word or
 // phrase is free text (the actor's e-mail, user agent, resource id,
-// changed field names), as Filter.Q always was. A value or word ending in
+// changed field names, the operator's declared reason and the changed
+// values: Event.SearchValues), as Filter.Q always was. reason: matches
+// the words of the declared reason in order (a phrase), like free text. A value or word ending in
 // * is a prefix of at least MinPrefixLength letters or digits (actor and
 // free text only). created takes >, >=, <, <= before a date or instant,
 // a day (2026-11-11, the whole UTC day) or a range a..b (days inclusive).
@@ -39,6 +41,7 @@ const (
 	SearchRole        SearchField = "role"        // actor.role
 	SearchIP          SearchField = "ip"          // actor.ip, an address or a CIDR block
 	SearchRequest     SearchField = "request"     // requestId
+	SearchReason      SearchField = "reason"      // reason, its words in order
 	SearchAction      SearchField = "action"      // action
 	SearchType        SearchField = "type"        // resource.type
 	SearchResource    SearchField = "resource"    // resource.id
@@ -53,7 +56,7 @@ const (
 
 // searchFields are the qualifiers a user may type, by lower-cased name.
 var searchFields = map[string]SearchField{
-	"actor": SearchActor, "actor.id": SearchActorID, "role": SearchRole, "ip": SearchIP, "request": SearchRequest,
+	"actor": SearchActor, "actor.id": SearchActorID, "role": SearchRole, "ip": SearchIP, "request": SearchRequest, "reason": SearchReason,
 	"action": SearchAction, "type": SearchType,
 	"resource": SearchResource, "category": SearchCategory, "outcome": SearchOutcome,
 	"crosstenant": SearchCrossTenant, "created": SearchCreated,

@@ -131,3 +131,23 @@ func FuzzParseSearch(f *testing.F) {
 		}
 	})
 }
+
+// TestSearchValues: the reason first, then the changed values at any
+// depth in field order; a marker (a masked secret) never; bounded.
+func TestSearchValues(t *testing.T) {
+	marker := audit.MaskPrefix + strings.Repeat("A", 24)
+	e := audit.Event{Reason: "Ticket CS-4821", Diff: map[string]audit.Change{
+		"b.token": {From: []byte(`"` + marker + `"`), To: []byte(`"` + marker + `"`)},
+		"a":       {From: []byte(`{"x":["zendesk",3],"y":true}`), To: []byte(`null`)},
+		"c":       {From: []byte(`"Welcome"`), To: []byte(`"Hello"`)},
+	}}
+	got := e.SearchValues()
+	want := []string{"Ticket CS-4821", "zendesk", "3", "true", "Welcome", "Hello"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("SearchValues = %q, want %q", got, want)
+	}
+	big := audit.Event{Diff: map[string]audit.Change{"x": {To: []byte(`"` + strings.Repeat("w", audit.MaxSearchValueBytes) + `"`)}, "a": {To: []byte(`"kept"`)}}}
+	if got := big.SearchValues(); !reflect.DeepEqual(got, []string{"kept"}) {
+		t.Fatalf("over the bound: %q", got)
+	}
+}

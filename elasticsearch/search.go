@@ -29,6 +29,10 @@ func termClause(t audit.Term) any {
 			r["lt"] = audit.NewTimestamp(*t.To).String()
 		}
 		should = append(should, map[string]any{"range": map[string]any{"@timestamp": r}})
+	case audit.SearchReason:
+		for _, v := range t.Values {
+			should = append(should, map[string]any{"match_phrase": map[string]any{"reasonText": v.Text}})
+		}
 	case audit.SearchText:
 		for _, v := range t.Values {
 			should = append(should, map[string]any{"simple_query_string": map[string]any{

@@ -34,6 +34,10 @@ type doc struct {
 	After         json.RawMessage         `json:"after,omitempty"`
 	RequestID     string                  `json:"requestId,omitempty"`
 	RestoredFrom  string                  `json:"restoredFrom,omitempty"`
+	// ReasonText and Values are indexed for free text (copied into
+	// search) and reason:; they are left out of the event read back.
+	ReasonText string   `json:"reasonText,omitempty"`
+	Values     []string `json:"values,omitempty"`
 }
 
 type docActor struct {
@@ -51,7 +55,18 @@ func toDoc(e *audit.Event) doc {
 		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
 		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
 		Before: e.Before, After: e.After, RequestID: e.RequestID, RestoredFrom: e.RestoredFrom,
+		ReasonText: e.Reason, Values: nonReason(e),
 	}
+}
+
+// nonReason is what Event.SearchValues holds besides the reason, which
+// reasonText already copies into search.
+func nonReason(e *audit.Event) []string {
+	v := e.SearchValues()
+	if len(v) > 0 && e.Reason != "" && v[0] == e.Reason {
+		return v[1:]
+	}
+	return v
 }
 
 func (d *doc) event() audit.Event {

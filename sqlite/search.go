@@ -31,6 +31,18 @@ func termCond(t audit.Term) (string, []any) {
 			ands, args = append(ands, "ts < ?"), append(args, t.To.UnixMilli())
 		}
 		ors = append(ors, strings.Join(ands, " AND "))
+	case audit.SearchReason:
+		var m []string
+		for _, v := range t.Values {
+			if p := ftsValue(v); p != "" {
+				m = append(m, "reason : "+p)
+			}
+		}
+		if len(m) == 0 {
+			ors = append(ors, "0")
+		} else {
+			ors, args = append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, strings.Join(m, " OR "))
+		}
 	case audit.SearchText:
 		var m []string
 		for _, v := range t.Values {

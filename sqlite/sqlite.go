@@ -171,11 +171,13 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// searchText is what q searches: e-mail, user agent, resource id and the
-// changed field names.
+// searchText is what free text searches: e-mail, user agent, resource
+// id, the changed field names, the declared reason and the changed values
+// (audit.Event.SearchValues).
 func searchText(e *audit.Event) string {
 	parts := []string{e.Actor.Email, e.Actor.UserAgent, e.Resource.ID}
 	parts = append(parts, e.ChangedFields()...)
+	parts = append(parts, e.SearchValues()...)
 	return strings.Join(parts, " ")
 }
 
@@ -265,7 +267,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
-	fts, err := tx.PrepareContext(ctx, `INSERT INTO events_fts (rowid, search) VALUES (?, ?)`)
+	fts, err := tx.PrepareContext(ctx, `INSERT INTO events_fts (rowid, search, reason) VALUES (?, ?, ?)`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
@@ -301,7 +303,7 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 			continue
 		}
 		seq, _ := res.LastInsertId()
-		if _, err := fts.ExecContext(ctx, seq, searchText(e)); err != nil {
+		if _, err := fts.ExecContext(ctx, seq, searchText(e), e.Reason); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: text index")
 		}
 		if !s.cfg.SkipRollup {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,6 +121,18 @@ func secretsStayMasked(t *testing.T, m *Main, brokers []string, topic string) {
 		if code != 200 || bytes.Contains(out, []byte("-secret-")) {
 			t.Fatalf("%s: %d, a secret in clear: %.3000s", name, code, out)
 		}
+	}
+	// Free text finds changed values, never a secret's: by its words, as
+	// a phrase, by prefix, or under reason:.
+	for _, q := range []string{"kafka", `"http-secret-v1-0"`, "kafka-secret-v2-3", "kafk*", "-hello v1", "reason:kafka"} {
+		code, out := c.do("GET", "/api/audit-logs?q="+url.QueryEscape(q), admin, nil)
+		var lr api.ListResponse
+		if code != 200 || json.Unmarshal(out, &lr) != nil || len(lr.Data) != 0 {
+			t.Fatalf("q=%s finds a secret: %d %.1000s", q, code, out)
+		}
+	}
+	if code, out := c.do("GET", "/api/audit-logs?q=hello", admin, nil); code != 200 || !bytes.Contains(out, []byte(id(3))) {
+		t.Fatalf("q=hello does not find a changed value: %d %.500s", code, out)
 	}
 	code, out := c.do("POST", "/api/audit-logs/"+ids[0]+"/restore", admin, []byte(`{"force":true}`))
 	var rv api.RestoreView

@@ -1,7 +1,7 @@
 -- The search language's role:, ip: and request: qualifiers read columns
 -- of their own, filled here from the stored events. actor_ip_key is the
 -- address as 32 hex digits of its 16 bytes (an IPv4 address IPv4-mapped),
--- so that a CIDR block is a range of keys (auditlog_ip_key, sqlite/ipkey.go).
+-- so that a CIDR block is a range of keys (auditlog_ip_key, sqlite/functions.go).
 ALTER TABLE events ADD COLUMN actor_role TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN actor_ip_key TEXT NOT NULL DEFAULT '';
 ALTER TABLE events ADD COLUMN request_id TEXT NOT NULL DEFAULT '';

@@ -1,9 +1,13 @@
 package storetest
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -24,6 +28,60 @@ func searched(q string) func(*Dataset) audit.Filter {
 func in(e *audit.Event, block string) bool {
 	a, err := netip.ParseAddr(e.Actor.IP)
 	return err == nil && netip.MustParsePrefix(block).Contains(a.Unmap())
+}
+
+// findable reports whether free text finds word in e, computed here
+// from the event: the tokens (letters, digits and _ between anything
+// else, lower-cased) of its e-mail, user agent, resource id, changed field
+// names, reason and every string, number or boolean in its diff.
+func findable(e *audit.Event, phrase string) bool {
+	texts := []string{e.Actor.Email, e.Actor.UserAgent, e.Resource.ID, e.Reason}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, y := range x {
+				walk(y)
+			}
+		case []any:
+			for _, y := range x {
+				walk(y)
+			}
+		case nil:
+		default:
+			texts = append(texts, fmt.Sprint(x))
+		}
+	}
+	for k, c := range e.Diff {
+		texts = append(texts, k)
+		for _, raw := range []json.RawMessage{c.From, c.To} {
+			var v any
+			if json.Unmarshal(raw, &v) == nil {
+				walk(v)
+			}
+		}
+	}
+	want := tokens(phrase)
+	for _, t := range texts {
+		if containsRun(tokens(t), want) {
+			return true
+		}
+	}
+	return false
+}
+
+func tokens(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+}
+
+// containsRun reports whether want stands in got, in order, adjacent.
+func containsRun(got, want []string) bool {
+	for i := 0; i+len(want) <= len(got); i++ {
+		if slices.Equal(got[i:i+len(want)], want) {
+			return true
+		}
+	}
+	return false
 }
 
 func firefox(e *audit.Event) bool { return strings.Contains(e.Actor.UserAgent, "Firefox/") }
@@ -97,6 +155,20 @@ func searchCases() []Case {
 		}, desc},
 		{"search: not a role", func(d *Dataset) audit.Filter { return searched("-role:" + d.Events[9].Actor.Role)(d) },
 			func(d *Dataset, e *audit.Event) bool { return e.Actor.Role != d.Events[9].Actor.Role }, desc},
+		{"search: a changed value", searched("Welcome"),
+			func(_ *Dataset, e *audit.Event) bool { return findable(e, "welcome") }, desc},
+		{"search: a changed number OR a changed value", searched("365 OR supervisor"),
+			func(_ *Dataset, e *audit.Event) bool { return findable(e, "365") || findable(e, "supervisor") }, desc},
+		{"search: a ticket in the declared reason", searched("CS-4821"),
+			func(_ *Dataset, e *audit.Event) bool { return findable(e, "cs-4821") }, desc},
+		{"search: reason:, a phrase", searched(`reason:"incident INC-207"`),
+			func(_ *Dataset, e *audit.Event) bool {
+				return containsRun(tokens(e.Reason), []string{"incident", "inc", "207"})
+			}, desc},
+		{"search: operator accesses without a ticket's reason", searched("crossTenant:true -reason:CS-4821"),
+			func(_ *Dataset, e *audit.Event) bool {
+				return e.CrossTenant && !containsRun(tokens(e.Reason), []string{"cs", "4821"})
+			}, desc},
 		{"search: five qualifiers, a negation and a word", searched("action:access,update -outcome:failure category:sensitive_access,configuration created:>=2026-10-05 -type:did Firefox"),
 			func(_ *Dataset, e *audit.Event) bool {
 				return (e.Action == audit.ActionAccess || e.Action == audit.ActionUpdate) && e.Outcome != audit.OutcomeFailure &&

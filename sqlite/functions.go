@@ -3,9 +3,12 @@ package sqlite
 import (
 	"database/sql/driver"
 	"encoding/hex"
+	"encoding/json"
 	"net/netip"
 
 	msqlite "modernc.org/sqlite"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // ipKey is an address as the actor_ip_key column holds it: 32 hex digits
@@ -34,9 +37,24 @@ func ipRange(p netip.Prefix) (lo, hi string) {
 	return hex.EncodeToString(b[:]), hex.EncodeToString(last[:])
 }
 
-// auditlog_ip_key(text) is ipKey in SQL, for the migration that fills
-// the column from the stored events.
+// auditlog_ip_key(text) is ipKey in SQL, and auditlog_search_text(body)
+// searchText, for the migrations that fill columns and the free-text
+// index from the stored events.
 func init() {
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_search_text", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		var body []byte
+		switch b := args[0].(type) {
+		case []byte:
+			body = b
+		case string:
+			body = []byte(b)
+		}
+		var e audit.Event
+		if err := json.Unmarshal(body, &e); err != nil {
+			return "", nil // not an event: nothing to find
+		}
+		return searchText(&e), nil
+	})
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_ip_key", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		s, _ := args[0].(string)
 		return ipKey(s), nil

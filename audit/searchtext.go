@@ -1,0 +1,73 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// MaxSearchValueBytes bounds what one event offers free text beyond its
+// e-mail, user agent, resource id and changed field names, so that the
+// index of a large change stays small.
+const MaxSearchValueBytes = 4096
+
+// SearchValues returns what free text finds in an event besides its
+// e-mail, user agent, resource id and changed field names: the operator's
+// declared reason, then the changed values (the strings, numbers and
+// booleans in the diff's from and to, at any depth, in field order), at
+// most MaxSearchValueBytes. A masked secret is never among them: secrets
+// are masked before an event is stored (SensitivePolicy), so no clear
+// value exists, and a marker (IsMarker) is left out too.
+func (e *Event) SearchValues() []string {
+	var out []string
+	n := 0
+	add := func(s string) bool {
+		if s == "" || IsMarker(s) {
+			return true
+		}
+		if n+len(s) > MaxSearchValueBytes {
+			return false
+		}
+		n += len(s) + 1
+		out = append(out, s)
+		return true
+	}
+	add(e.Reason)
+	for _, k := range e.ChangedFields() {
+		c := e.Diff[k]
+		for _, raw := range []json.RawMessage{c.From, c.To} {
+			var v any
+			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+				continue
+			}
+			if !scalars(v, add) {
+				return out
+			}
+		}
+	}
+	return out
+}
+
+// scalars calls add with each scalar of v, depth first, until add says
+// stop.
+func scalars(v any, add func(string) bool) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			if !scalars(x[k], add) {
+				return false
+			}
+		}
+	case []any:
+		for _, y := range x {
+			if !scalars(y, add) {
+				return false
+			}
+		}
+	case string:
+		return add(x)
+	case float64, bool:
+		return add(strings.TrimSpace(fmt.Sprint(x)))
+	}
+	return true
+}
