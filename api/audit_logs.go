@@ -111,6 +111,24 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 	return s.record(c, audit.ResourceAuditLog, p.TenantID, map[string]any{"operation": what, "request": details})
 }
 
+// recordQuestion records an operator-team read of the events of f (a
+// list page or stats) once per question: the record's id is derived from
+// the caller, their declared reason, the question (audit.Filter.Question)
+// and the minute, so the list, its histogram and the following pages of
+// one question asked within a minute are one record (the first request's
+// details stand), and the same question asked later is another.
+func (s *Server) recordQuestion(c *gin.Context, what string, f audit.Filter) error {
+	p := principalOf(c)
+	if !p.CrossTenant() {
+		return nil
+	}
+	e := s.selfEvent(c, audit.ActionAccess, audit.Resource{Type: audit.ResourceAuditLog, ID: p.TenantID},
+		map[string]any{"operation": what, "request": map[string]any{"query": c.Request.URL.RawQuery}})
+	minute := strconv.FormatInt(e.Timestamp.Unix()/60, 10)
+	e.ID = audit.DerivedID("question", p.TenantID, p.UserID, p.Reason, f.Question(), minute)
+	return s.writeSelfOnce(c, e)
+}
+
 // record writes one self-audit access event of the caller on a resource
 // (crossTenant for an operator-team member), durably, before the caller
 // is served; when it cannot be written the request is refused.
@@ -163,7 +181,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	if err := s.recordAccess(c, "list", map[string]any{"query": c.Request.URL.RawQuery}); err != nil {
+	if err := s.recordQuestion(c, "list", q.Filter); err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
@@ -217,7 +235,7 @@ func (s *Server) stats(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	if err := s.recordAccess(c, "stats", map[string]any{"query": c.Request.URL.RawQuery}); err != nil {
+	if err := s.recordQuestion(c, "stats", q.Filter); err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}

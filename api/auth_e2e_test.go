@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -113,5 +115,53 @@ func TestElasticsearchDownIs503(t *testing.T) {
 	}
 	if time.Since(start) > 10*time.Second {
 		t.Fatalf("took %s", time.Since(start))
+	}
+}
+
+// TestAnOperatorsQuestionIsRecordedOnce: the list, its histogram and the
+// next page of one question, asked within a minute, are one record of the
+// operator's access; another question, or another reason, is another.
+func TestAnOperatorsQuestionIsRecordedOnce(t *testing.T) {
+	h := newHarness(t, harnessOpts{})
+	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true, Start: time.Now().Add(-10 * 24 * time.Hour), End: time.Now().Add(-time.Hour)}, 120)
+	var events []audit.Event
+	for range 120 {
+		e := g.Next()
+		e.TenantID = tenantX
+		events = append(events, e)
+	}
+	h.load(t, events)
+	op := token(t, tenantX, audit.RoleSuperadmin, "Ticket CS-9002: audit review")
+	from := time.Now().Add(-30 * 24 * time.Hour).UTC()
+	first := h.get(t, "/api/audit-logs?pageSize=10&from="+from.Format(time.RFC3339Nano), op)
+	var lr api.ListResponse
+	first.json(t, &lr)
+	if first.status != 200 || lr.NextCursor == nil {
+		t.Fatalf("first page: %d %s", first.status, first.body)
+	}
+	// The same question: its histogram (the range computed a moment
+	// later), its next page, another sort.
+	for _, path := range []string{
+		"/api/audit-logs/stats?interval=1d&from=" + from.Add(1500*time.Millisecond).Format(time.RFC3339Nano),
+		"/api/audit-logs?pageSize=10&from=" + from.Format(time.RFC3339Nano) + "&cursor=" + url.QueryEscape(*lr.NextCursor),
+		"/api/audit-logs?sort=action&from=" + from.Format(time.RFC3339Nano),
+	} {
+		if r := h.get(t, path, op); r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, r.body)
+		}
+	}
+	records := func() int {
+		h.refresh(t)
+		var out api.ListResponse
+		h.get(t, "/api/audit-logs?crossTenant=true&resourceType=audit_log&pageSize=100", token(t, tenantX, audit.RoleAdmin, "")).json(t, &out)
+		return len(out.Data)
+	}
+	if n := records(); n != 1 {
+		t.Fatalf("one question asked four ways wrote %d records, want 1", n)
+	}
+	h.get(t, "/api/audit-logs?action=delete&from="+from.Format(time.RFC3339Nano), op)
+	h.get(t, "/api/audit-logs?action=delete&from="+from.Format(time.RFC3339Nano), token(t, tenantX, audit.RoleSuperadmin, "Incident INC-43"))
+	if n := records(); n != 3 {
+		t.Fatalf("another question and another reason: %d records, want 3", n)
 	}
 }

@@ -1,9 +1,11 @@
 package audit
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Normalize puts f in its canonical form: ids and the actor's e-mail in
@@ -47,3 +49,20 @@ func normalTerms(terms []Term) []Term {
 }
 
 func termKey(t Term) string { return fmt.Sprint(t.Field, t.Negate, t.Values, t.From, t.To) }
+
+// Question is the canonical form of what f asks, to tell whether two
+// requests ask the same thing (a list and its histogram, the pages of one
+// walk): the normalised filter with its time bounds to the minute (a
+// relative range is computed anew by each request), without sort or page.
+func (f Filter) Question() string {
+	f.Actions, f.ResourceTypes = slices.Clone(f.Actions), slices.Clone(f.ResourceTypes)
+	f.Normalize()
+	for _, t := range []**time.Time{&f.From, &f.To} {
+		if *t != nil {
+			m := (*t).Truncate(time.Minute)
+			*t = &m
+		}
+	}
+	b, _ := json.Marshal(f)
+	return string(b)
+}
