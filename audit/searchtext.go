@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -36,16 +37,36 @@ func (e *Event) SearchValues() []string {
 	for _, k := range e.ChangedFields() {
 		c := e.Diff[k]
 		for _, raw := range []json.RawMessage{c.From, c.To} {
-			var v any
-			if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
-				continue
-			}
-			if !scalars(v, add) {
+			if !rawScalars(raw, add) {
 				return out
 			}
 		}
 	}
 	return out
+}
+
+// rawScalars calls add with each scalar of a JSON value. A plain string,
+// number or boolean (most changed values) is taken as it stands, without
+// decoding: this runs for every event written.
+func rawScalars(raw json.RawMessage, add func(string) bool) bool {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	switch raw[0] {
+	case '"':
+		if len(raw) >= 2 && bytes.IndexByte(raw[1:len(raw)-1], '\\') < 0 && bytes.IndexByte(raw[1:len(raw)-1], '"') < 0 {
+			return add(string(raw[1 : len(raw)-1]))
+		}
+	case '{', '[':
+	default:
+		return add(string(raw))
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return true
+	}
+	return scalars(v, add)
 }
 
 // scalars calls add with each scalar of v, depth first, until add says
