@@ -69,6 +69,27 @@ check("standalone without a token, a prompt explains auditlog token", async ({ p
   await page.getByText("auditlog token --tenant").waitFor({ timeout: T });
 });
 
+check("a #token= link followed in a tab that has the panel signs in and leaves the URL", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.getByText("auditlog token --tenant").waitFor({ timeout: T });
+  await page.evaluate((t) => { location.hash = `token=${t}`; }, ADMIN);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  await page.waitForFunction(() => !location.href.includes("token="), null, { timeout: T });
+  const kept = await page.evaluate(() => sessionStorage.getItem("auditlog.token"));
+  if (kept !== ADMIN) throw new Error("the token was not kept");
+});
+
+check("a first load asks for nothing missing (the favicon is inline)", async ({ page }) => {
+  const missing = [];
+  page.on("response", (r) => { if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`); });
+  await page.goto(`${PANEL}?range=all#token=${ADMIN}`);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  await page.waitForTimeout(500);
+  const icon = await page.evaluate(() => document.querySelector("link[rel=icon]")?.getAttribute("href") ?? "");
+  if (!icon.startsWith("data:image/svg+xml")) throw new Error(`no inline icon: ${icon}`);
+  if (missing.length) throw new Error(`missing: ${missing.join(", ")}`);
+});
+
 check("a token in the fragment signs in, is kept in the session, and leaves the URL", async ({ page }) => {
   await page.goto(`${PANEL}?range=all#token=${ADMIN}`);
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
@@ -243,14 +264,18 @@ check("the operator-team view lists only cross-tenant accesses with their reason
   if ((await page.getByTestId("cross-tenant").count()) !== n) throw new Error("a row without the cross-tenant badge");
 });
 
-check("follow mode shows a new event as it arrives", async ({ page }) => {
-  await page.goto(`${PANEL}?range=all`);
+check("follow mode shows a new event as it arrives, and counts it", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&resourceType=recording_policy`);
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  const count = async () => Number((await page.getByTestId("total").innerText()).replace(/\D/g, ""));
+  const before = await count();
   await page.getByLabel("Follow new events").check({ force: true });
   const e = policyEvent({ mode: "all", retentionDays: 90 }, { mode: "some", retentionDays: 90 });
   e.actor.email = "followed@x.example";
   await ingest(e);
   await page.getByTestId("event-row").filter({ hasText: "followed@x.example" }).first().waitFor({ timeout: T });
+  const after = await count();
+  if (after !== before + 1) throw new Error(`the count went from ${before} to ${after} with one event followed in`);
 });
 
 check("nothing moves while the page loads (cumulative layout shift below 0.01), wide and narrow", async ({ page }) => {

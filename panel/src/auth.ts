@@ -55,6 +55,16 @@ function set(token: string | null) {
   emit();
 }
 
+/** fromFragment takes a token from the URL's #token= and removes it from
+ * the address bar (and the history); false when there is none. */
+function fromFragment(win: Window): boolean {
+  const m = /(?:^#|&)token=([^&]+)/.exec(win.location.hash);
+  if (!m?.[1]) return false;
+  set(decodeURIComponent(m[1]));
+  win.history.replaceState(win.history.state, "", win.location.pathname + win.location.search);
+  return true;
+}
+
 export const auth = {
   token: () => (state.expired ? null : state.token),
   /** reason is the operator team's declared reason, sent with every
@@ -80,14 +90,13 @@ export const auth = {
   },
   /** start takes the token from the fragment, the session or the host. */
   start(win: Window = window) {
-    const m = /(?:^#|&)token=([^&]+)/.exec(win.location.hash);
-    if (m?.[1]) {
-      set(decodeURIComponent(m[1]));
-      win.history.replaceState(null, "", win.location.pathname + win.location.search);
-    } else {
+    if (!fromFragment(win)) {
       const saved = win.sessionStorage.getItem(KEY);
       if (saved) set(saved);
     }
+    // A #token= link followed in a tab that already shows the panel only
+    // changes the fragment: take it, and take it out of the address bar.
+    win.addEventListener("hashchange", () => fromFragment(win));
     win.addEventListener("message", (e: MessageEvent) => {
       if (e.source !== win.parent || win.parent === win) return;
       const d = e.data as { type?: string; token?: unknown };

@@ -41,6 +41,9 @@ export function EventsView({ operator }: { operator: boolean }) {
   // Followed events can repeat the newest one (from is inclusive).
   const seen = new Set<string>();
   const shown = [...fresh, ...(page?.events ?? []), ...more.events].filter((e) => !seen.has(e.id) && seen.add(e.id));
+  // The count follows too: the events followed in since the first page
+  // was counted are added to its total.
+  const followed = shown.length - new Set([...(page?.events ?? []), ...more.events].map((e) => e.id)).size;
   const cursor = more.events.length ? more.cursor : page?.cursor;
   const newest = shown[0]?.timestamp;
   const canFollow = filters.sort === "timestamp" && filters.order !== "asc";
@@ -73,7 +76,7 @@ export function EventsView({ operator }: { operator: boolean }) {
       <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
       <Group justify="space-between">
         <Text size="sm" c="dimmed" data-testid="total">
-          {page ? `${page.relation === "gte" ? "at least " : ""}${page.total} events` : " "}
+          {page ? `${page.relation === "gte" ? "at least " : ""}${(page.total ?? 0) + followed} events` : " "}
         </Text>
         <Group>
           <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow"
