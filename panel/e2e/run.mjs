@@ -113,6 +113,21 @@ check("filters live in the URL: the spec's deleted queues", async ({ page }) => 
   await page.getByTestId("total").getByText(`${want} events`).waitFor({ timeout: T });
 });
 
+check("pivots: from an event, one click to the events from its IP, whose URL says so", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&resourceType=session`);
+  await page.getByTestId("event-row").first().click();
+  const drawer = page.getByTestId("event-drawer");
+  await drawer.getByTestId("pivots").waitFor({ timeout: T });
+  const ip = (await drawer.getByText(/ from [0-9a-f.:]+/).first().innerText()).match(/ from ([0-9a-f.:]+)/)[1];
+  await drawer.getByRole("link", { name: "From this IP" }).click();
+  await page.waitForURL((u) => u.searchParams.get("q") === `ip:${ip}`, { timeout: T });
+  const want = await apiTotal(`q=${encodeURIComponent(`ip:${ip}`)}`);
+  if (!(want >= 1)) throw new Error(`the API finds ${want} events from ${ip}`);
+  await page.getByTestId("total").getByText(`${want} events`).waitFor({ timeout: T });
+  await page.reload();
+  await page.getByTestId("total").getByText(`${want} events`).waitFor({ timeout: T });
+});
+
 check("load more pages on with the cursor; no match says what to do", async ({ page }) => {
   await page.goto(`${PANEL}?range=all`);
   await page.getByTestId("event-row").nth(49).waitFor({ timeout: T });

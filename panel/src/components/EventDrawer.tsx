@@ -1,6 +1,7 @@
-import { Badge, Code, Drawer, Group, Loader, Stack, Text, Title } from "@mantine/core";
+import { Anchor, Badge, Code, Drawer, Group, Loader, Stack, Text, Title } from "@mantine/core";
 import { api, must } from "../api/client";
 import { navigate, useSearch } from "../location";
+import { pivots } from "../pivots";
 import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
@@ -37,8 +38,14 @@ export function EventDrawer({ id }: { id: string }) {
             {e.outcome === "failure" && <Badge color="red.9">failure</Badge>}
           </Group>
           <Text size="sm">
-            {formatTime(e.timestamp, utc)} by {e.actor.email} ({e.actor.role}){e.reason ? ` — reason: ${e.reason}` : ""}
+            {formatTime(e.timestamp, utc)} by {e.actor.email} ({e.actor.role}){e.actor.ip ? ` from ${e.actor.ip}` : ""}
+            {e.reason ? ` — reason: ${e.reason}` : ""}
           </Text>
+          <Group gap="md" data-testid="pivots">
+            {pivots(e).map((p) => (
+              <Anchor key={p.label} size="sm" href={p.search} onClick={(ev) => { ev.preventDefault(); navigate(p.search); }}>{p.label}</Anchor>
+            ))}
+          </Group>
           {stateful && (
             <>
               <Title order={5}>Before and after</Title>
