@@ -90,6 +90,46 @@ func firefox(e *audit.Event) bool { return strings.Contains(e.Actor.UserAgent, "
 // prefixes and time comparisons, each with its expectation written
 // directly over the events.
 func searchCases() []Case {
+	return append(fieldCases(), addressCases()...)
+}
+
+// addressCases are ip:, role: and request:.
+func addressCases() []Case {
+	desc := audit.DefaultSort
+	return []Case{
+		{"search: one address", func(d *Dataset) audit.Filter { return searched("ip:" + d.Events[7].Actor.IP)(d) },
+			func(d *Dataset, e *audit.Event) bool { return e.Actor.IP == d.Events[7].Actor.IP }, desc},
+		{"search: an IPv6 address in another spelling", func(d *Dataset) audit.Filter {
+			for _, e := range d.Events {
+				if a := netip.MustParseAddr(e.Actor.IP); a.Is6() {
+					return searched("ip:" + strings.ToUpper(netip.AddrFrom16(a.As16()).StringExpanded()))(d)
+				}
+			}
+			panic("no IPv6 address in the data")
+		}, func(d *Dataset, e *audit.Event) bool {
+			for _, x := range d.Events {
+				if a := netip.MustParseAddr(x.Actor.IP); a.Is6() {
+					return e.Actor.IP == x.Actor.IP
+				}
+			}
+			return false
+		}, desc},
+		{"search: IPv4 blocks ORed", searched("ip:198.0.0.0/8 OR ip:100.64.0.0/10"),
+			func(_ *Dataset, e *audit.Event) bool { return in(e, "198.0.0.0/8") || in(e, "100.64.0.0/10") }, desc},
+		{"search: not an IPv6 block", searched("-ip:2001:db8::/32"),
+			func(_ *Dataset, e *audit.Event) bool { return !in(e, "2001:db8::/32") }, audit.Sort{Field: audit.SortAction}},
+		{"search: role and request", func(d *Dataset) audit.Filter {
+			return searched("role:" + d.Events[9].Actor.Role + " request:" + d.Events[9].RequestID + "," + d.Events[11].RequestID)(d)
+		}, func(d *Dataset, e *audit.Event) bool {
+			return e.Actor.Role == d.Events[9].Actor.Role && (e.RequestID == d.Events[9].RequestID || e.RequestID == d.Events[11].RequestID)
+		}, desc},
+		{"search: not a role", func(d *Dataset) audit.Filter { return searched("-role:" + d.Events[9].Actor.Role)(d) },
+			func(d *Dataset, e *audit.Event) bool { return e.Actor.Role != d.Events[9].Actor.Role }, desc},
+	}
+}
+
+// fieldCases are the other qualifiers and free text.
+func fieldCases() []Case {
 	desc := audit.DefaultSort
 	day := func(d int) time.Time { return time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC) }
 	return []Case{
@@ -127,34 +167,6 @@ func searchCases() []Case {
 		}, func(d *Dataset, e *audit.Event) bool {
 			return e.Resource.ID == d.Events[17].Resource.ID && e.Actor.ID != d.Events[5].Actor.ID
 		}, desc},
-		{"search: one address", func(d *Dataset) audit.Filter { return searched("ip:" + d.Events[7].Actor.IP)(d) },
-			func(d *Dataset, e *audit.Event) bool { return e.Actor.IP == d.Events[7].Actor.IP }, desc},
-		{"search: an IPv6 address in another spelling", func(d *Dataset) audit.Filter {
-			for _, e := range d.Events {
-				if a := netip.MustParseAddr(e.Actor.IP); a.Is6() {
-					return searched("ip:" + strings.ToUpper(netip.AddrFrom16(a.As16()).StringExpanded()))(d)
-				}
-			}
-			panic("no IPv6 address in the data")
-		}, func(d *Dataset, e *audit.Event) bool {
-			for _, x := range d.Events {
-				if a := netip.MustParseAddr(x.Actor.IP); a.Is6() {
-					return e.Actor.IP == x.Actor.IP
-				}
-			}
-			return false
-		}, desc},
-		{"search: IPv4 blocks ORed", searched("ip:198.0.0.0/8 OR ip:100.64.0.0/10"),
-			func(_ *Dataset, e *audit.Event) bool { return in(e, "198.0.0.0/8") || in(e, "100.64.0.0/10") }, desc},
-		{"search: not an IPv6 block", searched("-ip:2001:db8::/32"),
-			func(_ *Dataset, e *audit.Event) bool { return !in(e, "2001:db8::/32") }, audit.Sort{Field: audit.SortAction}},
-		{"search: role and request", func(d *Dataset) audit.Filter {
-			return searched("role:" + d.Events[9].Actor.Role + " request:" + d.Events[9].RequestID + "," + d.Events[11].RequestID)(d)
-		}, func(d *Dataset, e *audit.Event) bool {
-			return e.Actor.Role == d.Events[9].Actor.Role && (e.RequestID == d.Events[9].RequestID || e.RequestID == d.Events[11].RequestID)
-		}, desc},
-		{"search: not a role", func(d *Dataset) audit.Filter { return searched("-role:" + d.Events[9].Actor.Role)(d) },
-			func(d *Dataset, e *audit.Event) bool { return e.Actor.Role != d.Events[9].Actor.Role }, desc},
 		{"search: a changed value", searched("Welcome"),
 			func(_ *Dataset, e *audit.Event) bool { return findable(e, "welcome") }, desc},
 		{"search: a changed number OR a changed value", searched("365 OR supervisor"),
