@@ -113,10 +113,12 @@ func (s *Server) recordAccess(c *gin.Context, what string, details map[string]an
 
 // recordQuestion records an operator-team read of the events of f (a
 // list page or stats) once per question: the record's id is derived from
-// the caller, their declared reason, the question (audit.Filter.Question)
-// and the minute, so the list, its histogram and the following pages of
-// one question asked within a minute are one record (the first request's
-// details stand), and the same question asked later is another.
+// the caller (user, address and user agent: an access from elsewhere is
+// its own record), their declared reason, the question
+// (audit.Filter.Question) and the minute, so the list, its histogram and
+// the following pages of one question asked within a minute are one record
+// (the first request's details stand), and the same question asked later
+// is another.
 func (s *Server) recordQuestion(c *gin.Context, what string, f audit.Filter) error {
 	p := principalOf(c)
 	if !p.CrossTenant() {
@@ -125,7 +127,7 @@ func (s *Server) recordQuestion(c *gin.Context, what string, f audit.Filter) err
 	e := s.selfEvent(c, audit.ActionAccess, audit.Resource{Type: audit.ResourceAuditLog, ID: p.TenantID},
 		map[string]any{"operation": what, "request": map[string]any{"query": c.Request.URL.RawQuery}})
 	minute := strconv.FormatInt(e.Timestamp.Unix()/60, 10)
-	e.ID = audit.DerivedID("question", p.TenantID, p.UserID, p.Reason, f.Question(), minute)
+	e.ID = audit.DerivedID("question", p.TenantID, p.UserID, p.Reason, e.Actor.IP, e.Actor.UserAgent, f.Question(), minute)
 	return s.writeSelfOnce(c, e)
 }
 

@@ -44,7 +44,8 @@ const maxSettledHeap = 64 << 20
 // process on each store, the requests that once exhausted memory or that
 // could: one-minute stats over years with no range (it answered 665 MB
 // and held 4.2 GB), the largest groupings, the largest pages sorted and
-// searched by prefixes, the deepest page, and exports. Each answer must be
+// searched by prefixes and by the costliest search-language query, the
+// deepest page, and exports. Each answer must be
 // a 2xx or a 4xx naming its parameter, never a 5xx, and the child's peak
 // RSS (VmHWM) must stay under MaxWorstCaseRSS.
 func TestWorstCaseRequestsStayBounded(t *testing.T) {
@@ -123,6 +124,11 @@ func worstCases(t *testing.T, bin string, vars []string) {
 	// The costliest free text allowed: eight short prefixes of common
 	// tokens (audit.MaxQPrefixes, audit.MinPrefixLength); more is a 400.
 	prefixes := "ac* co* ex* ad* ag* ht* re* ok*"
+	// The costliest search: 16 terms, 8 prefixes (one negated), 27 values,
+	// lists, negations and CIDR blocks (audit.MaxQTerms, MaxQValues).
+	worstSearch := "ac* co* ex* ad* -ag* ht* re* ok* action:create,update,delete,access -type:did,queue " +
+		"ip:10.0.0.0/8,192.0.0.0/2,2001:db8::/32,203.0.113.0/24 -ip:100.64.0.0/10 " +
+		"category:configuration,security,sensitive_access,integration,cross_tenant -role:agent created:>=2020-01-01 outcome:success,failure"
 	tooMany := strings.TrimSpace(strings.Repeat("a* e* i* o* u* ", 17))
 	for _, tc := range []struct {
 		path  string
@@ -141,7 +147,9 @@ func worstCases(t *testing.T, bin string, vars []string) {
 		{"/api/audit-logs?pageSize=1000&sort=resource.type&order=desc&q=" + url.QueryEscape(prefixes), ""},
 		{"/api/audit-logs?pageSize=1000&page=10", ""},
 		{"/api/audit-logs?pageSize=1000&page=11", "page"},
-		{"/api/audit-logs?pageSize=1000&q=" + url.QueryEscape(strings.Repeat("x", 300)), "q"},
+		{"/api/audit-logs?pageSize=1000&sort=actor.email&q=" + url.QueryEscape(worstSearch), ""},
+		{"/api/audit-logs/stats?groupBy=actor.email&interval=1d&from=2026-01-01T00:00:00Z&q=" + url.QueryEscape(worstSearch), ""},
+		{"/api/audit-logs?pageSize=1000&q=" + url.QueryEscape(strings.Repeat("x", 513)), "q"},
 		{"/api/audit-logs?pageSize=1000&q=" + url.QueryEscape(tooMany), "q"},
 		{"/api/audit-logs/stats?groupBy=actor.email&q=" + url.QueryEscape("a*"), "q"},
 		{"/api/audit-logs/export.csv?from=" + url.QueryEscape(time.Now().Add(-400*24*time.Hour).UTC().Format(time.RFC3339)), ""},
