@@ -31,6 +31,14 @@ func (f *Filter) Normalize() {
 	f.Terms = normalTerms(f.Terms)
 }
 
+// normalized is f normalised in slices of its own, the caller's left as
+// they are.
+func (f Filter) normalized() Filter {
+	f.Actions, f.ResourceTypes = slices.Clone(f.Actions), slices.Clone(f.ResourceTypes)
+	f.Normalize()
+	return f
+}
+
 // normalTerms returns terms in one order, each term's values sorted
 // without repeats, in new slices (the caller's are left as they are).
 func normalTerms(terms []Term) []Term {
@@ -55,8 +63,7 @@ func termKey(t Term) string { return fmt.Sprint(t.Field, t.Negate, t.Values, t.F
 // walk): the normalised filter with its time bounds to the minute (a
 // relative range is computed anew by each request), without sort or page.
 func (f Filter) Question() string {
-	f.Actions, f.ResourceTypes = slices.Clone(f.Actions), slices.Clone(f.ResourceTypes)
-	f.Normalize()
+	f = f.normalized()
 	for _, t := range []**time.Time{&f.From, &f.To} {
 		if *t != nil {
 			m := (*t).Truncate(time.Minute)

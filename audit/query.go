@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -287,13 +286,11 @@ type cursorTotal struct {
 // binding is what a cursor is bound to: the tenant, the filter and the
 // sort, in a canonical form (the normalised filter).
 func binding(f Filter, s Sort) []byte {
-	f.Actions, f.ResourceTypes = slices.Clone(f.Actions), slices.Clone(f.ResourceTypes)
-	f.Normalize()
 	b, _ := json.Marshal(struct {
 		F    Filter
 		S    Sort
 		Vers int
-	}{f, s, 1})
+	}{f.normalized(), s, 1})
 	return b
 }
 

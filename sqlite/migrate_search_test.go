@@ -2,13 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"io/fs"
 	"net/netip"
-	"path/filepath"
-	"slices"
-	"sort"
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
@@ -20,25 +15,7 @@ import (
 // and a block) and request: find them afterwards.
 func TestMigrationFillsTheSearchColumns(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustExec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%.80s: %v", q, err)
-		}
-	}
-	mustExec(`CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
-	names, _ := fs.Glob(migrations, "migrations/*.sql")
-	sort.Strings(names)
-	for _, name := range names[:slices.Index(names, "migrations/0008_search_columns.sql")] {
-		body, _ := migrations.ReadFile(name)
-		mustExec(string(body))
-		mustExec(`INSERT INTO schema_migrations (name, applied_at) VALUES (?, 0)`, name)
-	}
+	path, db, mustExec := oldDatabase(t, "migrations/0008_search_columns.sql")
 	g := gen.New(gen.Config{Seed: 8, Tenants: 1, WithIDs: true}, 200)
 	var events []audit.Event
 	for range 200 {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io/fs"
 	"path/filepath"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -18,26 +21,7 @@ import (
 // another tenant may then store the same id.
 func TestMigrationToIDsPerTenant(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "old.db")
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustExec := func(q string, args ...any) {
-		t.Helper()
-		if _, err := db.ExecContext(ctx, q, args...); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	mustExec(`CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
-	for _, name := range []string{"migrations/0001_events.sql", "migrations/0002_export_jobs.sql"} {
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mustExec(string(body))
-		mustExec(`INSERT INTO schema_migrations (name, applied_at) VALUES (?, 0)`, name)
-	}
+	path, db, mustExec := oldDatabase(t, "migrations/0003_event_ids_per_tenant.sql")
 	g := gen.New(gen.Config{Seed: 5, Tenants: 2, WithIDs: true}, 50)
 	var events []audit.Event
 	for i := 0; i < 50; i++ {
@@ -91,4 +75,35 @@ func TestMigrationToIDsPerTenant(t *testing.T) {
 	if err != nil || out[0].Status != audit.WriteCreated || out[1].Status != audit.WriteDuplicate {
 		t.Fatalf("after the migration another tenant may reuse an id: %+v %v", out, err)
 	}
+}
+
+// oldDatabase makes a database with the migrations before the one named
+// applied, as an older release left it, and returns its path, the open
+// database and a statement runner that fails the test.
+func oldDatabase(t *testing.T, before string) (string, *sql.DB, func(string, ...any)) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "old.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustExec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(context.Background(), q, args...); err != nil {
+			t.Fatalf("%.80s: %v", q, err)
+		}
+	}
+	mustExec(`CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT`)
+	names, _ := fs.Glob(migrations, "migrations/*.sql")
+	sort.Strings(names)
+	i := slices.Index(names, before)
+	if i < 0 {
+		t.Fatalf("no migration %s", before)
+	}
+	for _, name := range names[:i] {
+		body, _ := migrations.ReadFile(name)
+		mustExec(string(body))
+		mustExec(`INSERT INTO schema_migrations (name, applied_at) VALUES (?, 0)`, name)
+	}
+	return path, db, mustExec
 }

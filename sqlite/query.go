@@ -7,7 +7,6 @@ import (
 	"errors"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -99,16 +98,10 @@ func where(f audit.Filter) (string, []any) {
 func ftsQuery(q string) string {
 	var parts []string
 	for _, w := range strings.Fields(q) {
-		prefix := strings.HasSuffix(w, "*")
-		w = strings.TrimRight(w, "*")
-		if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
-			continue
+		stem, prefix := strings.CutSuffix(w, "*")
+		if p := ftsValue(audit.TermValue{Text: strings.TrimRight(stem, "*"), Prefix: prefix}); p != "" {
+			parts = append(parts, p)
 		}
-		p := `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
-		if prefix {
-			p += " *"
-		}
-		parts = append(parts, p)
 	}
 	return strings.Join(parts, " AND ")
 }

@@ -32,29 +32,9 @@ func termCond(t audit.Term) (string, []any) {
 		}
 		ors = append(ors, strings.Join(ands, " AND "))
 	case audit.SearchReason:
-		var m []string
-		for _, v := range t.Values {
-			if p := ftsValue(v); p != "" {
-				m = append(m, "reason : "+p)
-			}
-		}
-		if len(m) == 0 {
-			ors = append(ors, "0")
-		} else {
-			ors, args = append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, strings.Join(m, " OR "))
-		}
+		ors, args = ftsCond(t.Values, "reason : ", ors, args)
 	case audit.SearchText:
-		var m []string
-		for _, v := range t.Values {
-			if p := ftsValue(v); p != "" {
-				m = append(m, p)
-			}
-		}
-		if len(m) == 0 {
-			ors = append(ors, "0") // no letters or digits: nothing matches
-		} else {
-			ors, args = append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, strings.Join(m, " OR "))
-		}
+		ors, args = ftsCond(t.Values, "", ors, args)
 	default:
 		col := termColumns[t.Field]
 		for _, v := range t.Values {
@@ -81,6 +61,22 @@ func termCond(t audit.Term) (string, []any) {
 		cond = "NOT " + cond
 	}
 	return cond, args
+}
+
+// ftsCond appends the condition of free-text values, ORed, each under
+// column ("reason : ", or "" for every column): the rows the index
+// matches, or none when no value has a letter or digit.
+func ftsCond(values []audit.TermValue, column string, ors []string, args []any) ([]string, []any) {
+	var m []string
+	for _, v := range values {
+		if p := ftsValue(v); p != "" {
+			m = append(m, column+p)
+		}
+	}
+	if len(m) == 0 {
+		return append(ors, "0"), args
+	}
+	return append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, strings.Join(m, " OR "))
 }
 
 // ftsValue is one free-text value as an FTS5 query: a phrase (its tokens
