@@ -168,15 +168,65 @@ check("a column header sorts, the back button undoes it, a value filters", async
   await page.waitForURL(/actorEmail=/, { timeout: T });
 });
 
-check("times show in the viewer's zone, in UTC with the switch, the other on hover", async ({ page }) => {
+/** pickZone chooses an IANA zone in the header's picker. */
+async function pickZone(page, zone) {
+  const box = page.getByRole("combobox", { name: "Time zone" });
+  await box.click();
+  await box.fill(zone.split("/").pop());
+  await page.getByRole("option", { name: zone, exact: true }).click();
+  await page.waitForFunction((z) => localStorage.getItem("auditlog.zone") === z, zone, { timeout: T });
+}
+
+check("times show in the chosen IANA zone everywhere, UTC on hover", async ({ page }) => {
   await page.goto(`${PANEL}?range=all`);
   const cell = page.getByTestId("event-row").first().locator("td").first();
   await cell.waitFor({ timeout: T });
-  const local = await cell.innerText();
-  if (local.endsWith(" UTC") || !(await cell.getAttribute("title")).endsWith(" UTC")) throw new Error(`local ${local}, hover ${await cell.getAttribute("title")}`);
-  await page.getByLabel("UTC", { exact: true }).check({ force: true });
+  // The context runs in Europe/Paris: UTC+01:00 or +02:00 by default.
+  if (!/ UTC\+0[12]:00$/.test(await cell.innerText()) || !(await cell.getAttribute("title")).endsWith(" UTC")) {
+    throw new Error(`default zone: ${await cell.innerText()}, hover ${await cell.getAttribute("title")}`);
+  }
+  await pickZone(page, "Asia/Tokyo");
+  await cell.getByText(/ UTC\+09:00$/).waitFor({ timeout: T });
+  await pickZone(page, "UTC");
   await cell.getByText(/ UTC$/).waitFor({ timeout: T });
-  await page.getByLabel("UTC", { exact: true }).uncheck({ force: true });
+  await pickZone(page, "Europe/Paris");
+});
+
+check("a time typed in a chosen zone becomes the right UTC instant", async ({ page }) => {
+  await page.goto(`${PANEL}?range=custom`);
+  await pickZone(page, "America/Los_Angeles");
+  await page.getByLabel("From", { exact: true }).fill("2026-11-11T00:00");
+  await page.waitForURL(/from=2026-11-11T08%3A00%3A00.000Z/, { timeout: T });
+  await page.getByLabel("To", { exact: true }).fill("2026-07-01T09:30");
+  await page.waitForURL(/to=2026-07-01T16%3A30%3A00.000Z/, { timeout: T });
+  // Shown back in the zone, as typed.
+  if ((await page.getByLabel("From", { exact: true }).inputValue()) !== "2026-11-11T00:00") throw new Error("From is not shown in the zone");
+  await pickZone(page, "Europe/Paris");
+  if ((await page.getByLabel("From", { exact: true }).inputValue()) !== "2026-11-11T09:00") throw new Error("From does not follow the zone");
+});
+
+check("the Resource kind and Action boxes stay one line high with their choices", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&resourceType=recording_policy&action=create,update,delete`);
+  await page.getByTestId("event-row").first().waitFor({ timeout: T });
+  const h = async (label) => (await page.getByLabel(label, { exact: true }).first().evaluate((el) => el.closest(".mantine-InputWrapper-root").getBoundingClientRect().height));
+  const [one, kind, action] = [await h("User e-mail"), await h("Resource kind"), await h("Action")];
+  if (Math.abs(kind - one) > 1 || Math.abs(action - one) > 1) throw new Error(`heights: e-mail ${one}, kind ${kind}, action ${action}`);
+});
+
+check("the histogram covers the whole window, silence included, with labels", async ({ page }) => {
+  // Seven days in 3-hour bars: 56 buckets whatever the data, or 57 when
+  // the window starts inside a bucket. The test's policy has events in
+  // the last minutes only: every earlier bar is drawn, empty.
+  await page.goto(`${PANEL}?range=7d&resourceId=${POLICY}`);
+  const bars = page.getByTestId("histogram").locator("rect");
+  await page.getByTestId("histogram-axis").waitFor({ timeout: T });
+  const n = await bars.count();
+  if (n < 56 || n > 57) throw new Error(`${n} bars for 7 days of 3 h`);
+  const titles = await bars.evaluateAll((rs) => rs.map((r) => r.querySelector("title").textContent));
+  if (!titles.every((t) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC[+-]\d{2}:\d{2}: [\d,]+ events?$/.test(t))) throw new Error(`tooltips: ${titles.slice(0, 3)}`);
+  if (!titles.some((t) => t.endsWith(": 0 events"))) throw new Error("no empty bucket is drawn");
+  const caption = await page.getByTestId("histogram-caption").innerText();
+  if (!/^\d+ bars of 3h, the highest [\d,]+ events?/.test(caption)) throw new Error(`caption: ${caption}`);
 });
 
 check("rows preview their changes from → to", async ({ page }) => {

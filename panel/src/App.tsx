@@ -1,11 +1,11 @@
-import { Badge, Container, Group, Loader, SegmentedControl, Switch, Title } from "@mantine/core";
+import { Badge, Container, Group, Loader, SegmentedControl, Select, Title } from "@mantine/core";
 import { lazy, Suspense, useSyncExternalStore } from "react";
 import { auth } from "./auth";
 import { ReasonPrompt, TokenPrompt } from "./components/TokenPrompt";
 import { EventsView } from "./components/EventsView";
 import { filtersSearch, parseFilters } from "./filters";
 import { navigate, useSearch } from "./location";
-import { useTimeZone } from "./time";
+import { useTimeZone, zones } from "./time";
 
 // The first view (the log) is in the main bundle; the exports view and
 // the event drawer (compare, history, restore) load when first opened, so
@@ -18,7 +18,7 @@ export type View = "events" | "operator" | "exports";
 export function App() {
   const a = useSyncExternalStore(auth.subscribe, auth.state);
   const search = useSearch();
-  const [utc, setUtc] = useTimeZone();
+  const [zone, setZone] = useTimeZone();
   if (!a.token || a.expired) return <TokenPrompt expired={a.token ? a.expired : null} problem={a.token ? null : a.expired} />;
   if (auth.needsReason()) return <ReasonPrompt />;
   const p = new URLSearchParams(search);
@@ -37,7 +37,7 @@ export function App() {
           />
         </Group>
         <Group gap="sm">
-          <Switch label="UTC" checked={utc} onChange={(e) => setUtc(e.currentTarget.checked)} />
+          <Select aria-label="Time zone" data-testid="zone" data={zones()} value={zone} onChange={(v) => v && setZone(v)} searchable allowDeselect={false} w={200} comboboxProps={{ width: 260 }} />
           <Badge variant="light">{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
         </Group>
       </Group>

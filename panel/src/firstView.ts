@@ -32,17 +32,21 @@ export function listRequest(f: Filters, now: Date): Request<Page> {
 }
 
 /** statsRequest is the histogram of f at time now: about 60 bars over
- * the window (the last 90 days when it is open), ending at toMs. */
+ * the window (the last 90 days when it is open), ending at toMs. The
+ * window is always closed at now: /stats then draws its empty buckets
+ * up to now, so a log that went quiet shows silence. (The list's query
+ * keeps an open end, since following new events reuses it.) */
 export function statsRequest(f: Filters, now: Date): Request<Stats> & { interval: string; toMs: number } {
   const w = timeWindow(f, now);
   const fromMs = w.from ? Date.parse(w.from) : now.getTime() - 90 * 86_400_000;
   const toMs = w.to ? Date.parse(w.to) : now.getTime();
   const interval = histogramInterval(fromMs, toMs);
+  const query = { ...apiQuery(f, now), to: new Date(toMs).toISOString(), interval };
   return {
     interval,
     toMs,
-    key: `stats ${JSON.stringify([apiQuery(f, now), interval])}`,
-    load: () => must(api.GET("/api/audit-logs/stats", { params: { query: { ...apiQuery(f, now), interval } as never } })),
+    key: `stats ${JSON.stringify(query)}`,
+    load: () => must(api.GET("/api/audit-logs/stats", { params: { query: query as never } })),
   };
 }
 

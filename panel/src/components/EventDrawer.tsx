@@ -16,7 +16,7 @@ const parse = (raw: unknown) => raw ?? {};
  * and the restore. */
 export function EventDrawer({ id }: { id: string }) {
   const search = useSearch();
-  const [utc] = useTimeZone();
+  const [zone] = useTimeZone();
   const ev = useAsync(() => must(api.GET("/api/audit-logs/{id}", { params: { path: { id } } })), id);
   const close = () => {
     const p = new URLSearchParams(search);
@@ -38,7 +38,7 @@ export function EventDrawer({ id }: { id: string }) {
             {e.outcome === "failure" && <Badge color="red.9">failure</Badge>}
           </Group>
           <Text size="sm">
-            {formatTime(e.timestamp, utc)} by {e.actor.email} ({e.actor.role}){e.actor.ip ? ` from ${e.actor.ip}` : ""}
+            {formatTime(e.timestamp, zone)} by {e.actor.email} ({e.actor.role}){e.actor.ip ? ` from ${e.actor.ip}` : ""}
             {e.reason ? ` — reason: ${e.reason}` : ""}
           </Text>
           <Group gap="md" data-testid="pivots">

@@ -3,7 +3,7 @@ import "./EventsTable.css";
 import type { AuditEvent } from "../api/client";
 import type { Filters } from "../filters";
 import { show } from "../state";
-import { formatTime, useTimeZone } from "../time";
+import { browserZone, formatTime, useTimeZone } from "../time";
 
 const columns: { field: Filters["sort"]; label: string }[] = [
   { field: "timestamp", label: "Time" },
@@ -42,8 +42,8 @@ type Props = {
 /** Row is one event. Plain elements styled by EventsTable.css, not
  * Mantine components: 50 rows of those took about 140 ms of script to
  * render on the benchmark machine, a third of the time to first rows. */
-function Row({ e, utc, operator, filter, onOpen }: {
-  e: AuditEvent; utc: boolean; operator: boolean; filter: (f: Partial<Filters>) => void; onOpen: (id: string) => void;
+function Row({ e, zone, operator, filter, onOpen }: {
+  e: AuditEvent; zone: string; operator: boolean; filter: (f: Partial<Filters>) => void; onOpen: (id: string) => void;
 }) {
   const on = (f: Partial<Filters>) => (ev: React.MouseEvent) => {
     ev.stopPropagation();
@@ -52,7 +52,7 @@ function Row({ e, utc, operator, filter, onOpen }: {
   return (
     <tr className="al-row" data-testid="event-row" data-id={e.id} tabIndex={0} aria-label={`Open the ${e.action} of ${e.resource.type} by ${e.actor.email}`}
       onClick={() => onOpen(e.id)} onKeyDown={(ev) => { if (ev.key === "Enter" && ev.target === ev.currentTarget) onOpen(e.id); }}>
-      <td title={formatTime(e.timestamp, !utc)} className="al-nowrap">{formatTime(e.timestamp, utc)}</td>
+      <td title={formatTime(e.timestamp, zone === "UTC" ? browserZone() : "UTC")} className="al-nowrap">{formatTime(e.timestamp, zone)}</td>
       <td>
         <button type="button" className="al-link" onClick={on({ actorEmail: e.actor.email })}>{e.actor.email}</button>
         {e.crossTenant && <span className="al-badge al-badge-operator" data-testid="cross-tenant">operator team</span>}
@@ -74,7 +74,7 @@ function Row({ e, utc, operator, filter, onOpen }: {
 
 /** EventsTable lists events; a column header sorts, a value filters. */
 export function EventsTable({ events, loading, busy, filters, operator, onFilter, onOpen }: Props) {
-  const [utc] = useTimeZone();
+  const [zone] = useTimeZone();
   if (loading) return <Center py="xl"><Loader /></Center>;
   if (!events.length)
     return (
@@ -103,7 +103,7 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
       </Table.Thead>
       <Table.Tbody>
         {events.map((e) => (
-          <Row key={e.id} e={e} utc={utc} operator={operator} filter={(f) => onFilter({ ...filters, ...f })} onOpen={onOpen} />
+          <Row key={e.id} e={e} zone={zone} operator={operator} filter={(f) => onFilter({ ...filters, ...f })} onOpen={onOpen} />
         ))}
       </Table.Tbody>
     </Table>

@@ -10,7 +10,7 @@ const active = (j: ExportJob) => j.state === "queued" || j.state === "running";
 /** ExportsView lists the user's recent export jobs, with their progress
  * and, when done, the download. */
 export function ExportsView() {
-  const [utc] = useTimeZone();
+  const [zone] = useTimeZone();
   const jobs = useAsync(() => must(api.GET("/api/audit-logs/exports", { params: { query: { limit: 20 } } })), "exports");
   const running = (jobs.data?.data ?? []).some(active);
   useEffect(() => {
@@ -28,7 +28,7 @@ export function ExportsView() {
         <Table.Tbody>
           {list.map((j) => (
             <Table.Tr key={j.id} data-testid="export-job">
-              <Table.Td>{formatTime(j.createdAt, utc)}</Table.Td>
+              <Table.Td>{formatTime(j.createdAt, zone)}</Table.Td>
               <Table.Td><Badge color={j.state === "done" ? "teal.9" : j.state === "failed" ? "red.9" : "blue.9"}>{j.state}</Badge></Table.Td>
               <Table.Td w={240}>
                 {active(j) && <Progress value={j.rowsExpected ? (100 * j.rowsWritten) / j.rowsExpected : 0} />}

@@ -1,6 +1,7 @@
 import { Button, Group, MultiSelect, SegmentedControl, Select, Switch, TextInput, rem } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { defaultFilters, type Filters } from "../filters";
+import { fromZonedInput, toZonedInput, useTimeZone } from "../time";
 
 const actions = ["create", "update", "delete", "access"];
 const kinds = [
@@ -8,19 +9,14 @@ const kinds = [
   "session", "user_mfa", "user_credentials", "crm_connection", "transcript_push", "webhook_delivery", "restore_request",
 ];
 
-/** toLocalInput and fromLocalInput convert between ISO instants and the
- * value of a datetime-local input (the viewer's zone). */
-const toLocalInput = (iso?: string) => {
-  if (!iso) return "";
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-};
-const fromLocalInput = (v: string) => (v ? new Date(v).toISOString() : undefined);
 
 /** Sizes of the bar's items, in px at the default scale: the real bar
  * fixes the widths, and FilterBarSkeleton draws boxes of the same widths
  * and of the items' heights, so that both wrap alike at every width. */
 const W = { range: 256, date: 200, email: 200, action: 200, kind: 240, id: 300, outcome: 130, search: 200, operator: 264, reset: 76 };
+/** oneLine keeps a multi-select one line high whatever it holds: the
+ * chosen values scroll sideways instead of growing the bar. */
+const oneLine = { pillsList: { flexWrap: "nowrap", overflowX: "auto", scrollbarWidth: "none" }, inputField: { minWidth: rem(32) } } as const;
 const H = { range: 35.7, input: 60.8, operator: 20, reset: 36 };
 
 /** FilterBarSkeleton holds the filter bar's place until it renders: its
@@ -42,6 +38,7 @@ export function FilterBarSkeleton({ custom, operator }: { custom: boolean; opera
 
 /** FilterBar edits the filters; text fields apply when typing pauses. */
 export function FilterBar({ filters, onChange, operator }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean }) {
+  const [zone] = useTimeZone();
   const [text, setText] = useState({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" });
   useEffect(() => setText({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" }),
     [filters.actorEmail, filters.resourceId, filters.q]);
@@ -61,13 +58,13 @@ export function FilterBar({ filters, onChange, operator }: { filters: Filters; o
       />
       {filters.range === "custom" && (
         <>
-          <TextInput type="datetime-local" label="From" w={W.date} value={toLocalInput(filters.from)} onChange={(e) => onChange({ ...filters, from: fromLocalInput(e.currentTarget.value) })} />
-          <TextInput type="datetime-local" label="To" w={W.date} value={toLocalInput(filters.to)} onChange={(e) => onChange({ ...filters, to: fromLocalInput(e.currentTarget.value) })} />
+          <TextInput type="datetime-local" label="From" w={W.date} value={toZonedInput(filters.from, zone)} onChange={(e) => onChange({ ...filters, from: fromZonedInput(e.currentTarget.value, zone) })} />
+          <TextInput type="datetime-local" label="To" w={W.date} value={toZonedInput(filters.to, zone)} onChange={(e) => onChange({ ...filters, to: fromZonedInput(e.currentTarget.value, zone) })} />
         </>
       )}
       <TextInput label="User e-mail" w={W.email} placeholder="name@company.com" value={text.actorEmail} onChange={(e) => setText({ ...text, actorEmail: e.currentTarget.value })} />
-      <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={W.action} />
-      <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={W.kind} />
+      <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={W.action} styles={oneLine} />
+      <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={W.kind} styles={oneLine} />
       <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={W.id} />
       <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={W.outcome} />
       <TextInput label="Search" w={W.search} placeholder="words, prefix*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })} />

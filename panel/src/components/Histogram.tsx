@@ -1,8 +1,13 @@
-import { Box, Text } from "@mantine/core";
+import { Box, Group, Text } from "@mantine/core";
 import { useRef, useState } from "react";
 import { type Filters } from "../filters";
 import { statsRequest } from "../firstView";
+import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
+
+/** axisTime is a bucket's start in zone, to the minute ("2026-11-11 08:00"),
+ * or to the day for buckets of a day or more. */
+const axisTime = (iso: string, zone: string, days: boolean) => formatTime(iso, zone).slice(0, days ? 10 : 16);
 
 /** Histogram draws the events over time for the filters (GET /stats);
  * dragging across it narrows the date filter to the range dragged. */
@@ -10,6 +15,8 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   const req = statsRequest(filters, now);
   const { interval, toMs } = req;
   const stats = useAsync(req.load, req.key);
+  const [zone] = useTimeZone();
+  const days = interval.endsWith("d");
   const ref = useRef<SVGSVGElement>(null);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
   const bars = stats.data?.histogram ?? [];
@@ -40,13 +47,22 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
           const h = (b.count / max) * (H - 2);
           return (
             <rect key={b.start} x={i * bw + 0.5} y={H - h} width={Math.max(bw - 1, 0.5)} height={h} fill="var(--mantine-color-blue-5)">
-              <title>{`${b.start}: ${b.count}`}</title>
+              <title>{`${formatTime(b.start, zone)}: ${b.count.toLocaleString("en-US")} ${b.count === 1 ? "event" : "events"}`}</title>
             </rect>
           );
         })}
         {drag && <rect x={Math.min(drag.a, drag.b)} y={0} width={Math.abs(drag.b - drag.a)} height={H} fill="var(--mantine-color-blue-2)" opacity={0.4} />}
       </svg>
-      <Text size="xs" c="dimmed">Events per {interval}{bars.length ? "; drag across the bars to narrow the dates" : ""}</Text>
+      {bars.length > 0 && (
+        <Group justify="space-between" gap="xs" wrap="nowrap" data-testid="histogram-axis">
+          <Text size="xs" c="dimmed">{axisTime(bars[0]!.start, zone, days)}</Text>
+          <Text size="xs" c="dimmed" visibleFrom="sm">{axisTime(bars[Math.floor(bars.length / 2)]!.start, zone, days)}</Text>
+          <Text size="xs" c="dimmed">{axisTime(new Date(toMs).toISOString(), zone, days)}</Text>
+        </Group>
+      )}
+      <Text size="xs" c="dimmed" data-testid="histogram-caption">
+        {bars.length ? `${bars.length} bars of ${interval}, the highest ${max.toLocaleString("en-US")} ${max === 1 ? "event" : "events"}; drag across the bars to narrow the dates` : `Events per ${interval}`}
+      </Text>
     </Box>
   );
 }

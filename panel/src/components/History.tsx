@@ -9,7 +9,7 @@ import { useAsync } from "../useAsync";
 /** History lists a resource's versions, newest first; ticking two
  * compares them side by side. */
 export function History({ type, resourceId, current }: { type: string; resourceId: string; current: string }) {
-  const [utc] = useTimeZone();
+  const [zone] = useTimeZone();
   const [extra, setExtra] = useState<{ entries: HistoryEntry[]; cursor?: string | null }>({ entries: [] });
   const first = useAsync(() => must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type, id: resourceId }, query: { pageSize: 20 } } })), `${type}/${resourceId}`);
   const [picked, setPicked] = useState<string[]>([]);
@@ -39,7 +39,7 @@ export function History({ type, resourceId, current }: { type: string; resourceI
           {entries.map((h) => (
             <Table.Tr key={h.eventId} data-testid="version">
               <Table.Td><Checkbox checked={picked.includes(h.eventId)} disabled={!h.hasState} onChange={() => toggle(h.eventId)} aria-label={`compare ${h.eventId}`} /></Table.Td>
-              <Table.Td>{formatTime(h.timestamp, utc)}</Table.Td>
+              <Table.Td>{formatTime(h.timestamp, zone)}</Table.Td>
               <Table.Td>{h.actor.email}</Table.Td>
               <Table.Td>
                 <Badge variant="light">{h.action}</Badge>
@@ -59,7 +59,7 @@ export function History({ type, resourceId, current }: { type: string; resourceI
       {cmp.data && (
         <Table withTableBorder data-testid="comparison">
           <Table.Thead>
-            <Table.Tr><Table.Th>Field</Table.Th><Table.Th>{formatTime(cmp.data.base.timestamp, utc)}</Table.Th><Table.Th>{formatTime(cmp.data.target.timestamp, utc)}</Table.Th><Table.Th /></Table.Tr>
+            <Table.Tr><Table.Th>Field</Table.Th><Table.Th>{formatTime(cmp.data.base.timestamp, zone)}</Table.Th><Table.Th>{formatTime(cmp.data.target.timestamp, zone)}</Table.Th><Table.Th /></Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {cmp.data.fields.map((f) => (
