@@ -21,6 +21,8 @@ type ReadDeps struct {
 	Verifier *Verifier
 	Cursors  *audit.CursorCodec
 	Limiter  *RateLimiter // nil: no limit
+	// Saved enables /api/saved-searches when set.
+	Saved audit.SavedSearchStore
 }
 
 // ListResponse is the envelope of GET /api/audit-logs.

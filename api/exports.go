@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -29,8 +28,18 @@ type ExportDeps struct {
 }
 
 // exportParams are the parameters exports take besides the filters and
-// the sort: async=true asks for a job whatever the count.
-var exportParams = map[string]bool{"async": true}
+// the sort: async=true asks for a job whatever the count; format is csv
+// (the default) or jsonl.
+var exportParams = map[string]bool{"async": true, "format": true}
+
+// exportAsk is an export request, read.
+type exportAsk struct {
+	v      url.Values
+	f      audit.Filter
+	so     audit.Sort
+	async  bool
+	format audit.ExportFormat
+}
 
 // ExportJobView is a job as the API shows it to its owner.
 type ExportJobView struct {
@@ -40,6 +49,8 @@ type ExportJobView struct {
 	RowsExpected int64             `json:"rowsExpected"`
 	Query        string            `json:"query"`
 	Sort         string            `json:"sort"`
+	Format       string            `json:"format"`
+	FileName     string            `json:"fileName"`
 	CreatedAt    audit.Timestamp   `json:"createdAt"`
 	StartedAt    *audit.Timestamp  `json:"startedAt,omitempty"`
 	FinishedAt   *audit.Timestamp  `json:"finishedAt,omitempty"`
@@ -62,7 +73,7 @@ func millis(t *time.Time) *audit.Timestamp {
 
 func jobView(j audit.ExportJob) ExportJobView {
 	v := ExportJobView{ID: j.ID, State: j.State, RowsWritten: j.RowsWritten, RowsExpected: j.RowsExpected, Query: j.Query,
-		Sort: j.Sort.String(), CreatedAt: audit.NewTimestamp(j.CreatedAt), StartedAt: millis(j.StartedAt), FinishedAt: millis(j.FinishedAt), ExpiresAt: millis(j.ExpiresAt),
+		Sort: j.Sort.String(), Format: j.Format.Ext(), FileName: export.FileName(j), CreatedAt: audit.NewTimestamp(j.CreatedAt), StartedAt: millis(j.StartedAt), FinishedAt: millis(j.FinishedAt), ExpiresAt: millis(j.ExpiresAt),
 		Attempts: j.Attempts, Error: j.Error, FileBytes: j.FileBytes, StatusURL: "/api/audit-logs/exports/" + j.ID}
 	if j.State == audit.ExportDone {
 		v.FileURL = v.StatusURL + "/file"
@@ -76,44 +87,48 @@ func jobView(j audit.ExportJob) ExportJobView {
 // filter). The end of the time range is pinned to now when it is open or
 // in the future, so that the export, its count and any retry of its job
 // cover the same events.
-func (s *Server) exportRequest(c *gin.Context) (url.Values, audit.Filter, audit.Sort, bool, error) {
+func (s *Server) exportRequest(c *gin.Context) (exportAsk, error) {
 	v := c.Request.URL.Query()
 	if c.Request.Method == http.MethodPost && c.Request.ContentLength != 0 {
 		body, err := io.ReadAll(io.LimitReader(c.Request.Body, 64<<10))
 		if err != nil {
-			return nil, audit.Filter{}, audit.Sort{}, false, audit.Wrap(audit.EINVALID, err, "reading the request body")
+			return exportAsk{}, audit.Wrap(audit.EINVALID, err, "reading the request body")
 		}
 		if len(bytes.TrimSpace(body)) > 0 {
 			if len(v) > 0 {
-				return nil, audit.Filter{}, audit.Sort{}, false, audit.Errorf(audit.EINVALID, "give the parameters in the query string or in the JSON body, not both")
+				return exportAsk{}, audit.Errorf(audit.EINVALID, "give the parameters in the query string or in the JSON body, not both")
 			}
 			if v, err = bodyParams(body); err != nil {
-				return nil, audit.Filter{}, audit.Sort{}, false, err
+				return exportAsk{}, err
 			}
 			if fe := checkValues(v); len(fe) > 0 {
-				return nil, audit.Filter{}, audit.Sort{}, false, &audit.Error{Code: audit.EINVALID, Message: "invalid parameters in the body", Fields: fe}
+				return exportAsk{}, &audit.Error{Code: audit.EINVALID, Message: "invalid parameters in the body", Fields: fe}
 			}
 		}
 	}
 	p := &queryParser{v: v}
 	p.unknown(filterParams, sortParams, exportParams)
-	f, so := p.filter(principalOf(c).TenantID), p.sort()
-	async := false
-	if a := p.single("async"); a != "" {
-		b, err := strconv.ParseBool(a)
+	a := exportAsk{v: v, f: p.filter(principalOf(c).TenantID), so: p.sort(), format: audit.FormatCSV}
+	if s := p.single("async"); s != "" {
+		b, err := strconv.ParseBool(s)
 		if err != nil {
 			p.fail("async", "must be true or false")
 		}
-		async = b
+		a.async = b
+	}
+	if s := p.single("format"); s != "" {
+		if a.format = audit.ExportFormat(s); !a.format.Valid() {
+			p.fail("format", "must be csv or jsonl")
+		}
 	}
 	if err := p.err(); err != nil {
-		return nil, f, so, false, err
+		return a, err
 	}
 	now := s.deps.Now().UTC().Truncate(time.Millisecond)
-	if f.To == nil || f.To.After(now) {
-		f.To = &now
+	if a.f.To == nil || a.f.To.After(now) {
+		a.f.To = &now
 	}
-	return v, f, so, async, nil
+	return a, nil
 }
 
 // bodyParams turns a JSON object of parameters into query values.
@@ -156,7 +171,7 @@ func bodyParams(body []byte) (url.Values, error) {
 // /api/audit-logs/export.csv: up to the sync limit, the CSV at once;
 // above it (or with async=true), 202 and a job.
 func (s *Server) createExport(c *gin.Context) {
-	v, f, so, async, err := s.exportRequest(c)
+	a, err := s.exportRequest(c)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
@@ -164,23 +179,23 @@ func (s *Server) createExport(c *gin.Context) {
 	svc := s.export.Service
 	cctx, cancel := context.WithTimeout(c.Request.Context(), s.cfg.RequestTimeout)
 	defer cancel()
-	n, err := svc.Count(cctx, f)
+	n, err := svc.Count(cctx, a.f)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	query := v.Encode()
-	if !async && n <= svc.SyncLimit() {
-		s.streamExport(c, f, so, n, query)
+	query := a.v.Encode()
+	if !a.async && n <= svc.SyncLimit() {
+		s.streamExport(c, a, n, query)
 		return
 	}
 	p := principalOf(c)
-	j, err := svc.Submit(cctx, export.Request{Principal: p, Query: query, Filter: f, Sort: so, Expected: n})
+	j, err := svc.Submit(cctx, export.Request{Principal: p, Query: query, Filter: a.f, Sort: a.so, Format: a.format, Expected: n})
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	if err := s.record(c, audit.ResourceAuditExport, j.ID, map[string]any{"operation": "export", "mode": "async", "rows": n, "query": query}); err != nil {
+	if err := s.record(c, audit.ResourceAuditExport, j.ID, map[string]any{"operation": "export", "mode": "async", "format": string(a.format), "rows": n, "query": query}); err != nil {
 		_, _ = svc.Cancel(c.Request.Context(), p, j.ID)
 		writeError(c, s.deps.Logger, err)
 		return
@@ -190,13 +205,13 @@ func (s *Server) createExport(c *gin.Context) {
 	c.JSON(http.StatusAccepted, view)
 }
 
-// streamExport answers the CSV at once, gzip-compressed when the client
+// streamExport answers the file at once, gzip-compressed when the client
 // accepts it. An error before the first byte is a problem document; after
 // it, the connection is cut so that the client sees a truncated answer,
 // never a short file that looks whole.
-func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n int64, query string) {
+func (s *Server) streamExport(c *gin.Context, a exportAsk, n int64, query string) {
 	id := uuid.NewString()
-	if err := s.record(c, audit.ResourceAuditExport, id, map[string]any{"operation": "export", "mode": "sync", "rows": n, "query": query}); err != nil {
+	if err := s.record(c, audit.ResourceAuditExport, id, map[string]any{"operation": "export", "mode": "sync", "format": string(a.format), "rows": n, "query": query}); err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
@@ -209,7 +224,7 @@ func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n i
 	defer cancel()
 
 	h := c.Writer.Header()
-	csvAttachment(h, fmt.Sprintf("audit-log-%s.csv", s.deps.Now().UTC().Format("20060102-150405")))
+	attachment(h, a.format, export.Name(a.f, query, a.format, id))
 	h.Set("X-Export-Rows", strconv.FormatInt(n, 10))
 	var w io.Writer = c.Writer
 	var gz *gzip.Writer
@@ -219,7 +234,7 @@ func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n i
 		w = gz
 	}
 	c.Status(http.StatusOK)
-	_, err := s.export.Service.Stream(ctx, w, f, so)
+	_, err := s.export.Service.Stream(ctx, w, a.f, a.so, a.format)
 	if err == nil && gz != nil {
 		err = gz.Close()
 	}
@@ -236,10 +251,13 @@ func (s *Server) streamExport(c *gin.Context, f audit.Filter, so audit.Sort, n i
 	}
 }
 
-// csvAttachment sets the headers of a CSV download named filename, whose
-// encoding depends on the client's Accept-Encoding.
-func csvAttachment(h http.Header, filename string) {
+// attachment sets the headers of a download of format named filename,
+// whose encoding depends on the client's Accept-Encoding.
+func attachment(h http.Header, format audit.ExportFormat, filename string) {
 	h.Set("Content-Type", "text/csv; charset=utf-8")
+	if format == audit.FormatJSONL {
+		h.Set("Content-Type", "application/x-ndjson; charset=utf-8")
+	}
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
 	h.Set("Vary", "Accept-Encoding")
 }
@@ -320,7 +338,7 @@ func (s *Server) exportFile(c *gin.Context) {
 	}
 	defer d.Body.Close()
 	h := c.Writer.Header()
-	csvAttachment(h, d.Name)
+	attachment(h, d.Format, d.Name)
 	if acceptsGzip(c.Request) {
 		h.Set("Content-Encoding", "gzip")
 		h.Set("Content-Length", strconv.FormatInt(d.Size, 10))

@@ -132,6 +132,9 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"version", "the current state already has", "a restore depends on the stored states"},
 	{"latestSeen", "is required", "required unless force: a rule across two members"},
 	{"", "is not a known parameter", "OpenAPI cannot close a query string to unknown parameters"},
+	{"range", "only kept with the custom range", "a rule across members"},
+	{"name", "saved searches; delete one first", "the count of the stored list"},
+	{"query.*", "", "a saved search's query is a query string inside the body, checked as the list's parameters are"},
 }
 
 // statableRule returns the first error of a 400 problem that is not
@@ -147,7 +150,8 @@ func statableRule(body []byte) string {
 next:
 	for _, e := range p.Errors {
 		for _, b := range beyondTheSchema {
-			if (b.field == "" || b.field == e.Field) && strings.Contains(e.Message, b.message) {
+			prefix, ok := strings.CutSuffix(b.field, "*")
+			if (b.field == "" || b.field == e.Field || ok && strings.HasPrefix(e.Field, prefix)) && strings.Contains(e.Message, b.message) {
 				continue next
 			}
 		}

@@ -138,6 +138,9 @@ func (s *Server) routes() {
 	if s.read.Reader != nil {
 		s.readRoutes()
 	}
+	if s.read.Reader != nil && s.read.Saved != nil {
+		s.savedRoutes()
+	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)
 	}

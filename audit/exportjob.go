@@ -25,6 +25,28 @@ func (s ExportState) Final() bool {
 	return s == ExportDone || s == ExportFailed || s == ExportExpired || s == ExportCancelled
 }
 
+// ExportFormat is the encoding of an export's file.
+type ExportFormat string
+
+// The export formats: CSV (audit.ExportColumns, RFC 4180) and JSON lines
+// (one event per line, as GET /api/audit-logs/{id} shows it).
+const (
+	FormatCSV   ExportFormat = "csv"
+	FormatJSONL ExportFormat = "jsonl"
+)
+
+// Valid reports whether f is a known format.
+func (f ExportFormat) Valid() bool { return f == FormatCSV || f == FormatJSONL }
+
+// Ext is the file extension of the format ("csv", "jsonl"); a job stored
+// before formats existed ("") is CSV.
+func (f ExportFormat) Ext() string {
+	if f == "" {
+		return string(FormatCSV)
+	}
+	return string(f)
+}
+
 // ExportOwner is the user who asked for an export; only they see the job.
 type ExportOwner struct {
 	UserID string `json:"userId"`
@@ -47,6 +69,8 @@ type ExportJob struct {
 	Query  string `json:"query"`
 	Filter Filter `json:"filter"`
 	Sort   Sort   `json:"sort"`
+	// Format is the file's encoding ("" before formats existed: CSV).
+	Format ExportFormat `json:"format,omitempty"`
 
 	State        ExportState `json:"state"`
 	RowsWritten  int64       `json:"rowsWritten"`

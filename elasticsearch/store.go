@@ -220,6 +220,7 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		body       json.RawMessage
 	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()},
 		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
+		{s.SavedSearchesIndex(), "the saved searches index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
 		{s.RestoresIndex(), "the restores index", mappings.Restores()},
 		{s.PeriodicIndex(), "the periodic export index", mappings.Periodic()},
 		{s.PeriodicRecordsIndex(), "the periodic export records index", mappings.Periodic()}} {

@@ -2,7 +2,6 @@ package export
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
@@ -19,6 +18,7 @@ type Request struct {
 	Query     string
 	Filter    audit.Filter
 	Sort      audit.Sort
+	Format    audit.ExportFormat
 	// Expected is the count of rows at the time of the request.
 	Expected int64
 }
@@ -30,7 +30,7 @@ func (s *Service) Submit(ctx context.Context, r Request) (audit.ExportJob, error
 	j := audit.ExportJob{
 		ID: uuid.NewString(), TenantID: p.TenantID,
 		Owner:  audit.ExportOwner{UserID: p.UserID, Email: p.Email, Role: p.Role},
-		Reason: p.Reason, Query: r.Query, Filter: r.Filter, Sort: r.Sort,
+		Reason: p.Reason, Query: r.Query, Filter: r.Filter, Sort: r.Sort, Format: r.Format,
 		State: audit.ExportQueued, RowsExpected: r.Expected, CreatedAt: s.deps.Now().UTC(),
 	}
 	if err := s.deps.Jobs.CreateExportJob(ctx, &j, s.cfg.MaxActivePerTenant); err != nil {
@@ -97,10 +97,11 @@ func (s *Service) Cancel(ctx context.Context, p audit.Principal, id string) (aud
 // Download is how a finished file is fetched: a presigned URL when the
 // file store has them, else a reader.
 type Download struct {
-	URL  string
-	Body io.ReadCloser // gzip-compressed CSV
-	Name string        // the attachment's file name
-	Size int64         // compressed size
+	URL    string
+	Body   io.ReadCloser      // gzip-compressed CSV or JSON lines
+	Name   string             // the attachment's file name
+	Format audit.ExportFormat // the file's encoding
+	Size   int64              // compressed size
 }
 
 // Open returns the download of the principal's done job. It returns
@@ -114,7 +115,7 @@ func (s *Service) Open(ctx context.Context, p audit.Principal, id string) (Downl
 	if j.State != audit.ExportDone || j.FileKey == "" {
 		return Download{}, audit.Errorf(audit.ECONFLICT, "export job %s is %s: there is no file to download", id, j.State)
 	}
-	d := Download{Name: FileName(j), Size: j.FileBytes}
+	d := Download{Name: FileName(j), Format: j.Format, Size: j.FileBytes}
 	url, err := s.deps.Files.DownloadURL(ctx, j.FileKey, d.Name, s.cfg.DownloadTTL)
 	if err == nil {
 		d.URL = url
@@ -127,12 +128,10 @@ func (s *Service) Open(ctx context.Context, p audit.Principal, id string) (Downl
 	return d, err
 }
 
-// FileName is the attachment name of a job's file.
-func FileName(j audit.ExportJob) string {
-	return fmt.Sprintf("audit-log-%s-%s.csv", j.CreatedAt.UTC().Format("20060102-150405"), j.ID[:8])
-}
+// FileName is the attachment name of a job's file: see Name.
+func FileName(j audit.ExportJob) string { return Name(j.Filter, j.Query, j.Format, j.ID) }
 
 // FileKey is where a job's file is stored.
 func FileKey(j audit.ExportJob) string {
-	return "exports/" + j.TenantID + "/" + j.ID + ".csv.gz"
+	return "exports/" + j.TenantID + "/" + j.ID + "." + j.Format.Ext() + ".gz"
 }

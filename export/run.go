@@ -75,14 +75,14 @@ func (s *Service) execute(ctx context.Context, j audit.ExportJob) {
 	}
 }
 
-// write produces the job's file: gzip-compressed CSV into a temporary
+// write produces the job's file: gzip-compressed CSV or JSON lines into a temporary
 // file, renewing the lease and recording progress as it goes, then hands
 // it to the file store. It returns the file's key and size.
 func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64, error) {
 	if err := os.MkdirAll(s.cfg.TempDir, 0o750); err != nil {
 		return "", 0, audit.Wrap(audit.EINTERNAL, err, "export temp dir")
 	}
-	tmp, err := os.CreateTemp(s.cfg.TempDir, "export-*.csv.gz.part")
+	tmp, err := os.CreateTemp(s.cfg.TempDir, "export-*.gz.part")
 	if err != nil {
 		return "", 0, audit.Wrap(audit.EINTERNAL, err, "export temp file")
 	}
@@ -90,7 +90,7 @@ func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64,
 	defer tmp.Close()
 	buf := bufio.NewWriterSize(tmp, 256<<10)
 	gz, _ := gzip.NewWriterLevel(buf, gzip.BestSpeed)
-	cw, err := NewCSVWriter(gz)
+	cw, err := NewEncoder(j.Format, gz)
 	if err != nil {
 		return "", 0, audit.Wrap(audit.EINTERNAL, err, "writing the export file")
 	}

@@ -153,8 +153,8 @@ func (s *Service) Count(ctx context.Context, f audit.Filter) (int64, error) {
 
 // Stream writes the CSV export of f in sort so to w, one scan batch at a
 // time, and returns the rows written.
-func (s *Service) Stream(ctx context.Context, w io.Writer, f audit.Filter, so audit.Sort) (int64, error) {
-	cw, err := NewCSVWriter(w)
+func (s *Service) Stream(ctx context.Context, w io.Writer, f audit.Filter, so audit.Sort, format audit.ExportFormat) (int64, error) {
+	cw, err := NewEncoder(format, w)
 	if err != nil {
 		return 0, err
 	}

@@ -110,6 +110,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		return err
 	}
 	gate := &audit.RetentionGate{Directory: store, Default: plan}
+	read.Saved = store
 	deps := api.Deps{Logger: m.Logger, Registry: m.Registry, Read: read, Ready: []api.ReadinessCheck{opened.ready},
 		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier, Sensitive: policy, Retention: gate}}
 	if opened.retention != nil {

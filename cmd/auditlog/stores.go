@@ -28,6 +28,7 @@ type eventStore interface {
 	audit.RestoreStore
 	audit.TenantDirectory
 	audit.PeriodicStore
+	audit.SavedSearchStore
 }
 
 // retainedStore is a store whose every read path (list, detail, stats,

@@ -37,6 +37,8 @@ type Backend struct {
 	Restores audit.RestoreStore
 	// Periodic keeps the periodic export's state and records.
 	Periodic audit.PeriodicStore
+	// Saved keeps users' saved searches.
+	Saved audit.SavedSearchStore
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.
@@ -60,6 +62,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("RestoreOutcomes", func(t *testing.T) { testRestoreOutcomes(t, newBackend(t)) })
 	t.Run("PeriodicState", func(t *testing.T) { testPeriodicState(t, newBackend(t)) })
 	t.Run("PeriodicRecords", func(t *testing.T) { testPeriodicRecords(t, newBackend(t)) })
+	t.Run("SavedSearches", func(t *testing.T) { testSavedSearches(t, newBackend(t)) })
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 }

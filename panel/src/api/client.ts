@@ -5,6 +5,7 @@
 import createClient, { type Middleware } from "openapi-fetch";
 import type { components, paths } from "./schema";
 import { auth } from "../auth";
+import { attachmentName } from "../exportsInfo";
 
 export type AuditEvent = components["schemas"]["Event"];
 export type HistoryEntry = components["schemas"]["HistoryEntry"];
@@ -54,14 +55,17 @@ export async function must<T>(p: Promise<{ data?: T; error?: unknown; response: 
   return r.data;
 }
 
-/** download fetches an authenticated file and hands it to the browser. */
+/** download fetches an authenticated file and hands it to the browser,
+ * under the name the service gives it (Content-Disposition), else name.
+ * The browser has already undone any Content-Encoding: the bytes saved
+ * are the plain file, which the service's name describes. */
 export async function download(url: string, name: string): Promise<void> {
   const res = await fetch(url, { headers: authHeaders() });
   if (!res.ok) {
     if (res.status === 401) auth.expire("The service refused the token (expired or invalid).");
     throw new ApiError(res.status, (await res.json().catch(() => undefined)) as Problem | undefined);
   }
-  saveBlob(await res.blob(), name);
+  saveBlob(await res.blob(), attachmentName(res.headers.get("Content-Disposition")) ?? name);
 }
 
 /** saveBlob hands a downloaded file to the browser under name. */

@@ -366,6 +366,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/saved-searches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's saved searches
+         * @description A user's saved searches are their own: another user of the tenant never sees them. Share a search by its link, which carries the search itself (see the panel).
+         */
+        get: operations["listSavedSearches"];
+        put?: never;
+        /**
+         * Save a search
+         * @description Names are unique per user, regardless of case; a user keeps at most 50 saved searches. `query` is checked as the list's filters are: each bad parameter is a 400 naming it as `query.<name>`.
+         */
+        post: operations["createSavedSearch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/saved-searches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Change a saved search */
+        put: operations["updateSavedSearch"];
+        post?: never;
+        /** Delete a saved search */
+        delete: operations["deleteSavedSearch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -523,6 +565,13 @@ export interface components {
             statusUrl: string;
             /** @description Set when the job is done. */
             fileUrl?: string;
+            /**
+             * @description The file's encoding.
+             * @enum {string}
+             */
+            format: "csv" | "jsonl";
+            /** @description The name the file downloads under: the window, the filters, the job and the format, e.g. `audit-log_2026-11-01T0000Z_2026-11-25T0904Z_action-delete_resourceType-queue_1a2b3c4d.csv`. */
+            fileName: string;
         };
         HistoryEntry: {
             eventId: string;
@@ -765,6 +814,52 @@ export interface components {
             /** @description Key prefix (A-Z a-z 0-9 / _ . -, without a leading or trailing /, // or ..), or empty for the deployment's. */
             prefix?: string;
         };
+        /**
+         * @example {
+         *       "name": "Deleted queues, last 30 days",
+         *       "query": "action=delete&resourceType=queue",
+         *       "range": "30d"
+         *     }
+         */
+        SavedSearchBody: {
+            /** @description 1 to 80 characters, unique among the user's saved searches (any case). */
+            name: string;
+            /** @description The filters and sort of `GET /api/audit-logs` as a URL query string, for example `q=actor%3Agrace*+-action%3Aaccess&resourceType=queue`; not `from`, `to` or paging (the time range is `range`). */
+            query?: string;
+            /**
+             * @description The time range: a window ending when the search is opened (`24h`, `7d`, `30d`), everything (`all`), or `custom` with `from` and/or `to`.
+             * @enum {string}
+             */
+            range: "24h" | "7d" | "30d" | "all" | "custom";
+            /**
+             * Format: date-time
+             * @description ISO 8601, with `range` custom only.
+             */
+            from?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601, with `range` custom only.
+             */
+            to?: string;
+        };
+        SavedSearch: {
+            id: string;
+            name: string;
+            query: string;
+            /**
+             * @description The time range: a window ending when the search is opened (`24h`, `7d`, `30d`), everything (`all`), or `custom` with `from` and/or `to`.
+             * @enum {string}
+             */
+            range: "24h" | "7d" | "30d" | "all" | "custom";
+            /** Format: date-time */
+            from: string | null;
+            /** Format: date-time */
+            to: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
     };
     responses: never;
     parameters: {
@@ -811,6 +906,8 @@ export interface components {
         resourceTypePath: string;
         /** @description The resource id. */
         resourceIdPath: string;
+        /** @description The file's encoding: `csv` (the columns of the CSV export section) or `jsonl` (JSON lines: one event per line, exactly as `GET /api/audit-logs/{id}` shows it; `application/x-ndjson`). */
+        format: "csv" | "jsonl";
     };
     requestBodies: never;
     headers: never;
@@ -1374,6 +1471,8 @@ export interface operations {
                 order?: components["parameters"]["order"];
                 /** @description true: always produce a job, whatever the count. */
                 async?: components["parameters"]["async"];
+                /** @description The file's encoding: `csv` (the columns of the CSV export section) or `jsonl` (JSON lines: one event per line, exactly as `GET /api/audit-logs/{id}` shows it; `application/x-ndjson`). */
+                format?: components["parameters"]["format"];
             };
             header?: never;
             path?: never;
@@ -1388,7 +1487,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The CSV file (RFC 4180, UTF-8, CRLF), streamed. Header row and standard columns, in order: id, timestamp, tenantId, actor.id, actor.email, actor.role, actor.ip, actor.userAgent, action, resource.type, resource.id, crossTenant, category, outcome, reason, diff. diff is compact JSON. A cell beginning with =, +, -, @, a tab or a carriage return is prefixed with a single quote (formula-injection neutralised). gzip-compressed (Content-Encoding) when the client accepts it. The time range ends at the request's time when `to` is open or later. */
+            /** @description The file, CSV by default (RFC 4180, UTF-8, CRLF), streamed. Header row and standard columns, in order: id, timestamp, tenantId, actor.id, actor.email, actor.role, actor.ip, actor.userAgent, action, resource.type, resource.id, crossTenant, category, outcome, reason, diff. diff is compact JSON. A cell beginning with =, +, -, @, a tab or a carriage return is prefixed with a single quote (formula-injection neutralised). gzip-compressed (Content-Encoding) when the client accepts it. The time range ends at the request's time when `to` is open or later. With `format=jsonl`, JSON lines instead (one event per line, as `GET /api/audit-logs/{id}` shows it). The attachment's name (Content-Disposition) says what it holds: `audit-log_<from>_<to>_<filters>_<id>.<csv|jsonl>`, the window in UTC to the minute (`start` when open), the filters as name-value pairs. */
             200: {
                 headers: {
                     "Content-Disposition"?: string;
@@ -1398,6 +1497,7 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                    "application/x-ndjson": string;
                 };
             };
             /** @description Above 10,000 rows (or with async=true): the job, queued. `Location` is its status URL; its owner is e-mailed when it ends. */
@@ -1498,6 +1598,8 @@ export interface operations {
                 order?: components["parameters"]["order"];
                 /** @description true: always produce a job, whatever the count. */
                 async?: components["parameters"]["async"];
+                /** @description The file's encoding: `csv` (the columns of the CSV export section) or `jsonl` (JSON lines: one event per line, exactly as `GET /api/audit-logs/{id}` shows it; `application/x-ndjson`). */
+                format?: components["parameters"]["format"];
             };
             header?: never;
             path?: never;
@@ -1505,7 +1607,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The CSV file (RFC 4180, UTF-8, CRLF), streamed. Header row and standard columns, in order: id, timestamp, tenantId, actor.id, actor.email, actor.role, actor.ip, actor.userAgent, action, resource.type, resource.id, crossTenant, category, outcome, reason, diff. diff is compact JSON. A cell beginning with =, +, -, @, a tab or a carriage return is prefixed with a single quote (formula-injection neutralised). gzip-compressed (Content-Encoding) when the client accepts it. The time range ends at the request's time when `to` is open or later. */
+            /** @description The file, CSV by default (RFC 4180, UTF-8, CRLF), streamed. Header row and standard columns, in order: id, timestamp, tenantId, actor.id, actor.email, actor.role, actor.ip, actor.userAgent, action, resource.type, resource.id, crossTenant, category, outcome, reason, diff. diff is compact JSON. A cell beginning with =, +, -, @, a tab or a carriage return is prefixed with a single quote (formula-injection neutralised). gzip-compressed (Content-Encoding) when the client accepts it. The time range ends at the request's time when `to` is open or later. With `format=jsonl`, JSON lines instead (one event per line, as `GET /api/audit-logs/{id}` shows it). The attachment's name (Content-Disposition) says what it holds: `audit-log_<from>_<to>_<filters>_<id>.<csv|jsonl>`, the window in UTC to the minute (`start` when open), the filters as name-value pairs. */
             200: {
                 headers: {
                     "Content-Disposition"?: string;
@@ -1515,6 +1617,7 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                    "application/x-ndjson": string;
                 };
             };
             /** @description Above 10,000 rows (or with async=true): the job, queued. `Location` is its status URL; its owner is e-mailed when it ends. */
@@ -1758,7 +1861,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The file (see the CSV columns of createExport): gzip-compressed when the client accepts it, else plain. Served when export files are kept locally. */
+            /** @description The file (see the CSV columns of createExport): gzip-compressed when the client accepts it, else plain. Served when export files are kept locally. With `format=jsonl`, JSON lines instead (one event per line, as `GET /api/audit-logs/{id}` shows it). The attachment's name (Content-Disposition) says what it holds: `audit-log_<from>_<to>_<filters>_<id>.<csv|jsonl>`, the window in UTC to the minute (`start` when open), the filters as name-value pairs. */
             200: {
                 headers: {
                     "Content-Disposition"?: string;
@@ -1768,6 +1871,7 @@ export interface operations {
                 };
                 content: {
                     "text/csv": string;
+                    "application/x-ndjson": string;
                 };
             };
             /** @description With S3 export storage: a redirect to a presigned download URL, valid 15 minutes. */
@@ -2546,6 +2650,357 @@ export interface operations {
             };
             /** @description The body is larger than 4 KiB. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSavedSearches: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's saved searches, in the order saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SavedSearch"][];
+                    };
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, a superadmin without a declared reason, or a token that names no user (`sub`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedSearchBody"];
+            };
+        };
+        responses: {
+            /** @description Saved. */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSearch"];
+                };
+            };
+            /** @description Invalid saved search: each problem names its field (`name`, `range`, `from`, `to`, `query`, `query.<parameter>`), or beyond 50 saved searches. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, a superadmin without a declared reason, or a token that names no user (`sub`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another of the caller's saved searches has this name. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 8 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved search's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SavedSearchBody"];
+            };
+        };
+        responses: {
+            /** @description Changed (its creation time is kept). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SavedSearch"];
+                };
+            };
+            /** @description Invalid saved search: each problem names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, a superadmin without a declared reason, or a token that names no user (`sub`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller has no saved search with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another of the caller's saved searches has this name. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 8 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSavedSearch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The saved search's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, a superadmin without a declared reason, or a token that names no user (`sub`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller has no saved search with this id. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -10,6 +10,7 @@ import { EventsTable } from "./EventsTable";
 import { ExportButton } from "./ExportButton";
 import { FilterBar, FilterBarSkeleton } from "./FilterBar";
 import { Histogram } from "./Histogram";
+import { SavedSearches } from "./SavedSearches";
 
 /** EventsView is the log: filters, histogram, table, load more, follow
  * mode. The operator view is the same, fixed to crossTenant=true. */
@@ -81,6 +82,7 @@ export function EventsView({ operator }: { operator: boolean }) {
         <Group>
           <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow"
             disabled={!canFollow} />
+          <SavedSearches filters={filters} />
           <ExportButton filters={filters} now={now} total={page?.total} />
         </Group>
       </Group>
