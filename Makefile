@@ -30,8 +30,8 @@ banner: build
 	@echo "  export TOKEN=$$($(BIN) token --init-dev-secret --tenant $(DEMO_TENANT) --role admin --email admin@demo.example)"
 	@echo "  curl -H \"Authorization: Bearer \$$TOKEN\" http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}/api/audit-logs"
 
-## demo: make run with 5000 generated contact-center events in the demo tenant (SEED=N for more)
-SEED ?= 5000
+## demo: make run with 40000 generated contact-center events in the demo tenant (SEED=N for more)
+SEED ?= 40000
 demo:
 	$(MAKE) run AUDITLOG_SEED=$(SEED)
 

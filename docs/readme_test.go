@@ -107,14 +107,14 @@ func TestREADME(t *testing.T) {
 		t.Fatalf("the README's commands failed (%v); the end of their output:\n%s\n--- make demo:\n%s", err, tail(out, 6000), tail([]byte(server.String()), 3000))
 	}
 	for _, want := range []string{
-		`"total":{"value":69,"relation":"eq"}`,                  // the deleted queues of the demo
-		`"id":"evt_audit_01a1fd2f-3f00-7c9f-bb4e-9f3a8eeae254"`, // the event shown exists
+		`"total":{"value":531,"relation":"eq"}`,                 // the deleted queues of the demo
+		`"id":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784"`, // the event shown exists
 		`"accepted":10,`, `"duplicates":10,`, `"rejected":1,`,
 		`"field":"pageSize"`, `"field":"action"`, // the 400 names both
 		"id,timestamp,tenantId,actor.id", // the CSV header
 		`"state":"done"`, ".eml",
-		`"changedFields":["greeting","menu","version"]`,                                          // the IVR's history
-		`"sourceEventId":"evt_audit_01a1fd2f-3f00-7c9f-bb4e-9f3a8eeae254"`, `"status":"pending"`, // the restore
+		`"changedFields":["greeting","version"]`,                                                 // the IVR's history
+		`"sourceEventId":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784"`, `"status":"pending"`, // the restore
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's commands did not print %s", want)

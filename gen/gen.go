@@ -26,6 +26,7 @@ type Tenant struct {
 	Plan   audit.Plan
 	Weight float64 // share of the events
 	users  []user
+	pools  map[string]*pool // with Config.Versions: see version
 }
 
 type user struct {
@@ -48,6 +49,10 @@ type Config struct {
 	// FirstTenantID, when set, is the id of the first (biggest) tenant,
 	// e.g. the demo tenant of `make demo`.
 	FirstTenantID string
+	// Versions, when above 0, is how many resources of each versioned type
+	// (IVR, recording policy, queue) a tenant's updates change, one version
+	// after the other (see version); 0: each update its own resource.
+	Versions int
 }
 
 // Generator yields events. It is not safe for concurrent use.
@@ -187,6 +192,7 @@ func (g *Generator) event(t *Tenant, ts audit.Timestamp) audit.Event {
 	e.Action, e.Resource = c.Action, audit.Resource{Type: c.ResourceType, ID: g.uuid()}
 	e.Outcome = c.Outcome
 	g.details(&e, c)
+	g.version(&e, t)
 	e.Normalize()
 	if g.cfg.WithIDs {
 		e.ID = audit.DeriveID(e.Timestamp, []byte(fmt.Sprintf("gen:%d:%d", g.cfg.Seed, g.n)))

@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -69,5 +70,65 @@ func TestGeneratorIsDeterministicValidAndRealistic(t *testing.T) {
 	}
 	if beforeAfter == 0 {
 		t.Error("no before/after state generated")
+	}
+}
+
+// TestVersionsChainResourceStates: with Versions, a tenant's updates of a
+// versioned type touch at most Versions resources, and each update of a
+// resource starts from the state the previous one left (before equals
+// the previous after), with a diff of exactly the fields that changed;
+// the events validate as the service validates them.
+func TestVersionsChainResourceStates(t *testing.T) {
+	g := gen.New(gen.Config{Seed: 5, Tenants: 2, WithIDs: true, Versions: 4}, 20000)
+	last := map[string]json.RawMessage{}
+	ids := map[string]map[string]bool{}
+	updates := map[string]int{}
+	for i := 0; i < 20000; i++ {
+		e := g.Next()
+		if err := e.Validate(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+			t.Fatalf("%+v: %v", e, err)
+		}
+		switch e.Resource.Type {
+		case audit.ResourceIVR, audit.ResourceRecordingPolicy, audit.ResourceQueue:
+		default:
+			continue
+		}
+		if e.Action != audit.ActionUpdate {
+			continue
+		}
+		key := e.TenantID + "/" + e.Resource.Type
+		if ids[key] == nil {
+			ids[key] = map[string]bool{}
+		}
+		ids[key][e.Resource.ID] = true
+		updates[key]++
+		res := e.TenantID + "/" + e.Resource.ID
+		if prev, ok := last[res]; ok && string(prev) != string(e.Before) {
+			t.Fatalf("%s: before %s, the previous after %s", res, e.Before, prev)
+		}
+		last[res] = e.After
+		var before, after map[string]any
+		_ = json.Unmarshal(e.Before, &before)
+		_ = json.Unmarshal(e.After, &after)
+		changed := 0
+		for k := range after {
+			if fmt.Sprint(before[k]) != fmt.Sprint(after[k]) {
+				changed++
+				if _, ok := e.Diff[k]; !ok {
+					t.Fatalf("%s: %s changed but is not in the diff %v", res, k, e.Diff)
+				}
+			}
+		}
+		if changed == 0 || changed != len(e.Diff) {
+			t.Fatalf("%s: %d fields changed, diff %v", res, changed, e.Diff)
+		}
+	}
+	for key, set := range ids {
+		if len(set) > 4 || updates[key] < 2*len(set) {
+			t.Fatalf("%s: %d resources for %d updates", key, len(set), updates[key])
+		}
+	}
+	if len(ids) < 4 {
+		t.Fatalf("only %d tenant/type pools", len(ids))
 	}
 }

@@ -159,6 +159,11 @@ const DemoEnd = "2026-11-22T00:00:00Z"
 // seed loads cfg.Seed generated events (the demo tenant gets the biggest
 // share) when the demo tenant has no events yet, so a restart does not
 // add more; when it has, it says so and how to reset.
+// demoVersions is how many IVRs, recording policies and queues of each
+// demo tenant its updates change, one version after another, so that the
+// demo's resources have histories to compare and restore.
+const demoVersions = 30
+
 func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWriter) error {
 	cfg := m.Config
 	res, err := r.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: cfg.SeedTenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1})
@@ -175,7 +180,7 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 	if cfg.SeedEnd != "now" {
 		end, _ = time.Parse(time.RFC3339, cfg.SeedEnd) // checked by validate
 	}
-	g := gen.New(gen.Config{Seed: 1, Tenants: 5, Skew: 1.2, WithIDs: true, FirstTenantID: cfg.SeedTenant,
+	g := gen.New(gen.Config{Seed: 1, Tenants: 5, Skew: 1.2, WithIDs: true, FirstTenantID: cfg.SeedTenant, Versions: demoVersions,
 		Start: end.Add(-30 * 24 * time.Hour), End: end}, cfg.Seed)
 	for i := 0; i < cfg.Seed; i += 500 {
 		batch := make([]audit.Event, 0, 500)
