@@ -226,7 +226,7 @@ check("the histogram covers the whole window, silence included, with labels", as
   if (!titles.every((t) => /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC[+-]\d{2}:\d{2}: [\d,]+ events?$/.test(t))) throw new Error(`tooltips: ${titles.slice(0, 3)}`);
   if (!titles.some((t) => t.endsWith(": 0 events"))) throw new Error("no empty bucket is drawn");
   const caption = await page.getByTestId("histogram-caption").innerText();
-  if (!/^\d+ bars of 3h, the highest [\d,]+ events?/.test(caption)) throw new Error(`caption: ${caption}`);
+  if (!/^\d+ bars of 3h, highest [\d,]+ · drag to narrow$/.test(caption)) throw new Error(`caption: ${caption}`);
 });
 
 check("a saved search round-trips: saved, listed after a reload, opened, shared by link, deleted", async ({ page }) => {
@@ -271,29 +271,50 @@ check("the event's own URL opens its detail: before and after side by side, the 
   await page.getByTestId("comparison").getByText("retentionDays").waitFor({ timeout: T });
 });
 
-check("a per-field undo asks for confirmation and follows the request", async ({ page }) => {
+check("a per-field undo asks for confirmation and a reason, shows a pending ask instead of a second, follows the request", async ({ page }) => {
   await page.goto(`${PANEL}?range=all&event=${V3}`);
+  const versions = page.getByTestId("version");
+  await versions.first().waitFor({ timeout: T });
+  const before = await versions.count();
   await page.getByTestId("undo-mode").click();
   await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+  await page.getByTestId("restore-reason").fill("Ticket CS-4821: mode back");
   await page.getByTestId("restore-submit").click();
   const status = page.getByTestId("restore-status");
   await status.getByText("pending").waitFor({ timeout: T });
-  // The owner applies it: the status turns applied.
   const id = /request ([0-9a-f-]{36})/.exec(await status.innerText())?.[1];
   if (!id) throw new Error("no request id shown");
+  const asked = await (await fetch(`${BASE}/api/restores/${id}`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json();
+  if (asked.reason !== "Ticket CS-4821: mode back") throw new Error(`the request's reason: ${asked.reason}`);
+  // Asking again for the same field shows the pending request, no second.
+  await page.getByTestId("undo-mode").click();
+  await page.getByTestId("restore-pending").getByText(id).waitFor({ timeout: T });
+  if (await page.getByTestId("restore-submit").count()) throw new Error("a second request can be made while one is pending");
+  await page.getByRole("button", { name: "Cancel", exact: true }).click();
+  // The owner applies it: the status turns applied, the versions list
+  // shows the new version without a reload.
   const applied = policyEvent({ mode: "none", retentionDays: 60 }, { mode: "some", retentionDays: 60 });
   applied.restoredFrom = id;
   await ingest(applied);
   await status.getByText("applied").waitFor({ timeout: T });
+  await page.waitForFunction(([n]) => document.querySelectorAll('[data-testid="version"]').length > n, [before], { timeout: T });
 });
 
-check("a resource changed since it was looked at gives the 409 case, then restore anyway", async ({ page }) => {
+check("a resource changed since it was looked at gives the 409 case, linked and timed in the zone, then restore anyway", async ({ page }) => {
   await page.goto(`${PANEL}?range=all&event=${V2}`);
+  const versions = page.getByTestId("version");
+  await versions.first().waitFor({ timeout: T });
+  const before = await versions.count();
   await page.getByTestId("restore-before").click();
   await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
   await ingest(policyEvent({ mode: "none", retentionDays: 90 }, { mode: "all", retentionDays: 90 }));
   await page.getByTestId("restore-submit").click();
-  await page.getByTestId("restore-conflict").waitFor({ timeout: T });
+  const conflict = page.getByTestId("restore-conflict");
+  await conflict.waitFor({ timeout: T });
+  if (!/ UTC\+0[12]:00/.test(await conflict.innerText())) throw new Error(`the newer version's time is not in the zone: ${await conflict.innerText()}`);
+  const newer = await page.getByTestId("restore-newer").getAttribute("href");
+  if (!/^\?event=evt_audit_/.test(newer ?? "")) throw new Error(`the newer version's link: ${newer}`);
+  await page.waitForFunction(([n]) => document.querySelectorAll('[data-testid="version"]').length > n, [before], { timeout: T });
   await page.getByTestId("restore-force").click();
   await page.getByTestId("restore-status").getByText("pending").waitFor({ timeout: T });
 });
@@ -302,18 +323,40 @@ check("a superadmin must declare a reason to restore", async ({ browser }) => {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
   await page.goto(`${PANEL}?range=all&event=${V2}#token=${SUPER}`);
-  // Before anything is read, the access reason.
+  // Before anything is read, the access reason: the prompt names the
+  // tenant and takes Enter.
+  await page.getByTestId("reason-tenant").getByText(TENANT).waitFor({ timeout: T });
   await page.getByLabel("Declared reason").fill("ticket INC-7");
-  await page.getByRole("button", { name: "Continue" }).click();
+  await page.getByLabel("Declared reason").press("Enter");
   await page.getByTestId("restore-before").click();
   await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
-  const reason = page.getByLabel("Declared reason (required for the operator team)");
+  const reason = page.getByTestId("restore-reason");
   if ((await reason.inputValue()) !== "ticket INC-7") throw new Error("the access reason is not offered as the restore's");
   await reason.fill("");
   if (!(await page.getByTestId("restore-submit").isDisabled())) throw new Error("submit enabled without a reason");
   await reason.fill("ticket INC-7: undo the policy change");
   await page.getByTestId("restore-submit").click();
   await page.getByTestId("restore-status").waitFor({ timeout: T });
+  await ctx.close();
+});
+
+check("the drawer: a collapsible JSON tree with a copy button, a copy link without the token", async ({ browser }) => {
+  const ctx = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"], timezoneId: "Europe/Paris" });
+  const page = await ctx.newPage();
+  await page.goto(`${PANEL}?range=all&event=${V2}#token=${ADMIN}`);
+  const tree = page.getByTestId("event-json");
+  const actor = tree.locator("summary", { hasText: "actor:" });
+  await actor.waitFor({ timeout: T });
+  const email = tree.getByText('"policy-owner@x.example"');
+  await email.waitFor({ timeout: T });
+  await actor.click();
+  await email.waitFor({ state: "hidden", timeout: T });
+  await page.getByTestId("copy-json").click();
+  const json = JSON.parse(await page.evaluate(() => navigator.clipboard.readText()));
+  if (json.id !== V2) throw new Error(`copied JSON of ${json.id}`);
+  await page.getByTestId("copy-link").click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  if (!link.startsWith(PANEL) || !link.includes(`event=${V2}`) || link.includes("token")) throw new Error(`copied link ${link}`);
   await ctx.close();
 });
 
@@ -408,7 +451,8 @@ async function layoutStaysPut(page) {
     await page.setViewportSize({ width, height: 844 });
     await page.goto(`${PANEL}?range=30d`);
     await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
-    await page.locator('[data-testid="filters"]:not([data-skeleton])').waitFor({ timeout: T });
+    // On a phone the filters are folded behind their button.
+    await page.locator(width < 600 ? '[data-testid="filters-toggle"]' : '[data-testid="filters"]:not([data-skeleton])').waitFor({ timeout: T });
     await page.getByTestId("histogram").locator("rect").first().waitFor({ timeout: T });
     await page.waitForTimeout(500);
     const shifts = await page.evaluate(() => new Promise((resolve) => {
@@ -458,27 +502,108 @@ check("the main views have no serious or critical accessibility violation (axe-c
   await axe(page, "the exports");
 });
 
-check("the keyboard alone opens an event, closes it, sorts and filters", async ({ page }) => {
+check("the keyboard alone: rows are one tab stop, arrows move, Escape closes the dialog then the drawer, focus returns to the row", async ({ page }) => {
   await page.goto(`${PANEL}?range=all`);
   await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
-  const focused = () => page.evaluate(() => ({ testid: document.activeElement?.dataset?.testid, text: document.activeElement?.textContent ?? "" }));
+  const focused = () => page.evaluate(() => ({ testid: document.activeElement?.dataset?.testid, id: document.activeElement?.dataset?.id,
+    inTable: !!document.activeElement?.closest('[data-testid="events"]') }));
   let f;
   for (let i = 0; i < 80 && (f = await focused()).testid !== "sort-actor.email"; i++) await page.keyboard.press("Tab");
   if (f.testid !== "sort-actor.email") throw new Error("Tab never reaches the User column's sort");
   await page.keyboard.press("Enter");
   await page.waitForURL(/sort=actor.email/, { timeout: T });
   await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  const sorts = await page.locator("th[aria-sort]").evaluateAll((ths) => ths.map((th) => th.getAttribute("aria-sort")));
+  if (sorts.join() !== "none,ascending,none,none") throw new Error(`aria-sort of the headers: ${sorts}`);
   for (let i = 0; i < 40 && (f = await focused()).testid !== "event-row"; i++) await page.keyboard.press("Tab");
   if (f.testid !== "event-row") throw new Error("Tab never reaches a row");
+  const ids = await page.getByTestId("event-row").evaluateAll((rows) => rows.map((r) => r.dataset.id));
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  if ((f = await focused()).id !== ids[2]) throw new Error(`ArrowDown twice focuses ${f.id}, want the third row ${ids[2]}`);
+  // One tab stop: the next Tab leaves the table.
+  await page.keyboard.press("Tab");
+  if ((await focused()).inTable) throw new Error("Tab moves inside the table instead of leaving it");
+  await page.keyboard.press("Shift+Tab");
+  if ((f = await focused()).id !== ids[2]) throw new Error(`Shift+Tab comes back to ${f.id}, want the row last focused`);
   await page.keyboard.press("Enter");
   await page.waitForURL(/event=/, { timeout: T });
   await page.getByTestId("event-json").waitFor({ timeout: T });
   await page.keyboard.press("Escape");
   await page.waitForURL((u) => !u.search.includes("event="), { timeout: T });
+  await page.waitForFunction((id) => document.activeElement?.dataset?.id === id, ids[2], { timeout: T });
   await page.getByLabel("Search").focus();
   await page.keyboard.type("Firefox");
   await page.waitForURL(/q=Firefox/, { timeout: T });
+  // Escape in the restore dialog closes the dialog, not the drawer.
+  await page.goto(`${PANEL}?range=all&event=${V2}`);
+  await page.getByTestId("restore-before").click();
+  await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+  await page.keyboard.press("Escape");
+  await page.getByTestId("restore-confirm").waitFor({ state: "detached", timeout: T });
+  if (!page.url().includes("event=") || !(await page.getByTestId("history").isVisible())) throw new Error("Escape in the dialog closed the drawer");
+  await page.keyboard.press("Escape");
+  await page.waitForURL((u) => !u.search.includes("event="), { timeout: T });
 });
+
+/** fits fails when the page scrolls sideways, a drawer or dialog body is
+ * wider than itself, or a button, badge or control label is cut or out of
+ * the viewport: boxes measured against the viewport. */
+async function fits(page, what) {
+  const bad = await page.evaluate(() => {
+    const W = document.documentElement.clientWidth;
+    const out = [];
+    if (document.documentElement.scrollWidth > W + 1) out.push(`the page is ${document.documentElement.scrollWidth} px wide`);
+    for (const el of document.querySelectorAll(".mantine-Drawer-body, .mantine-Modal-body")) {
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`${el.className.split(" ")[0]} scrolls: ${el.scrollWidth} > ${el.clientWidth}`);
+    }
+    for (const el of document.querySelectorAll(".mantine-Button-label, .mantine-Badge-label, .mantine-SegmentedControl-label, .mantine-InputWrapper-label, th, .al-badge")) {
+      const r = el.getBoundingClientRect();
+      if (!r.width || getComputedStyle(el).visibility === "hidden") continue;
+      const inScroll = el.closest(".mantine-Drawer-body, .mantine-Modal-body, .al-scroll");
+      if (el.scrollWidth > el.clientWidth + 1) out.push(`cut: "${el.textContent.trim().slice(0, 40)}" (${el.scrollWidth} > ${el.clientWidth})`);
+      if (r.right > W + 1 && !inScroll?.matches(".al-scroll")) out.push(`off-screen: "${el.textContent.trim().slice(0, 40)}" at ${Math.round(r.right)} > ${W}`);
+    }
+    return out;
+  });
+  if (bad.length) throw new Error(`${what}: ${bad.slice(0, 5).join("; ")}`);
+}
+
+for (const [w, h] of [[1280, 900], [390, 844]]) {
+  check(`at ${w} px the list, drawer, compare, restore dialog and exports fit, nothing cut`, async ({ browser }) => {
+    const ctx = await browser.newContext({ viewport: { width: w, height: h }, timezoneId: "Europe/Paris" });
+    const page = await ctx.newPage();
+    await page.goto(`${PANEL}?range=all&resourceType=recording_policy#token=${ADMIN}`);
+    await page.getByTestId("event-row").first().waitFor({ timeout: T });
+    if (w < 600) {
+      // Filters fold behind one button counting them; rows show time,
+      // user, action and resource.
+      await page.getByTestId("filters-toggle").getByText("Filters (2 active)").waitFor({ timeout: T });
+      if (await page.getByTestId("filters").count()) throw new Error("the filters are unfolded on a phone");
+      const cells = await page.getByTestId("event-row").first().locator("td").evaluateAll((tds) => tds.filter((td) => td.offsetWidth > 0).length);
+      if (cells !== 4) throw new Error(`a row shows ${cells} cells on a phone, want 4`);
+      await page.getByTestId("filters-toggle").click();
+      await page.getByTestId("filters").waitFor({ timeout: T });
+    }
+    await fits(page, "the list");
+    await page.goto(`${PANEL}?range=all&event=${V3}`);
+    const versions = page.getByTestId("version");
+    await versions.nth(2).waitFor({ timeout: T });
+    await versions.nth(0).getByRole("checkbox").check();
+    await versions.nth(2).getByRole("checkbox").check();
+    await page.getByTestId("compare").click();
+    await page.getByTestId("comparison").waitFor({ timeout: T });
+    if (w < 600 && (await page.locator(".mantine-Drawer-content").evaluate((d) => d.getBoundingClientRect().width)) < w - 1) throw new Error("the drawer is not full-screen on a phone");
+    await fits(page, "the drawer and compare");
+    await page.getByTestId("restore-before").click();
+    await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
+    await fits(page, "the restore dialog");
+    await page.goto(`${PANEL}?view=exports`);
+    await page.getByTestId("export-job").first().waitFor({ timeout: T });
+    await fits(page, "the exports view");
+    await ctx.close();
+  });
+}
 
 check("an expired token gives a clear prompt, never a blank table", async ({ browser }) => {
   const ctx = await browser.newContext();

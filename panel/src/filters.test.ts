@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { apiQuery, defaultFilters, filtersSearch, histogramInterval, parseFilters, timeWindow } from "./filters";
+import { activeFilters, apiQuery, defaultFilters, filtersSearch, histogramInterval, parseFilters, timeWindow } from "./filters";
 
 describe("filters in the URL", () => {
   it("round-trips every field", () => {
@@ -33,5 +33,13 @@ describe("filters in the URL", () => {
     expect(histogramInterval(0, 3600_000)).toBe("1m");
     expect(histogramInterval(0, 24 * 3600_000)).toBe("30m");
     expect(histogramInterval(0, 30 * 86_400_000)).toBe("12h");
+  });
+});
+
+describe("active filters", () => {
+  it("count what narrows the log beyond the defaults", () => {
+    expect(activeFilters(parseFilters(""))).toBe(0);
+    expect(activeFilters(parseFilters("?range=all&action=delete,update&q=ip%3A10.0.0.0%2F8&crossTenant=true"))).toBe(4);
+    expect(activeFilters(parseFilters("?crossTenant=true"), true)).toBe(0);
   });
 });

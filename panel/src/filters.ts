@@ -103,3 +103,13 @@ export function histogramInterval(fromMs: number, toMs: number): string {
   for (const [ms, name] of steps) if (span / ms <= 80) return name;
   return "30d";
 }
+
+/** activeFilters counts the filters of f that narrow the log beyond the
+ * default (the date range when it is not the default one counts as one;
+ * the operator view's own crossTenant does not). */
+export function activeFilters(f: Filters, operator = false): number {
+  return [
+    f.range !== defaultFilters.range, !!f.actorEmail, f.action.length > 0, f.resourceType.length > 0, !!f.resourceId,
+    !operator && f.crossTenant !== undefined, !!f.outcome, !!f.q,
+  ].filter(Boolean).length;
+}

@@ -1,4 +1,5 @@
 import { Center, Loader, Table, Text, UnstyledButton } from "@mantine/core";
+import { useState } from "react";
 import "./EventsTable.css";
 import type { AuditEvent } from "../api/client";
 import type { Filters } from "../filters";
@@ -42,39 +43,52 @@ type Props = {
 /** Row is one event. Plain elements styled by EventsTable.css, not
  * Mantine components: 50 rows of those took about 140 ms of script to
  * render on the benchmark machine, a third of the time to first rows. */
-function Row({ e, zone, operator, filter, onOpen }: {
-  e: AuditEvent; zone: string; operator: boolean; filter: (f: Partial<Filters>) => void; onOpen: (id: string) => void;
+function Row({ e, zone, operator, filter, onOpen, tabStop }: {
+  e: AuditEvent; zone: string; operator: boolean; filter: (f: Partial<Filters>) => void; onOpen: (id: string) => void; tabStop: boolean;
 }) {
   const on = (f: Partial<Filters>) => (ev: React.MouseEvent) => {
     ev.stopPropagation();
     filter(f);
   };
   return (
-    <tr className="al-row" data-testid="event-row" data-id={e.id} tabIndex={0} aria-label={`Open the ${e.action} of ${e.resource.type} by ${e.actor.email}`}
+    <tr className="al-row" data-testid="event-row" data-id={e.id} tabIndex={tabStop ? 0 : -1} aria-label={`Open the ${e.action} of ${e.resource.type} by ${e.actor.email}`}
       onClick={() => onOpen(e.id)} onKeyDown={(ev) => { if (ev.key === "Enter" && ev.target === ev.currentTarget) onOpen(e.id); }}>
       <td title={formatTime(e.timestamp, zone === "UTC" ? browserZone() : "UTC")} className="al-nowrap">{formatTime(e.timestamp, zone)}</td>
       <td>
-        <button type="button" className="al-link" onClick={on({ actorEmail: e.actor.email })}>{e.actor.email}</button>
+        <button type="button" tabIndex={-1} className="al-link" onClick={on({ actorEmail: e.actor.email })}>{e.actor.email}</button>
         {e.crossTenant && <span className="al-badge al-badge-operator" data-testid="cross-tenant">operator team</span>}
       </td>
       <td><span className="al-badge">{e.action}</span></td>
       <td className="al-nowrap">
-        <button type="button" className="al-link" onClick={on({ resourceType: [e.resource.type] })}>{e.resource.type}</button>{" "}
-        <button type="button" className="al-link al-id" aria-label={`Filter on resource ${e.resource.id}`} onClick={on({ resourceId: e.resource.id })}>
+        <button type="button" tabIndex={-1} className="al-link" onClick={on({ resourceType: [e.resource.type] })}>{e.resource.type}</button>{" "}
+        <button type="button" tabIndex={-1} className="al-link al-id" aria-label={`Filter on resource ${e.resource.id}`} onClick={on({ resourceId: e.resource.id })}>
           <code>{e.resource.id.slice(0, 8)}</code>
         </button>
       </td>
-      <td>
+      <td className="al-wide">
         {operator ? e.reason : <span className={`al-outcome al-outcome-${e.outcome === "failure" ? "failure" : "success"}`}>{e.outcome ?? "success"}</span>}
       </td>
-      <td>{!operator && <DiffPreview e={e} />}</td>
+      <td className="al-wide">{!operator && <DiffPreview e={e} />}</td>
     </tr>
   );
 }
 
-/** EventsTable lists events; a column header sorts, a value filters. */
+/** focusRow moves the focus to the row at i of the table holding from. */
+function focusRow(from: HTMLElement, i: number) {
+  const rows = from.closest("tbody")?.querySelectorAll<HTMLElement>("[data-testid=event-row]") ?? [];
+  rows[Math.max(0, Math.min(i, rows.length - 1))]?.focus();
+}
+
+/** EventsTable lists events; a column header sorts, a value filters. The
+ * rows are one tab stop (roving focus): Tab enters the table at the last
+ * row focused, the arrows, Home and End move between rows, Enter opens
+ * one, and the next Tab leaves the table. A row's links (filter on this
+ * user, this resource) are for the pointer: the drawer's pivots do the
+ * same from the keyboard. At phone width the rows show time, user,
+ * action and resource (EventsTable.css). */
 export function EventsTable({ events, loading, busy, filters, operator, onFilter, onOpen }: Props) {
   const [zone] = useTimeZone();
+  const [active, setActive] = useState(0);
   if (loading) return <Center py="xl"><Loader /></Center>;
   if (!events.length)
     return (
@@ -86,24 +100,37 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
     const desc = filters.sort === field ? (filters.order ?? (field === "timestamp" ? "desc" : "asc")) === "desc" : field === "timestamp";
     onFilter({ ...filters, sort: field, order: filters.sort === field ? (desc ? "asc" : "desc") : undefined });
   };
+  const order = (field: Filters["sort"]) => (filters.sort !== field ? undefined : (filters.order ?? (field === "timestamp" ? "desc" : "asc")));
+  const keys = (ev: React.KeyboardEvent<HTMLTableSectionElement>) => {
+    const row = (ev.target as HTMLElement).closest<HTMLElement>("[data-testid=event-row]");
+    if (!row) return;
+    const i = events.findIndex((e) => e.id === row.dataset.id);
+    const to = { ArrowDown: i + 1, ArrowUp: i - 1, Home: 0, End: events.length - 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    focusRow(row, to);
+  };
   const arrow = (field: Filters["sort"]) => (filters.sort !== field ? "" : (filters.order ?? (field === "timestamp" ? "desc" : "asc")) === "desc" ? " ▼" : " ▲");
   return (
-    <Table.ScrollContainer minWidth={900}>
+    <Table.ScrollContainer minWidth={0} className="al-scroll">
     <Table data-testid="events" aria-busy={busy} style={{ opacity: busy ? 0.6 : 1 }}>
       <Table.Thead>
         <Table.Tr>
           {columns.map((c) => (
-            <Table.Th key={c.field}>
+            <Table.Th key={c.field} aria-sort={order(c.field) === "asc" ? "ascending" : order(c.field) === "desc" ? "descending" : "none"}>
               <UnstyledButton fw={600} onClick={() => sortBy(c.field)} data-testid={`sort-${c.field}`}>{c.label}{arrow(c.field)}</UnstyledButton>
             </Table.Th>
           ))}
-          <Table.Th>{operator ? "Declared reason" : "Outcome"}</Table.Th>
-          <Table.Th>{operator ? "Details" : "Changes"}</Table.Th>
+          <Table.Th className="al-wide">{operator ? "Declared reason" : "Outcome"}</Table.Th>
+          <Table.Th className="al-wide">{operator ? "Details" : "Changes"}</Table.Th>
         </Table.Tr>
       </Table.Thead>
-      <Table.Tbody>
-        {events.map((e) => (
-          <Row key={e.id} e={e} zone={zone} operator={operator} filter={(f) => onFilter({ ...filters, ...f })} onOpen={onOpen} />
+      <Table.Tbody onKeyDown={keys} onFocus={(ev) => {
+        const i = events.findIndex((e) => e.id === (ev.target as HTMLElement).dataset.id);
+        if (i >= 0) setActive(i);
+      }}>
+        {events.map((e, i) => (
+          <Row key={e.id} e={e} zone={zone} operator={operator} filter={(f) => onFilter({ ...filters, ...f })} onOpen={onOpen} tabStop={i === Math.min(active, events.length - 1)} />
         ))}
       </Table.Tbody>
     </Table>

@@ -1,7 +1,8 @@
 import { Button, Group, Stack, Switch, Text } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { useEffect, useState } from "react";
 import { api, must, type AuditEvent } from "../api/client";
-import { filtersSearch, parseFilters, type Filters } from "../filters";
+import { activeFilters, filtersSearch, parseFilters, type Filters } from "../filters";
 import { firstNow, listQuery, listRequest, viewFilters, type Page } from "../firstView";
 import { navigate, useSearch } from "../location";
 import { useAfterPaint, useAsync } from "../useAsync";
@@ -39,6 +40,11 @@ export function EventsView({ operator }: { operator: boolean }) {
   // rows do not wait for it; until then a skeleton of the same size keeps
   // its place, so the histogram and the rows never move.
   const barShown = useAfterPaint(page !== undefined || first.error !== undefined);
+  // On a phone the filters fold behind one button that counts them, so
+  // that the first screen shows rows.
+  const phone = useMediaQuery("(max-width: 40em)", false, { getInitialValueInEffect: false });
+  const [unfolded, setUnfolded] = useState(false);
+  const active = activeFilters(filters, operator);
   // Followed events can repeat the newest one (from is inclusive).
   const seen = new Set<string>();
   const shown = [...fresh, ...(page?.events ?? []), ...more.events].filter((e) => !seen.has(e.id) && seen.add(e.id));
@@ -72,14 +78,20 @@ export function EventsView({ operator }: { operator: boolean }) {
   };
   return (
     <Stack>
-      {barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} />
-        : <FilterBarSkeleton custom={filters.range === "custom"} operator={operator} />}
+      {phone && (
+        <Button variant="default" onClick={() => setUnfolded(!unfolded)} aria-expanded={unfolded} data-testid="filters-toggle">
+          {unfolded ? "Hide the filters" : `Filters${active ? ` (${active} active)` : ""}`}
+        </Button>
+      )}
+      {phone ? unfolded && <FilterBar filters={filters} onChange={setFilters} operator={operator} />
+        : barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} />
+          : <FilterBarSkeleton custom={filters.range === "custom"} operator={operator} />}
       <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
-      <Group justify="space-between">
-        <Text size="sm" c="dimmed" data-testid="total">
+      <Group justify="space-between" gap="xs">
+        <Text size="sm" c="dimmed" data-testid="total" style={phone ? { flexBasis: "100%" } : undefined}>
           {page ? `${page.relation === "gte" ? "at least " : ""}${(page.total ?? 0) + followed} events` : " "}
         </Text>
-        <Group>
+        <Group gap="xs" wrap="wrap" justify="flex-end">
           <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow"
             disabled={!canFollow} />
           <SavedSearches filters={filters} />

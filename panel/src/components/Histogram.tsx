@@ -53,15 +53,14 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
         })}
         {drag && <rect x={Math.min(drag.a, drag.b)} y={0} width={Math.abs(drag.b - drag.a)} height={H} fill="var(--mantine-color-blue-2)" opacity={0.4} />}
       </svg>
-      {bars.length > 0 && (
-        <Group justify="space-between" gap="xs" wrap="nowrap" data-testid="histogram-axis">
-          <Text size="xs" c="dimmed">{axisTime(bars[0]!.start, zone, days)}</Text>
-          <Text size="xs" c="dimmed" visibleFrom="sm">{axisTime(bars[Math.floor(bars.length / 2)]!.start, zone, days)}</Text>
-          <Text size="xs" c="dimmed">{axisTime(new Date(toMs).toISOString(), zone, days)}</Text>
-        </Group>
-      )}
+      {/* Always there, empty until the bars come: nothing below moves. */}
+      <Group justify="space-between" gap="xs" wrap="nowrap" data-testid={bars.length ? "histogram-axis" : undefined} mih={18}>
+        <Text size="xs" c="dimmed">{bars.length ? axisTime(bars[0]!.start, zone, days) : ""}</Text>
+        <Text size="xs" c="dimmed" visibleFrom="sm">{bars.length ? axisTime(bars[Math.floor(bars.length / 2)]!.start, zone, days) : ""}</Text>
+        <Text size="xs" c="dimmed">{bars.length ? axisTime(new Date(toMs).toISOString(), zone, days) : ""}</Text>
+      </Group>
       <Text size="xs" c="dimmed" data-testid="histogram-caption">
-        {bars.length ? `${bars.length} bars of ${interval}, the highest ${max.toLocaleString("en-US")} ${max === 1 ? "event" : "events"}; drag across the bars to narrow the dates` : `Events per ${interval}`}
+        {bars.length ? `${bars.length} bars of ${interval}, highest ${max.toLocaleString("en-US")} · drag to narrow` : `Events per ${interval}`}
       </Text>
     </Box>
   );

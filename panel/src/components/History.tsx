@@ -8,10 +8,10 @@ import { useAsync } from "../useAsync";
 
 /** History lists a resource's versions, newest first; ticking two
  * compares them side by side. */
-export function History({ type, resourceId, current }: { type: string; resourceId: string; current: string }) {
+export function History({ type, resourceId, current, refresh = 0 }: { type: string; resourceId: string; current: string; refresh?: number }) {
   const [zone] = useTimeZone();
   const [extra, setExtra] = useState<{ entries: HistoryEntry[]; cursor?: string | null }>({ entries: [] });
-  const first = useAsync(() => must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type, id: resourceId }, query: { pageSize: 20 } } })), `${type}/${resourceId}`);
+  const first = useAsync(() => must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type, id: resourceId }, query: { pageSize: 20 } } })), `${type}/${resourceId}/${refresh}`);
   const [picked, setPicked] = useState<string[]>([]);
   const [cmp, setCmp] = useState<{ data?: Comparison; error?: unknown }>({});
   if (first.error) return <ErrorState error={first.error} retry={first.reload} />;
@@ -34,17 +34,19 @@ export function History({ type, resourceId, current }: { type: string; resourceI
   return (
     <Stack gap="xs" data-testid="history">
       <Title order={5}>Versions of this {type}</Title>
-      <Table>
+      <Table layout="fixed" className="al-wrap">
         <Table.Tbody>
           {entries.map((h) => (
             <Table.Tr key={h.eventId} data-testid="version">
-              <Table.Td><Checkbox checked={picked.includes(h.eventId)} disabled={!h.hasState} onChange={() => toggle(h.eventId)} aria-label={`compare ${h.eventId}`} /></Table.Td>
+              <Table.Td w={36}><Checkbox checked={picked.includes(h.eventId)} disabled={!h.hasState} onChange={() => toggle(h.eventId)} aria-label={`compare ${h.eventId}`} /></Table.Td>
               <Table.Td>{formatTime(h.timestamp, zone)}</Table.Td>
-              <Table.Td>{h.actor.email}</Table.Td>
-              <Table.Td>
-                <Badge variant="light">{h.action}</Badge>
-                {h.eventId === current && <Badge ml="xs">this event</Badge>}
-                {h.restoredFrom && <Badge ml="xs" color={h.outcome === "failure" ? "red.9" : "teal.9"}>{h.outcome === "failure" ? "restore refused" : "restore applied"}</Badge>}
+              <Table.Td className="al-wide">{h.actor.email}</Table.Td>
+              <Table.Td w={130}>
+                <Stack gap={2} align="flex-start">
+                  <Badge variant="light">{h.action}</Badge>
+                  {h.eventId === current && <Badge>this event</Badge>}
+                  {h.restoredFrom && <Badge color={h.outcome === "failure" ? "red.9" : "teal.9"}>{h.outcome === "failure" ? "refused" : "restored"}</Badge>}
+                </Stack>
               </Table.Td>
               <Table.Td><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></Table.Td>
             </Table.Tr>
@@ -57,9 +59,9 @@ export function History({ type, resourceId, current }: { type: string; resourceI
       </Group>
       {cmp.error !== undefined && <ErrorState error={cmp.error} />}
       {cmp.data && (
-        <Table withTableBorder data-testid="comparison">
+        <Table withTableBorder layout="fixed" className="al-wrap" data-testid="comparison">
           <Table.Thead>
-            <Table.Tr><Table.Th>Field</Table.Th><Table.Th>{formatTime(cmp.data.base.timestamp, zone)}</Table.Th><Table.Th>{formatTime(cmp.data.target.timestamp, zone)}</Table.Th><Table.Th /></Table.Tr>
+            <Table.Tr><Table.Th w="24%">Field</Table.Th><Table.Th>{formatTime(cmp.data.base.timestamp, zone)}</Table.Th><Table.Th>{formatTime(cmp.data.target.timestamp, zone)}</Table.Th><Table.Th w={86}>Change</Table.Th></Table.Tr>
           </Table.Thead>
           <Table.Tbody>
             {cmp.data.fields.map((f) => (

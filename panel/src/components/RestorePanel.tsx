@@ -1,19 +1,37 @@
-import { Alert, Badge, Button, Group, Modal, Stack, Text, TextInput, Title } from "@mantine/core";
+import { Alert, Anchor, Badge, Button, Group, Modal, Stack, Text, TextInput, Title } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { ApiError, api, must, type AuditEvent, type Restore } from "../api/client";
 import { auth } from "../auth";
+import { navigate } from "../location";
 import { flatten } from "../state";
+import { formatTime, useTimeZone } from "../time";
 import { SideBySide } from "./SideBySide";
 
 type Ask = { version: "before" | "after"; fields?: string[] };
 
+/** askKey names an ask of this browser: the request it made is kept
+ * under it (localStorage), so that asking again for the same fields of
+ * the same resource shows the request still pending instead of making a
+ * second one. (Requests made elsewhere are not known here: the API lists
+ * no restore requests by resource.) */
+const askKey = (e: AuditEvent, ask: Ask) =>
+  `auditlog.restore:${e.tenantId}:${e.resource.type}:${e.resource.id}:${ask.version}:${(ask.fields ?? ["*"]).join(",")}`;
+
 /** RestorePanel offers to undo one changed field first, and the whole
  * version second; each asks for confirmation with current and restored
- * values side by side. */
-export function RestorePanel({ event }: { event: AuditEvent }) {
+ * values side by side, and a reason. onDialog says when its dialog is
+ * open (Escape then closes the dialog only); onChanged when the
+ * resource's versions may have changed (a conflict, an applied
+ * restore). */
+export function RestorePanel({ event, onDialog, onChanged }: { event: AuditEvent; onDialog: (open: boolean) => void; onChanged: () => void }) {
   const a = useSyncExternalStore(auth.subscribe, auth.state);
-  const [ask, setAsk] = useState<Ask | null>(null);
+  const [ask, setAskState] = useState<Ask | null>(null);
   const [done, setDone] = useState<Restore | null>(null);
+  const setAsk = (x: Ask | null) => {
+    setAskState(x);
+    onDialog(x !== null);
+  };
   const role = a.claims?.role;
   if (role !== "admin" && role !== "superadmin") return null;
   const fields = Object.keys(event.diff ?? {}).filter((k) => !String(JSON.stringify(event.diff?.[k]?.from)).includes("masked:v1:"));
@@ -32,8 +50,9 @@ export function RestorePanel({ event }: { event: AuditEvent }) {
         {event.before !== undefined && <Button size="xs" variant="outline" onClick={() => setAsk({ version: "before" })} data-testid="restore-before">Restore the whole version before this change</Button>}
         {event.after !== undefined && <Button size="xs" variant="subtle" onClick={() => setAsk({ version: "after" })}>Restore the state this change made</Button>}
       </Group>
-      {done && <RestoreStatus first={done} />}
-      {ask && <Confirm event={event} ask={ask} superadmin={role === "superadmin"} onClose={() => setAsk(null)} onDone={(r) => { setDone(r); setAsk(null); }} />}
+      {done && <RestoreStatus first={done} onFinal={onChanged} />}
+      {ask && <Confirm event={event} ask={ask} superadmin={role === "superadmin"} onClose={() => setAsk(null)} onConflict={onChanged}
+        onDone={(r) => { localStorage.setItem(askKey(event, ask), r.requestId); setDone(r); setAsk(null); }} />}
     </Stack>
   );
 }
@@ -52,15 +71,35 @@ function pick(state: unknown, paths?: string[]): unknown {
   return Object.fromEntries(paths.map((p) => [p, flat.get(p)]));
 }
 
-function Confirm({ event, ask, superadmin, onClose, onDone }: { event: AuditEvent; ask: Ask; superadmin: boolean; onClose: () => void; onDone: (r: Restore) => void }) {
+type ConfirmProps = { event: AuditEvent; ask: Ask; superadmin: boolean; onClose: () => void; onDone: (r: Restore) => void; onConflict: () => void };
+
+/** pendingAsk is the request this browser made for ask, while pending. */
+async function pendingAsk(event: AuditEvent, ask: Ask): Promise<Restore | null> {
+  const id = localStorage.getItem(askKey(event, ask));
+  if (!id) return null;
+  try {
+    const r = await must(api.GET("/api/restores/{id}", { params: { path: { id } } }));
+    return r.status === "pending" ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+type Newer = { eventId: string; actor: { email: string }; timestamp: string };
+
+function Confirm({ event, ask, superadmin, onClose, onDone, onConflict }: ConfirmProps) {
+  const [zone] = useTimeZone();
+  const phone = useMediaQuery("(max-width: 40em)");
   const [latest, setLatest] = useState<AuditEvent | null>(null);
+  const [pending, setPending] = useState<Restore | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [reason, setReason] = useState(() => auth.reason() ?? "");
   const [busy, setBusy] = useState(false);
   const [key] = useState(() => crypto.randomUUID());
   useEffect(() => {
     latestVersion(event).then(setLatest, (e: unknown) => setError(e instanceof ApiError ? e : new ApiError(0)));
-  }, [event]);
+    void pendingAsk(event, ask).then(setPending);
+  }, [event, ask]);
   const submit = async (force: boolean) => {
     setBusy(true);
     setError(null);
@@ -71,40 +110,56 @@ function Confirm({ event, ask, superadmin, onClose, onDone }: { event: AuditEven
       }));
       onDone(r);
     } catch (e) {
-      setError(e instanceof ApiError ? e : new ApiError(0));
+      const err = e instanceof ApiError ? e : new ApiError(0);
+      setError(err);
+      if (err.status === 409) onConflict();
     } finally {
       setBusy(false);
     }
   };
   const target = ask.version === "before" ? event.before : event.after;
-  const newer = error?.status === 409 ? (error.problem?.details as { latest?: { eventId: string; actor: { email: string }; timestamp: string } } | undefined)?.latest : undefined;
+  const newer = error?.status === 409 ? (error.problem?.details as { latest?: Newer } | undefined)?.latest : undefined;
   return (
-    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Cancel the restore" }} title={ask.fields ? `Undo ${ask.fields.join(", ")}` : `Restore the ${ask.version === "before" ? "previous" : "resulting"} version`} size="xl" data-testid="restore-confirm">
+    <Modal opened onClose={onClose} closeButtonProps={{ "aria-label": "Cancel the restore" }} fullScreen={!!phone}
+      title={ask.fields ? `Undo ${ask.fields.join(", ")}` : `Restore the ${ask.version === "before" ? "previous" : "resulting"} version`} size="xl" data-testid="restore-confirm">
       <Stack>
         <Text size="sm">The audit log asks the service that owns this {event.resource.type} to apply it. Secrets are never written back.</Text>
         {latest && <SideBySide left={pick(latest.after, ask.fields)} right={pick(target, ask.fields)} leftLabel="Current" rightLabel="Restored" />}
-        {superadmin && <TextInput label="Declared reason (required for the operator team)" value={reason} onChange={(e) => setReason(e.currentTarget.value)} data-testid="restore-reason" />}
+        <TextInput label={superadmin ? "Reason (recorded; required for the operator team)" : "Reason (recorded with the request)"} value={reason} maxLength={500}
+          onChange={(e) => setReason(e.currentTarget.value)} data-testid="restore-reason" placeholder="e.g. Ticket CS-4821: revert the greeting" />
+        {pending && (
+          <Alert color="blue" title="Already asked, still pending" data-testid="restore-pending">
+            Request {pending.requestId}, asked at {formatTime(pending.createdAt, zone)}, is waiting for the owning service
+            {pending.deliveredAt ? " (delivered)" : ""}: it is not asked a second time.
+          </Alert>
+        )}
         {newer && (
           <Alert color="orange" title="Changed since you looked" data-testid="restore-conflict">
-            {newer.actor.email} changed it at {newer.timestamp} (event {newer.eventId}). Review the newer version, or restore anyway.
+            {newer.actor.email} changed it at {formatTime(newer.timestamp, zone)}:{" "}
+            <Anchor href={`?event=${encodeURIComponent(newer.eventId)}`} onClick={(ev) => { ev.preventDefault(); onClose(); navigate(`?event=${encodeURIComponent(newer.eventId)}`); }}
+              data-testid="restore-newer">see the newer version</Anchor>, or restore anyway.
           </Alert>
         )}
         {error && !newer && <Alert color="red" title="Not restored" data-testid="restore-error">{error.message}</Alert>}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>Cancel</Button>
           {newer && <Button color="orange" loading={busy} onClick={() => submit(true)} data-testid="restore-force">Restore anyway</Button>}
-          {!newer && <Button loading={busy} disabled={!latest || (superadmin && !reason.trim())} onClick={() => submit(false)} data-testid="restore-submit">Ask for the restore</Button>}
+          {!newer && !pending && <Button loading={busy} disabled={!latest || (superadmin && !reason.trim())} onClick={() => submit(false)} data-testid="restore-submit">Ask for the restore</Button>}
         </Group>
       </Stack>
     </Modal>
   );
 }
 
-/** RestoreStatus follows a request: pending → applied (or failed). */
-function RestoreStatus({ first }: { first: Restore }) {
+/** RestoreStatus follows a request: pending → applied (or failed), then
+ * tells onFinal (the versions list refreshes). */
+function RestoreStatus({ first, onFinal }: { first: Restore; onFinal: () => void }) {
   const [r, setR] = useState(first);
   useEffect(() => {
-    if (r.status !== "pending") return;
+    if (r.status !== "pending") {
+      if (first.status === "pending") onFinal();
+      return;
+    }
     const t = setTimeout(async () => {
       try {
         setR(await must(api.GET("/api/restores/{id}", { params: { path: { id: r.requestId } } })));
@@ -113,6 +168,8 @@ function RestoreStatus({ first }: { first: Restore }) {
       }
     }, 2000);
     return () => clearTimeout(t);
+    // Runs on each new answer only: onFinal once, when it stops pending.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [r]);
   const color = r.status === "applied" ? "teal.9" : r.status === "failed" ? "red.9" : "orange.9";
   return (

@@ -11,10 +11,10 @@ export function SideBySide({ left, right, leftLabel, rightLabel }: { left: unkno
   const shown = all ? rows : rows.filter((r) => r.changed);
   return (
     <>
-      <Table withTableBorder data-testid="side-by-side">
+      <Table withTableBorder layout="fixed" className="al-wrap" data-testid="side-by-side">
         <Table.Thead>
           <Table.Tr>
-            <Table.Th>Field</Table.Th>
+            <Table.Th w="28%">Field</Table.Th>
             <Table.Th>{leftLabel}</Table.Th>
             <Table.Th>{rightLabel}</Table.Th>
           </Table.Tr>

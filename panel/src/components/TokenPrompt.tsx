@@ -35,16 +35,20 @@ export function TokenPrompt({ expired, problem }: { expired: string | null; prob
  * read in its own log (spec §4.3). */
 export function ReasonPrompt() {
   const [value, setValue] = useState("");
+  const tenant = auth.state().claims?.tenant ?? "the tenant named by your token";
   return (
     <Container size="sm" py="xl">
-      <Stack>
-        <Title order={2}>Operator-team access</Title>
-        <Text>
-          You are reading another tenant's audit log. Every read is recorded in that tenant's own log with the reason you declare here.
-        </Text>
-        <TextInput label="Declared reason" placeholder="ticket or incident reference" value={value} onChange={(e) => setValue(e.currentTarget.value)} data-testid="access-reason" />
-        <Button onClick={() => auth.setReason(value.trim())} disabled={!value.trim()}>Continue</Button>
-      </Stack>
+      <form onSubmit={(e) => { e.preventDefault(); if (value.trim()) auth.setReason(value.trim()); }}>
+        <Stack>
+          <Title order={2}>Operator-team access</Title>
+          <Text>
+            You are reading the audit log of tenant <Code data-testid="reason-tenant">{tenant}</Code>. Every read is recorded in that tenant's own log with the reason
+            you declare here.
+          </Text>
+          <TextInput label="Declared reason" placeholder="ticket or incident reference" value={value} onChange={(e) => setValue(e.currentTarget.value)} data-testid="access-reason" autoFocus />
+          <Button type="submit" disabled={!value.trim()}>Continue</Button>
+        </Stack>
+      </form>
     </Container>
   );
 }

@@ -1,0 +1,33 @@
+import { chromium } from "playwright-core";
+import { readFileSync } from "node:fs";
+const tok = readFileSync("/tmp/demo/tok", "utf8").trim();
+const b = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--no-sandbox"] });
+for (const [w, h] of [[390, 844], [1280, 900]]) {
+  const ctx = await b.newContext({ timezoneId: "Europe/Paris", viewport: { width: w, height: h } });
+  const page = await ctx.newPage();
+  await page.goto(`http://127.0.0.1:18182/settings/audit/?range=all#token=${tok}`);
+  await page.getByTestId("event-row").first().waitFor();
+  await page.screenshot({ path: `/tmp/dbg/list-${w}.png` });
+  await page.goto(`http://127.0.0.1:18182/settings/audit/?range=all&event=evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784`);
+  await page.getByTestId("history").waitFor();
+  await page.getByTestId("version").nth(0).getByRole("checkbox").check();
+  await page.getByTestId("version").nth(3).getByRole("checkbox").check();
+  await page.getByTestId("compare").click();
+  await page.getByTestId("comparison").waitFor();
+  await page.getByTestId("comparison").scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `/tmp/dbg/drawer-${w}.png` });
+  const over = await page.evaluate(() => { const d = document.querySelector(".mantine-Drawer-body"); return [d.scrollWidth, d.clientWidth]; });
+  console.log(w, "drawer", over);
+  await page.getByTestId("restore-before").click();
+  await page.getByTestId("restore-confirm").getByText("Current").waitFor();
+  await page.screenshot({ path: `/tmp/dbg/restore-${w}.png` });
+  await page.keyboard.press("Escape");
+  await page.waitForTimeout(500);
+  console.log("after escape drawer open:", await page.getByTestId("history").isVisible());
+  await page.goto(`http://127.0.0.1:18182/settings/audit/?view=exports`);
+  await page.getByTestId("exports").waitFor();
+  await page.waitForTimeout(1000);
+  await page.screenshot({ path: `/tmp/dbg/exports-${w}.png` });
+  await ctx.close();
+}
+await b.close();
