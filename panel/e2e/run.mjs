@@ -413,6 +413,41 @@ check("a job queued elsewhere appears in Exports without a reload, its criteria 
   await job.getByText("JSON lines").waitFor({ timeout: T });
 });
 
+check("periodic exports: settings, keys, the exact verify command, delivered windows whose files download as named", async ({ page }) => {
+  await page.goto(`${PANEL}?view=periodic`);
+  await page.getByTestId("periodic-settings").waitFor({ timeout: T });
+  const cmd = await page.getByTestId("verify-command").innerText();
+  if (cmd !== `auditlog verify --dir ./periodic-exports --tenant ${TENANT} --api ${BASE} --token "$TOKEN"`) throw new Error(`verify command: ${cmd}`);
+  await page.getByTestId("export-keys").getByText("signs new digests").waitFor({ timeout: T });
+  if (await page.getByTestId("periodic-save").count()) throw new Error("a tenant admin is offered to change the settings");
+  const win = page.getByTestId("periodic-window").first();
+  await win.waitFor({ timeout: 90_000 });
+  const { readFile } = await import("node:fs/promises");
+  let [dl] = await Promise.all([page.waitForEvent("download", { timeout: T }), win.getByRole("button", { name: "Data file" }).click()]);
+  const data = await readFile(await dl.path());
+  if (!dl.suggestedFilename().endsWith(".ndjson.gz") || data[0] !== 0x1f || data[1] !== 0x8b) throw new Error(`data file ${dl.suggestedFilename()}: ${data.subarray(0, 4).toString("hex")}`);
+  [dl] = await Promise.all([page.waitForEvent("download", { timeout: T }), win.getByRole("button", { name: "Signed digest" }).click()]);
+  const digest = JSON.parse(await readFile(await dl.path(), "utf8"));
+  if (!dl.suggestedFilename().endsWith(".json") || !digest.signature) throw new Error(`digest ${dl.suggestedFilename()}: ${JSON.stringify(digest).slice(0, 200)}`);
+});
+
+check("an operator changes a tenant's periodic export from the panel", async ({ browser }) => {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${PANEL}?view=periodic#token=${SUPER}`);
+  await page.getByLabel("Declared reason").fill("ticket INC-9: hourly exports asked by the tenant");
+  await page.getByLabel("Declared reason").press("Enter");
+  const settings = page.getByTestId("periodic-settings");
+  await settings.getByText("daily windows").waitFor({ timeout: T });
+  await settings.getByText("Hourly", { exact: true }).click();
+  await page.getByTestId("periodic-save").click();
+  await settings.getByText("hourly windows").waitFor({ timeout: T });
+  await settings.getByText("Daily", { exact: true }).click();
+  await page.getByTestId("periodic-save").click();
+  await settings.getByText("daily windows").waitFor({ timeout: T });
+  await ctx.close();
+});
+
 check("the operator-team view lists only cross-tenant accesses with their reasons", async ({ page }) => {
   await page.goto(`${PANEL}?view=operator&range=all`);
   const rows = page.getByTestId("event-row");
@@ -570,7 +605,7 @@ async function fits(page, what) {
 }
 
 for (const [w, h] of [[1280, 900], [390, 844]]) {
-  check(`at ${w} px the list, drawer, compare, restore dialog and exports fit, nothing cut`, async ({ browser }) => {
+  check(`at ${w} px the list, drawer, compare, restore dialog, exports and periodic exports fit, nothing cut`, async ({ browser }) => {
     const ctx = await browser.newContext({ viewport: { width: w, height: h }, timezoneId: "Europe/Paris" });
     const page = await ctx.newPage();
     await page.goto(`${PANEL}?range=all&resourceType=recording_policy#token=${ADMIN}`);
@@ -601,6 +636,9 @@ for (const [w, h] of [[1280, 900], [390, 844]]) {
     await page.goto(`${PANEL}?view=exports`);
     await page.getByTestId("export-job").first().waitFor({ timeout: T });
     await fits(page, "the exports view");
+    await page.goto(`${PANEL}?view=periodic`);
+    await page.getByTestId("periodic-window").first().waitFor({ timeout: 90_000 });
+    await fits(page, "the periodic exports view");
     await ctx.close();
   });
 }
@@ -637,7 +675,7 @@ check("embedded in a host application, the panel takes the token by postMessage"
 if (process.env.PANEL_SCREENSHOTS) {
   check("screenshots of the main views at both widths", async ({ browser }) => {
     const dir = process.env.PANEL_SCREENSHOTS;
-    for (const [w, h, name] of [[1440, 900, "wide"], [390, 844, "narrow"]]) {
+    for (const [w, h, name] of [[1280, 900, "wide"], [390, 844, "narrow"]]) {
       const ctx = await browser.newContext({ viewport: { width: w, height: h }, timezoneId: "Europe/Paris" });
       const page = await ctx.newPage();
       const shot = (view) => page.screenshot({ path: `${dir}/${view}-${name}.png` });
@@ -659,6 +697,9 @@ if (process.env.PANEL_SCREENSHOTS) {
       await page.goto(`${PANEL}?view=operator&range=all`);
       await page.getByTestId("event-row").first().waitFor({ timeout: T });
       await shot("operator");
+      await page.goto(`${PANEL}?view=periodic`);
+      await page.getByTestId("periodic-window").first().waitFor({ timeout: 90_000 });
+      await shot("periodic");
       await ctx.close();
     }
   });

@@ -1,4 +1,5 @@
 import { Badge, Container, Group, Loader, SegmentedControl, Select, Title } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { lazy, Suspense, useSyncExternalStore } from "react";
 import { auth } from "./auth";
 import { ReasonPrompt, TokenPrompt } from "./components/TokenPrompt";
@@ -11,18 +12,20 @@ import { useTimeZone, zones } from "./time";
 // the event drawer (compare, history, restore) load when first opened, so
 // that a first visit parses and runs less before its rows show.
 const ExportsView = lazy(() => import("./components/ExportsView").then((m) => ({ default: m.ExportsView })));
+const PeriodicView = lazy(() => import("./components/PeriodicView").then((m) => ({ default: m.PeriodicView })));
 const EventDrawer = lazy(() => import("./components/EventDrawer").then((m) => ({ default: m.EventDrawer })));
 
-export type View = "events" | "operator" | "exports";
+export type View = "events" | "operator" | "exports" | "periodic";
 
 export function App() {
   const a = useSyncExternalStore(auth.subscribe, auth.state);
   const search = useSearch();
   const [zone, setZone] = useTimeZone();
+  const phone = useMediaQuery("(max-width: 40em)", false, { getInitialValueInEffect: false });
   if (!a.token || a.expired) return <TokenPrompt expired={a.token ? a.expired : null} problem={a.token ? null : a.expired} />;
   if (auth.needsReason()) return <ReasonPrompt />;
   const p = new URLSearchParams(search);
-  const view = (["events", "operator", "exports"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
+  const view = (["events", "operator", "exports", "periodic"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
   const event = p.get("event");
   const setView = (v: string) => navigate(filtersSearch(parseFilters(search), { view: v === "events" ? undefined : v }));
   return (
@@ -33,7 +36,8 @@ export function App() {
           <SegmentedControl
             value={view}
             onChange={setView}
-            data={[{ value: "events", label: "Events" }, { value: "operator", label: "Operator accesses" }, { value: "exports", label: "Exports" }]}
+            data={[{ value: "events", label: "Events" }, { value: "operator", label: phone ? "Operator" : "Operator accesses" }, { value: "exports", label: "Exports" },
+              { value: "periodic", label: phone ? "Periodic" : "Periodic exports" }]}
           />
         </Group>
         <Group gap="sm">
@@ -42,9 +46,9 @@ export function App() {
         </Group>
       </Group>
       <main>
-        {view === "exports" ? (
+        {view === "exports" || view === "periodic" ? (
           <Suspense fallback={<Loader aria-label="Loading" />}>
-            <ExportsView />
+            {view === "exports" ? <ExportsView /> : <PeriodicView />}
           </Suspense>
         ) : <EventsView operator={view === "operator"} />}
         {/* Its own boundary: the table stays while the drawer loads. */}
