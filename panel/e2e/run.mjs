@@ -254,6 +254,20 @@ check("a saved search round-trips: saved, listed after a reload, opened, shared 
   await page.keyboard.press("Escape");
 });
 
+check("the search box explains the language; every example it gives is a valid query, and a click runs it", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all`);
+  await page.locator('[data-testid="filters"]:not([data-skeleton])').waitFor({ timeout: T });
+  await page.getByTestId("search-help").click();
+  const examples = await page.getByTestId("search-example").allInnerTexts();
+  if (examples.length < 8) throw new Error(`only ${examples.length} examples`);
+  for (const q of examples) {
+    const res = await fetch(`${BASE}/api/audit-logs?pageSize=1&q=${encodeURIComponent(q)}`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+    if (res.status !== 200) throw new Error(`the example ${q} answers ${res.status}: ${await res.text()}`);
+  }
+  await page.getByTestId("search-example").filter({ hasText: "-action:access" }).click();
+  await page.waitForURL(/q=-action%3Aaccess/, { timeout: T });
+});
+
 check("rows preview their changes from → to", async ({ page }) => {
   await page.goto(`${PANEL}?range=all&resourceType=recording_policy&resourceId=${POLICY}`);
   await page.getByTestId("diff-preview").first().getByText("→").first().waitFor({ timeout: T });
@@ -567,7 +581,7 @@ check("the keyboard alone: rows are one tab stop, arrows move, Escape closes the
   await page.keyboard.press("Escape");
   await page.waitForURL((u) => !u.search.includes("event="), { timeout: T });
   await page.waitForFunction((id) => document.activeElement?.dataset?.id === id, ids[2], { timeout: T });
-  await page.getByLabel("Search").focus();
+  await page.getByLabel("Search", { exact: true }).focus();
   await page.keyboard.type("Firefox");
   await page.waitForURL(/q=Firefox/, { timeout: T });
   // Escape in the restore dialog closes the dialog, not the drawer.

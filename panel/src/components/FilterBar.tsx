@@ -1,7 +1,32 @@
-import { Button, Group, MultiSelect, SegmentedControl, Select, Switch, TextInput, rem } from "@mantine/core";
+import { ActionIcon, Button, Code, Group, MultiSelect, Popover, SegmentedControl, Select, Stack, Switch, Text, TextInput, rem } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { defaultFilters, type Filters } from "../filters";
+import { qualifiers, searchExamples } from "../searchHelp";
 import { fromZonedInput, toZonedInput, useTimeZone } from "../time";
+
+/** SearchHelp explains the search language, with examples that fill the
+ * box when clicked. */
+function SearchHelp({ onPick }: { onPick: (q: string) => void }) {
+  return (
+    <Popover width={380} position="bottom-end" withinPortal>
+      <Popover.Target>
+        <ActionIcon variant="subtle" size="sm" aria-label="How to search" data-testid="search-help">?</ActionIcon>
+      </Popover.Target>
+      <Popover.Dropdown>
+        <Stack gap={6}>
+          <Text size="sm" fw={600}>Words, prefixes (grace*), or field:value</Text>
+          {searchExamples.map((x) => (
+            <div key={x.query}>
+              <button type="button" className="al-link" onClick={() => onPick(x.query)} data-testid="search-example"><Code>{x.query}</Code></button>
+              <Text size="xs" c="dimmed">{x.means}</Text>
+            </div>
+          ))}
+          <Text size="xs">Fields: {qualifiers.join(", ")}. At most 16 terms, 512 characters; a prefix needs 2 characters.</Text>
+        </Stack>
+      </Popover.Dropdown>
+    </Popover>
+  );
+}
 
 const actions = ["create", "update", "delete", "access"];
 const kinds = [
@@ -67,7 +92,8 @@ export function FilterBar({ filters, onChange, operator }: { filters: Filters; o
       <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={W.kind} styles={oneLine} />
       <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={W.id} />
       <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={W.outcome} />
-      <TextInput label="Search" w={W.search} placeholder="words, prefix*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })} />
+      <TextInput label="Search" w={W.search} placeholder="words, actor:grace*, ip:10.0.0.0/8" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
+        rightSection={<SearchHelp onPick={(q) => setText({ ...text, q })} />} />
       {!operator && (
         <Switch label="Operator team only (cross_tenant)" w={W.operator} checked={filters.crossTenant === true}
           onChange={(e) => onChange({ ...filters, crossTenant: e.currentTarget.checked ? true : undefined })} />
