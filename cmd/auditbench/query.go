@@ -100,6 +100,11 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		return nil, err
 	}
 	queries = append(queries, panel...)
+	searches, err := searchQueries(tenant)
+	if err != nil {
+		return nil, err
+	}
+	queries = append(queries, searches...)
 	queries = append(queries, historyQueries(tenant, versions)...)
 	sm, err := sampleQueries(e, store, queries, call, direct)
 	if err != nil {
@@ -135,6 +140,34 @@ func panelStatsQueries(ctx context.Context, r audit.EventReader, tenant string) 
 		{"stats: one actor's 7-day histogram (3 h buckets)", "/api/audit-logs/stats?" + fa.Encode(),
 			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, From: &from, ActorEmail: email}, Interval: 3 * time.Hour, MaxGroups: 50})},
 	}, nil
+}
+
+// The search-language queries (issue 29): five qualifiers with a
+// negation, a list and a CIDR block; and a bare word found in changed
+// values (the integrations' providers), which only the values search
+// finds.
+const (
+	searchFiveQualifiers = "actor:an* -action:access ip:198.0.0.0/8 category:configuration,security outcome:success"
+	searchBareWord       = "zendesk"
+)
+
+// searchQueries are the search-language queries, first page of 50.
+func searchQueries(tenant string) ([]measuredQuery, error) {
+	var out []measuredQuery
+	for _, x := range []struct{ name, q string }{
+		{"search: five qualifiers, a negation and a CIDR (" + searchFiveQualifiers + ")", searchFiveQualifiers},
+		{"search: a bare word over changed values (" + searchBareWord + ")", searchBareWord},
+	} {
+		text, terms, err := audit.ParseSearch(x.q)
+		if err != nil {
+			return nil, err
+		}
+		f := audit.Filter{TenantID: tenant, Q: text, Terms: terms}
+		f.Normalize()
+		out = append(out, measuredQuery{x.name, "/api/audit-logs?q=" + url.QueryEscape(x.q),
+			elasticsearch.SearchBody(audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 50, Page: 1}, 0, 50)})
+	}
+	return out, nil
 }
 
 // measuredQuery is one measured query: its API path and the same query's
@@ -279,6 +312,14 @@ func queryResults(e *env, store string, n int, loaded time.Duration, maxP99 floa
 		// Elasticsearch keeps its stricter target above.
 		if strings.HasPrefix(q.name, "stats") && !hasDirect {
 			r.Target, r.Max = "p99 ≤ 300 ms", 300
+		}
+		// The search language: 100 ms on Elasticsearch, 150 ms on SQLite
+		// (issue 29).
+		if strings.HasPrefix(q.name, "search") {
+			r.Target, r.Max = "p99 ≤ 150 ms", 150
+			if hasDirect {
+				r.Target, r.Max = "p99 ≤ 100 ms", 100
+			}
 		}
 		// History and compare: 50 ms on both stores (issue 14).
 		if strings.HasPrefix(q.name, "history") || strings.HasPrefix(q.name, "compare") {
