@@ -135,6 +135,9 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"range", "only kept with the custom range", "a rule across members"},
 	{"name", "saved searches; delete one first", "the count of the stored list"},
 	{"query.*", "", "a saved search's query is a query string inside the body, checked as the list's parameters are"},
+	{"to", "a tree size from 1 to the log's size", "the log's size is stored data"},
+	{"from", "a tree size from 1 to to", "an order between two parameters"},
+	{"size", "at most the log's size", "the log's size and the leaf are stored data"},
 }
 
 // statableRule returns the first error of a 400 problem that is not

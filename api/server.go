@@ -58,6 +58,9 @@ type Deps struct {
 	// Periodic enables the periodic export endpoints when its Store is
 	// set (with Read).
 	Periodic PeriodicDeps
+	// Log enables the verifiable log's endpoints when its Store is set
+	// (with Read).
+	Log LogDeps
 }
 
 // Server is the HTTP API.
@@ -69,6 +72,7 @@ type Server struct {
 	export   ExportDeps
 	restores RestoreDeps
 	periodic PeriodicDeps
+	logs     LogDeps
 	engine   *gin.Engine
 
 	requests  *prometheus.CounterVec
@@ -91,7 +95,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, logs: deps.Log, engine: gin.New()}
 	// gin trusts every proxy unless told otherwise.
 	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
@@ -140,6 +144,9 @@ func (s *Server) routes() {
 	}
 	if s.read.Reader != nil && s.read.Saved != nil {
 		s.savedRoutes()
+	}
+	if s.read.Reader != nil && s.logs.Store != nil {
+		s.logRoutes()
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)

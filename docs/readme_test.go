@@ -23,7 +23,7 @@ import (
 // runSections are the README sections whose shell blocks a newcomer
 // pastes; each block runs unless the line before it is a skip marker that
 // says why.
-var runSections = map[string]bool{"What you'll see": true, "Quick start": true, "Periodic export": true, "API": true}
+var runSections = map[string]bool{"What you'll see": true, "Quick start": true, "Periodic export": true, "The verifiable log": true, "API": true}
 
 const skipMarker = "<!-- readme-test: skip"
 
@@ -115,6 +115,7 @@ func TestREADME(t *testing.T) {
 		`"state":"done"`, ".eml",
 		`"changedFields":["greeting","version"]`,                                                 // the IVR's history
 		`"sourceEventId":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784"`, `"status":"pending"`, // the restore
+		"auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n", "\nok\n", // the checkpoint, tlogcheck
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's commands did not print %s", want)

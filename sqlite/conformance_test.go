@@ -31,3 +31,10 @@ func TestConformance(t *testing.T) {
 			}}
 	})
 }
+
+func TestLogConformance(t *testing.T) {
+	storetest.RunLog(t, func(t *testing.T) storetest.LogBackend {
+		s := open(t)
+		return storetest.LogBackend{Log: s, Backend: storetest.Backend{Writer: s, Reader: s, Visible: func(testing.TB) {}}}
+	})
+}

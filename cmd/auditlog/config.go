@@ -55,6 +55,7 @@ type Config struct {
 	Sensitive SensitiveConfig
 	Restore   RestoreConfig
 	Periodic  PeriodicConfig
+	Log       LogConfig
 }
 
 // SensitiveConfig is the sensitive-changes section (both entry points
@@ -434,6 +435,7 @@ func (c *Config) validate(needStore bool) error {
 	if needStore {
 		errs = append(errs, c.Restore.check()...)
 		errs = append(errs, c.Periodic.check(c)...)
+		errs = append(errs, c.Log.check()...)
 		if _, err := frameAncestors(c.PanelFrameAncestors); err != nil {
 			errs = append(errs, err.Error())
 		}

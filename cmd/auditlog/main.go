@@ -35,6 +35,7 @@ Commands:
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
   healthcheck  exit 0 when the serve or index on AUDITLOG_HTTP_ADDR is ready
   verify    check a tenant's periodic export offline: its signed digest chain and files
+  log       log verify: check a tenant's verifiable log in the store against a signed checkpoint and a pinned key
   version   print the version
 
 Every flag can also be set by its AUDITLOG_* environment variable; a flag
@@ -67,6 +68,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runHealthcheck(rest, getenv, stdout, stderr)
 	case "verify":
 		err = runVerify(rest, getenv, stdout, stderr)
+	case "log":
+		err = runLog(rest, getenv, stdout, stderr)
 	case "export-periodic":
 		err = runExportPeriodic(rest, getenv, stdout, stderr)
 	case "version", "--version":
@@ -148,6 +151,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.export(c)
 		b.restore(c)
 		b.periodic(c)
+		b.tlog(c)
 		b.panel(c)
 	case "index":
 		b.common(c, "127.0.0.1:8081")

@@ -48,6 +48,7 @@ var durationRanges = map[string][2]time.Duration{
 	"AUDITLOG_PERIODIC_LATE_HORIZON":    {time.Hour, 366 * 24 * time.Hour},
 	"AUDITLOG_PERIODIC_EVERY":           {time.Second, time.Hour},
 	"AUDITLOG_PERIODIC_LEASE":           {10 * time.Second, time.Hour},
+	"AUDITLOG_LOG_SEAL_EVERY":           {100 * time.Millisecond, time.Minute},
 }
 
 // choices are the allowed values of every enumerated option.

@@ -1,0 +1,135 @@
+package api
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/seal"
+)
+
+// LogDeps enable the verifiable log's endpoints when Store is set.
+type LogDeps struct {
+	Store audit.LogStore
+	// VerifierKey is the checkpoints' key in note's text form.
+	VerifierKey string
+}
+
+// InclusionView is an inclusion proof as the API answers it: hashes in
+// standard base64, as in checkpoints.
+type InclusionView struct {
+	EventID    string   `json:"eventId"`
+	LeafIndex  int64    `json:"leafIndex"`
+	LeafHash   string   `json:"leafHash"`
+	TreeSize   int64    `json:"treeSize"`
+	RootHash   string   `json:"rootHash"`
+	Proof      []string `json:"proof"`
+	Checkpoint string   `json:"checkpoint"`
+}
+
+// ConsistencyView is a consistency proof as the API answers it.
+type ConsistencyView struct {
+	From     int64    `json:"from"`
+	To       int64    `json:"to"`
+	FromRoot string   `json:"fromRoot"`
+	ToRoot   string   `json:"toRoot"`
+	Proof    []string `json:"proof"`
+}
+
+func b64(h tlog.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }
+
+func b64s(hs []tlog.Hash) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = b64(h)
+	}
+	return out
+}
+
+// logRoutes mounts the tenant's verifiable log.
+func (s *Server) logRoutes() {
+	s.engine.GET("/api/log-key", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"verifierKey": s.logs.VerifierKey}) })
+	g := s.engine.Group("/api/log", s.authenticate, s.limit, s.timeout)
+	g.GET("/checkpoint", s.checkpoint)
+	g.GET("/proof", s.inclusionProof)
+	g.GET("/consistency", s.consistencyProof)
+}
+
+// checkpoint answers the tenant's latest signed checkpoint, as note text.
+func (s *Server) checkpoint(c *gin.Context) {
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown()
+	err := p.err()
+	if err == nil {
+		err = s.recordAccess(c, "log checkpoint", nil)
+	}
+	var ls audit.LogState
+	if err == nil {
+		ls, err = s.logs.Store.LogState(c.Request.Context(), principalOf(c).TenantID)
+	}
+	if err == nil && ls.Checkpoint == "" {
+		err = audit.Errorf(audit.ENOTFOUND, "the tenant's log has no checkpoint yet: no event sealed")
+	}
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(ls.Checkpoint))
+}
+
+// inclusionProof answers ?event=<id>[&size=<n>].
+func (s *Server) inclusionProof(c *gin.Context) {
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown(map[string]bool{"event": true, "size": true})
+	id := audit.NormalizeID(p.single("event"))
+	if !audit.ValidID(id) {
+		p.fail("event", "must be an event id (evt_audit_ followed by a UUID)")
+	}
+	size := int64(p.int("size", 0, 1, 1<<62))
+	err := p.err()
+	if err == nil {
+		err = s.recordAccess(c, "log inclusion proof", map[string]any{"event": id})
+	}
+	var in seal.Inclusion
+	var ls audit.LogState
+	tenant := principalOf(c).TenantID
+	if err == nil {
+		in, err = seal.ProveInclusion(c.Request.Context(), s.logs.Store, tenant, id, size)
+	}
+	if err == nil {
+		ls, err = s.logs.Store.LogState(c.Request.Context(), tenant)
+	}
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, InclusionView{EventID: id, LeafIndex: in.Leaf.Index, LeafHash: b64(in.Leaf.Hash), TreeSize: in.Size,
+		RootHash: b64(in.Root), Proof: b64s(in.Proof), Checkpoint: ls.Checkpoint})
+}
+
+// consistencyProof answers ?from=<n>[&to=<m>].
+func (s *Server) consistencyProof(c *gin.Context) {
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown(map[string]bool{"from": true, "to": true})
+	from, to := int64(p.int("from", 0, 1, 1<<62)), int64(p.int("to", 0, 1, 1<<62))
+	if !c.Request.URL.Query().Has("from") {
+		p.fail("from", "is required: the size of the earlier tree")
+	}
+	err := p.err()
+	if err == nil {
+		err = s.recordAccess(c, "log consistency proof", map[string]any{"from": strconv.FormatInt(from, 10), "to": strconv.FormatInt(to, 10)})
+	}
+	var cp seal.Consistency
+	if err == nil {
+		cp, err = seal.ProveConsistency(c.Request.Context(), s.logs.Store, principalOf(c).TenantID, from, to)
+	}
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.JSON(http.StatusOK, ConsistencyView{From: cp.From, To: cp.To, FromRoot: b64(cp.FromRoot), ToRoot: b64(cp.ToRoot), Proof: b64s(cp.Proof)})
+}

@@ -1,0 +1,147 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// The verifiable log: every stored event of a tenant is a leaf of that
+// tenant's append-only Merkle tree (RFC 6962 hashing, as
+// golang.org/x/mod/sumdb/tlog computes it), appended in sealing order,
+// once. A signed checkpoint (C2SP tlog-checkpoint: origin, size, root)
+// commits to the tree after each sealing round; inclusion and consistency
+// proofs show that an event is in it and that a later tree extends an
+// earlier one. docs/design.md ("The verifiable log") has the why.
+
+// LeafFormat names the leaf encoding of LeafData; a change of encoding
+// gets a new name, and the old one keeps verifying the leaves it made.
+const LeafFormat = "auditlog-event-v1"
+
+// LeafData is the canonical encoding of an event, the bytes whose RFC 6962
+// leaf hash (tlog.RecordHash: SHA-256 of 0x00 then the bytes) is the
+// event's leaf: the event as the API returns it (docs/schemas/
+// data-line-v1.json), as JSON with every object's keys sorted by their
+// UTF-8 bytes, no white space, strings escaped as Go's encoding/json does
+// without HTML escaping, and numbers as stored. Both stores return an
+// event exactly as it was written, so the bytes are the same whatever the
+// store.
+func LeafData(e Event) []byte {
+	raw, err := json.Marshal(e)
+	if err != nil { // an Event always marshals
+		panic(err)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		panic(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // maps encode with sorted keys
+	return bytes.TrimRight(buf.Bytes(), "\n")
+}
+
+// LeafHash is the event's leaf hash.
+func LeafHash(e Event) tlog.Hash { return tlog.RecordHash(LeafData(e)) }
+
+// Leaf is one leaf of a tenant's log: its index and the event it holds.
+type Leaf struct {
+	Index   int64
+	EventID string
+	Hash    tlog.Hash
+}
+
+// LogState is a tenant's log: its size and root after the last sealing
+// round, and the signed checkpoint of that tree.
+type LogState struct {
+	TenantID   string    `json:"tenantId"`
+	Size       int64     `json:"size"`
+	Root       tlog.Hash `json:"root"`
+	Checkpoint string    `json:"checkpoint"` // signed note text; "" before the first round
+	SealedAt   time.Time `json:"sealedAt"`
+}
+
+// Checkpoint is the body of a C2SP tlog-checkpoint: the log's origin, its
+// size and its root hash (base64), one per line.
+type Checkpoint struct {
+	Origin string
+	Size   int64
+	Root   tlog.Hash
+}
+
+// LogOrigin is the origin line of a tenant's log under the deployment's
+// name (a schema-less URL: "auditlog.example.com/tenants/<uuid>").
+func LogOrigin(deployment, tenantID string) string { return deployment + "/tenants/" + tenantID }
+
+// Text is the checkpoint's note text.
+func (c Checkpoint) Text() string {
+	return fmt.Sprintf("%s\n%d\n%s\n", c.Origin, c.Size, base64.StdEncoding.EncodeToString(c.Root[:]))
+}
+
+// ParseCheckpoint reads a checkpoint's note text (extension lines after
+// the root are allowed and ignored). Errors: EINVALID.
+func ParseCheckpoint(text string) (Checkpoint, error) {
+	lines := strings.SplitN(text, "\n", 4)
+	if len(lines) < 4 || lines[0] == "" {
+		return Checkpoint{}, Errorf(EINVALID, "a checkpoint is an origin, a size and a root hash, one per line")
+	}
+	n, err := strconv.ParseInt(lines[1], 10, 64)
+	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
+		return Checkpoint{}, Errorf(EINVALID, "checkpoint size %q is not a decimal count", lines[1])
+	}
+	root, err := base64.StdEncoding.DecodeString(lines[2])
+	if err != nil || len(root) != tlog.HashSize {
+		return Checkpoint{}, Errorf(EINVALID, "checkpoint root %q is not a base64 SHA-256 hash", lines[2])
+	}
+	c := Checkpoint{Origin: lines[0], Size: n}
+	copy(c.Root[:], root)
+	return c, nil
+}
+
+// SealBatch is what one sealing round adds to the logs: per tenant the
+// new leaves, the tree hashes they make (tlog stored-hash index → hash)
+// and the new state, and the store's sealing position after them.
+type SealBatch struct {
+	Leaves   map[string][]Leaf
+	Hashes   map[string]map[int64]tlog.Hash
+	States   map[string]LogState
+	Position string
+	// Rev is the revision of the position the round started from.
+	Rev string
+}
+
+// LogStore keeps the tenants' logs.
+type LogStore interface {
+	// SealPosition is where the next round starts in the store's sealing
+	// order, and its revision. Errors: EUNAVAILABLE.
+	SealPosition(ctx context.Context) (pos, rev string, err error)
+	// PendingEvents returns at most limit stored events after pos, in the
+	// store's sealing order (every stored event comes once, in an order
+	// that never changes), and the position after the last. Errors:
+	// EUNAVAILABLE.
+	PendingEvents(ctx context.Context, pos string, limit int) ([]Event, string, error)
+	// LogState returns a tenant's log (zero, Size 0, when it has none).
+	LogState(ctx context.Context, tenantID string) (LogState, error)
+	// ReadLogHashes returns the stored hashes of a tenant's tree at the
+	// tlog stored-hash indexes. Errors: ENOTFOUND for an index not stored.
+	ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error)
+	// CommitSeal stores b, atomically: its leaves, hashes, states and
+	// position, or nothing. Errors: ECONFLICT when the position changed
+	// since b.Rev (another sealer committed), EUNAVAILABLE.
+	CommitSeal(ctx context.Context, b SealBatch) error
+	// LeafOf returns the leaf of an event of the tenant. Errors:
+	// ENOTFOUND when the event is no leaf (not stored, or not sealed yet).
+	LeafOf(ctx context.Context, tenantID, eventID string) (Leaf, error)
+	// LeafAt returns the tenant's leaf at index. Errors: ENOTFOUND.
+	LeafAt(ctx context.Context, tenantID string, index int64) (Leaf, error)
+}

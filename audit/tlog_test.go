@@ -1,0 +1,48 @@
+package audit_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func TestCheckpointsRoundTripAndRefuseMalformedText(t *testing.T) {
+	cp := audit.Checkpoint{Origin: audit.LogOrigin("auditlog.example.com", "7c9e6679-7425-40de-944b-e07fc1f90ae7"), Size: 42, Root: tlog.RecordHash([]byte("x"))}
+	text := cp.Text()
+	if text != "auditlog.example.com/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n42\n"+base64Of(cp.Root)+"\n" {
+		t.Fatalf("text %q", text)
+	}
+	back, err := audit.ParseCheckpoint(text + "extension line\n")
+	if err != nil || back != cp {
+		t.Fatalf("parsed %+v %v", back, err)
+	}
+	for _, bad := range []string{"", "origin\n42\n", "origin\n-1\nAAAA\n", "origin\n042\n" + base64Of(cp.Root) + "\n", "origin\n1\nnot-base64\n", "\n1\n" + base64Of(cp.Root) + "\n"} {
+		if _, err := audit.ParseCheckpoint(bad); audit.ErrorCode(err) != audit.EINVALID {
+			t.Fatalf("%q: %v", bad, err)
+		}
+	}
+}
+
+func TestLeafDataIsCanonical(t *testing.T) {
+	// Keys sorted at every depth, no white space, no HTML escaping,
+	// numbers as given.
+	e := audit.Event{ID: "evt_audit_1", TenantID: "t", Action: "update", Reason: "a<b & c",
+		After: []byte(`{"z": 1.50, "a": {"y": true, "b": [3, 2]}}`)}
+	got := string(audit.LeafData(e))
+	for _, want := range []string{`"after":{"a":{"b":[3,2],"y":true},"z":1.50}`, `"reason":"a<b & c"`} {
+		if !contains(got, want) {
+			t.Fatalf("leaf data %s lacks %s", got, want)
+		}
+	}
+	if audit.LeafHash(e) != tlog.RecordHash([]byte(got)) {
+		t.Fatal("the leaf hash is not the RFC 6962 hash of the leaf data")
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func base64Of(h tlog.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }

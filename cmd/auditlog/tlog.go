@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/seal"
+)
+
+// LogConfig is the verifiable log's section.
+type LogConfig struct {
+	Seal   bool
+	Origin string
+	Every  time.Duration
+	bound  bool // the command takes this section (serve)
+}
+
+func (b *binder) tlog(c *Config) {
+	l := &c.Log
+	l.bound = true
+	b.boolean(&l.Seal, "log-seal", "AUDITLOG_LOG_SEAL", true,
+		"append every stored event to its tenant's verifiable log and sign checkpoints (the embedded store; Elasticsearch: not yet)")
+	b.str(&l.Origin, "log-origin", "AUDITLOG_LOG_ORIGIN", "auditlog.local",
+		"the deployment's name in the logs' checkpoints (<origin>/tenants/<tenant>) and the checkpoint key's name")
+	b.duration(&l.Every, "log-seal-every", "AUDITLOG_LOG_SEAL_EVERY", time.Second, "how often new events are sealed when none are pending")
+}
+
+// originName is what note accepts as a key name, and a checkpoint as an
+// origin: a host-like name, optionally with a path.
+var originName = regexp.MustCompile(`^[a-z0-9]([a-z0-9.-]*[a-z0-9])?(/[A-Za-z0-9._-]+)*$`)
+
+func (l LogConfig) check() []string {
+	if !l.bound {
+		return nil
+	}
+	if !originName.MatchString(l.Origin) || len(l.Origin) > 200 {
+		return []string{fmt.Sprintf("AUDITLOG_LOG_ORIGIN=%q: want a host-like name such as auditlog.example.com (lower-case letters, digits, . and -; an optional /path)", l.Origin)}
+	}
+	return nil
+}
+
+// startSealer runs the sealer of the store in the background, when the
+// store keeps a verifiable log and sealing is on; it returns the log for
+// the API (nil: none).
+func (m *Main) startSealer(ctx context.Context, store eventStore) (audit.LogStore, string, error) {
+	cfg := m.Config.Log
+	if r, wrapped := store.(retainedStore); wrapped {
+		store = r.eventStore // the log is kept below the retention view
+	}
+	ls, ok := store.(audit.LogStore)
+	if !ok || !cfg.Seal {
+		m.Logger.Info("verifiable log off", "store", m.Config.Store, "seal", cfg.Seal)
+		return nil, "", nil
+	}
+	key, _, err := m.signingKeys(ctx, store)
+	if err != nil {
+		return nil, "", err
+	}
+	signer, vkey, err := seal.NewSigner(cfg.Origin, key)
+	if err != nil {
+		return nil, "", fmt.Errorf("AUDITLOG_LOG_ORIGIN: %w", err)
+	}
+	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, seal.Deps{Store: ls, Signer: signer, Logger: m.Logger, Registry: m.Registry})
+	m.background(ctx, "sealer", s.Run)
+	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", vkey)
+	return ls, vkey, nil
+}

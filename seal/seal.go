@@ -1,0 +1,214 @@
+// Package seal appends every stored event to its tenant's verifiable log
+// (audit/tlog.go): rounds that read the events stored since the last
+// round in the store's sealing order, add each as the next leaf of its
+// tenant's Merkle tree (golang.org/x/mod/sumdb/tlog), and commit the
+// leaves, the tree hashes, a signed checkpoint per tenant and the new
+// position in one step (audit.LogStore.CommitSeal). A round that loses to
+// another sealer (ECONFLICT) changes nothing and the next one starts from
+// what won, so any number of processes may run it; a crash before the
+// commit leaves nothing half done.
+package seal
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Config is the sealing section of the configuration.
+type Config struct {
+	// Origin is the deployment's name in the checkpoints' origin lines
+	// (audit.LogOrigin) and the signing key's name.
+	Origin string
+	// Every is the pause between rounds when nothing is pending.
+	Every time.Duration
+	// Batch bounds the events of one round.
+	Batch int
+}
+
+// Deps are what the sealer needs.
+type Deps struct {
+	Store    audit.LogStore
+	Signer   note.Signer
+	Logger   *slog.Logger
+	Registry prometheus.Registerer // nil: metrics not registered
+	Now      func() time.Time
+}
+
+// Sealer runs sealing rounds.
+type Sealer struct {
+	cfg    Config
+	deps   Deps
+	sealed prometheus.Counter
+	rounds *prometheus.CounterVec
+}
+
+// New returns a sealer.
+func New(cfg Config, deps Deps) *Sealer {
+	if cfg.Every <= 0 {
+		cfg.Every = time.Second
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 5000
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Sealer{cfg: cfg, deps: deps,
+		sealed: prometheus.NewCounter(prometheus.CounterOpts{Name: "auditlog_log_sealed_events_total", Help: "Events appended to their tenant's verifiable log."}),
+		rounds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_log_seal_rounds_total", Help: "Sealing rounds, by outcome (sealed, idle, conflict, error)."}, []string{"outcome"}),
+	}
+	if deps.Registry != nil {
+		deps.Registry.MustRegister(s.sealed, s.rounds)
+	}
+	return s
+}
+
+// Run seals until ctx ends: rounds back to back while events are pending,
+// then one every cfg.Every.
+func (s *Sealer) Run(ctx context.Context) {
+	for {
+		n, err := s.Round(ctx)
+		switch {
+		case ctx.Err() != nil:
+			return
+		case err != nil && audit.ErrorCode(err) != audit.ECONFLICT:
+			s.deps.Logger.Warn("sealing round failed; retrying", "err", err)
+		case n > 0 || audit.ErrorCode(err) == audit.ECONFLICT:
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(s.cfg.Every):
+		}
+	}
+}
+
+// Round seals the events pending at its start (at most cfg.Batch) and
+// returns how many. Errors: ECONFLICT when another sealer committed
+// first (nothing of this round is kept), EUNAVAILABLE.
+func (s *Sealer) Round(ctx context.Context) (int, error) {
+	st := s.deps.Store
+	pos, rev, err := st.SealPosition(ctx)
+	if err != nil {
+		return 0, s.outcome("error", err)
+	}
+	events, next, err := st.PendingEvents(ctx, pos, s.cfg.Batch)
+	if err != nil || len(events) == 0 {
+		return 0, s.outcome(map[bool]string{true: "error", false: "idle"}[err != nil], err)
+	}
+	b := audit.SealBatch{Leaves: map[string][]audit.Leaf{}, Hashes: map[string]map[int64]tlog.Hash{}, States: map[string]audit.LogState{}, Position: next, Rev: rev}
+	trees := map[string]*tree{}
+	for _, e := range events {
+		t := trees[e.TenantID]
+		if t == nil {
+			ls, err := st.LogState(ctx, e.TenantID)
+			if err != nil {
+				return 0, s.outcome("error", err)
+			}
+			t = &tree{ctx: ctx, store: st, tenant: e.TenantID, size: ls.Size, added: map[int64]tlog.Hash{}}
+			trees[e.TenantID] = t
+		}
+		leaf, err := t.append(e)
+		if err != nil {
+			return 0, s.outcome("error", err)
+		}
+		b.Leaves[e.TenantID] = append(b.Leaves[e.TenantID], leaf)
+	}
+	now := s.deps.Now().UTC()
+	for tenant, t := range trees {
+		ls, err := s.checkpoint(t, now)
+		if err != nil {
+			return 0, s.outcome("error", err)
+		}
+		b.Hashes[tenant], b.States[tenant] = t.added, ls
+	}
+	if err := st.CommitSeal(ctx, b); err != nil {
+		return 0, s.outcome(map[bool]string{true: "conflict", false: "error"}[audit.ErrorCode(err) == audit.ECONFLICT], err)
+	}
+	s.sealed.Add(float64(len(events)))
+	s.rounds.WithLabelValues("sealed").Inc()
+	return len(events), nil
+}
+
+func (s *Sealer) outcome(label string, err error) error {
+	s.rounds.WithLabelValues(label).Inc()
+	return err
+}
+
+// checkpoint is t's new state, with its signed checkpoint.
+func (s *Sealer) checkpoint(t *tree, now time.Time) (audit.LogState, error) {
+	root, err := tlog.TreeHash(t.size, t)
+	if err != nil {
+		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "the root of the log of %s", t.tenant)
+	}
+	cp := audit.Checkpoint{Origin: audit.LogOrigin(s.cfg.Origin, t.tenant), Size: t.size, Root: root}
+	signed, err := note.Sign(&note.Note{Text: cp.Text()}, s.deps.Signer)
+	if err != nil {
+		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "signing the checkpoint of %s", t.tenant)
+	}
+	return audit.LogState{TenantID: t.tenant, Size: t.size, Root: root, Checkpoint: string(signed), SealedAt: now}, nil
+}
+
+// tree is a tenant's tree during a round: the stored hashes, and those
+// this round adds on top (tlog.HashReader over both).
+type tree struct {
+	ctx    context.Context
+	store  audit.LogStore
+	tenant string
+	size   int64
+	added  map[int64]tlog.Hash
+}
+
+func (t *tree) append(e audit.Event) (audit.Leaf, error) {
+	data := audit.LeafData(e)
+	hashes, err := tlog.StoredHashes(t.size, data, t)
+	if err != nil {
+		return audit.Leaf{}, audit.Wrap(audit.EINTERNAL, err, "the tree hashes of %s", e.ID)
+	}
+	first := tlog.StoredHashIndex(0, t.size)
+	for i, h := range hashes {
+		t.added[first+int64(i)] = h
+	}
+	leaf := audit.Leaf{Index: t.size, EventID: e.ID, Hash: tlog.RecordHash(data)}
+	t.size++
+	return leaf, nil
+}
+
+// ReadHashes implements tlog.HashReader.
+func (t *tree) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	var missing []int64
+	for i, idx := range indexes {
+		if h, ok := t.added[idx]; ok {
+			out[i] = h
+		} else {
+			missing = append(missing, idx)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	stored, err := t.store.ReadLogHashes(t.ctx, t.tenant, missing)
+	if err != nil {
+		return nil, fmt.Errorf("reading the hashes of the log of %s: %w", t.tenant, err)
+	}
+	for i, j := 0, 0; i < len(indexes); i++ {
+		if _, ok := t.added[indexes[i]]; !ok {
+			out[i] = stored[j]
+			j++
+		}
+	}
+	return out, nil
+}

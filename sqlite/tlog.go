@@ -1,0 +1,164 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// SealPosition implements audit.LogStore: the seq of the last sealed
+// event ("0" before the first round).
+func (s *Store) SealPosition(ctx context.Context) (string, string, error) {
+	var seq, rev int64
+	err := s.w.QueryRowContext(ctx, `SELECT seq, rev FROM tlog_position WHERE id = 1`).Scan(&seq, &rev)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return "", "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the seal position")
+	}
+	return strconv.FormatInt(seq, 10), strconv.FormatInt(rev, 10), nil
+}
+
+// PendingEvents implements audit.LogStore: the events after seq pos, in
+// seq order (the order of their insertion; a seq is never reused).
+func (s *Store) PendingEvents(ctx context.Context, pos string, limit int) ([]audit.Event, string, error) {
+	after, err := strconv.ParseInt(pos, 10, 64)
+	if err != nil {
+		return nil, "", audit.Errorf(audit.EINVALID, "sqlite: seal position %q is not a seq", pos)
+	}
+	rows, err := s.w.QueryContext(ctx, `SELECT seq, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
+	}
+	defer rows.Close()
+	var out []audit.Event
+	for rows.Next() {
+		var body []byte
+		if err := rows.Scan(&after, &body); err != nil {
+			return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
+		}
+		var e audit.Event
+		if err := json.Unmarshal(body, &e); err != nil {
+			return nil, "", audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
+	}
+	return out, strconv.FormatInt(after, 10), nil
+}
+
+// LogState implements audit.LogStore.
+func (s *Store) LogState(ctx context.Context, tenantID string) (audit.LogState, error) {
+	var body []byte
+	err := s.r.QueryRowContext(ctx, `SELECT body FROM tlog_state WHERE tenant_id = ?`, tenantID).Scan(&body)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return audit.LogState{TenantID: tenantID}, nil
+	case err != nil:
+		return audit.LogState{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the log of %s", tenantID)
+	}
+	var st audit.LogState
+	if err := json.Unmarshal(body, &st); err != nil {
+		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: the log state of %s does not decode", tenantID)
+	}
+	return st, nil
+}
+
+// ReadLogHashes implements audit.LogStore.
+func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(indexes))
+	for i, idx := range indexes {
+		var b []byte
+		err := s.r.QueryRowContext(ctx, `SELECT hash FROM tlog_hashes WHERE tenant_id = ? AND idx = ?`, tenantID, idx).Scan(&b)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			return nil, audit.Errorf(audit.ENOTFOUND, "no hash %d in the log of %s", idx, tenantID)
+		case err != nil:
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
+		}
+		copy(out[i][:], b)
+	}
+	return out, nil
+}
+
+// CommitSeal implements audit.LogStore in one transaction.
+func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
+	}
+	defer func() { _ = tx.Rollback() }()
+	if err := commitPosition(ctx, tx, b.Position, b.Rev); err != nil {
+		return err
+	}
+	for tenant, leaves := range b.Leaves {
+		for _, l := range leaves {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tlog_leaves (tenant_id, leaf, event_id, hash) VALUES (?, ?, ?, ?)`, tenant, l.Index, l.EventID, l.Hash[:]); err != nil {
+				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing %s", l.EventID)
+			}
+		}
+		for idx, h := range b.Hashes[tenant] {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO tlog_hashes (tenant_id, idx, hash) VALUES (?, ?, ?)`, tenant, idx, h[:]); err != nil {
+				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing the log of %s", tenant)
+			}
+		}
+	}
+	for tenant, st := range b.States {
+		body, _ := json.Marshal(st)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO tlog_state (tenant_id, body) VALUES (?, ?) ON CONFLICT (tenant_id) DO UPDATE SET body = excluded.body`, tenant, body); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing the log of %s", tenant)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
+	}
+	return nil
+}
+
+// commitPosition moves the seal position from revision rev to pos.
+func commitPosition(ctx context.Context, tx *sql.Tx, pos, rev string) error {
+	seq, err1 := strconv.ParseInt(pos, 10, 64)
+	r, err2 := strconv.ParseInt(rev, 10, 64)
+	if err1 != nil || err2 != nil {
+		return audit.Errorf(audit.EINVALID, "sqlite: seal position %q at revision %q", pos, rev)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO tlog_position (id, seq, rev) VALUES (1, ?, 1)
+		ON CONFLICT (id) DO UPDATE SET seq = excluded.seq, rev = tlog_position.rev + 1 WHERE tlog_position.rev = ?`, seq, r)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return audit.Errorf(audit.ECONFLICT, "the seal position moved since revision %d: another sealer committed", r)
+	}
+	return nil
+}
+
+// LeafOf implements audit.LogStore.
+func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Leaf, error) {
+	return s.leaf(ctx, `SELECT leaf, event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND event_id = ?`, tenantID, eventID)
+}
+
+// LeafAt implements audit.LogStore.
+func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit.Leaf, error) {
+	return s.leaf(ctx, `SELECT leaf, event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND leaf = ?`, tenantID, index)
+}
+
+func (s *Store) leaf(ctx context.Context, query string, args ...any) (audit.Leaf, error) {
+	var l audit.Leaf
+	var h []byte
+	err := s.r.QueryRowContext(ctx, query, args...).Scan(&l.Index, &l.EventID, &h)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return l, audit.Errorf(audit.ENOTFOUND, "no leaf of %v in the log", args[1])
+	case err != nil:
+		return l, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading a leaf")
+	}
+	copy(l.Hash[:], h)
+	return l, nil
+}

@@ -1,0 +1,146 @@
+package sqlite_test
+
+import (
+	"context"
+	"crypto/ed25519"
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/seal"
+	"github.com/auditlog/auditlog/sqlite"
+)
+
+// TestEditsBehindTheServiceBreakTheProofs: an event edited with SQL
+// straight in the file no longer matches its leaf (its proof fails), and
+// a deleted one leaves its leaf without an event; the others still prove.
+func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g := gen.New(gen.Config{Seed: 12, Tenants: 1, WithIDs: true}, 50)
+	var events []audit.Event
+	for i := 0; i < 50; i++ {
+		events = append(events, g.Next())
+	}
+	if _, err := s.WriteEvents(ctx, events); err != nil {
+		t.Fatal(err)
+	}
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, _, _ := seal.NewSigner("auditlog.test", priv)
+	if _, err := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer}).Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	tenant := events[0].TenantID
+	proves := func(id string) bool {
+		p, err := seal.ProveInclusion(ctx, s, tenant, id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := s.GetEvent(ctx, tenant, id)
+		return err == nil && tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(e)) == nil
+	}
+	for _, e := range events[:3] {
+		if !proves(e.ID) {
+			t.Fatalf("%s does not prove before any edit", e.ID)
+		}
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'someone.else@x.example') AS BLOB) WHERE id = ?`, events[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM events WHERE id = ?`, events[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	if proves(events[1].ID) || proves(events[2].ID) || !proves(events[0].ID) {
+		t.Fatalf("after an edit and a deletion: edited %v, deleted %v, untouched %v", proves(events[1].ID), proves(events[2].ID), proves(events[0].ID))
+	}
+	if l, err := s.LeafOf(ctx, tenant, events[2].ID); err != nil || l.EventID != events[2].ID {
+		t.Fatalf("the deleted event's leaf: %+v %v", l, err)
+	}
+}
+
+// TestVerifyNamesWhatChangedBehindTheService: seal.Verify (auditlog log
+// verify) names an edited, a back-dated and a deleted event, and a row
+// inserted straight into the file; an intact log has no finding.
+func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g := gen.New(gen.Config{Seed: 13, Tenants: 1, WithIDs: true}, 40)
+	var events []audit.Event
+	for i := 0; i < 40; i++ {
+		events = append(events, g.Next())
+	}
+	if _, err := s.WriteEvents(ctx, events); err != nil {
+		t.Fatal(err)
+	}
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
+	if _, err := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer}).Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := note.NewVerifier(vkey)
+	tenant := events[0].TenantID
+	rep, err := seal.Verify(ctx, s, s, s, tenant, v)
+	if err != nil || len(rep.Findings) != 0 || rep.Events != 40 || rep.Checkpoint.Size != 40 {
+		t.Fatalf("intact: %+v %v", rep, err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, stmt := range []string{
+		`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'x@x.example') AS BLOB) WHERE id = '` + events[3].ID + `'`,
+		`UPDATE events SET body = CAST(json_set(body, '$.timestamp', '2020-01-01T00:00:00.000Z') AS BLOB), ts = 1577836800000 WHERE id = '` + events[5].ID + `'`,
+		`DELETE FROM events WHERE id = '` + events[7].ID + `'`,
+		`INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body, actor_role, actor_ip_key, request_id)
+		 SELECT 'evt_audit_00000000-0000-7000-8000-000000000001', tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome,
+		 CAST(json_set(body, '$.id', 'evt_audit_00000000-0000-7000-8000-000000000001') AS BLOB), actor_role, actor_ip_key, request_id FROM events WHERE id = '` + events[9].ID + `'`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	rep, err = seal.Verify(ctx, s, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		got[f.EventID] = f.Kind
+	}
+	want := map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing", "evt_audit_00000000-0000-7000-8000-000000000001": "unsealed"}
+	if len(got) != len(want) {
+		t.Fatalf("findings %v, want %v", rep.Findings, want)
+	}
+	for id, kind := range want {
+		if got[id] != kind {
+			t.Fatalf("%s: %q, want %q (all: %v)", id, got[id], kind, rep.Findings)
+		}
+	}
+	_, other, _ := ed25519.GenerateKey(nil)
+	_, otherKey, _ := seal.NewSigner("auditlog.test", other)
+	ov, _ := note.NewVerifier(otherKey)
+	if _, err := seal.Verify(ctx, s, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
+		t.Fatalf("another key: %v", err)
+	}
+}
