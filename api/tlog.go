@@ -29,6 +29,8 @@ type InclusionView struct {
 	RootHash   string   `json:"rootHash"`
 	Proof      []string `json:"proof"`
 	Checkpoint string   `json:"checkpoint"`
+	// CheckpointTime is when the latest checkpoint was signed.
+	CheckpointTime audit.Timestamp `json:"checkpointTime"`
 }
 
 // ConsistencyView is a consistency proof as the API answers it.
@@ -108,7 +110,7 @@ func (s *Server) inclusionProof(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, InclusionView{EventID: id, LeafIndex: in.Leaf.Index, LeafHash: b64(in.Leaf.Hash), TreeSize: in.Size,
-		RootHash: b64(in.Root), Proof: b64s(in.Proof), Checkpoint: ls.Checkpoint})
+		RootHash: b64(in.Root), Proof: b64s(in.Proof), Checkpoint: ls.Checkpoint, CheckpointTime: audit.NewTimestamp(ls.SealedAt)})
 }
 
 // consistencyProof answers ?from=<n>[&to=<m>].

@@ -268,6 +268,36 @@ check("the search box explains the language; every example it gives is a valid q
   await page.waitForURL(/q=-action%3Aaccess/, { timeout: T });
 });
 
+check("the drawer proves the event's place in the log in the browser, and a tampered proof fails there", async ({ browser }) => {
+  const hasLog = (await fetch(`${BASE}/api/log-key`)).status === 200;
+  const ctx = await browser.newContext({ timezoneId: "Europe/Paris" });
+  const page = await ctx.newPage();
+  await page.goto(`${PANEL}?range=all&event=${V1}#token=${ADMIN}`);
+  await page.getByTestId("event-json").waitFor({ timeout: T });
+  if (!hasLog) {
+    // The Elasticsearch store keeps no verifiable log yet: nothing shown.
+    await page.waitForTimeout(1000);
+    if (await page.getByTestId("log-proof").count()) throw new Error("a log proof shown on a store without a log");
+    await ctx.close();
+    return;
+  }
+  const proof = page.locator('[data-testid="log-proof"][data-ok="true"]');
+  await proof.getByText("verified in this browser").waitFor({ timeout: T });
+  if (!/In the log at #\d+, checkpoint of .* UTC\+0[12]:00 \(\d+ events\)/.test(await proof.innerText())) throw new Error(`log proof: ${await proof.innerText()}`);
+  // The browser decides: a proof with one hash changed in transit fails.
+  await page.route("**/api/log/proof?*", async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    const h = Buffer.from(body.proof[0] ?? body.checkpoint.split("\n")[2], "base64");
+    h[0] ^= 1;
+    if (body.proof.length) body.proof[0] = h.toString("base64");
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.goto(`${PANEL}?range=all&event=${V2}`);
+  await page.locator('[data-testid="log-proof"][data-ok="false"]').waitFor({ timeout: T });
+  await ctx.close();
+});
+
 check("rows preview their changes from → to", async ({ page }) => {
   await page.goto(`${PANEL}?range=all&resourceType=recording_policy&resourceId=${POLICY}`);
   await page.getByTestId("diff-preview").first().getByText("→").first().waitFor({ timeout: T });
@@ -430,6 +460,11 @@ check("a job queued elsewhere appears in Exports without a reload, its criteria 
 check("periodic exports: settings, keys, the exact verify command, delivered windows whose files download as named", async ({ page }) => {
   await page.goto(`${PANEL}?view=periodic`);
   await page.getByTestId("periodic-settings").waitFor({ timeout: T });
+  if ((await fetch(`${BASE}/api/log-key`)).status === 200) {
+    // The verifiable log: its signed checkpoint and the check's command.
+    await page.getByTestId("log-checkpoint").getByText(`/tenants/${TENANT}`).waitFor({ timeout: T });
+    if (!(await page.getByTestId("log-verify-command").innerText()).startsWith(`auditlog log verify --tenant ${TENANT} --key '`)) throw new Error("no log verify command");
+  }
   const cmd = await page.getByTestId("verify-command").innerText();
   if (cmd !== `auditlog verify --dir ./periodic-exports --tenant ${TENANT} --api ${BASE} --token "$TOKEN"`) throw new Error(`verify command: ${cmd}`);
   await page.getByTestId("export-keys").getByText("signs new digests").waitFor({ timeout: T });

@@ -9,6 +9,7 @@ import { useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
 import { History } from "./History";
 import { JsonTree } from "./JsonTree";
+import { LogProof } from "./LogProof";
 import { RestorePanel } from "./RestorePanel";
 import { SideBySide } from "./SideBySide";
 
@@ -58,6 +59,7 @@ export function EventDrawer({ id }: { id: string }) {
             {formatTime(e.timestamp, zone)} by {e.actor.email} ({e.actor.role}){e.actor.ip ? ` from ${e.actor.ip}` : ""}
             {e.reason ? ` — reason: ${e.reason}` : ""}
           </Text>
+          <LogProof id={e.id} />
           <CopyButton value={eventLink(e.id)}>
             {({ copied, copy }) => <Button size="compact-xs" variant="subtle" w="fit-content" onClick={copy} data-testid="copy-link">{copied ? "Link copied" : "Copy link to this event"}</Button>}
           </CopyButton>

@@ -1,6 +1,6 @@
 import { Alert, Badge, Button, Code, CopyButton, Group, SegmentedControl, Stack, Table, Text, Title } from "@mantine/core";
 import { useState, useSyncExternalStore } from "react";
-import { api, download, must, saveBlob } from "../api/client";
+import { api, authHeaders, download, must, saveBlob } from "../api/client";
 import { auth } from "../auth";
 import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
@@ -59,6 +59,34 @@ function SettingsCard({ superadmin }: { superadmin: boolean }) {
   );
 }
 
+/** LogCard is the tenant's verifiable log: the latest signed checkpoint,
+ * the key that signs it, and how to check it (every plan has one). */
+function LogCard({ tenant }: { tenant: string }) {
+  const key = useAsync(async () => {
+    const r = await fetch("/api/log-key");
+    return r.ok ? ((await r.json()) as { verifierKey: string }).verifierKey : null;
+  }, "log-key");
+  const cp = useAsync(async () => {
+    const r = await fetch("/api/log/checkpoint", { headers: authHeaders() });
+    return r.ok ? r.text() : null;
+  }, "log-checkpoint");
+  if (!key.data) return null; // this store keeps no log
+  const cmd = `auditlog log verify --tenant ${tenant} --key '${key.data}'`;
+  return (
+    <Stack gap="xs" data-testid="log-card">
+      <Title order={4}>Verifiable log</Title>
+      <Text size="sm">Every event of this tenant is a leaf of its Merkle tree; the service signs a checkpoint of the tree about every second.
+        An event's drawer shows its place, checked in your browser.</Text>
+      <Code block style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="log-checkpoint">{cp.data ?? "No event sealed yet."}</Code>
+      <Text size="sm">The key that signs it (keep a copy of your own), and the check of the store behind the service:</Text>
+      <Group gap="xs" wrap="nowrap" align="start">
+        <Code block style={{ flex: 1, whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="log-verify-command">{cmd}</Code>
+        <CopyButton value={cmd}>{({ copied, copy }) => <Button size="compact-xs" variant="light" onClick={copy}>{copied ? "Copied" : "Copy"}</Button>}</CopyButton>
+      </Group>
+    </Stack>
+  );
+}
+
 /** PeriodicView is the Enterprise periodic export: its settings, the
  * public keys and the command that verifies the files with them, and the
  * delivered windows, each file and digest downloadable. */
@@ -72,6 +100,7 @@ export function PeriodicView() {
   const cmd = verifyCommand(location.origin, tenant);
   return (
     <Stack data-testid="periodic">
+      <LogCard tenant={tenant} />
       <Title order={4}>Periodic export</Title>
       <SettingsCard superadmin={a.claims?.role === "superadmin"} />
       <Title order={5}>Verify the files</Title>

@@ -1,0 +1,58 @@
+import { describe, expect, it } from "vitest";
+import { canonical, leafHash, parse, rootFromInclusion } from "./tlog";
+
+// A vector made by the service's Go code (audit.LeafData, audit.LeafHash)
+// from this event as the API sends it (HTML-escaped strings, a float
+// written 1.50, an exponent, a tab, U+2028).
+const apiText = String.raw`{"id":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784","timestamp":"2026-11-21T08:21:28.800Z","tenantId":"7c9e6679-7425-40de-944b-e07fc1f90ae7","actor":{"id":"67136993-0b23-4c66-aac0-1816ee8a6c3f","email":"omar.2@acme-contact.example","role":"admin","ip":"198.51.100.7","userAgent":"Mozilla/5.0 \u003cx\u003e \u0026 \u2028"},"action":"update","resource":{"type":"ivr","id":"2bec8061-7974-4fa0-a703-0ebd42b72c7e"},"diff":{"greeting":{"from":"Welcome","to":"Hi\tthere"},"ratio":{"from":1.50,"to":2e3}},"crossTenant":false,"category":"configuration","outcome":"success","requestId":"req_1"}`;
+const goLeaf = String.raw`{"action":"update","actor":{"email":"omar.2@acme-contact.example","id":"67136993-0b23-4c66-aac0-1816ee8a6c3f","ip":"198.51.100.7","role":"admin","userAgent":"Mozilla/5.0 <x> & \u2028"},"category":"configuration","crossTenant":false,"diff":{"greeting":{"from":"Welcome","to":"Hi\tthere"},"ratio":{"from":1.50,"to":2e3}},"id":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784","outcome":"success","requestId":"req_1","resource":{"id":"2bec8061-7974-4fa0-a703-0ebd42b72c7e","type":"ivr"},"tenantId":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-11-21T08:21:28.800Z"}`;
+const goHash = "eJM0vgwZTom4+zkN1Bul8pfrn1fIx10ld+BRlcJ0rD8=";
+
+const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
+
+describe("the leaf encoding in the browser", () => {
+  it("is byte for byte the service's", async () => {
+    expect(canonical(parse(apiText))).toBe(goLeaf);
+    expect(b64(await leafHash(apiText))).toBe(goHash);
+  });
+});
+
+// An independent Merkle tree, from RFC 6962's definitions (MTH, PATH),
+// recursive as the RFC writes them.
+const enc = new TextEncoder();
+async function h(...parts: Uint8Array[]) {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) { all.set(p, o); o += p.length; }
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
+}
+const split = (n: number) => { let k = 1; while (k * 2 < n) k *= 2; return k; };
+async function mth(d: Uint8Array[]): Promise<Uint8Array> {
+  if (d.length === 1) return h(new Uint8Array([0]), d[0]!);
+  const k = split(d.length);
+  return h(new Uint8Array([1]), await mth(d.slice(0, k)), await mth(d.slice(k)));
+}
+async function path(m: number, d: Uint8Array[]): Promise<Uint8Array[]> {
+  if (d.length === 1) return [];
+  const k = split(d.length);
+  return m < k ? [...(await path(m, d.slice(0, k))), await mth(d.slice(k))] : [...(await path(m - k, d.slice(k))), await mth(d.slice(0, k))];
+}
+
+describe("inclusion proofs in the browser", () => {
+  it("lead to the root for every leaf of trees of 1 to 17 leaves, and a changed hash does not", async () => {
+    for (let n = 1; n <= 17; n++) {
+      const d = Array.from({ length: n }, (_, i) => enc.encode(`leaf ${i}`));
+      const root = await mth(d);
+      for (let m = 0; m < n; m++) {
+        const leaf = await h(new Uint8Array([0]), d[m]!);
+        const proof = await path(m, d);
+        expect(b64((await rootFromInclusion(m, n, leaf, proof))!)).toBe(b64(root));
+        if (proof.length) {
+          const bad = proof.map((p, i) => (i === 0 ? p.map((x, j) => (j === 0 ? x ^ 1 : x)) : p));
+          expect(b64((await rootFromInclusion(m, n, leaf, bad)) ?? new Uint8Array())).not.toBe(b64(root));
+        }
+      }
+      expect(await rootFromInclusion(n, n, new Uint8Array(32), [])).toBeNull();
+    }
+  });
+});

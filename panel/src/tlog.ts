@@ -1,0 +1,154 @@
+// The verifiable log, checked in the browser: the event's leaf hash is
+// computed here from the event the API returned (its canonical encoding,
+// README "The verifiable log"), the inclusion proof is run here (RFC 9162
+// §2.1.3.2) against the root of the signed checkpoint, and the
+// checkpoint's Ed25519 signature is checked here when the browser has
+// Ed25519 in WebCrypto. Nothing the server says about validity is taken.
+
+type Json = null | boolean | string | { num: string } | Json[] | { [k: string]: Json };
+
+/** parse reads JSON keeping each number's literal text (Go's encoding
+ * keeps it, JSON.parse would not: 1.50 stays 1.50). */
+export function parse(text: string): Json {
+  let i = 0;
+  const ws = () => { while (" \t\n\r".includes(text[i] ?? "x")) i++; };
+  const value = (): Json => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const o: { [k: string]: Json } = {};
+      ws();
+      if (text[i] === "}") { i++; return o; }
+      for (;;) {
+        ws();
+        const k = value() as string;
+        ws();
+        i++; // :
+        o[k] = value();
+        ws();
+        if (text[i++] === "}") return o;
+      }
+    }
+    if (c === "[") {
+      i++;
+      const a: Json[] = [];
+      ws();
+      if (text[i] === "]") { i++; return a; }
+      for (;;) {
+        a.push(value());
+        ws();
+        if (text[i++] === "]") return a;
+      }
+    }
+    if (c === '"') {
+      const start = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === "\\") i++;
+      i++;
+      return JSON.parse(text.slice(start, i)) as string;
+    }
+    const m = /^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(i));
+    if (!m) throw new Error(`not JSON at ${i}`);
+    i += m[0].length;
+    return m[0] === "true" ? true : m[0] === "false" ? false : m[0] === "null" ? null : { num: m[0] };
+  };
+  return value();
+}
+
+const utf8 = new TextEncoder();
+
+/** byteOrder compares two strings by their UTF-8 bytes, as Go sorts keys. */
+function byteOrder(a: string, b: string): number {
+  const x = utf8.encode(a), y = utf8.encode(b);
+  for (let k = 0; k < Math.min(x.length, y.length); k++) if (x[k] !== y[k]) return x[k]! - y[k]!;
+  return x.length - y.length;
+}
+
+/** quote escapes a string as Go's encoding/json does without HTML
+ * escaping (JSON.stringify does the same but for U+2028 and U+2029). */
+const quote = (s: string) => JSON.stringify(s).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+
+/** canonical is the leaf encoding auditlog-event-v1 of a JSON text. */
+export function canonical(v: Json): string {
+  if (v === null || typeof v === "boolean") return String(v);
+  if (typeof v === "string") return quote(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
+  if ("num" in v && typeof v.num === "string" && Object.keys(v).length === 1) return v.num;
+  const o = v as { [k: string]: Json };
+  return `{${Object.keys(o).sort(byteOrder).map((k) => `${quote(k)}:${canonical(o[k]!)}`).join(",")}}`;
+}
+
+async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let off = 0;
+  for (const p of parts) { all.set(p, off); off += p.length; }
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
+}
+
+/** leafHash is SHA-256 of 0x00 then the event's canonical encoding. */
+export const leafHash = (eventJSON: string) => sha256(new Uint8Array([0]), utf8.encode(canonical(parse(eventJSON))));
+const nodeHash = (l: Uint8Array, r: Uint8Array) => sha256(new Uint8Array([1]), l, r);
+
+export const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** rootFromInclusion runs an inclusion proof (RFC 9162 §2.1.3.2) and
+ * returns the root it leads to, or null when the proof's shape is wrong. */
+export async function rootFromInclusion(index: number, size: number, leaf: Uint8Array, proof: Uint8Array[]): Promise<Uint8Array | null> {
+  if (index >= size) return null;
+  let fn = index, sn = size - 1, r = leaf;
+  for (const p of proof) {
+    if (sn === 0) return null;
+    if (fn % 2 === 1 || fn === sn) {
+      r = await nodeHash(p, r);
+      while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+    } else {
+      r = await nodeHash(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 ? r : null;
+}
+
+/** Checked is what the browser found. */
+export type Checked = { ok: boolean; size: number; index: number; signature: "valid" | "invalid" | "unchecked"; why?: string };
+
+/** checkpointParts splits a signed note: the signed text, the origin,
+ * size and root, and the signatures (key name and base64). */
+export function checkpointParts(note: string) {
+  const [text = "", sigs = ""] = note.split("\n\n");
+  const [origin = "", size = "", root = ""] = text.split("\n");
+  const signatures = sigs.split("\n").filter(Boolean).map((l) => { const m = /^— (\S+) (\S+)$/.exec(l); return m ? { name: m[1]!, sig: m[2]! } : null; })
+    .filter((x): x is { name: string; sig: string } => x !== null);
+  return { text: `${text}\n`, origin, size: Number(size), root, signatures };
+}
+
+/** verifySignature checks the note's Ed25519 signature by the verifier
+ * key (note's text form "<name>+<hash>+<base64 of 0x01 and the key>"). */
+export async function verifySignature(note: string, vkey: string): Promise<"valid" | "invalid" | "unchecked"> {
+  const [name, , key64 = ""] = vkey.split("+");
+  const key = b64(key64).slice(1);
+  const cp = checkpointParts(note);
+  const s = cp.signatures.find((x) => x.name === name);
+  if (!s) return "invalid";
+  try {
+    const pub = await crypto.subtle.importKey("raw", key, { name: "Ed25519" }, false, ["verify"]);
+    return (await crypto.subtle.verify({ name: "Ed25519" }, pub, b64(s.sig).slice(4), utf8.encode(cp.text))) ? "valid" : "invalid";
+  } catch {
+    return "unchecked"; // this browser has no Ed25519 in WebCrypto
+  }
+}
+
+/** checkInclusion checks that the event (its JSON as the API returned
+ * it) is in the tree of the signed checkpoint, by the proof. */
+export async function checkInclusion(eventJSON: string, p: { leafIndex: number; treeSize: number; proof: string[]; checkpoint: string }, vkey: string): Promise<Checked> {
+  const cp = checkpointParts(p.checkpoint);
+  const base = { size: cp.size, index: p.leafIndex };
+  if (cp.size !== p.treeSize) return { ...base, ok: false, signature: "unchecked", why: "the proof is not for the checkpoint's tree" };
+  const signature = await verifySignature(p.checkpoint, vkey);
+  const root = await rootFromInclusion(p.leafIndex, p.treeSize, await leafHash(eventJSON), p.proof.map(b64));
+  if (!root || !same(root, b64(cp.root))) return { ...base, ok: false, signature, why: "the proof does not lead to the signed root" };
+  if (signature === "invalid") return { ...base, ok: false, signature, why: "the checkpoint's signature is not the log key's" };
+  return { ...base, ok: true, signature };
+}
