@@ -134,7 +134,8 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			size++ // no count: one more tells whether another page follows
 		}
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
+	hint := s.indexHint(ctx, q.Filter)
+	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
 		append(pageArgs, size, from)...)
 	if err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
@@ -161,7 +162,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	if err := rows.Err(); err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 	}
-	if res.Total, err = s.total(ctx, q, cond, args); err != nil {
+	if res.Total, err = s.total(ctx, q, hint, cond, args); err != nil {
 		return audit.Result{}, err
 	}
 	if q.After != nil || q.NoTotal {
@@ -183,12 +184,12 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 // total is a page's total: the one its cursor carries (or none asked),
 // else a count like Elasticsearch's with track_total_hits 10000, exact up
 // to the window and a lower bound past it.
-func (s *Store) total(ctx context.Context, q audit.Query, cond string, args []any) (audit.Total, error) {
+func (s *Store) total(ctx context.Context, q audit.Query, hint, cond string, args []any) (audit.Total, error) {
 	if t, ok := q.KnownTotal(); ok {
 		return t, nil
 	}
 	var n int64
-	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
+	if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events`+hint+` WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
 		return audit.Total{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
 	}
 	if n > audit.MaxWindow {

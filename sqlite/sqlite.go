@@ -57,7 +57,6 @@ type Store struct {
 	writes chan *pendingWrite // to the group-commit writer
 	quit   chan struct{}
 	wg     sync.WaitGroup
-	stats  analyzer // the writer's only
 }
 
 // storedEvent is an event without its MarshalJSON method.
@@ -113,7 +112,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		errors.Join(s.r.Close(), s.w.Close())
 		return nil, err
 	}
-	s.startAnalyzer(ctx)
 	s.wg.Add(1)
 	go s.writer()
 	return s, nil
@@ -245,15 +243,6 @@ func (s *Store) writer() {
 			}
 		}
 		results, err := s.writeBatch(context.Background(), all)
-		if err == nil {
-			created := 0
-			for _, r := range results {
-				if r.Status == audit.WriteCreated {
-					created++
-				}
-			}
-			s.wrote(context.Background(), created)
-		}
 		for _, p := range group {
 			if err != nil {
 				p.err = err

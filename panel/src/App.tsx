@@ -41,7 +41,7 @@ export function App() {
           />
         </Group>
         <Group gap="sm">
-          <Select aria-label="Time zone" data-testid="zone" data={zones()} value={zone} onChange={(v) => v && setZone(v)} searchable allowDeselect={false} w={200} comboboxProps={{ width: 260 }} />
+          <Select aria-label="Time zone" data-testid="zone" data={zones().includes(zone) ? zones() : [zone, ...zones()]} value={zone} onChange={(v) => v && setZone(v)} searchable allowDeselect={false} w={200} comboboxProps={{ width: 260 }} />
           <Badge variant="light">{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
         </Group>
       </Group>

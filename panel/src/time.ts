@@ -22,10 +22,17 @@ export function isZone(z: string): boolean {
   }
 }
 
-/** zones lists the IANA zones the browser knows, UTC first. */
+let known: string[] | undefined;
+
+/** zones lists the IANA zones the browser knows, UTC first: one array,
+ * built once, so the header's picker does not rebuild its 400 options on
+ * every render of the first view. */
 export function zones(): string[] {
-  const all = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.("timeZone") ?? [];
-  return ["UTC", ...all.filter((z) => z !== "UTC")];
+  if (!known) {
+    const all = (Intl as unknown as { supportedValuesOf?: (k: string) => string[] }).supportedValuesOf?.("timeZone") ?? [];
+    known = ["UTC", ...all.filter((z) => z !== "UTC")];
+  }
+  return known;
 }
 
 function storedZone(): string {
