@@ -16,30 +16,40 @@ import (
 	"github.com/auditlog/auditlog/sqlite"
 )
 
-// TestEditsBehindTheServiceBreakTheProofs: an event edited with SQL
-// straight in the file no longer matches its leaf (its proof fails), and
-// a deleted one leaves its leaf without an event; the others still prove.
-func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
+// sealedStore is a store in a temporary file holding n generated events
+// of one tenant, sealed in one round: the store, its path, the events and
+// the checkpoint key in note's verifier form.
+func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, string) {
+	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "audit.db")
 	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	g := gen.New(gen.Config{Seed: 12, Tenants: 1, WithIDs: true}, 50)
+	t.Cleanup(func() { s.Close() })
+	g := gen.New(gen.Config{Seed: seed, Tenants: 1, WithIDs: true}, n)
 	var events []audit.Event
-	for i := 0; i < 50; i++ {
+	for i := 0; i < n; i++ {
 		events = append(events, g.Next())
 	}
 	if _, err := s.WriteEvents(ctx, events); err != nil {
 		t.Fatal(err)
 	}
 	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, _, _ := seal.NewSigner("auditlog.test", priv)
+	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
 	if _, err := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer}).Round(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return s, path, events, vkey
+}
+
+// TestEditsBehindTheServiceBreakTheProofs: an event edited with SQL
+// straight in the file no longer matches its leaf (its proof fails), and
+// a deleted one leaves its leaf without an event; the others still prove.
+func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
+	ctx := context.Background()
+	s, path, events, _ := sealedStore(t, 12, 50)
 	tenant := events[0].TenantID
 	proves := func(id string) bool {
 		p, err := seal.ProveInclusion(ctx, s, tenant, id, 0)
@@ -78,25 +88,7 @@ func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
 // inserted straight into the file; an intact log has no finding.
 func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "audit.db")
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	g := gen.New(gen.Config{Seed: 13, Tenants: 1, WithIDs: true}, 40)
-	var events []audit.Event
-	for i := 0; i < 40; i++ {
-		events = append(events, g.Next())
-	}
-	if _, err := s.WriteEvents(ctx, events); err != nil {
-		t.Fatal(err)
-	}
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
-	if _, err := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer}).Round(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, path, events, vkey := sealedStore(t, 13, 40)
 	v, _ := note.NewVerifier(vkey)
 	tenant := events[0].TenantID
 	rep, err := seal.Verify(ctx, s, s, s, tenant, v)
