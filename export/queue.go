@@ -64,7 +64,7 @@ func (s *Service) Run(ctx context.Context) {
 
 // cleanTemp removes the partial files of runs that died with the process.
 func (s *Service) cleanTemp() {
-	matches, _ := filepath.Glob(filepath.Join(s.cfg.TempDir, "export-*.csv.gz.part"))
+	matches, _ := filepath.Glob(filepath.Join(s.cfg.TempDir, "export-*.gz.part"))
 	for _, m := range matches {
 		_ = os.Remove(m)
 	}

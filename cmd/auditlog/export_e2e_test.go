@@ -449,7 +449,7 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 	jobURL := base + "/api/audit-logs/exports/" + job.ID
 	// The owner gets the file, plain or gzip-compressed.
 	res, plain := request(t, "GET", jobURL+"/file", alice, nil, "Accept-Encoding", "identity")
-	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" || !strings.Contains(res.Header.Get("Content-Disposition"), `attachment; filename=audit-log-`) {
+	if res.StatusCode != 200 || res.Header.Get("Content-Encoding") != "" || !strings.Contains(res.Header.Get("Content-Disposition"), `attachment; filename=audit-log_`) {
 		t.Fatalf("file: %d %v", res.StatusCode, res.Header)
 	}
 	sameRows(t, parseCSV(t, plain), walk(t, base, alice, "to="+octEndParam))
