@@ -25,7 +25,7 @@ func Example() {
 	}
 	defer c.Close()
 	me := audit.Actor{ID: "2f1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", Email: "ivr-service@example.com", Role: "service"}
-	ivr := audit.Resource{Type: "ivr", ID: "1145c0cf-9669-427c-817c-54e572fd0cd0"}
+	ivr := audit.Resource{Type: "ivr", ID: "2bec8061-7974-4fa0-a703-0ebd42b72c7e"}
 	before := map[string]any{"greeting": "Hello", "crm": map[string]any{"apiKey": "k-1"}} // apiKey leaves masked (MaskKey)
 	after := map[string]any{"greeting": "Welcome", "crm": map[string]any{"apiKey": "k-1"}}
 	e, err := c.Event(client.Change{TenantID: tenant, Actor: me, Action: audit.ActionUpdate, Resource: ivr, Before: before, After: after})

@@ -270,6 +270,14 @@ check("the search box explains the language; every example it gives is a valid q
 
 check("the drawer proves the event's place in the log in the browser, and a tampered proof fails there", async ({ browser }) => {
   const hasLog = (await fetch(`${BASE}/api/log-key`)).status === 200;
+  // The seed's 30,000 events are sealed first: under the race detector
+  // that takes a while. Wait (at most 3 minutes) until V1 and V2 are in
+  // the log, so that the drawer has a proof to check.
+  for (let i = 0; hasLog && i < 180; i++) {
+    const ready = await Promise.all([V1, V2].map(async (id) => (await fetch(`${BASE}/api/log/proof?event=${id}`, { headers: { Authorization: `Bearer ${ADMIN}` } })).status === 200));
+    if (ready.every(Boolean)) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   const ctx = await browser.newContext({ timezoneId: "Europe/Paris" });
   const page = await ctx.newPage();
   await page.goto(`${PANEL}?range=all&event=${V1}#token=${ADMIN}`);
