@@ -364,3 +364,11 @@ func (q Query) Window() (int, error) {
 	}
 	return from, nil
 }
+
+// Refresher is implemented by a store whose searches and scans are
+// near-real-time (Elasticsearch): Refresh makes every write acknowledged
+// before the call visible to them, for the reads a verdict rests on
+// (auditlog log verify). Errors: EUNAVAILABLE.
+type Refresher interface {
+	Refresh(ctx context.Context, tenantID string) error
+}

@@ -144,4 +144,7 @@ type LogStore interface {
 	LeafOf(ctx context.Context, tenantID, eventID string) (Leaf, error)
 	// LeafAt returns the tenant's leaf at index. Errors: ENOTFOUND.
 	LeafAt(ctx context.Context, tenantID string, index int64) (Leaf, error)
+	// Leaves returns the tenant's leaves from index start, in order, at
+	// most n, none past the last checkpoint. Errors: EUNAVAILABLE.
+	Leaves(ctx context.Context, tenantID string, start int64, n int) ([]Leaf, error)
 }

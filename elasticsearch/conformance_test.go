@@ -42,3 +42,21 @@ func conformance(t *testing.T, layout elasticsearch.Layout) {
 			}}
 	})
 }
+
+// TestLogConformance runs the verifiable log's behaviours on both
+// layouts: a tenant's own stream, and a plan's shared stream.
+func TestLogConformance(t *testing.T) {
+	for _, layout := range []elasticsearch.Layout{elasticsearch.LayoutDedicated, elasticsearch.LayoutShared} {
+		t.Run(string(layout), func(t *testing.T) {
+			storetest.RunLog(t, func(t *testing.T) storetest.LogBackend {
+				s, _ := newStore(t, elasticsearch.StoreConfig{Log: true, NewTenants: layout})
+				return storetest.LogBackend{Log: s, Backend: storetest.Backend{Writer: s, Reader: s,
+					Visible: func(t testing.TB) {
+						if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
+							t.Fatal(err)
+						}
+					}}}
+			})
+		})
+	}
+}

@@ -146,6 +146,18 @@ func (s *Store) tenantPath(ctx context.Context, tenantID, endpoint string) (stri
 	return "/" + pattern + "/" + endpoint + "?ignore_unavailable=true&allow_no_indices=true", nil
 }
 
+// Refresh implements audit.Refresher: it refreshes the tenant's streams.
+func (s *Store) Refresh(ctx context.Context, tenantID string) error {
+	path, err := s.tenantPath(ctx, tenantID, "_refresh")
+	if err != nil {
+		return err
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, path, nil, nil); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "refreshing the tenant's streams")
+	}
+	return nil
+}
+
 type searchResponse struct {
 	Hits struct {
 		Total struct {
@@ -172,12 +184,8 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		size++ // no count to go by: one more tells whether another page follows
 	}
 	if q.Fresh {
-		path, err := s.tenantPath(ctx, q.Filter.TenantID, "_refresh")
-		if err != nil {
+		if err := s.Refresh(ctx, q.Filter.TenantID); err != nil {
 			return audit.Result{}, err
-		}
-		if err := s.c.DoJSON(ctx, http.MethodPost, path, nil, nil); err != nil {
-			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "refreshing the tenant's streams")
 		}
 	}
 	out, err := s.searchPage(ctx, q.Filter.TenantID, SearchBody(q, from, size))

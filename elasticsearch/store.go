@@ -36,6 +36,9 @@ type StoreConfig struct {
 	// shared stream's write index make the lifecycle pass promote it to
 	// a dedicated stream.
 	PromoteAbove int64
+	// Log makes every write queue its stored events for sealing into
+	// their tenants' verifiable logs (tlog_seal.go).
+	Log bool
 }
 
 // Store is the Elasticsearch event store: one data stream per tenant,
@@ -222,6 +225,8 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
 		{s.SavedSearchesIndex(), "the saved searches index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
 		{s.RestoresIndex(), "the restores index", mappings.Restores()},
+		{s.TlogIndex(), "the verifiable log index", mappings.Tlog()},
+		{s.SealQueueIndex(), "the sealing queue", mappings.Tlog()},
 		{s.PeriodicIndex(), "the periodic export index", mappings.Periodic()},
 		{s.PeriodicRecordsIndex(), "the periodic export records index", mappings.Periodic()}} {
 		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)

@@ -200,6 +200,16 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			return nil, err
 		}
 	}
+	var refs []ticketRef
+	for i, r := range results {
+		if r.Status == audit.WriteCreated || r.Status == audit.WriteDuplicate {
+			t := targets[i]
+			refs = append(refs, ticketRef{Tenant: events[i].TenantID, ID: events[i].ID, DocID: t.docID, Index: out.Items[i].Create.Index, Routing: t.routing})
+		}
+	}
+	if err := s.enqueue(ctx, refs); err != nil {
+		return nil, err
+	}
 	return results, nil
 }
 
@@ -312,6 +322,7 @@ func (s *Store) StoredEvents(ctx context.Context, tenantID string, ids []string)
 	if err := s.c.DoJSON(ctx, http.MethodPost, path+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &res); err != nil {
 		return nil, err
 	}
+	var refs []ticketRef
 	for _, h := range res.Hits.Hits {
 		e, err := DecodeSource(h.Source)
 		if err != nil {
@@ -319,9 +330,13 @@ func (s *Store) StoredEvents(ctx context.Context, tenantID string, ids []string)
 		}
 		if _, seen := out[e.ID]; !seen {
 			out[e.ID] = e
+			refs = append(refs, ticketRef{Tenant: tenantID, ID: e.ID})
 		}
 	}
-	return out, nil
+	// The events found are settled as duplicates and not written again:
+	// one stored by a writer that died before its ticket is ticketed here
+	// (the sealer leaves out those already in the log).
+	return out, s.enqueue(ctx, refs)
 }
 
 // olderIndices lists the backing indices of every stream the tenant's

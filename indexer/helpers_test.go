@@ -135,3 +135,14 @@ func produce(t *testing.T, brokers []string, topic string, msgs []kafka.Message)
 func metric(t *testing.T, reg *prometheus.Registry, name string) float64 {
 	return testenv.Metric(t, reg, name)
 }
+
+// loggedStore is a store on e's cluster and prefix that queues what it
+// writes for sealing (as `auditlog index` does by default).
+func (e *env) loggedStore(t *testing.T) *elasticsearch.Store {
+	t.Helper()
+	s, err := elasticsearch.NewStore(e.store.Client(), e.caps, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, Log: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

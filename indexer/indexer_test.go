@@ -16,13 +16,14 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/indexer"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
 // TestEveryEventIndexedExactlyOnce produces 20,000 events of 50 tenants
 // on all three plans; each becomes searchable in its tenant's stream,
 // exactly once, with its fields intact. Then the same events are produced
-// again: still one document per id.
+// again: still one document per id, and one leaf of its tenant's log.
 func TestEveryEventIndexedExactlyOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -43,7 +44,8 @@ func TestEveryEventIndexedExactlyOnce(t *testing.T) {
 	}
 	msgs := eventMessages(t, events)
 	produce(t, e.brokers, e.topic, msgs)
-	reg := e.start(t, e.config())
+	logged := e.loggedStore(t)
+	_, reg := e.startOn(t, e.config(), logged)
 
 	all := e.store.AllStreamsPattern()
 	e.waitCount(t, all, n, 3*time.Minute)
@@ -80,6 +82,9 @@ func TestEveryEventIndexedExactlyOnce(t *testing.T) {
 	if v := metric(t, reg, "auditlog_indexer_events_indexed_total"); v != n {
 		t.Fatalf("indexed counter %v, want %d", v, n)
 	}
+	// Each stored event is one leaf of its tenant's log, the redelivered
+	// copies none.
+	storetest.EveryStoredEventOneLeaf(t, logged, stored)
 }
 
 // TestPoisonMessagesGoToTheDeadLetterTopic: each bad message lands in the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -19,7 +20,8 @@ import (
 // restarted indexer redelivers every message; op_type create alone would
 // store each again in the new backing index (2,000 of 120,000 were, in a
 // review). Each must be found in the older index and settled as a
-// duplicate: every id stored exactly once, every offset committed.
+// duplicate: every id stored exactly once, every offset committed, and
+// every stored event one leaf of its tenant's verifiable log.
 func TestRedeliveryAfterARolloverIsNotStoredTwice(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
@@ -52,7 +54,10 @@ func TestRedeliveryAfterARolloverIsNotStoredTwice(t *testing.T) {
 	}
 	produce(t, e.brokers, e.topic, eventMessages(t, events))
 	cfg := e.config()
-	reg := e.start(t, cfg)
+	// The dead indexer (e.store) queued nothing for sealing; the restarted
+	// one queues the events it finds stored, so each is still sealed once.
+	logged := e.loggedStore(t)
+	_, reg := e.startOn(t, cfg, logged)
 	testenv.Eventually(t, 3*time.Minute, func() error {
 		if c := testenv.Committed(t, e.brokers, cfg.Group, e.topic, 4); c != n {
 			return fmt.Errorf("%d of %d offsets committed", c, n)
@@ -71,4 +76,5 @@ func TestRedeliveryAfterARolloverIsNotStoredTwice(t *testing.T) {
 	if c := metric(t, reg, "auditlog_indexer_events_redelivery_checked_total"); c != n {
 		t.Fatalf("redelivery lookups %v, want %d", c, n)
 	}
+	storetest.EveryStoredEventOneLeaf(t, logged, e.scan(t, e.store.AllStreamsPattern()))
 }

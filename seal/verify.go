@@ -3,6 +3,7 @@ package seal
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -12,7 +13,7 @@ import (
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, missing, unsealed, tree
+	Kind    string // altered, missing, repeated, unsealed, tree
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string
@@ -34,13 +35,15 @@ type Report struct {
 
 // Verify checks a tenant's log against its store: the latest checkpoint
 // is signed by the pinned verifier; the tree rebuilt from the stored
-// leaves has the checkpoint's root (else the leaves were rewritten); each
-// leaf's event is still stored (else missing) and still has the leaf's
-// hash (else altered: edited, back-dated, swapped); and every stored
-// event of the tenant is a leaf (else unsealed: inserted behind the
-// service, or not sealed yet). Errors: an
-// EUNAUTHORIZED for a checkpoint the key does not verify, EUNAVAILABLE.
-func Verify(ctx context.Context, st audit.LogStore, events audit.EventReader, scan audit.EventScanner, tenant string, v note.Verifier) (Report, error) {
+// leaves has the checkpoint's root (else the leaves were rewritten or
+// reordered); each leaf's event is still stored (else missing) and still
+// has the leaf's hash (else altered: edited, back-dated, swapped); and
+// every stored event of the tenant is a leaf (else unsealed: inserted
+// behind the service, or not sealed yet). It reads the tenant's events
+// once (holding each one's id and leaf hash) and the leaves page by page.
+// Errors: EUNAUTHORIZED for a checkpoint the key does not verify,
+// EUNAVAILABLE.
+func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, tenant string, v note.Verifier) (Report, error) {
 	ls, err := st.LogState(ctx, tenant)
 	if err != nil {
 		return Report{}, err
@@ -53,58 +56,79 @@ func Verify(ctx context.Context, st audit.LogStore, events audit.EventReader, sc
 	if err != nil {
 		return Report{}, err
 	}
+	if r, ok := scan.(audit.Refresher); ok {
+		if err := r.Refresh(ctx, tenant); err != nil {
+			return Report{}, err
+		}
+	}
+	stored := map[string]*storedEvent{}
+	err = scan.ScanEvents(ctx, audit.Filter{TenantID: tenant}, audit.DefaultSort, func(batch []audit.Event) error {
+		for _, e := range batch {
+			stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1}
+		}
+		return nil
+	})
+	if err != nil {
+		return Report{}, err
+	}
 	rep := Report{Checkpoint: cp}
 	mem := memHashes{}
-	for i := int64(0); i < cp.Size; i++ {
-		h, err := rep.checkLeaf(ctx, st, events, tenant, i)
+	for i := int64(0); i < cp.Size; {
+		leaves, err := st.Leaves(ctx, tenant, i, 1000)
 		if err != nil {
 			return rep, err
 		}
-		hs, err := tlog.StoredHashesForRecordHash(i, h, mem)
-		if err != nil {
-			return rep, audit.Wrap(audit.EINTERNAL, err, "rebuilding the tree of %s", tenant)
+		if len(leaves) == 0 {
+			return rep, audit.Errorf(audit.EINTERNAL, "the log of %s has no leaf %d under its checkpoint of %d", tenant, i, cp.Size)
 		}
-		for j, x := range hs {
-			mem[tlog.StoredHashIndex(0, i)+int64(j)] = x
+		for _, l := range leaves {
+			rep.checkLeaf(l, stored)
+			hs, err := tlog.StoredHashesForRecordHash(l.Index, l.Hash, mem)
+			if err != nil {
+				return rep, audit.Wrap(audit.EINTERNAL, err, "rebuilding the tree of %s", tenant)
+			}
+			for j, x := range hs {
+				mem[tlog.StoredHashIndex(0, l.Index)+int64(j)] = x
+			}
+			i = l.Index + 1
 		}
 	}
 	if root, err := tlog.TreeHash(cp.Size, mem); err != nil || root != cp.Root {
 		rep.Findings = append(rep.Findings, Finding{Kind: "tree", Index: -1, Detail: fmt.Sprintf("the %d leaves make root %s, the signed checkpoint says %s", cp.Size, root, cp.Root)})
 	}
-	err = scan.ScanEvents(ctx, audit.Filter{TenantID: tenant}, audit.DefaultSort, func(batch []audit.Event) error {
-		for _, e := range batch {
-			if _, err := st.LeafOf(ctx, tenant, e.ID); audit.ErrorCode(err) == audit.ENOTFOUND {
-				rep.Findings = append(rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: e.ID, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
-			} else if err != nil {
-				return err
-			}
+	for id, e := range stored {
+		if e.leaf < 0 {
+			rep.Findings = append(rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
 		}
-		return nil
-	})
-	return rep, err
+	}
+	sort.Slice(rep.Findings, func(a, b int) bool { return rep.Findings[a].EventID < rep.Findings[b].EventID })
+	return rep, nil
 }
 
-// checkLeaf checks leaf i's event against the leaf, and returns the
-// leaf's hash: the tree is rebuilt from the stored leaves, so a rewritten
-// leaf table shows as a wrong root, and each event is judged on its own.
-func (rep *Report) checkLeaf(ctx context.Context, st audit.LogStore, events audit.EventReader, tenant string, i int64) (tlog.Hash, error) {
-	l, err := st.LeafAt(ctx, tenant, i)
-	if err != nil {
-		return tlog.Hash{}, err
-	}
-	e, err := events.GetEvent(ctx, tenant, l.EventID)
+// storedEvent is a stored event's leaf hash, and the leaf that holds it
+// (-1 before one does).
+type storedEvent struct {
+	hash tlog.Hash
+	leaf int64
+}
+
+// checkLeaf checks leaf l against the stored events: the tree is rebuilt
+// from the stored leaves, so a rewritten leaf table shows as a wrong
+// root, and each event is judged on its own.
+func (rep *Report) checkLeaf(l audit.Leaf, stored map[string]*storedEvent) {
+	e, ok := stored[l.EventID]
 	switch {
-	case audit.ErrorCode(err) == audit.ENOTFOUND:
-		rep.Findings = append(rep.Findings, Finding{Kind: "missing", Index: i, EventID: l.EventID, Detail: "in the log, no longer stored"})
-		return l.Hash, nil
-	case err != nil:
-		return tlog.Hash{}, err
+	case !ok:
+		rep.Findings = append(rep.Findings, Finding{Kind: "missing", Index: l.Index, EventID: l.EventID, Detail: "in the log, no longer stored"})
+		return
+	case e.leaf >= 0:
+		rep.Findings = append(rep.Findings, Finding{Kind: "repeated", Index: l.Index, EventID: l.EventID, Detail: fmt.Sprintf("already leaf #%d", e.leaf)})
+		return
+	case e.hash != l.Hash:
+		rep.Findings = append(rep.Findings, Finding{Kind: "altered", Index: l.Index, EventID: l.EventID, Detail: "stored content differs from the sealed leaf"})
 	}
+	e.leaf = l.Index
 	rep.Events++
-	if audit.LeafHash(e) != l.Hash {
-		rep.Findings = append(rep.Findings, Finding{Kind: "altered", Index: i, EventID: l.EventID, Detail: "stored content differs from the sealed leaf"})
-	}
-	return l.Hash, nil
 }
 
 // memHashes is a tree's stored hashes in memory.

@@ -162,3 +162,31 @@ func (s *Store) leaf(ctx context.Context, query string, args ...any) (audit.Leaf
 	copy(l.Hash[:], h)
 	return l, nil
 }
+
+// Leaves implements audit.LogStore.
+func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]audit.Leaf, error) {
+	ls, err := s.LogState(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT leaf, event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND leaf >= ? AND leaf < ? ORDER BY leaf LIMIT ?`,
+		tenantID, start, ls.Size, n)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
+	}
+	defer rows.Close()
+	var out []audit.Leaf
+	for rows.Next() {
+		var l audit.Leaf
+		var h []byte
+		if err := rows.Scan(&l.Index, &l.EventID, &h); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
+		}
+		copy(l.Hash[:], h)
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
+	}
+	return out, nil
+}

@@ -91,7 +91,7 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	s, path, events, vkey := sealedStore(t, 13, 40)
 	v, _ := note.NewVerifier(vkey)
 	tenant := events[0].TenantID
-	rep, err := seal.Verify(ctx, s, s, s, tenant, v)
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil || len(rep.Findings) != 0 || rep.Events != 40 || rep.Checkpoint.Size != 40 {
 		t.Fatalf("intact: %+v %v", rep, err)
 	}
@@ -112,7 +112,7 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	rep, err = seal.Verify(ctx, s, s, s, tenant, v)
+	rep, err = seal.Verify(ctx, s, s, tenant, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	_, other, _ := ed25519.GenerateKey(nil)
 	_, otherKey, _ := seal.NewSigner("auditlog.test", other)
 	ov, _ := note.NewVerifier(otherKey)
-	if _, err := seal.Verify(ctx, s, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
+	if _, err := seal.Verify(ctx, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("another key: %v", err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -56,7 +57,8 @@ func childOf(t *testing.T, bin string, env []string, args ...string) *exec.Cmd {
 // TestIndexerSurvivesSIGKILL kills the indexer with SIGKILL in the middle
 // of a stream of 50,000 events and starts it again: every event is
 // indexed exactly once. The events carry no id, so the ids derived from
-// topic, partition and offset are what keeps redeliveries out. Then
+// topic, partition and offset are what keeps redeliveries out, and each
+// stored event is one leaf of its tenant's verifiable log. Then
 // SIGTERM stops it cleanly, with every offset committed.
 func TestIndexerSurvivesSIGKILL(t *testing.T) {
 	brokers := testenv.KafkaBrokers(t)
@@ -141,6 +143,9 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("derived id %q is not evt_audit_ + UUIDv7", id)
 		}
 	}
+	// The killed indexer's last batch was stored, maybe not queued for
+	// sealing: redelivered, it was. Every stored event is one leaf.
+	storetest.EveryStoredEventOneLeaf(t, storeOn(t, client), stored)
 
 	// SIGTERM: flush, commit, exit 0 within the shutdown timeout.
 	if err := second.Process.Signal(syscall.SIGTERM); err != nil {
@@ -271,4 +276,19 @@ func waitGroupState(t *testing.T, brokers []string, group, want string) {
 		}
 	}
 	t.Fatalf("group %s never reached %s (last state %q)", group, want, last)
+}
+
+// storeOn is an Elasticsearch store on c's cluster and prefix, already
+// bootstrapped by the process under test.
+func storeOn(t *testing.T, c *elasticsearch.Client) *elasticsearch.Store {
+	t.Helper()
+	caps, err := c.Detect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

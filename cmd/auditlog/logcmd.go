@@ -80,12 +80,11 @@ func verifierKey(key string) (note.Verifier, error) {
 // anything does not verify.
 func verifyLog(ctx context.Context, store any, tenant string, v note.Verifier, stdout io.Writer) error {
 	ls, ok1 := store.(audit.LogStore)
-	ev, ok2 := store.(audit.EventReader)
-	sc, ok3 := store.(audit.EventScanner)
-	if !ok1 || !ok2 || !ok3 {
-		return errors.New("this store keeps no verifiable log (Elasticsearch: not yet)")
+	sc, ok2 := store.(audit.EventScanner)
+	if !ok1 || !ok2 {
+		return errors.New("this store keeps no verifiable log")
 	}
-	rep, err := seal.Verify(ctx, ls, ev, sc, tenant, v)
+	rep, err := seal.Verify(ctx, ls, sc, tenant, v)
 	if err != nil {
 		return err
 	}

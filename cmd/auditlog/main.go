@@ -160,6 +160,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.kafka(c)
 		b.lifecycle(c)
 		b.sensitive(c)
+		b.logSeal(c, "queue every event written for sealing into its tenant's verifiable log (serve seals); false only when no serve seals")
 	}
 }
 

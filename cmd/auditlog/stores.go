@@ -186,5 +186,6 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 // (validated by the binder's choices and ranges).
 func (m *Main) esStoreConfig(plan audit.Plan) elasticsearch.StoreConfig {
 	return elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: m.Config.Export.ScanPage,
-		NewTenants: elasticsearch.Layout(m.Config.ES.TenantLayout), PromoteAbove: int64(m.Config.ES.PromoteAbove)}
+		NewTenants: elasticsearch.Layout(m.Config.ES.TenantLayout), PromoteAbove: int64(m.Config.ES.PromoteAbove),
+		Log: m.Config.Log.queue()}
 }

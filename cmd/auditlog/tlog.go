@@ -16,16 +16,29 @@ type LogConfig struct {
 	Origin string
 	Every  time.Duration
 	bound  bool // the command takes this section (serve)
+	// sealBound: the command takes AUDITLOG_LOG_SEAL (serve, index).
+	// Commands that do not still queue what they store for sealing.
+	sealBound bool
 }
+
+// queue reports whether stores queue stored events for sealing
+// (Elasticsearch): unless AUDITLOG_LOG_SEAL=false where it is taken.
+func (l LogConfig) queue() bool { return l.Seal || !l.sealBound }
 
 func (b *binder) tlog(c *Config) {
 	l := &c.Log
 	l.bound = true
-	b.boolean(&l.Seal, "log-seal", "AUDITLOG_LOG_SEAL", true,
-		"append every stored event to its tenant's verifiable log and sign checkpoints (the embedded store; Elasticsearch: not yet)")
+	b.logSeal(c, "append every stored event to its tenant's verifiable log and sign checkpoints (with Elasticsearch, the indexer queues its writes for the sealer of serve)")
 	b.str(&l.Origin, "log-origin", "AUDITLOG_LOG_ORIGIN", "auditlog.local",
 		"the deployment's name in the logs' checkpoints (<origin>/tenants/<tenant>) and the checkpoint key's name")
 	b.duration(&l.Every, "log-seal-every", "AUDITLOG_LOG_SEAL_EVERY", time.Second, "how often new events are sealed when none are pending")
+}
+
+// logSeal binds AUDITLOG_LOG_SEAL alone (index: it queues what it
+// writes for sealing; serve seals).
+func (b *binder) logSeal(c *Config, usage string) {
+	c.Log.sealBound = true
+	b.boolean(&c.Log.Seal, "log-seal", "AUDITLOG_LOG_SEAL", true, usage)
 }
 
 // originName is what note accepts as a key name, and a checkpoint as an

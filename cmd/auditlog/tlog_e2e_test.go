@@ -23,11 +23,32 @@ import (
 // service's packages), checks the signed checkpoint with note.Open, the
 // events' inclusion with tlog.CheckRecord from leaf hashes it computes
 // itself, and the consistency of the latest tree with an earlier one.
+// It runs on both stores.
 func TestTheLogVerifiesWithAnIndependentProgram(t *testing.T) {
-	m := startMain(t, "serve", map[string]string{
-		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret",
-		"AUDITLOG_INGEST_TOKEN": "svc", "AUDITLOG_SEED": "400", "AUDITLOG_LOG_SEAL_EVERY": "100ms",
-	})
+	for name, vars := range logStores(t) {
+		t.Run(name, func(t *testing.T) { testTheLogVerifies(t, vars) })
+	}
+}
+
+// logStores is the configuration of serve on each store, each test with
+// a store of its own.
+func logStores(t *testing.T) map[string]func(t *testing.T) map[string]string {
+	return map[string]func(t *testing.T) map[string]string{
+		"sqlite": func(t *testing.T) map[string]string { return map[string]string{"AUDITLOG_DATA_DIR": t.TempDir()} },
+		"elasticsearch": func(t *testing.T) map[string]string {
+			return map[string]string{"AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_STORE": "elasticsearch",
+				"AUDITLOG_ES_URL": testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-tlog")}
+		},
+	}
+}
+
+func testTheLogVerifies(t *testing.T, store func(t *testing.T) map[string]string) {
+	vars := store(t)
+	for k, v := range map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_JWT_SECRET": "s3cret",
+		"AUDITLOG_INGEST_TOKEN": "svc", "AUDITLOG_SEED": "400", "AUDITLOG_LOG_SEAL_EVERY": "100ms"} {
+		vars[k] = v
+	}
+	m := startMain(t, "serve", vars)
 	c := client{t, "http://" + m.Addr()}
 	tok, _ := api.MintToken([]byte("s3cret"), audit.Principal{UserID: demoTenant, Email: "a@x.example", Role: audit.RoleAdmin, TenantID: demoTenant}, time.Hour, time.Now())
 	size := func() int64 {
@@ -39,11 +60,12 @@ func TestTheLogVerifiesWithAnIndependentProgram(t *testing.T) {
 		return n
 	}
 	var lr api.ListResponse
-	_, body := c.do("GET", "/api/audit-logs?pageSize=5", tok, nil)
-	if err := json.Unmarshal(body, &lr); err != nil || lr.Total.Value == 0 {
-		t.Fatalf("seeded: %s", body)
-	}
 	testenv.Eventually(t, 30*time.Second, func() error {
+		// Elasticsearch shows the seeded events within its refresh.
+		_, body := c.do("GET", "/api/audit-logs?pageSize=5", tok, nil)
+		if err := json.Unmarshal(body, &lr); err != nil || lr.Total.Value == 0 {
+			return fmt.Errorf("seeded: %s", body)
+		}
 		if s := size(); s != lr.Total.Value {
 			return fmt.Errorf("checkpoint of %d leaves, %d events stored", s, lr.Total.Value)
 		}
@@ -62,6 +84,14 @@ func TestTheLogVerifiesWithAnIndependentProgram(t *testing.T) {
 	testenv.Eventually(t, 30*time.Second, func() error {
 		if s := size(); s != early+20 {
 			return fmt.Errorf("checkpoint of %d leaves, want %d", s, early+20)
+		}
+		return nil
+	})
+	testenv.Eventually(t, 30*time.Second, func() error { // Elasticsearch: searchable within its refresh
+		for _, e := range events {
+			if code, body := c.do("GET", "/api/audit-logs/"+e.ID, tok, nil); code != 200 {
+				return fmt.Errorf("%s: %d %s", e.ID, code, body)
+			}
 		}
 		return nil
 	})
@@ -84,11 +114,17 @@ func TestTheLogVerifiesWithAnIndependentProgram(t *testing.T) {
 // says ok with the published key, fails (exit 1) with another key, and is
 // a usage error (exit 2) without one.
 func TestLogVerifyCommand(t *testing.T) {
-	dir := t.TempDir()
-	m := startMain(t, "serve", map[string]string{
-		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": dir, "AUDITLOG_JWT_SECRET": "s3cret",
-		"AUDITLOG_SEED": "300", "AUDITLOG_LOG_SEAL_EVERY": "100ms",
-	})
+	for name, vars := range logStores(t) {
+		t.Run(name, func(t *testing.T) { testLogVerifyCommand(t, vars(t)) })
+	}
+}
+
+func testLogVerifyCommand(t *testing.T, storeVars map[string]string) {
+	vars := map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_JWT_SECRET": "s3cret", "AUDITLOG_SEED": "300", "AUDITLOG_LOG_SEAL_EVERY": "100ms"}
+	for k, v := range storeVars {
+		vars[k] = v
+	}
+	m := startMain(t, "serve", vars)
 	c := client{t, "http://" + m.Addr()}
 	tok, _ := api.MintToken([]byte("s3cret"), audit.Principal{UserID: demoTenant, Email: "a@x.example", Role: audit.RoleAdmin, TenantID: demoTenant}, time.Hour, time.Now())
 	testenv.Eventually(t, 30*time.Second, func() error {
@@ -102,17 +138,17 @@ func TestLogVerifyCommand(t *testing.T) {
 	if err := json.Unmarshal(body, &key); err != nil || key.VerifierKey == "" {
 		t.Fatalf("log key: %s", body)
 	}
-	vars := env(map[string]string{"AUDITLOG_DATA_DIR": dir})
+	cli := env(storeVars)
 	var out, errOut strings.Builder
-	if code := run([]string{"log", "verify", "--tenant", demoTenant, "--key", key.VerifierKey}, vars, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "ok: ") {
+	if code := run([]string{"log", "verify", "--tenant", demoTenant, "--key", key.VerifierKey}, cli, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "ok: ") {
 		t.Fatalf("intact: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	_, priv, _ := ed25519.GenerateKey(nil)
 	_, other, _ := seal.NewSigner("auditlog.local", priv)
-	if code := run([]string{"log", "verify", "--tenant", demoTenant, "--key", other}, vars, &out, &errOut); code != 1 {
+	if code := run([]string{"log", "verify", "--tenant", demoTenant, "--key", other}, cli, &out, &errOut); code != 1 {
 		t.Fatalf("another key: exit %d\n%s", code, out.String())
 	}
-	if code := run([]string{"log", "verify", "--tenant", demoTenant}, vars, &out, &errOut); code != 2 {
+	if code := run([]string{"log", "verify", "--tenant", demoTenant}, cli, &out, &errOut); code != 2 {
 		t.Fatalf("without --key: exit %d", code)
 	}
 }

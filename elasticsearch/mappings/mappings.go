@@ -51,3 +51,12 @@ var periodic []byte
 // and of its records (one index each): tenantId, windowStart and late are
 // indexed for the records' listing, the rest kept in _source.
 func Periodic() json.RawMessage { return json.RawMessage(periodic) }
+
+//go:embed tlog.json
+var tlogIndex []byte
+
+// Tlog returns the create-index body of the verifiable log's index (its
+// states, tiles and leaf-id bundles) and of the sealing queue: kind,
+// tenantId, the bundles' ids and the queue's at are indexed, the hashes
+// and leaves kept in _source.
+func Tlog() json.RawMessage { return json.RawMessage(tlogIndex) }

@@ -1,0 +1,301 @@
+package elasticsearch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// The verifiable log on Elasticsearch (audit.LogStore). Elasticsearch has
+// no transaction across documents, so a tenant's log has one commit
+// point: its state document, changed only by compare-and-set on _seq_no
+// and _primary_term. It holds the tree (size, root, signed checkpoint)
+// and the leaves of the last sealing round (event ids and leaf hashes).
+// Everything else is derived from committed states and written
+// idempotently afterwards ("materialized"): the C2SP tlog-tiles of the
+// tree (height 8, one document per tile) and, per 256 leaves, the bundle
+// of their event ids (an indexed keyword list: an event's leaf is found
+// by a term query). A sealer that loses a compare-and-set wrote nothing
+// but its failed attempt; tiles and bundles are written with external
+// versions (their width), so a late writer never shrinks them, and only
+// from committed states, so they never hold a loser's leaves. Before a
+// round commits on a tenant it materializes the previous round (so every
+// round but the last is in tiles and bundles, and the last is in the
+// state). docs/design.md ("The verifiable log") has the why.
+
+// tileHeight is the tiles' height: 256 hashes a tile (C2SP tlog-tiles).
+const tileHeight = 8
+
+const leavesPerTile = 1 << tileHeight
+
+// TlogIndex holds the tenants' log states, tiles and id bundles.
+func (s *Store) TlogIndex() string { return s.prefix() + "-tlog" }
+
+// logState is a tenant's state document.
+type logState struct {
+	Kind       string    `json:"kind"`
+	TenantID   string    `json:"tenantId"`
+	Size       int64     `json:"size"`
+	Root       tlog.Hash `json:"root"`
+	Checkpoint string    `json:"checkpoint"`
+	SealedAt   time.Time `json:"sealedAt"`
+	// Base and BaseRoot are the tree before the last round, whose leaves
+	// (indexes Base to Size-1) Leaves holds.
+	Base     int64      `json:"base"`
+	BaseRoot tlog.Hash  `json:"baseRoot"`
+	Leaves   []leafBody `json:"leaves"`
+}
+
+type leafBody struct {
+	ID   string    `json:"id"`
+	Hash tlog.Hash `json:"h"`
+}
+
+type tileDoc struct {
+	Kind     string `json:"kind"`
+	TenantID string `json:"tenantId"`
+	W        int    `json:"w"`
+	Data     []byte `json:"data"`
+}
+
+type bundleDoc struct {
+	Kind     string   `json:"kind"`
+	TenantID string   `json:"tenantId"`
+	N        int64    `json:"n"`
+	IDs      []string `json:"ids"`
+}
+
+func stateID(tenant string) string             { return "state:" + tenant }
+func tileID(tenant string, t tlog.Tile) string { return fmt.Sprintf("tile:%s:%d:%d", tenant, t.L, t.N) }
+func bundleID(tenant string, n int64) string   { return "ids:" + tenant + ":" + strconv.FormatInt(n, 10) }
+
+func (st *logState) view() audit.LogState {
+	return audit.LogState{TenantID: st.TenantID, Size: st.Size, Root: st.Root, Checkpoint: st.Checkpoint, SealedAt: st.SealedAt}
+}
+
+// readState reads a tenant's state and its revision ("" when it has no
+// log yet), with the last round materialized.
+func (s *Store) readState(ctx context.Context, tenant string) (logState, string, error) {
+	st, rev, found, err := getDoc[logState](ctx, s, s.TlogIndex(), stateID(tenant), "the log state of "+tenant)
+	if err != nil || !found {
+		return logState{TenantID: tenant}, "", err
+	}
+	return st, rev, s.materialize(ctx, &st)
+}
+
+// LogState implements audit.LogStore.
+func (s *Store) LogState(ctx context.Context, tenantID string) (audit.LogState, error) {
+	st, _, err := s.readState(ctx, tenantID)
+	return st.view(), err
+}
+
+// ReadLogHashes implements audit.LogStore from the tiles, each checked
+// against the signed tree (tlog.TileHashReader): a tile edited in the
+// index fails the read instead of giving a wrong proof.
+func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error) {
+	st, _, err := s.readState(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	return s.treeReader(ctx, tenantID, tlog.Tree{N: st.Size, Hash: st.Root}).ReadHashes(indexes)
+}
+
+func (s *Store) treeReader(ctx context.Context, tenant string, t tlog.Tree) tlog.HashReader {
+	return tlog.TileHashReader(t, tileReader{ctx: ctx, s: s, tenant: tenant})
+}
+
+// tileReader reads a tenant's tiles (tlog.TileReader). A stored tile may
+// be wider than asked (the tree grew since): its first W hashes are the
+// tile asked for.
+type tileReader struct {
+	ctx    context.Context
+	s      *Store
+	tenant string
+}
+
+func (r tileReader) Height() int { return tileHeight }
+
+func (r tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
+
+func (r tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	ids := make([]string, len(tiles))
+	for i, t := range tiles {
+		ids[i] = tileID(r.tenant, t)
+	}
+	docs, err := mgetDocs[tileDoc](r.ctx, r.s, r.s.TlogIndex(), ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(tiles))
+	for i, t := range tiles {
+		d := docs[i]
+		if d == nil || d.W < t.W || len(d.Data) < t.W*tlog.HashSize {
+			return nil, audit.Errorf(audit.EINTERNAL, "tile %s of the log of %s is missing or short", t.Path(), r.tenant)
+		}
+		out[i] = d.Data[:t.W*tlog.HashSize]
+	}
+	return out, nil
+}
+
+// mgetDocs reads documents by id in real time; nil for one not found.
+func mgetDocs[T any](ctx context.Context, s *Store, index string, ids []string) ([]*T, error) {
+	var out struct {
+		Docs []struct {
+			Found  bool `json:"found"`
+			Source T    `json:"_source"`
+		} `json:"docs"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+index+"/_mget?realtime=true", map[string]any{"ids": ids}, &out); err != nil {
+		return nil, err
+	}
+	if len(out.Docs) != len(ids) {
+		return nil, audit.Errorf(audit.EUNAVAILABLE, "mget answered %d documents for %d", len(out.Docs), len(ids))
+	}
+	res := make([]*T, len(ids))
+	for i := range out.Docs {
+		if out.Docs[i].Found {
+			res[i] = &out.Docs[i].Source
+		}
+	}
+	return res, nil
+}
+
+// LeafAt implements audit.LogStore.
+func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit.Leaf, error) {
+	st, _, err := s.readState(ctx, tenantID)
+	if err != nil {
+		return audit.Leaf{}, err
+	}
+	if index < 0 || index >= st.Size {
+		return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf %d in the log of %s", index, tenantID)
+	}
+	if index >= st.Base {
+		l := st.Leaves[index-st.Base]
+		return audit.Leaf{Index: index, EventID: l.ID, Hash: l.Hash}, nil
+	}
+	b, _, found, err := getDoc[bundleDoc](ctx, s, s.TlogIndex(), bundleID(tenantID, index/leavesPerTile), "a leaf bundle of "+tenantID)
+	if err != nil {
+		return audit.Leaf{}, err
+	}
+	if !found || int64(len(b.IDs)) <= index%leavesPerTile {
+		return audit.Leaf{}, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", index, tenantID)
+	}
+	return s.leafWithHash(ctx, st, index, b.IDs[index%leavesPerTile])
+}
+
+// leafWithHash completes leaf index (below st.Base) with its hash, read
+// from its tile.
+func (s *Store) leafWithHash(ctx context.Context, st logState, index int64, id string) (audit.Leaf, error) {
+	hs, err := s.treeReader(ctx, st.TenantID, tlog.Tree{N: st.Size, Hash: st.Root}).ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
+	if err != nil {
+		return audit.Leaf{}, err
+	}
+	return audit.Leaf{Index: index, EventID: id, Hash: hs[0]}, nil
+}
+
+// LeafOf implements audit.LogStore: the last round's leaves, else the
+// bundle that holds the id.
+func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Leaf, error) {
+	st, _, err := s.readState(ctx, tenantID)
+	if err != nil {
+		return audit.Leaf{}, err
+	}
+	for i, l := range st.Leaves {
+		if l.ID == eventID {
+			return audit.Leaf{Index: st.Base + int64(i), EventID: l.ID, Hash: l.Hash}, nil
+		}
+	}
+	found, err := s.bundled(ctx, tenantID, []string{eventID})
+	if err != nil {
+		return audit.Leaf{}, err
+	}
+	index, ok := found[eventID]
+	if !ok || index >= st.Base {
+		return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf of %s in the log", eventID)
+	}
+	return s.leafWithHash(ctx, st, index, eventID)
+}
+
+// bundled returns the leaf index of each of ids found in the tenant's
+// bundles (every materialized leaf; the writes that materialize refresh
+// the index, so a search sees them).
+func (s *Store) bundled(ctx context.Context, tenant string, ids []string) (map[string]int64, error) {
+	body := map[string]any{"size": 10000, "track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": []any{
+		map[string]any{"term": map[string]any{"kind": "ids"}},
+		map[string]any{"term": map[string]any{"tenantId": tenant}},
+		map[string]any{"terms": map[string]any{"ids": ids}},
+	}}}}
+	var res struct {
+		Hits struct {
+			Hits []struct {
+				Source bundleDoc `json:"_source"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.TlogIndex()+"/_search", body, &res); err != nil {
+		return nil, err
+	}
+	want := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		want[id] = true
+	}
+	out := map[string]int64{}
+	for _, h := range res.Hits.Hits {
+		for i, id := range h.Source.IDs {
+			if want[id] {
+				out[id] = h.Source.N*leavesPerTile + int64(i)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Leaves implements audit.LogStore: the ids from the bundles (and the
+// last round), the hashes from the tiles, checked against the tree.
+func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]audit.Leaf, error) {
+	st, _, err := s.readState(ctx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	end := min(st.Size, start+int64(n))
+	if start < 0 || start >= end {
+		return nil, nil
+	}
+	out := make([]audit.Leaf, 0, end-start)
+	if stop := min(end, st.Base); start < stop {
+		var ids []string
+		for b := start / leavesPerTile; b <= (stop-1)/leavesPerTile; b++ {
+			ids = append(ids, bundleID(tenantID, b))
+		}
+		bundles, err := mgetDocs[bundleDoc](ctx, s, s.TlogIndex(), ids)
+		if err != nil {
+			return nil, err
+		}
+		idx := make([]int64, 0, stop-start)
+		for i := start; i < stop; i++ {
+			idx = append(idx, tlog.StoredHashIndex(0, i))
+		}
+		hashes, err := s.treeReader(ctx, tenantID, tlog.Tree{N: st.Size, Hash: st.Root}).ReadHashes(idx)
+		if err != nil {
+			return nil, err
+		}
+		for i := start; i < stop; i++ {
+			b := bundles[i/leavesPerTile-start/leavesPerTile]
+			if b == nil || int64(len(b.IDs)) <= i%leavesPerTile {
+				return nil, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", i, tenantID)
+			}
+			out = append(out, audit.Leaf{Index: i, EventID: b.IDs[i%leavesPerTile], Hash: hashes[i-start]})
+		}
+	}
+	for i := max(start, st.Base); i < end; i++ {
+		l := st.Leaves[i-st.Base]
+		out = append(out, audit.Leaf{Index: i, EventID: l.ID, Hash: l.Hash})
+	}
+	return out, nil
+}

@@ -1,0 +1,308 @@
+package elasticsearch
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Sealing order on Elasticsearch. A data stream has no insertion order,
+// so the writers keep one: after each acknowledged _bulk (and for each
+// redelivered event found stored), WriteEvents adds one ticket to the
+// sealing queue, listing where each stored event is (its backing index,
+// document id and routing). Only then is the batch acknowledged (offsets
+// committed, HTTP answered), so an event stored but not ticketed (a
+// crash in between) is written again and answered as a duplicate, which
+// is ticketed. A round takes the oldest tickets, reads their events in
+// real time, leaves out those already in their tenant's log, and commits
+// tenant by tenant; the tickets go once every tenant committed. Tickets
+// may name an event twice (a redelivery, a copy between streams): the
+// check against the log makes each stored event one leaf.
+
+// SealQueueIndex is the sealing queue.
+func (s *Store) SealQueueIndex() string { return s.prefix() + "-seal-queue" }
+
+// ticketRef is where one stored event is.
+type ticketRef struct {
+	Tenant  string `json:"t"`
+	ID      string `json:"id"`
+	DocID   string `json:"d"`
+	Index   string `json:"ix,omitempty"` // "" when unknown: found by a search
+	Routing string `json:"r,omitempty"`
+}
+
+type ticket struct {
+	Kind string      `json:"kind"`
+	At   int64       `json:"at"`
+	Refs []ticketRef `json:"refs"`
+}
+
+// enqueue adds a ticket for refs (nothing when sealing is off or refs is
+// empty). Errors: EUNAVAILABLE, and the batch must not be acknowledged.
+func (s *Store) enqueue(ctx context.Context, refs []ticketRef) error {
+	if !s.cfg.Log || len(refs) == 0 {
+		return nil
+	}
+	res, err := s.c.Do(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", mustJSON(ticket{Kind: "ticket", At: s.cfg.Now().UnixMilli(), Refs: refs}))
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusCreated && res.Status != http.StatusOK {
+		return audit.Wrap(audit.EUNAVAILABLE, StatusError(http.MethodPost, "the sealing queue", res), "queueing stored events for sealing")
+	}
+	return nil
+}
+
+// SealPosition implements audit.LogStore: the queue is the position, so
+// there is none to read.
+func (s *Store) SealPosition(context.Context) (string, string, error) { return "", "", nil }
+
+// roundToken is what PendingEvents hands to CommitSeal through the
+// position: the tickets the round took, and each tenant's state as the
+// round checked its events against it.
+type roundToken struct {
+	Tickets []string             `json:"tickets"`
+	States  map[string]baseState `json:"states"`
+}
+
+type baseState struct {
+	Rev  string    `json:"rev"`
+	Size int64     `json:"size"`
+	Root tlog.Hash `json:"root"`
+}
+
+// PendingEvents implements audit.LogStore: the events of the oldest
+// tickets (at least one ticket, then up to limit events) that are not in
+// their tenant's log yet. Tickets whose events are all sealed already are
+// deleted on the way.
+func (s *Store) PendingEvents(ctx context.Context, _ string, limit int) ([]audit.Event, string, error) {
+	for range 8 {
+		ids, refs, err := s.takeTickets(ctx, limit)
+		if err != nil || len(ids) == 0 {
+			return nil, "", err
+		}
+		events, states, err := s.unsealed(ctx, refs)
+		if err != nil {
+			return nil, "", err
+		}
+		if len(events) > 0 {
+			return events, string(mustJSON(roundToken{Tickets: ids, States: states})), nil
+		}
+		if err := s.deleteTickets(ctx, ids); err != nil {
+			return nil, "", err
+		}
+	}
+	return nil, "", nil
+}
+
+// takeTickets reads the oldest tickets: their ids and their refs.
+func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketRef, error) {
+	q := "/" + s.SealQueueIndex()
+	if err := s.c.DoJSON(ctx, http.MethodPost, q+"/_refresh", nil, nil); err != nil {
+		return nil, nil, err
+	}
+	body := map[string]any{"size": 200, "track_total_hits": false, "sort": []any{map[string]any{"at": "asc"}}}
+	var res struct {
+		Hits struct {
+			Hits []struct {
+				ID     string `json:"_id"`
+				Source ticket `json:"_source"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, q+"/_search", body, &res); err != nil {
+		return nil, nil, err
+	}
+	var ids []string
+	var refs []ticketRef
+	for _, h := range res.Hits.Hits {
+		if len(ids) > 0 && len(refs)+len(h.Source.Refs) > limit {
+			break
+		}
+		ids, refs = append(ids, h.ID), append(refs, h.Source.Refs...)
+	}
+	return ids, refs, nil
+}
+
+// unsealed reads the events of refs and returns those not yet in their
+// tenant's log, once each, in the tickets' order; and each tenant's state
+// as checked.
+func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Event, map[string]baseState, error) {
+	events, err := s.readRefs(ctx, refs)
+	if err != nil {
+		return nil, nil, err
+	}
+	byTenant := map[string][]string{}
+	for _, e := range events {
+		byTenant[e.TenantID] = append(byTenant[e.TenantID], e.ID)
+	}
+	states := map[string]baseState{}
+	sealed := map[string]bool{}
+	for tenant, ids := range byTenant {
+		st, rev, err := s.readState(ctx, tenant)
+		if err != nil {
+			return nil, nil, err
+		}
+		states[tenant] = baseState{Rev: rev, Size: st.Size, Root: st.Root}
+		for _, l := range st.Leaves {
+			sealed[tenant+"/"+l.ID] = true
+		}
+		found, err := s.bundled(ctx, tenant, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		for id := range found {
+			sealed[tenant+"/"+id] = true
+		}
+	}
+	out := events[:0]
+	for _, e := range events {
+		if k := e.TenantID + "/" + e.ID; !sealed[k] {
+			sealed[k] = true
+			out = append(out, e)
+		}
+	}
+	return out, states, nil
+}
+
+// readRefs reads the ticketed events in real time where the ticket knows
+// their backing index, else (or when an event moved since, to another
+// stream) by a search of the tenant's events. One found nowhere left the
+// store since (retention) and has nothing to seal.
+func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.Event, error) {
+	type ref struct {
+		Index   string `json:"_index"`
+		ID      string `json:"_id"`
+		Routing string `json:"routing,omitempty"`
+	}
+	var docs []ref
+	var at []int
+	for i, r := range refs {
+		if r.Index != "" {
+			docs, at = append(docs, ref{Index: r.Index, ID: r.DocID, Routing: r.Routing}), append(at, i)
+		}
+	}
+	out := make([]*audit.Event, len(refs))
+	if len(docs) > 0 {
+		var res struct {
+			Docs []struct {
+				Found  bool            `json:"found"`
+				Source json.RawMessage `json:"_source"`
+			} `json:"docs"`
+		}
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/_mget?realtime=true", map[string]any{"docs": docs}, &res); err != nil {
+			return nil, err
+		}
+		for j, d := range res.Docs {
+			if d.Found && j < len(at) {
+				e, err := DecodeSource(d.Source)
+				if err != nil {
+					return nil, err
+				}
+				out[at[j]] = &e
+			}
+		}
+	}
+	var events []audit.Event
+	for i, e := range out {
+		if e == nil {
+			found, err := s.GetEvent(ctx, refs[i].Tenant, refs[i].ID)
+			if audit.ErrorCode(err) == audit.ENOTFOUND {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			e = &found
+		}
+		events = append(events, *e)
+	}
+	return events, nil
+}
+
+// CommitSeal implements audit.LogStore: each tenant's new state by
+// compare-and-set against the state its events were checked against,
+// then its tiles and bundles, then, when every tenant committed, the
+// round's tickets are deleted. Errors: ECONFLICT when a tenant's state
+// changed since (another sealer committed; the tenants that did commit
+// stay committed, and the next round leaves their events out),
+// EUNAVAILABLE.
+func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
+	var tok roundToken
+	if err := json.Unmarshal([]byte(b.Position), &tok); err != nil {
+		return audit.Errorf(audit.EINVALID, "elasticsearch: seal position %q is no round of this store", b.Position)
+	}
+	var conflicts []string
+	for tenant, ls := range b.States {
+		base, ok := tok.States[tenant]
+		leaves := b.Leaves[tenant]
+		if !ok {
+			return audit.Errorf(audit.EINVALID, "elasticsearch: the round took no state of %s", tenant)
+		}
+		if base.Size+int64(len(leaves)) != ls.Size {
+			// The round built on a later state than its events were
+			// checked against: another sealer committed in between.
+			conflicts = append(conflicts, tenant)
+			continue
+		}
+		st := logState{Kind: "state", TenantID: tenant, Size: ls.Size, Root: ls.Root, Checkpoint: ls.Checkpoint, SealedAt: ls.SealedAt,
+			Base: base.Size, BaseRoot: base.Root, Leaves: make([]leafBody, len(leaves))}
+		for i, l := range leaves {
+			st.Leaves[i] = leafBody{ID: l.EventID, Hash: l.Hash}
+		}
+		if err := s.putState(ctx, st, base.Rev); audit.ErrorCode(err) == audit.ECONFLICT {
+			conflicts = append(conflicts, tenant)
+			continue
+		} else if err != nil {
+			return err
+		}
+		if err := s.materialize(ctx, &st); err != nil {
+			return err
+		}
+	}
+	if len(conflicts) > 0 {
+		return audit.Errorf(audit.ECONFLICT, "the logs of %s changed since the round read them: another sealer committed", strings.Join(conflicts, ", "))
+	}
+	return s.deleteTickets(ctx, tok.Tickets)
+}
+
+// putState writes st if the stored state is still at rev ("": none yet).
+// Errors: ECONFLICT when it is not.
+func (s *Store) putState(ctx context.Context, st logState, rev string) error {
+	what := "the log state of " + st.TenantID
+	if rev != "" {
+		_, err := s.putIfUnchanged(ctx, s.TlogIndex(), stateID(st.TenantID), rev, what, st, nil)
+		return err
+	}
+	_, created, err := s.createDoc(ctx, s.TlogIndex(), stateID(st.TenantID), what, st, false)
+	if err == nil && !created {
+		err = audit.Errorf(audit.ECONFLICT, "%s was created meanwhile", what)
+	}
+	return err
+}
+
+// deleteTickets removes sealed tickets (one already gone is fine).
+func (s *Store) deleteTickets(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, id := range ids {
+		buf.Write(mustJSON(map[string]any{"delete": map[string]any{"_index": s.SealQueueIndex(), "_id": id}}))
+		buf.WriteByte('\n')
+	}
+	res, err := s.c.Do(ctx, http.MethodPost, "/_bulk?filter_path=errors", buf.Bytes())
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusOK || bytes.Contains(res.Body, []byte(`"errors":true`)) {
+		return audit.Wrap(audit.EUNAVAILABLE, StatusError(http.MethodPost, "/_bulk", res), "deleting sealed tickets")
+	}
+	return nil
+}
