@@ -178,3 +178,25 @@ func qs(kv ...string) string {
 	}
 	return v.Encode()
 }
+
+// newLoggedStore is a bootstrapped Elasticsearch store under a unique
+// prefix whose writes are queued for sealing.
+func newLoggedStore(t *testing.T) *elasticsearch.Store {
+	t.Helper()
+	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{testenv.ElasticsearchURL(t)}, IndexPrefix: testenv.Name("auditlog-api-log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, err := c.Detect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Log: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bootstrap(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -59,6 +59,36 @@ func (s *Server) logRoutes() {
 	g.GET("/checkpoint", s.checkpoint)
 	g.GET("/proof", s.inclusionProof)
 	g.GET("/consistency", s.consistencyProof)
+	g.GET("/tile/*path", s.tile)
+}
+
+// tile answers a hash tile in the C2SP tlog-tiles layout under /api/log:
+// tile/<L>/<N>[.p/<W>], N in groups of three digits (x001/234). Entry
+// bundles (tile/entries/…) are not served: an event may hold 256 KiB,
+// past the 64 KiB entry of tlog-tiles; a client reads the events through
+// the API and hashes their canonical encoding (audit.LeafData). A tile's
+// bytes never change, so it may be cached for good.
+func (s *Server) tile(c *gin.Context) {
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown()
+	t, perr := tlog.ParseTilePath("tile/" + strconv.Itoa(seal.TileHeight) + c.Param("path"))
+	if perr != nil || t.L < 0 || t.L > 7 {
+		p.fail("path", "must be a hash tile path of C2SP tlog-tiles: tile/<L>/<N>[.p/<W>], L from 0 to 7, N in groups of three digits (x001/234)")
+	}
+	err := p.err()
+	if err == nil {
+		err = s.recordAccess(c, "log tile", map[string]any{"tile": t.Path()})
+	}
+	var data []byte
+	if err == nil {
+		data, err = seal.ReadTile(c.Request.Context(), s.logs.Store, principalOf(c).TenantID, t)
+	}
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	c.Header("Cache-Control", "private, max-age=31536000, immutable")
+	c.Data(http.StatusOK, "application/octet-stream", data)
 }
 
 // checkpoint answers the tenant's latest signed checkpoint, as note text.

@@ -5,10 +5,13 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"io"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,17 +36,45 @@ func hashOf(t *testing.T, s string) tlog.Hash {
 	return h
 }
 
-// TestLogProofsOnSQLite: the checkpoint verifies with the published key,
-// an event's inclusion proof checks against it with the leaf hash of the
-// event the API returns, consistency proofs check, and every refusal is a
-// problem naming its parameter; another tenant's event is not found.
-func TestLogProofsOnSQLite(t *testing.T) {
-	ctx := context.Background()
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
-	if err != nil {
-		t.Fatal(err)
+// logBackend is a store with a verifiable log, and how to make its
+// writes visible to searches.
+type logBackend struct {
+	store interface {
+		audit.LogStore
+		audit.EventReader
+		audit.EventWriter
 	}
-	defer s.Close()
+	visible func(t *testing.T)
+}
+
+// TestLogProofs: on both stores, the checkpoint verifies with the
+// published key, an event's inclusion proof checks against it with the
+// leaf hash of the event the API returns, consistency proofs check, the
+// tiles rebuild the signed tree in a client (tlog.TileHashReader), and
+// every refusal is a problem naming its parameter; another tenant's event
+// is not found.
+func TestLogProofs(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		testLogProofs(t, logBackend{store: s, visible: func(*testing.T) {}})
+	})
+	t.Run("elasticsearch", func(t *testing.T) {
+		s := newLoggedStore(t)
+		testLogProofs(t, logBackend{store: s, visible: func(t *testing.T) {
+			if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}})
+	})
+}
+
+func testLogProofs(t *testing.T, b logBackend) {
+	ctx := context.Background()
+	s := b.store
 	_, priv, _ := ed25519.GenerateKey(nil)
 	signer, vkey, err := seal.NewSigner("auditlog.test", priv)
 	if err != nil {
@@ -104,6 +135,7 @@ func TestLogProofsOnSQLite(t *testing.T) {
 			theirs = e
 		}
 	}
+	b.visible(t)
 	var stored audit.Event
 	h.get(t, "/api/audit-logs/"+mine.ID, tok).json(t, &stored)
 	var in api.InclusionView
@@ -132,7 +164,12 @@ func TestLogProofsOnSQLite(t *testing.T) {
 	if hashOf(t, cv.FromRoot) != cp1.Root || tlog.CheckTree(cproof, cv.To, hashOf(t, cv.ToRoot), cv.From, cp1.Root) != nil {
 		t.Fatalf("consistency %+v against the first checkpoint %+v", cv, cp1)
 	}
+	checkTiles(t, h, tok, verifier, stored, in.LeafIndex)
 	for path, field := range map[string]string{
+		"/api/log/tile/8/000":                             "path",
+		"/api/log/tile/0/12":                              "path",
+		"/api/log/tile/0/000.p/0":                         "path",
+		"/api/log/tile/entries/000":                       "path",
 		"/api/log/proof?event=nope":                       "event",
 		"/api/log/proof?event=" + mine.ID + "&size=99999": "size",
 		"/api/log/consistency?from=0":                     "from",
@@ -153,3 +190,57 @@ func TestLogProofsOnSQLite(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// checkTiles fetches the tiles of the latest checkpoint as a client does
+// and checks them against its signed root (tlog.TileHashReader): the
+// tree's root and the event's leaf hash come out of them; a tile past
+// the checkpoint is not found.
+func checkTiles(t *testing.T, h *harness, tok string, verifier note.Verifier, e audit.Event, leaf int64) {
+	t.Helper()
+	n, err := note.Open(h.get(t, "/api/log/checkpoint", tok).body, note.VerifierList(verifier))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, _ := audit.ParseCheckpoint(n.Text)
+	fetched := 0
+	tr := tileFetcher{t: t, h: h, tok: tok, fetched: &fetched}
+	thr := tlog.TileHashReader(tlog.Tree{N: cp.Size, Hash: cp.Root}, tr)
+	if root, err := tlog.TreeHash(cp.Size, thr); err != nil || root != cp.Root {
+		t.Fatalf("the tiles make root %v (%v), the checkpoint says %v", root, err, cp.Root)
+	}
+	hs, err := thr.ReadHashes([]int64{tlog.StoredHashIndex(0, leaf)})
+	if err != nil || hs[0] != audit.LeafHash(e) {
+		t.Fatalf("leaf %d from the tiles: %v %v", leaf, hs, err)
+	}
+	if fetched == 0 {
+		t.Fatal("no tile fetched")
+	}
+	past := tlog.Tile{H: 8, L: 0, N: cp.Size / 256, W: int(cp.Size%256) + 1}
+	if r := h.get(t, "/api/log/tile"+strings.TrimPrefix(past.Path(), "tile/8"), tok); r.status != 404 {
+		t.Fatalf("a tile past the checkpoint %s: %d %s", past.Path(), r.status, r.body)
+	}
+}
+
+// tileFetcher reads tiles from the API (tlog.TileReader).
+type tileFetcher struct {
+	t       *testing.T
+	h       *harness
+	tok     string
+	fetched *int
+}
+
+func (f tileFetcher) Height() int                     { return 8 }
+func (f tileFetcher) SaveTiles([]tlog.Tile, [][]byte) {}
+func (f tileFetcher) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
+	out := make([][]byte, len(tiles))
+	for i, tl := range tiles {
+		// C2SP tlog-tiles paths leave out the height of Go's tile paths.
+		r := f.h.get(f.t, "/api/log/tile"+strings.TrimPrefix(tl.Path(), "tile/8"), f.tok)
+		if r.status != 200 || r.header.Get("Content-Type") != "application/octet-stream" {
+			return nil, fmt.Errorf("tile %s: %d %s", tl.Path(), r.status, r.body)
+		}
+		out[i] = r.body
+		*f.fetched++
+	}
+	return out, nil
+}

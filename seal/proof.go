@@ -101,3 +101,32 @@ func ProveConsistency(ctx context.Context, st audit.LogStore, tenant string, fro
 	}
 	return c, nil
 }
+
+// TileHeight is the height of the tiles the API serves (C2SP
+// tlog-tiles: 256 hashes a tile).
+const TileHeight = 8
+
+// ReadTile returns the hashes of tile t of the tenant's latest tree (C2SP
+// tlog-tiles; t.H must be TileHeight, t.L ≥ 0: hash tiles, no entry
+// bundles). Errors: ENOTFOUND when the tile reaches past the latest
+// checkpoint.
+func ReadTile(ctx context.Context, st audit.LogStore, tenant string, t tlog.Tile) ([]byte, error) {
+	ls, err := st.LogState(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	if t.H != TileHeight || t.L < 0 || t.L > 7 || t.W < 1 || t.W > 1<<TileHeight {
+		return nil, audit.Errorf(audit.EINVALID, "tile %s is not a hash tile of height %d", t.Path(), TileHeight)
+	}
+	// The tile holds W subtrees of 2^(8L) leaves each from N·256 on (the
+	// first test keeps the shifts from overflowing).
+	lvl := TileHeight * t.L
+	if t.N < 0 || t.N > ls.Size>>(lvl+TileHeight) || (t.N<<TileHeight+int64(t.W))<<lvl > ls.Size {
+		return nil, audit.Errorf(audit.ENOTFOUND, "tile %s reaches past the latest checkpoint (%d leaves)", t.Path(), ls.Size)
+	}
+	data, err := tlog.ReadTileData(t, hashes{ctx, st, tenant})
+	if err != nil {
+		return nil, audit.Wrap(audit.EINTERNAL, err, "tile %s of the log of %s", t.Path(), tenant)
+	}
+	return data, nil
+}

@@ -283,7 +283,7 @@ check("the drawer proves the event's place in the log in the browser, and a tamp
   await page.goto(`${PANEL}?range=all&event=${V1}#token=${ADMIN}`);
   await page.getByTestId("event-json").waitFor({ timeout: T });
   if (!hasLog) {
-    // The Elasticsearch store keeps no verifiable log yet: nothing shown.
+    // A store without a verifiable log (sealing off): nothing shown.
     await page.waitForTimeout(1000);
     if (await page.getByTestId("log-proof").count()) throw new Error("a log proof shown on a store without a log");
     await ctx.close();
