@@ -36,6 +36,7 @@ Commands:
   healthcheck  exit 0 when the serve or index on AUDITLOG_HTTP_ADDR is ready
   verify    check a tenant's periodic export offline: its signed digest chain and files
   log       log verify: check a tenant's verifiable log in the store against a signed checkpoint and a pinned key
+  witness   keep tenants' log checkpoints and fail loudly on a fork or a rollback
   version   print the version
 
 Every flag can also be set by its AUDITLOG_* environment variable; a flag
@@ -70,6 +71,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runVerify(rest, getenv, stdout, stderr)
 	case "log":
 		err = runLog(rest, getenv, stdout, stderr)
+	case "witness":
+		err = runWitness(rest, getenv, stdout, stderr)
 	case "export-periodic":
 		err = runExportPeriodic(rest, getenv, stdout, stderr)
 	case "version", "--version":
@@ -88,6 +91,9 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
 		return 2
+	case errors.Is(err, errUnchecked):
+		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
+		return 3
 	default:
 		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
 		return 1

@@ -1,0 +1,246 @@
+// Package witness remembers tenants' log checkpoints and checks that each
+// new one extends the last it saw (auditlog witness). A log's operator
+// can rewrite history and sign the result with its own key: the signature
+// alone cannot tell. A witness that kept an earlier signed checkpoint can:
+// a later tree must contain the earlier one, which a consistency proof
+// shows (tlog.CheckTree). The witness reads the service's public API only
+// (GET /api/log/checkpoint and /api/log/consistency with a tenant's
+// token), keeps the last good checkpoint of each log in a directory of
+// its own, and raises an Alarm on a fork (the same size with another
+// root, or a later tree that does not extend the kept one) or a rollback
+// (a smaller tree: a rollback or a truncation). It never replaces the
+// kept checkpoint with one that raised an alarm, and writes both signed
+// checkpoints into an evidence file: two checkpoints signed by one key
+// that no consistency proof joins are the proof of the operator's fault.
+package witness
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/atomicfile"
+)
+
+// Alarm is a checkpoint that does not extend the one the witness kept.
+type Alarm struct {
+	Kind     string // fork or rollback
+	Origin   string
+	Kept     audit.Checkpoint
+	Seen     audit.Checkpoint
+	Detail   string
+	Evidence string // the evidence file
+}
+
+func (a *Alarm) Error() string {
+	return fmt.Sprintf("%s of %s: kept %d leaves (root %s), now %d leaves (root %s): %s; evidence in %s",
+		a.Kind, a.Origin, a.Kept.Size, a.Kept.Root, a.Seen.Size, a.Seen.Root, a.Detail, a.Evidence)
+}
+
+// Result is one successful check.
+type Result struct {
+	Checkpoint audit.Checkpoint
+	// Previous is the size kept before (0: the first checkpoint seen).
+	Previous int64
+}
+
+// Witness checks one service's logs against its directory.
+type Witness struct {
+	API string // the service's base URL
+	// Verifier is the pinned checkpoint key; its name is the deployment's
+	// origin, so a tenant's log is <name>/tenants/<tenant>.
+	Verifier note.Verifier
+	Dir      string
+	Client   *http.Client
+}
+
+// Check fetches the latest checkpoint of the tenant's log with the
+// tenant's token, checks its signature and its origin, and that it
+// extends the kept one, and keeps it. A log that answers no checkpoint
+// after one was kept raises a rollback. Errors: an *Alarm on a fork or a
+// rollback; otherwise the check could not be made (the service
+// unreachable, a checkpoint that does not verify with the pinned key or
+// is another log's) and may be tried again.
+func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, error) {
+	origin := audit.LogOrigin(w.Verifier.Name(), tenant)
+	path, err := w.statePath(origin)
+	if err != nil {
+		return Result{}, err
+	}
+	var refused *refusal
+	signed, err := w.get(ctx, "/api/log/checkpoint", token)
+	if err != nil && !(asRefusal(err, &refused) && refused.status == http.StatusNotFound) {
+		return Result{}, err
+	}
+	cp := audit.Checkpoint{Origin: origin} // none: the log has no checkpoint (404)
+	if err == nil {
+		if cp, err = w.open(signed); err != nil {
+			return Result{}, fmt.Errorf("the service's checkpoint: %w", err)
+		}
+		if cp.Origin != origin {
+			return Result{}, fmt.Errorf("the service answered the checkpoint of %s, not of %s: is the token the tenant's?", cp.Origin, origin)
+		}
+	}
+	keptSigned, err := os.ReadFile(path)
+	switch {
+	case os.IsNotExist(err) && signed == nil:
+		return Result{}, fmt.Errorf("the log of %s has no checkpoint yet (%v)", tenant, refused)
+	case os.IsNotExist(err):
+		return Result{Checkpoint: cp}, w.keep(path, signed)
+	case err != nil:
+		return Result{}, err
+	}
+	kept, err := w.open(keptSigned)
+	if err != nil {
+		return Result{}, fmt.Errorf("the kept checkpoint %s: %w", path, err)
+	}
+	if alarm := w.compare(ctx, token, kept, cp); alarm != nil {
+		alarm.Evidence = path + "." + alarm.Kind + "-" + time.Now().UTC().Format("20060102T150405Z") + ".evidence"
+		body := append(append(append([]byte("kept:\n"), keptSigned...), "\nseen:\n"...), signed...)
+		if _, err := atomicfile.Write(alarm.Evidence, bytes.NewReader(body), -1); err != nil {
+			alarm.Evidence = "(not written: " + err.Error() + ")"
+		}
+		return Result{}, alarm
+	}
+	if cp.Size > kept.Size {
+		if err := w.keep(path, signed); err != nil {
+			return Result{}, err
+		}
+	}
+	return Result{Checkpoint: cp, Previous: kept.Size}, nil
+}
+
+// open verifies a signed checkpoint with the pinned key and parses it.
+func (w *Witness) open(signed []byte) (audit.Checkpoint, error) {
+	n, err := note.Open(signed, note.VerifierList(w.Verifier))
+	if err != nil {
+		return audit.Checkpoint{}, fmt.Errorf("does not verify with the pinned key %s: %w", w.Verifier.Name(), err)
+	}
+	return audit.ParseCheckpoint(n.Text)
+}
+
+// compare returns the alarm cp raises against kept, nil when cp extends
+// it. A proof the service fails to give for a transient reason is no
+// alarm: compare answers one only for a proof refused (4xx) or wrong.
+func (w *Witness) compare(ctx context.Context, token string, kept, cp audit.Checkpoint) *Alarm {
+	a := &Alarm{Origin: kept.Origin, Kept: kept, Seen: cp}
+	switch {
+	case cp.Size < kept.Size:
+		a.Kind, a.Detail = "rollback", "the log is smaller than a checkpoint it signed before (rolled back or truncated)"
+		return a
+	case cp.Size == kept.Size && cp.Root != kept.Root:
+		a.Kind, a.Detail = "fork", "two trees of one size with different roots, both signed"
+		return a
+	case cp.Size == kept.Size:
+		return nil
+	}
+	body, err := w.get(ctx, fmt.Sprintf("/api/log/consistency?from=%d&to=%d", kept.Size, cp.Size), token)
+	var refused *refusal
+	if err != nil && !asRefusal(err, &refused) {
+		return nil
+	}
+	a.Kind = "fork"
+	if err != nil {
+		a.Detail = "the service refuses to prove that the new tree extends the kept one: " + err.Error()
+		return a
+	}
+	if err := checkConsistency(body, kept, cp); err != nil {
+		a.Detail = "the new tree does not extend the kept one: " + err.Error()
+		return a
+	}
+	return nil
+}
+
+// checkConsistency checks a consistency proof of the API against the two
+// signed roots (the roots in the answer are not trusted).
+func checkConsistency(body []byte, kept, cp audit.Checkpoint) error {
+	var v struct {
+		Proof []string `json:"proof"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return err
+	}
+	proof := make(tlog.TreeProof, len(v.Proof))
+	for i, p := range v.Proof {
+		b, err := base64.StdEncoding.DecodeString(p)
+		if err != nil || len(b) != tlog.HashSize {
+			return fmt.Errorf("proof hash %d is no base64 SHA-256 hash", i)
+		}
+		copy(proof[i][:], b)
+	}
+	return tlog.CheckTree(proof, cp.Size, cp.Root, kept.Size, kept.Root)
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// statePath is the file that keeps a log's last good checkpoint: its
+// origin with every run of other characters made one "_".
+func (w *Witness) statePath(origin string) (string, error) {
+	return atomicfile.Below(w.Dir, unsafeChars.ReplaceAllString(origin, "_")+".checkpoint")
+}
+
+func (w *Witness) keep(path string, signed []byte) error {
+	_, err := atomicfile.Write(path, bytes.NewReader(signed), int64(len(signed)))
+	return err
+}
+
+// refusal is a 4xx answer of the service.
+type refusal struct {
+	status int
+	body   string
+}
+
+func (r *refusal) Error() string { return "status " + strconv.Itoa(r.status) + ": " + r.body }
+
+func asRefusal(err error, out **refusal) bool {
+	r, ok := err.(*refusal)
+	*out = r
+	return ok
+}
+
+// get GETs path of the API with the token and returns the body of a 200.
+func (w *Witness) get(ctx context.Context, path, token string) ([]byte, error) {
+	u, err := url.JoinPath(w.API, "/")
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+path[1:], nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	client := w.Client
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case res.StatusCode == http.StatusOK:
+		return body, nil
+	case res.StatusCode >= 400 && res.StatusCode < 500 && res.StatusCode != http.StatusTooManyRequests:
+		return nil, &refusal{status: res.StatusCode, body: string(bytes.TrimSpace(body))}
+	}
+	return nil, fmt.Errorf("GET %s: status %d: %s", path, res.StatusCode, bytes.TrimSpace(body))
+}
+
