@@ -243,4 +243,3 @@ func (w *Witness) get(ctx context.Context, path, token string) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("GET %s: status %d: %s", path, res.StatusCode, bytes.TrimSpace(body))
 }
-
