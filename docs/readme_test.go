@@ -116,6 +116,7 @@ func TestREADME(t *testing.T) {
 		`"changedFields":["greeting","version"]`,                                                 // the IVR's history
 		`"sourceEventId":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784"`, `"status":"pending"`, // the restore
 		"auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n", "\nok\n", // the checkpoint, tlogcheck
+		`"msg":"checkpoint extends the kept one"`, // the witness
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's commands did not print %s", want)
