@@ -46,7 +46,12 @@ func revOf(res *Response) string {
 // getDoc reads document docID of index: its source and revision, or
 // found false when there is none. what names it in errors.
 func getDoc[T any](ctx context.Context, s *Store, index, docID, what string) (v T, rev string, found bool, err error) {
-	res, err := s.c.Do(ctx, http.MethodGet, "/"+index+"/_doc/"+url.PathEscape(docID), nil)
+	return getPath[T](ctx, s, "/"+index+"/_doc/"+url.PathEscape(docID), what)
+}
+
+// getPath is getDoc of a document's full path (with query parameters).
+func getPath[T any](ctx context.Context, s *Store, path, what string) (v T, rev string, found bool, err error) {
+	res, err := s.c.Do(ctx, http.MethodGet, path, nil)
 	if err != nil {
 		return v, "", false, err
 	}

@@ -54,6 +54,8 @@ type Store struct {
 	tenants map[string]cachedPlacement
 	sweepAt int                  // the cache size at which remember next drops expired entries
 	seen    map[string]time.Time // write indices by when a lifecycle pass first saw them
+
+	logs logCache // the verifiable log's trees and tiles read (tlog_cache.go)
 }
 
 type cachedPlacement struct {

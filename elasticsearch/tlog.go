@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -80,30 +81,61 @@ func (st *logState) view() audit.LogState {
 }
 
 // readState reads a tenant's state and its revision ("" when it has no
-// log yet), with the last round materialized.
-func (s *Store) readState(ctx context.Context, tenant string) (logState, string, error) {
-	st, rev, found, err := getDoc[logState](ctx, s, s.TlogIndex(), stateID(tenant), "the log state of "+tenant)
+// log yet), with the last round materialized. With leaves false the last
+// round's leaves (hundreds of KiB for a big round) are not read: st.Leaves
+// is nil.
+func (s *Store) readState(ctx context.Context, tenant string, leaves bool) (logState, string, error) {
+	path := "/" + s.TlogIndex() + "/_doc/" + url.PathEscape(stateID(tenant))
+	if !leaves {
+		path += "?_source_excludes=leaves"
+	}
+	st, rev, found, err := getPath[logState](ctx, s, path, "the log state of "+tenant)
 	if err != nil || !found {
 		return logState{TenantID: tenant}, "", err
 	}
-	return st, rev, s.materialize(ctx, &st)
+	t := tlog.Tree{N: st.Size, Hash: st.Root}
+	if s.logs.tree(tenant) == t {
+		return st, rev, nil // materialized when it was seen
+	}
+	if err := s.materialize(ctx, &st); err != nil {
+		return st, rev, err
+	}
+	s.logs.sawTree(tenant, t)
+	return st, rev, nil
 }
 
 // LogState implements audit.LogStore.
 func (s *Store) LogState(ctx context.Context, tenantID string) (audit.LogState, error) {
-	st, _, err := s.readState(ctx, tenantID)
+	st, _, err := s.readState(ctx, tenantID, false)
 	return st.view(), err
 }
 
 // ReadLogHashes implements audit.LogStore from the tiles, each checked
 // against the signed tree (tlog.TileHashReader): a tile edited in the
 // index fails the read instead of giving a wrong proof.
+// The tree last seen serves every hash it holds: a later tree only adds
+// to it.
 func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error) {
-	st, _, err := s.readState(ctx, tenantID)
-	if err != nil {
-		return nil, err
+	t := s.logs.tree(tenantID)
+	if !holds(t, indexes) {
+		st, _, err := s.readState(ctx, tenantID, false)
+		if err != nil {
+			return nil, err
+		}
+		t = tlog.Tree{N: st.Size, Hash: st.Root}
 	}
-	return s.treeReader(ctx, tenantID, tlog.Tree{N: st.Size, Hash: st.Root}).ReadHashes(indexes)
+	return s.treeReader(ctx, tenantID, t).ReadHashes(indexes)
+}
+
+// holds reports whether every stored-hash index is in the tree t.
+func holds(t tlog.Tree, indexes []int64) bool {
+	end := tlog.StoredHashIndex(0, t.N)
+	for _, x := range indexes {
+		if x >= end {
+			return false
+		}
+	}
+	return t.N > 0
 }
 
 func (s *Store) treeReader(ctx context.Context, tenant string, t tlog.Tree) tlog.HashReader {
@@ -121,20 +153,31 @@ type tileReader struct {
 
 func (r tileReader) Height() int { return tileHeight }
 
-func (r tileReader) SaveTiles([]tlog.Tile, [][]byte) {}
+// SaveTiles keeps the tiles tlog.TileHashReader verified.
+func (r tileReader) SaveTiles(tiles []tlog.Tile, data [][]byte) {
+	for i, t := range tiles {
+		r.s.logs.saveTile(r.tenant, t, data[i])
+	}
+}
 
 func (r tileReader) ReadTiles(tiles []tlog.Tile) ([][]byte, error) {
-	ids := make([]string, len(tiles))
+	out := make([][]byte, len(tiles))
+	var ids []string
+	var at []int
 	for i, t := range tiles {
-		ids[i] = tileID(r.tenant, t)
+		if out[i] = r.s.logs.tile(r.tenant, t); out[i] == nil {
+			ids, at = append(ids, tileID(r.tenant, t)), append(at, i)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
 	}
 	docs, err := mgetDocs[tileDoc](r.ctx, r.s, r.s.TlogIndex(), ids)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(tiles))
-	for i, t := range tiles {
-		d := docs[i]
+	for j, i := range at {
+		t, d := tiles[i], docs[j]
 		if d == nil || d.W < t.W || len(d.Data) < t.W*tlog.HashSize {
 			return nil, audit.Errorf(audit.EINTERNAL, "tile %s of the log of %s is missing or short", t.Path(), r.tenant)
 		}
@@ -168,7 +211,10 @@ func mgetDocs[T any](ctx context.Context, s *Store, index string, ids []string) 
 
 // LeafAt implements audit.LogStore.
 func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit.Leaf, error) {
-	st, _, err := s.readState(ctx, tenantID)
+	st, _, err := s.readState(ctx, tenantID, false)
+	if err == nil && index >= st.Base {
+		st, _, err = s.readState(ctx, tenantID, true)
+	}
 	if err != nil {
 		return audit.Leaf{}, err
 	}
@@ -202,8 +248,18 @@ func (s *Store) leafWithHash(ctx context.Context, st logState, index int64, id s
 // LeafOf implements audit.LogStore: the last round's leaves, else the
 // bundle that holds the id.
 func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Leaf, error) {
-	st, _, err := s.readState(ctx, tenantID)
+	st, _, err := s.readState(ctx, tenantID, false)
 	if err != nil {
+		return audit.Leaf{}, err
+	}
+	found, err := s.bundled(ctx, tenantID, []string{eventID})
+	if err != nil {
+		return audit.Leaf{}, err
+	}
+	if index, ok := found[eventID]; ok && index < st.Size {
+		return s.leafWithHash(ctx, st, index, eventID)
+	}
+	if st, _, err = s.readState(ctx, tenantID, true); err != nil {
 		return audit.Leaf{}, err
 	}
 	for i, l := range st.Leaves {
@@ -211,15 +267,7 @@ func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Lea
 			return audit.Leaf{Index: st.Base + int64(i), EventID: l.ID, Hash: l.Hash}, nil
 		}
 	}
-	found, err := s.bundled(ctx, tenantID, []string{eventID})
-	if err != nil {
-		return audit.Leaf{}, err
-	}
-	index, ok := found[eventID]
-	if !ok || index >= st.Base {
-		return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf of %s in the log", eventID)
-	}
-	return s.leafWithHash(ctx, st, index, eventID)
+	return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf of %s in the log", eventID)
 }
 
 // bundled returns the leaf index of each of ids found in the tenant's
@@ -259,7 +307,10 @@ func (s *Store) bundled(ctx context.Context, tenant string, ids []string) (map[s
 // Leaves implements audit.LogStore: the ids from the bundles (and the
 // last round), the hashes from the tiles, checked against the tree.
 func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]audit.Leaf, error) {
-	st, _, err := s.readState(ctx, tenantID)
+	st, _, err := s.readState(ctx, tenantID, false)
+	if err == nil && start+int64(n) > st.Base {
+		st, _, err = s.readState(ctx, tenantID, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -298,4 +349,37 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 		out = append(out, audit.Leaf{Index: i, EventID: l.ID, Hash: l.Hash})
 	}
 	return out, nil
+}
+
+// LogFootprint returns the bytes on disk (primaries) of the verifiable
+// log (its index: states, tiles and id bundles; the sealing queue, whose
+// tickets live seconds, is left out) and of the events' data streams,
+// each flushed and with its deleted documents merged away: every round
+// rewrites a tenant's state and its right-edge tiles and bundles, and
+// deletes its tickets, which Elasticsearch reclaims as segments merge.
+func (s *Store) LogFootprint(ctx context.Context) (tree, events int64, err error) {
+	size := func(pattern string) (int64, error) {
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+pattern+"/_forcemerge?only_expunge_deletes=true&allow_no_indices=true", nil, nil); err != nil {
+			return 0, err
+		}
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+pattern+"/_flush?allow_no_indices=true", nil, nil); err != nil {
+			return 0, err
+		}
+		var out struct {
+			All struct {
+				Primaries struct {
+					Store struct {
+						Bytes int64 `json:"size_in_bytes"`
+					} `json:"store"`
+				} `json:"primaries"`
+			} `json:"_all"`
+		}
+		err := s.c.DoJSON(ctx, http.MethodGet, "/"+pattern+"/_stats/store?allow_no_indices=true", nil, &out)
+		return out.All.Primaries.Store.Bytes, err
+	}
+	if tree, err = size(s.TlogIndex()); err != nil {
+		return 0, 0, err
+	}
+	events, err = size(s.AllStreamsPattern())
+	return tree, events, err
 }

@@ -145,7 +145,7 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Event, 
 	states := map[string]baseState{}
 	sealed := map[string]bool{}
 	for tenant, ids := range byTenant {
-		st, rev, err := s.readState(ctx, tenant)
+		st, rev, err := s.readState(ctx, tenant, true)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -34,6 +34,18 @@ func (s *Store) materialize(ctx context.Context, st *logState) error {
 	if b := have[len(have)-1]; b != nil && int64(len(b.IDs)) >= st.Size-last*leavesPerTile {
 		return nil
 	}
+	if st.Leaves == nil { // read without its leaves: read them
+		full, _, found, err := getDoc[logState](ctx, s, s.TlogIndex(), stateID(st.TenantID), "the log state of "+st.TenantID)
+		if err != nil || !found {
+			return err
+		}
+		if full.Size != st.Size {
+			// A later round committed: materializing it covers this one
+			// (it was materialized before that round committed).
+			return s.materialize(ctx, &full)
+		}
+		st = &full
+	}
 	var buf bytes.Buffer
 	if err := s.appendTiles(ctx, &buf, st); err != nil {
 		return err

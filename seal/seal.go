@@ -162,13 +162,16 @@ func (s *Sealer) checkpoint(t *tree, now time.Time) (audit.LogState, error) {
 }
 
 // tree is a tenant's tree during a round: the stored hashes, and those
-// this round adds on top (tlog.HashReader over both).
+// this round adds on top (tlog.HashReader over both). Stored hashes read
+// once are kept for the round (read): each appended leaf needs the old
+// tree's right edge again.
 type tree struct {
 	ctx    context.Context
 	store  audit.LogStore
 	tenant string
 	size   int64
 	added  map[int64]tlog.Hash
+	read   map[int64]tlog.Hash
 }
 
 func (t *tree) append(e audit.Event) (audit.Leaf, error) {
@@ -190,25 +193,35 @@ func (t *tree) append(e audit.Event) (audit.Leaf, error) {
 func (t *tree) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 	out := make([]tlog.Hash, len(indexes))
 	var missing []int64
+	for _, idx := range indexes {
+		if !t.known(idx) {
+			missing = append(missing, idx)
+		}
+	}
+	if len(missing) > 0 {
+		stored, err := t.store.ReadLogHashes(t.ctx, t.tenant, missing)
+		if err != nil {
+			return nil, fmt.Errorf("reading the hashes of the log of %s: %w", t.tenant, err)
+		}
+		if t.read == nil {
+			t.read = map[int64]tlog.Hash{}
+		}
+		for i, idx := range missing {
+			t.read[idx] = stored[i]
+		}
+	}
 	for i, idx := range indexes {
 		if h, ok := t.added[idx]; ok {
 			out[i] = h
 		} else {
-			missing = append(missing, idx)
-		}
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	stored, err := t.store.ReadLogHashes(t.ctx, t.tenant, missing)
-	if err != nil {
-		return nil, fmt.Errorf("reading the hashes of the log of %s: %w", t.tenant, err)
-	}
-	for i, j := 0, 0; i < len(indexes); i++ {
-		if _, ok := t.added[indexes[i]]; !ok {
-			out[i] = stored[j]
-			j++
+			out[i] = t.read[idx]
 		}
 	}
 	return out, nil
+}
+
+func (t *tree) known(idx int64) bool {
+	_, added := t.added[idx]
+	_, read := t.read[idx]
+	return added || read
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -70,17 +71,40 @@ func (s *Store) LogState(ctx context.Context, tenantID string) (audit.LogState, 
 	return st, nil
 }
 
-// ReadLogHashes implements audit.LogStore.
+// ReadLogHashes implements audit.LogStore, in one query per 500 indexes.
 func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error) {
+	found := make(map[int64][]byte, len(indexes))
+	for start := 0; start < len(indexes); start += 500 {
+		part := indexes[start:min(start+500, len(indexes))]
+		args := make([]any, 0, len(part)+1)
+		args = append(args, tenantID)
+		for _, idx := range part {
+			args = append(args, idx)
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT idx, hash FROM tlog_hashes WHERE tenant_id = ? AND idx IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
+		if err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
+		}
+		for rows.Next() {
+			var idx int64
+			var b []byte
+			if err := rows.Scan(&idx, &b); err != nil {
+				rows.Close()
+				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
+			}
+			found[idx] = b
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
+		}
+	}
 	out := make([]tlog.Hash, len(indexes))
 	for i, idx := range indexes {
-		var b []byte
-		err := s.r.QueryRowContext(ctx, `SELECT hash FROM tlog_hashes WHERE tenant_id = ? AND idx = ?`, tenantID, idx).Scan(&b)
-		switch {
-		case errors.Is(err, sql.ErrNoRows):
+		b, ok := found[idx]
+		if !ok {
 			return nil, audit.Errorf(audit.ENOTFOUND, "no hash %d in the log of %s", idx, tenantID)
-		case err != nil:
-			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
 		}
 		copy(out[i][:], b)
 	}
@@ -189,4 +213,28 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
 	}
 	return out, nil
+}
+
+// LogFootprint returns the bytes on disk of the verifiable log (its
+// tables and indexes) and of everything else in the file (the events,
+// their indexes, the full-text index, the rollups), from SQLite's dbstat.
+func (s *Store) LogFootprint(ctx context.Context) (tree, rest int64, err error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, SUM(pgsize) FROM dbstat GROUP BY name`)
+	if err != nil {
+		return 0, 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: dbstat")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return 0, 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: dbstat")
+		}
+		if strings.Contains(name, "tlog_") {
+			tree += n
+		} else {
+			rest += n
+		}
+	}
+	return tree, rest, rows.Err()
 }

@@ -38,7 +38,12 @@ func uniq(prefix string) string {
 // freshStore is a store under a new prefix, bootstrapped, with every
 // tenant already in the directory, so both paths start alike.
 func freshStore(ctx context.Context, e *env, tenants []gen.Tenant) (*elasticsearch.Store, error) {
-	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: uniq("bench")}, elasticsearch.StoreConfig{})
+	return freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{})
+}
+
+// freshStoreWith is freshStore with the store configuration sc.
+func freshStoreWith(ctx context.Context, e *env, tenants []gen.Tenant, sc elasticsearch.StoreConfig) (*elasticsearch.Store, error) {
+	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: uniq("bench")}, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +252,11 @@ func indexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic string,
 	if err != nil {
 		return 0, err
 	}
+	return indexerRunOn(ctx, e, s, topic, n)
+}
+
+// indexerRunOn is indexerRun into the store s.
+func indexerRunOn(ctx context.Context, e *env, s *elasticsearch.Store, topic string, n int) (float64, error) {
 	ix := indexer.New(indexer.Config{Brokers: e.brokers, Topic: topic, Group: uniq("bench-group"), Partitions: benchPartitions,
 		BatchSize: benchBatch, Linger: 50 * time.Millisecond},
 		indexer.Deps{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

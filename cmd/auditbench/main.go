@@ -114,6 +114,7 @@ func main() {
 		{"export", benchExport},
 		{"sqlite", benchSQLite},
 		{"periodic", benchPeriodic},
+		{"log", benchLog},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},
 	}

@@ -149,11 +149,24 @@ func storeWriteRun(ctx context.Context, path string, batches [][]audit.Event, n 
 // httpIngestRun posts n events in batches through the real API on a new
 // database and returns events per second.
 func httpIngestRun(ctx context.Context, path string, g *gen.Generator, n, batch int) (float64, error) {
+	return httpIngestRunWith(ctx, path, g, n, batch, false)
+}
+
+// httpIngestRunWith is httpIngestRun, with a sealer running on the store
+// as serve runs one when sealing is on.
+func httpIngestRunWith(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool) (float64, error) {
 	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
+	if sealing {
+		stop, err := runSealer(ctx, s)
+		if err != nil {
+			return 0, err
+		}
+		defer stop()
+	}
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: time.Minute}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Ingest: api.IngestDeps{Writer: s, StaticToken: "bench"},

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"log"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/seal"
+)
+
+// The verifiable log's benchmarks (issue 30): sealing next to the write
+// path it follows, on both stores; the time from an event's acceptance to
+// a signed checkpoint that covers it; proofs and storage at 1M events.
+
+// benchSigner is a checkpoint signer with a fresh key.
+func benchSigner() (seal.Deps, error) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, _, err := seal.NewSigner("auditlog.bench", priv)
+	return seal.Deps{Signer: signer, Logger: slog.New(slog.DiscardHandler)}, err
+}
+
+// sealAll runs rounds on st until nothing is pending and returns how many
+// events it sealed and how long it took.
+func sealAll(ctx context.Context, st audit.LogStore, batch int) (int, time.Duration, error) {
+	deps, err := benchSigner()
+	if err != nil {
+		return 0, 0, err
+	}
+	deps.Store = st
+	s := seal.New(seal.Config{Origin: "auditlog.bench", Batch: batch}, deps)
+	total, t0 := 0, time.Now()
+	for {
+		n, err := s.Round(ctx)
+		if err != nil {
+			return total, 0, err
+		}
+		if n == 0 {
+			return total, time.Since(t0), nil
+		}
+		total += n
+	}
+}
+
+// runSealer runs a sealer on st as serve does (back to back while events
+// are pending, every second otherwise) until the returned stop is called.
+func runSealer(ctx context.Context, st audit.LogStore) (stop func(), err error) {
+	deps, err := benchSigner()
+	if err != nil {
+		return nil, err
+	}
+	deps.Store = st
+	s := seal.New(seal.Config{Origin: "auditlog.bench", Every: time.Second}, deps)
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(sctx) }()
+	return func() { cancel(); <-done }, nil
+}
+
+// latencyRun writes batches of one tenant's events at a steady pace, with
+// a sealer running, and returns for each batch the time from its write's
+// acknowledgement to the first checkpoint whose tree holds it (0 when the
+// sealer was faster than the acknowledgement's return), in ms.
+func latencyRun(ctx context.Context, w audit.EventWriter, st audit.LogStore, g *gen.Generator, batches, size int, pace time.Duration) ([]float64, error) {
+	stop, err := runSealer(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	tenant := g.Tenants()[0].ID
+	base, err := st.LogState(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	acked := make([]time.Time, batches)
+	sealed := make([]time.Time, batches)
+	watchErr := make(chan error, 1)
+	go func() {
+		next := 0
+		for next < batches {
+			ls, err := st.LogState(ctx, tenant)
+			if err != nil {
+				watchErr <- err
+				return
+			}
+			now := time.Now()
+			for next < batches && ls.Size-base.Size >= int64((next+1)*size) {
+				sealed[next] = now
+				next++
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		watchErr <- nil
+	}()
+	tick := time.NewTicker(pace)
+	defer tick.Stop()
+	for i := 0; i < batches; i++ {
+		b := make([]audit.Event, size)
+		for j := range b {
+			b[j] = g.Next()
+		}
+		if _, err := w.WriteEvents(ctx, b); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		acked[i] = time.Now()
+		mu.Unlock()
+		<-tick.C
+	}
+	select {
+	case err := <-watchErr:
+		if err != nil {
+			return nil, err
+		}
+	case <-time.After(2 * time.Minute):
+		return nil, fmt.Errorf("the events were not all sealed within 2 minutes")
+	}
+	out := make([]float64, batches)
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range out {
+		out[i] = max(0, ms(sealed[i].Sub(acked[i])))
+	}
+	return out, nil
+}
+
+// proofTimes proves the inclusion of k random leaves of the tenant's log
+// (looked up by event id, as the API does) and the consistency of k
+// random pairs of tree sizes; it returns both sets of timings in ms.
+func proofTimes(ctx context.Context, st audit.LogStore, tenant string, k int) (incl, cons []float64, err error) {
+	ls, err := st.LogState(ctx, tenant)
+	if err != nil || ls.Size < 2 {
+		return nil, nil, fmt.Errorf("the log of %s: %+v %v", tenant, ls, err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < k; i++ {
+		leaves, err := st.Leaves(ctx, tenant, rng.Int64N(ls.Size), 1)
+		if err != nil || len(leaves) != 1 {
+			return nil, nil, fmt.Errorf("a leaf: %v", err)
+		}
+		t0 := time.Now()
+		if _, err := seal.ProveInclusion(ctx, st, tenant, leaves[0].EventID, 0); err != nil {
+			return nil, nil, err
+		}
+		incl = append(incl, ms(time.Since(t0)))
+		from := 1 + rng.Int64N(ls.Size-1)
+		t0 = time.Now()
+		if _, err := seal.ProveConsistency(ctx, st, tenant, from, 0); err != nil {
+			return nil, nil, err
+		}
+		cons = append(cons, ms(time.Since(t0)))
+	}
+	return incl, cons, nil
+}
+
+// benchLog runs the log's benchmarks on both stores.
+func benchLog(ctx context.Context, e *env) ([]result, error) {
+	out, err := benchLogSQLite(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	es, err := benchLogElasticsearch(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	log.Printf("  the log's benchmarks: %d rows", len(out)+len(es))
+	return append(out, es...), nil
+}
