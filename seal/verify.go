@@ -30,7 +30,10 @@ func (f Finding) String() string {
 type Report struct {
 	Checkpoint audit.Checkpoint
 	Events     int64 // stored events checked against their leaves
-	Findings   []Finding
+	// Expired counts the leaves whose events retention deleted, as
+	// sealed retention records say (no finding).
+	Expired  int64
+	Findings []Finding
 }
 
 // Verify checks a tenant's log against its store: the latest checkpoint
@@ -62,9 +65,13 @@ func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, ten
 		}
 	}
 	stored := map[string]*storedEvent{}
+	retention := map[string][]audit.LeafRange{} // by record id
 	err = scan.ScanEvents(ctx, audit.Filter{TenantID: tenant}, audit.DefaultSort, func(batch []audit.Event) error {
 		for _, e := range batch {
 			stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1}
+			if r, ok := audit.RetentionLeaves(e); ok {
+				retention[e.ID] = r
+			}
 		}
 		return nil
 	})
@@ -96,6 +103,7 @@ func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, ten
 	if root, err := tlog.TreeHash(cp.Size, mem); err != nil || root != cp.Root {
 		rep.Findings = append(rep.Findings, Finding{Kind: "tree", Index: -1, Detail: fmt.Sprintf("the %d leaves make root %s, the signed checkpoint says %s", cp.Size, root, cp.Root)})
 	}
+	rep.excuseExpired(retention, stored)
 	for id, e := range stored {
 		if e.leaf < 0 {
 			rep.Findings = append(rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
@@ -106,10 +114,42 @@ func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, ten
 }
 
 // storedEvent is a stored event's leaf hash, and the leaf that holds it
-// (-1 before one does).
+// (-1 before one does) and whether it matches it.
 type storedEvent struct {
-	hash tlog.Hash
-	leaf int64
+	hash   tlog.Hash
+	leaf   int64
+	intact bool
+}
+
+// excuseExpired takes out of the findings each missing event whose leaf
+// a retention record says retention deleted, and counts it as Expired.
+// Only records that are themselves sealed and intact count: a record
+// inserted or edited behind the service excuses nothing.
+func (rep *Report) excuseExpired(records map[string][]audit.LeafRange, stored map[string]*storedEvent) {
+	var ranges []audit.LeafRange
+	for id, r := range records {
+		if e := stored[id]; e != nil && e.leaf >= 0 && e.intact {
+			ranges = append(ranges, r...)
+		}
+	}
+	kept := rep.Findings[:0]
+	for _, f := range rep.Findings {
+		if f.Kind == "missing" && inRanges(ranges, f.Index) {
+			rep.Expired++
+			continue
+		}
+		kept = append(kept, f)
+	}
+	rep.Findings = kept
+}
+
+func inRanges(rs []audit.LeafRange, i int64) bool {
+	for _, r := range rs {
+		if r.From <= i && i < r.To {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLeaf checks leaf l against the stored events: the tree is rebuilt
@@ -126,6 +166,8 @@ func (rep *Report) checkLeaf(l audit.Leaf, stored map[string]*storedEvent) {
 		return
 	case e.hash != l.Hash:
 		rep.Findings = append(rep.Findings, Finding{Kind: "altered", Index: l.Index, EventID: l.EventID, Detail: "stored content differs from the sealed leaf"})
+	default:
+		e.intact = true
 	}
 	e.leaf = l.Index
 	rep.Events++

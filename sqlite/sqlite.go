@@ -261,6 +261,19 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: begin")
 	}
 	defer tx.Rollback()
+	results, err := s.insertEvents(ctx, tx, events)
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: commit")
+	}
+	return results, nil
+}
+
+// insertEvents stores events in tx: each row, its text index row and its
+// rollup counts; one already stored is settled.
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Event) ([]audit.WriteResult, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome,
 		actor_role, actor_ip_key, request_id, body)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
@@ -313,9 +326,6 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 	}
 	if err := counts.flush(ctx, tx); err != nil {
 		return nil, err
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: commit")
 	}
 	return results, nil
 }
@@ -392,7 +402,7 @@ func (s *Store) Purge(ctx context.Context) (int64, error) {
 		if plan == s.cfg.DefaultPlan {
 			cond = `(` + cond + ` OR tenant_id NOT IN (SELECT tenant_id FROM tenants))`
 		}
-		n, err := s.purge(ctx, `ts < ? AND `+cond, append([]any{cutoff}, args...))
+		n, err := s.purge(ctx, plan, now, `ts < ? AND `+cond, append([]any{cutoff}, args...))
 		if err != nil {
 			return total, err
 		}
@@ -401,14 +411,24 @@ func (s *Store) Purge(ctx context.Context) (int64, error) {
 	return total, nil
 }
 
-// purge deletes the events of cond, their text index rows and their
-// counts in the rollup, in one transaction.
-func (s *Store) purge(ctx context.Context, cond string, args []any) (int64, error) {
+// purge deletes the events of cond (expired under plan at now), their
+// text index rows and their counts in the rollup, and writes each
+// tenant's retention record (audit.RetentionDeletion: the leaves that
+// held them) into its log, in one transaction.
+func (s *Store) purge(ctx context.Context, plan audit.Plan, now time.Time, cond string, args []any) (int64, error) {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: begin")
 	}
 	defer tx.Rollback()
+	deletions, err := retentionDeletions(ctx, tx, plan, audit.Cutoff(plan, now), cond, args)
+	if err != nil || len(deletions) == 0 {
+		return 0, err
+	}
+	var records []audit.Event
+	for _, d := range deletions {
+		records = append(records, d.Records(now)...)
+	}
 	if err := unrollup(ctx, tx, cond, args); err != nil {
 		return 0, err
 	}
@@ -420,6 +440,9 @@ func (s *Store) purge(ctx context.Context, cond string, args []any) (int64, erro
 		return 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
 	n, _ := res.RowsAffected()
+	if _, err := s.insertEvents(ctx, tx, records); err != nil {
+		return 0, err
+	}
 	if err := tx.Commit(); err != nil {
 		return 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: commit")
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -237,4 +238,46 @@ func (s *Store) LogFootprint(ctx context.Context) (tree, rest int64, err error) 
 		}
 	}
 	return tree, rest, rows.Err()
+}
+
+// retentionDeletions lists, per tenant, what deleting the events of cond
+// deletes: how many, and the leaves that hold them.
+func retentionDeletions(ctx context.Context, tx *sql.Tx, plan audit.Plan, before time.Time, cond string, args []any) ([]audit.RetentionDeletion, error) {
+	byTenant := map[string]*audit.RetentionDeletion{}
+	var order []string
+	rows, err := tx.QueryContext(ctx, `SELECT tenant_id, COUNT(*) FROM events WHERE `+cond+` GROUP BY tenant_id ORDER BY tenant_id`, args...)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
+	}
+	for rows.Next() {
+		d := &audit.RetentionDeletion{Plan: plan, Before: before}
+		if err := rows.Scan(&d.TenantID, &d.Deleted); err != nil {
+			rows.Close()
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
+		}
+		byTenant[d.TenantID], order = d, append(order, d.TenantID)
+	}
+	rows.Close()
+	leaves := map[string][]int64{}
+	rows, err = tx.QueryContext(ctx, `SELECT tenant_id, leaf FROM tlog_leaves WHERE (tenant_id, event_id) IN (SELECT tenant_id, id FROM events WHERE `+cond+`) ORDER BY tenant_id, leaf`, args...)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tenant string
+		var leaf int64
+		if err := rows.Scan(&tenant, &leaf); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
+		}
+		leaves[tenant] = append(leaves[tenant], leaf)
+	}
+	out := make([]audit.RetentionDeletion, 0, len(order))
+	for _, t := range order {
+		d := byTenant[t]
+		d.Leaves = audit.LeafRanges(leaves[t])
+		d.Unsealed = d.Deleted - int64(len(leaves[t]))
+		out = append(out, *d)
+	}
+	return out, rows.Err()
 }

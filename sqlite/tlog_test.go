@@ -4,8 +4,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"database/sql"
+	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -134,5 +137,128 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	ov, _ := note.NewVerifier(otherKey)
 	if _, err := seal.Verify(ctx, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("another key: %v", err)
+	}
+}
+
+// TestRetentionIsRecordedInTheLog: retention deletes a Starter tenant's
+// events older than 30 days and, in the same transaction, writes a
+// retention record into the tenant's log naming the leaves that held
+// them. Once it is sealed, the remaining events still prove their
+// inclusion, and log verify counts the deleted ones as expired, not
+// missing. An event deleted behind the service is still named missing,
+// and a retention record forged in the file (unsealed) excuses nothing.
+func TestRetentionIsRecordedInTheLog(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s, err := sqlite.Open(ctx, sqlite.Config{Path: path, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g := gen.New(gen.Config{Seed: 9, Tenants: 1, WithIDs: true, Start: now.AddDate(0, 0, -60), End: now.Add(-time.Hour)}, 300)
+	var events []audit.Event
+	old := map[string]bool{}
+	for i := 0; i < 300; i++ {
+		e := g.Next()
+		events = append(events, e)
+		old[e.ID] = e.Timestamp.Before(now.AddDate(0, 0, -30))
+	}
+	tenant := events[0].TenantID
+	if err := s.SetPlan(ctx, tenant, audit.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.WriteEvents(ctx, events); err != nil {
+		t.Fatal(err)
+	}
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
+	v, _ := note.NewVerifier(vkey)
+	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer})
+	sealAll := func() {
+		for {
+			if n, err := sealer.Round(ctx); err != nil {
+				t.Fatal(err)
+			} else if n == 0 {
+				return
+			}
+		}
+	}
+	sealAll()
+	deleted, err := s.Purge(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantDeleted int64
+	for _, o := range old {
+		if o {
+			wantDeleted++
+		}
+	}
+	if deleted != wantDeleted || deleted == 0 {
+		t.Fatalf("purged %d, want the %d older than 30 days", deleted, wantDeleted)
+	}
+	res, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: tenant, ResourceTypes: []string{audit.ResourceLogRetention}}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+	if err != nil || len(res.Events) != 1 {
+		t.Fatalf("retention records: %+v %v", res.Events, err)
+	}
+	rec := res.Events[0]
+	if rec.Actor != audit.SystemActor || rec.Action != audit.ActionDelete || !strings.Contains(rec.Reason, "starter") {
+		t.Fatalf("the record: %+v", rec)
+	}
+	sealAll()
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil || len(rep.Findings) != 0 || rep.Expired != deleted || rep.Events != 300-deleted+1 {
+		t.Fatalf("after retention: %+v %v (want %d expired)", rep, err, deleted)
+	}
+	for _, e := range events {
+		if old[e.ID] {
+			continue
+		}
+		p, err := seal.ProveInclusion(ctx, s, tenant, e.ID, 0)
+		if err != nil || tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(e)) != nil {
+			t.Fatalf("%s no longer proves after retention: %v", e.ID, err)
+		}
+		break
+	}
+	// Behind the service: a recent event deleted, and a forged record
+	// that claims its leaf.
+	var victim audit.Event
+	for _, e := range events {
+		if !old[e.ID] {
+			victim = e
+		}
+	}
+	leaf, _ := s.LeafOf(ctx, tenant, victim.ID)
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	forged := audit.RetentionDeletion{TenantID: tenant, Plan: audit.PlanStarter, Before: now, Deleted: 1, Leaves: []audit.LeafRange{{From: leaf.Index, To: leaf.Index + 1}}}.Records(now)[0]
+	body, _ := json.Marshal(forged)
+	for _, stmt := range []struct {
+		q    string
+		args []any
+	}{
+		{`DELETE FROM events WHERE id = ?`, []any{victim.ID}},
+		{`INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body, actor_role, actor_ip_key, request_id)
+		  VALUES (?, ?, ?, ?, ?, 'delete', ?, ?, 0, 'configuration', 'success', ?, 'system', '', '')`,
+			[]any{forged.ID, tenant, now.UnixMilli(), forged.Actor.ID, forged.Actor.Email, audit.ResourceLogRetention, tenant, body}},
+	} {
+		if _, err := db.Exec(stmt.q, stmt.args...); err != nil {
+			t.Fatalf("%s: %v", stmt.q, err)
+		}
+	}
+	rep, err = seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		got[f.EventID] = f.Kind
+	}
+	if len(got) != 2 || got[victim.ID] != "missing" || got[forged.ID] != "unsealed" || rep.Expired != deleted {
+		t.Fatalf("behind the service: %v (expired %d)", rep.Findings, rep.Expired)
 	}
 }

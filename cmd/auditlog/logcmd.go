@@ -95,7 +95,7 @@ func verifyLog(ctx context.Context, store any, tenant string, v note.Verifier, s
 	if len(rep.Findings) > 0 {
 		return fmt.Errorf("the log of %s does not verify: %d findings (checkpoint of %d leaves signed by %s)", tenant, len(rep.Findings), cp.Size, v.Name())
 	}
-	fmt.Fprintf(stdout, "ok: %d leaves, %d events stored and intact; the tree matches the checkpoint %s (size %d) signed by %s\n",
-		cp.Size, rep.Events, cp.Origin, cp.Size, v.Name())
+	fmt.Fprintf(stdout, "ok: %d leaves, %d events stored and intact, %d deleted by retention as the log records; the tree matches the checkpoint %s (size %d) signed by %s\n",
+		cp.Size, rep.Events, rep.Expired, cp.Origin, cp.Size, v.Name())
 	return nil
 }

@@ -488,6 +488,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/log/tile/{level}/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A full hash tile of the tenant's log (C2SP tlog-tiles)
+         * @description The tenant's tree as C2SP tlog-tiles hash tiles of height 8 under `/api/log/`: `tile/<L>/<N>[.p/<W>]`, N written in groups of three digits (`x001/234` for 1234, a path of several segments this document's templates cannot show), W the width of a partial tile. Check them as tlog-tiles says, against a signed checkpoint (Go: `tlog.TileHashReader`). Entry bundles (`tile/entries/…`) are not served: an event may hold 256 KiB, past the 64 KiB entry of tlog-tiles; read the events through the API and hash their canonical encoding (`auditlog-event-v1`).
+         */
+        get: operations["logTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/log/tile/{level}/{partial}/{width}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A partial hash tile of the tenant's log (C2SP tlog-tiles)
+         * @description The tenant's tree as C2SP tlog-tiles hash tiles of height 8 under `/api/log/`: `tile/<L>/<N>[.p/<W>]`, N written in groups of three digits (`x001/234` for 1234, a path of several segments this document's templates cannot show), W the width of a partial tile. Check them as tlog-tiles says, against a signed checkpoint (Go: `tlog.TileHashReader`). Entry bundles (`tile/entries/…`) are not served: an event may hold 256 KiB, past the 64 KiB entry of tlog-tiles; read the events through the API and hash their canonical encoding (`auditlog-event-v1`).
+         */
+        get: operations["logPartialTile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3378,6 +3418,185 @@ export interface operations {
             };
             /** @description Role not allowed, or a superadmin without a declared reason. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    logTile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                level: number;
+                /** @description The tile's number, three digits. */
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile: its hashes, 32 bytes each, in order. A tile never changes once served. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description A path that is no hash tile of height 8 (`path` named). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A tile that reaches past the latest checkpoint, or a tenant with no checkpoint yet. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    logPartialTile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                level: number;
+                /** @description The tile's number, three digits, then `.p`: with the width, `<N>.p/<W>`. */
+                partial: string;
+                width: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tile: its hashes, 32 bytes each, in order. A tile never changes once served. */
+            200: {
+                headers: {
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description A path that is no hash tile of height 8 (`path` named). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A tile that reaches past the latest checkpoint, or a tenant with no checkpoint yet. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

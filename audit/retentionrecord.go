@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Retention without lies: when a store's retention deletes a tenant's
+// expired events, it writes, in the same step, a system event into that
+// tenant's log that says what went: under which plan, everything before
+// which instant, how many events, and the leaves of the verifiable log
+// that held them (ranges of leaf indexes). The record is sealed like any
+// event, so a verifier tells a deletion by policy (a leaf without its
+// event, inside the ranges of a sealed, intact record) from one behind
+// the service (any other leaf without its event).
+
+// ResourceLogRetention is the resource type of a retention record.
+const ResourceLogRetention = "audit_log_retention"
+
+// SystemActor is the actor of the records the service writes of its own
+// accord (retention): no user did them.
+var SystemActor = Actor{ID: "00000000-0000-7000-8000-000000000000", Email: "retention@auditlog.invalid", Role: "system"}
+
+// LeafRange is the leaf indexes From to To-1.
+type LeafRange struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+}
+
+// RetentionDeletion is what one retention pass deleted of one tenant.
+type RetentionDeletion struct {
+	TenantID string
+	Plan     Plan
+	// Before is the cut-off: the events before it were deleted.
+	Before time.Time
+	// Deleted counts the events deleted; Leaves are the leaves that held
+	// the sealed ones (in order); Unsealed counts those no leaf held yet
+	// (they never will be).
+	Deleted  int64
+	Leaves   []LeafRange
+	Unsealed int64
+}
+
+// maxRangesPerRecord keeps a record far below MaxEventBytes.
+const maxRangesPerRecord = 2000
+
+// retentionDetails is a record's after.
+type retentionDetails struct {
+	Plan          Plan        `json:"plan"`
+	RetentionDays int         `json:"retentionDays"`
+	DeletedBefore Timestamp   `json:"deletedBefore"`
+	Deleted       int64       `json:"deleted"`
+	Unsealed      int64       `json:"unsealed"`
+	Leaves        []LeafRange `json:"leaves"`
+}
+
+// Records returns the events that record d at now: one, or more when its
+// leaf ranges are many (each holds some; the first holds the counts).
+// Their ids derive from what they record, so a pass retried after a crash
+// writes the same records.
+func (d RetentionDeletion) Records(now time.Time) []Event {
+	var out []Event
+	for i := 0; i == 0 || i < len(d.Leaves); i += maxRangesPerRecord {
+		part := d.Leaves[min(i, len(d.Leaves)):min(i+maxRangesPerRecord, len(d.Leaves))]
+		det := retentionDetails{Plan: d.Plan, RetentionDays: int(d.Plan.Retention() / (24 * time.Hour)), DeletedBefore: NewTimestamp(d.Before), Leaves: part}
+		if i == 0 {
+			det.Deleted, det.Unsealed = d.Deleted, d.Unsealed
+		}
+		after, _ := json.Marshal(det)
+		e := Event{Timestamp: NewTimestamp(now), TenantID: d.TenantID, Actor: SystemActor, Action: ActionDelete,
+			Resource: Resource{Type: ResourceLogRetention, ID: d.TenantID}, Category: CategoryConfiguration, Outcome: OutcomeSuccess,
+			Reason: fmt.Sprintf("retention of the %s plan (%d days): %d events before %s deleted", d.Plan, det.RetentionDays, d.Deleted, det.DeletedBefore),
+			After:  after}
+		var key strings.Builder
+		fmt.Fprintf(&key, "retention:%s:%d:%d", d.TenantID, d.Before.UnixMilli(), i)
+		for _, r := range part {
+			key.WriteString(":" + strconv.FormatInt(r.From, 10) + "-" + strconv.FormatInt(r.To, 10))
+		}
+		e.ID = DeriveID(e.Timestamp, []byte(key.String()))
+		out = append(out, e)
+	}
+	return out
+}
+
+// RetentionLeaves returns the leaf ranges a retention record says went
+// (ok false for any other event).
+func RetentionLeaves(e Event) ([]LeafRange, bool) {
+	if e.Resource.Type != ResourceLogRetention || e.Actor.ID != SystemActor.ID || len(e.After) == 0 {
+		return nil, false
+	}
+	var det retentionDetails
+	if err := json.Unmarshal(e.After, &det); err != nil {
+		return nil, false
+	}
+	return det.Leaves, true
+}
+
+// LeafRanges folds sorted leaf indexes into ranges.
+func LeafRanges(sorted []int64) []LeafRange {
+	var out []LeafRange
+	for _, x := range sorted {
+		if n := len(out); n > 0 && out[n-1].To == x {
+			out[n-1].To++
+			continue
+		}
+		out = append(out, LeafRange{From: x, To: x + 1})
+	}
+	return out
+}
