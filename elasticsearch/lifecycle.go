@@ -145,10 +145,16 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 		idle = allExpired(st.BackingIndices, newest, cutoff)
 		write = st.BackingIndices[len(st.BackingIndices)-1]
 	}
+	recorded := false // a retention record went into the write index
 	for _, idx := range st.BackingIndices[:len(st.BackingIndices)-1] { // never the write index
 		if ts, hasDocs := newest[idx]; hasDocs && !ts.Before(cutoff) {
 			continue
 		}
+		wrote, err := s.recordRetention(ctx, idx, plan, cutoff)
+		if err != nil {
+			return errors.Join(rollErr, err)
+		}
+		recorded = recorded || wrote
 		if err := s.deleteIndex(ctx, idx); err != nil {
 			return errors.Join(rollErr, err)
 		}
@@ -157,7 +163,7 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 		delete(s.seen, idx)
 		s.mu.Unlock()
 	}
-	if idle && rollErr == nil && !hasDocs(newest, write) {
+	if idle && rollErr == nil && !hasDocs(newest, write) && !recorded {
 		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+write+"/_close", nil, nil); err != nil {
 			return fmt.Errorf("hibernating %s: %w", st.Name, err)
 		}

@@ -5,12 +5,14 @@ import (
 	"crypto/ed25519"
 	"net/http"
 	"testing"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/elasticsearch/ilm"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/seal"
 )
@@ -137,5 +139,72 @@ func TestVerifyNamesWhatChangedBehindTheServiceOnElasticsearch(t *testing.T) {
 	ov, _ := note.NewVerifier(otherKey)
 	if _, err := seal.Verify(ctx, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("another key: %v", err)
+	}
+}
+
+// TestRetentionIsRecordedInTheLogOnElasticsearch: the lifecycle pass that
+// deletes a Starter tenant's expired backing index first writes a
+// retention record naming the leaves of its events; once sealed, log
+// verify counts them as deleted by retention, with no finding, and the
+// events that remain still prove their inclusion.
+func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
+	ctx := context.Background()
+	short := map[audit.Plan]ilm.Policy{}
+	for _, plan := range audit.Plans {
+		p, _ := ilm.For(plan)
+		p.RolloverMaxAge = "0ms"
+		short[plan] = p
+	}
+	s, _ := newStore(t, elasticsearch.StoreConfig{Log: true, Policies: short, TenantCacheTTL: time.Millisecond})
+	now := time.Now()
+	g := gen.New(gen.Config{Seed: 19, Tenants: 1, WithIDs: true}, 40)
+	tenant := &g.Tenants()[0]
+	if err := s.SetPlan(ctx, tenant.ID, audit.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	write := func(age time.Duration, n int) []audit.Event {
+		evs := make([]audit.Event, n)
+		for i := range evs {
+			evs[i] = g.NextFor(tenant, now.Add(-age).Add(time.Duration(i)*time.Second))
+		}
+		if _, err := s.WriteEvents(ctx, evs); err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	_, priv, _ := ed25519.GenerateKey(nil)
+	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
+	v, _ := note.NewVerifier(vkey)
+	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer})
+	sealAll := func() {
+		for {
+			if n, err := sealer.Round(ctx); err != nil {
+				t.Fatal(err)
+			} else if n == 0 {
+				return
+			}
+		}
+	}
+	write(40*24*time.Hour, 20)
+	sealAll()
+	rep, err := s.RunLifecycle(ctx)
+	if err != nil || len(rep.Deleted) == 0 {
+		t.Fatalf("lifecycle: %+v %v", rep, err)
+	}
+	recent := write(2*24*time.Hour, 10)
+	sealAll()
+	refresh(t, s, s.AllStreamsPattern())
+	res, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: tenant.ID, ResourceTypes: []string{audit.ResourceLogRetention}}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+	if err != nil || len(res.Events) != 1 || res.Events[0].Actor != audit.SystemActor {
+		t.Fatalf("retention records: %+v %v", res.Events, err)
+	}
+	vr, err := seal.Verify(ctx, s, s, tenant.ID, v)
+	if err != nil || len(vr.Findings) != 0 || vr.Expired != 20 || vr.Events != 11 {
+		t.Fatalf("verify after retention: %+v %v", vr, err)
+	}
+	p, err := seal.ProveInclusion(ctx, s, tenant.ID, recent[3].ID, 0)
+	stored, _ := s.GetEvent(ctx, tenant.ID, recent[3].ID)
+	if err != nil || tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(stored)) != nil {
+		t.Fatalf("a remaining event's proof: %v", err)
 	}
 }
