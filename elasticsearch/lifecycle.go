@@ -145,7 +145,8 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 		idle = allExpired(st.BackingIndices, newest, cutoff)
 		write = st.BackingIndices[len(st.BackingIndices)-1]
 	}
-	recorded := false                                                  // a retention record went into the write index
+	// recorded: a retention record went into the write index.
+	recorded := false
 	for _, idx := range st.BackingIndices[:len(st.BackingIndices)-1] { // never the write index
 		if ts, hasDocs := newest[idx]; hasDocs && !ts.Before(cutoff) {
 			continue
