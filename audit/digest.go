@@ -13,9 +13,10 @@ import (
 )
 
 // DigestVersion is the format version of the digests written now
-// (docs/schemas/digest-v2.json). Version 2 adds each file's stored object
-// hash and size; a verifier still reads version 1 digests.
-const DigestVersion = 2
+// (docs/schemas/digest-v3.json). Version 3 adds the tenant's log
+// checkpoint; version 2 added each file's stored object hash and size; a
+// verifier still reads versions 1 and 2.
+const DigestVersion = 3
 
 // The kinds of a digest's files.
 const (
@@ -57,6 +58,10 @@ type Digest struct {
 	PreviousSignature string    `json:"previousDigestSignature"`
 	KeyID             string    `json:"keyId"`
 	SignedAt          Timestamp `json:"signedAt"`
+	// LogCheckpoint (version 3) is the tenant's latest log checkpoint
+	// when the digest was signed (a signed note), which covers the
+	// window's events; "" when the deployment keeps no log.
+	LogCheckpoint string `json:"logCheckpoint,omitempty"`
 	// Signature is the base64 (standard, padded) Ed25519 signature of the
 	// digest's canonical form.
 	Signature string `json:"signature"`

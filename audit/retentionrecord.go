@@ -21,8 +21,8 @@ import (
 const ResourceLogRetention = "audit_log_retention"
 
 // SystemActor is the actor of the records the service writes of its own
-// accord (retention): no user did them.
-var SystemActor = Actor{ID: "00000000-0000-7000-8000-000000000000", Email: "retention@auditlog.invalid", Role: "system"}
+// accord (retention, periodic export deliveries): no user did them.
+var SystemActor = Actor{ID: "00000000-0000-7000-8000-000000000000", Email: "system@auditlog.invalid", Role: "system"}
 
 // LeafRange is the leaf indexes From to To-1.
 type LeafRange struct {

@@ -3,6 +3,7 @@ package periodicexport
 import (
 	"context"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"golang.org/x/mod/sumdb/note"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -109,4 +113,97 @@ func (a API) get(ctx context.Context, path string, v any) error {
 		return fmt.Errorf("GET %s%s: %s: %.300s", a.Base, path, res.Status, body)
 	}
 	return json.Unmarshal(body, v)
+}
+
+// LoggedDeliveries returns a checkpoint for every delivery the tenant's
+// verifiable log records (audit.DeliveryRecord, read through the list
+// API), each proven in the log: its inclusion proof checked against a
+// checkpoint signed by logKey (tlog.CheckRecord over the leaf hash of the
+// event as the API returns it). A record not in a checkpoint yet (sealed
+// within a second or two) still counts, marked so. Errors: a record whose
+// proof or checkpoint does not verify.
+func (a API) LoggedDeliveries(ctx context.Context, tenant string, logKey note.Verifier) ([]Checkpoint, error) {
+	var cps []Checkpoint
+	cursor := ""
+	for range maxAPIPages {
+		var page struct {
+			Data       []audit.Event `json:"data"`
+			NextCursor *string       `json:"nextCursor"`
+		}
+		q := url.Values{"pageSize": {"200"}, "resourceType": {audit.ResourcePeriodicExport}}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		if err := a.get(ctx, "/api/audit-logs?"+q.Encode(), &page); err != nil {
+			return nil, err
+		}
+		for _, e := range page.Data {
+			key, sig, ok := audit.DeliveredDigest(e)
+			if !ok {
+				continue
+			}
+			where, err := a.proveLogged(ctx, tenant, e, logKey)
+			if err != nil {
+				return nil, fmt.Errorf("the log's record %s of the delivery of %s: %w", e.ID, key, err)
+			}
+			cps = append(cps, Checkpoint{Key: key, Signature: sig, Source: "the verifiable log of " + a.Base + " (" + where + ")"})
+		}
+		if page.NextCursor == nil {
+			return cps, nil
+		}
+		cursor = *page.NextCursor
+	}
+	return nil, fmt.Errorf("%s lists more than %d pages of deliveries", a.Base, maxAPIPages)
+}
+
+// proveLogged checks e's inclusion in the tenant's log and says where.
+func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, logKey note.Verifier) (string, error) {
+	var in struct {
+		LeafIndex  int64    `json:"leafIndex"`
+		TreeSize   int64    `json:"treeSize"`
+		RootHash   string   `json:"rootHash"`
+		Proof      []string `json:"proof"`
+		Checkpoint string   `json:"checkpoint"`
+	}
+	err := a.get(ctx, "/api/log/proof?event="+url.QueryEscape(e.ID), &in)
+	if err != nil && strings.Contains(err.Error(), "404") {
+		return "not in a checkpoint yet", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	n, err := note.Open([]byte(in.Checkpoint), note.VerifierList(logKey))
+	if err != nil {
+		return "", fmt.Errorf("its checkpoint does not verify with the log key %s: %w", logKey.Name(), err)
+	}
+	cp, err := audit.ParseCheckpoint(n.Text)
+	if err != nil {
+		return "", err
+	}
+	if cp.Origin != audit.LogOrigin(logKey.Name(), tenant) || cp.Size != in.TreeSize {
+		return "", fmt.Errorf("its proof is against a tree of %d leaves, its checkpoint is %s at %d", in.TreeSize, cp.Origin, cp.Size)
+	}
+	proof := make(tlog.RecordProof, len(in.Proof))
+	for i, p := range in.Proof {
+		b, err := base64.StdEncoding.DecodeString(p)
+		if err != nil || len(b) != tlog.HashSize {
+			return "", fmt.Errorf("proof hash %d is no base64 SHA-256 hash", i)
+		}
+		copy(proof[i][:], b)
+	}
+	if err := tlog.CheckRecord(proof, cp.Size, cp.Root, in.LeafIndex, audit.LeafHash(e)); err != nil {
+		return "", fmt.Errorf("its inclusion proof does not check: %w", err)
+	}
+	return fmt.Sprintf("leaf %d of %d", in.LeafIndex, cp.Size), nil
+}
+
+// LogKey reads the service's log key (GET /api/log-key).
+func (a API) LogKey(ctx context.Context) (note.Verifier, error) {
+	var out struct {
+		VerifierKey string `json:"verifierKey"`
+	}
+	if err := a.get(ctx, "/api/log-key", &out); err != nil {
+		return nil, err
+	}
+	return note.NewVerifier(out.VerifierKey)
 }

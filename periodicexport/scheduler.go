@@ -50,6 +50,11 @@ type Scheduler struct {
 	// Observe, when set, is told after each tenant's pass how old its
 	// oldest window due but not delivered is (0 when none).
 	Observe func(tenant string, undelivered time.Duration)
+	// Logs, when set, is the verifiable log: each digest carries the
+	// tenant's latest checkpoint, and each delivery is recorded in the
+	// tenant's log by Records (audit.DeliveryRecord).
+	Logs    audit.LogStore
+	Records audit.EventWriter
 }
 
 // RunOnce passes over every tenant of the directory. A tenant's failure
@@ -200,6 +205,13 @@ func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicSt
 	if h := st.Head; h != nil {
 		prev = &audit.Digest{TenantID: h.TenantID, WindowStart: h.WindowStart, WindowEnd: h.WindowEnd, Late: h.Late, Signature: h.Signature}
 	}
+	if s.Logs != nil {
+		ls, err := s.Logs.LogState(ctx, win.TenantID)
+		if err != nil {
+			return err
+		}
+		w.Checkpoint = ls.Checkpoint
+	}
 	d, err := w.Seal(ctx, win, []audit.DigestFile{f}, prev)
 	if err != nil {
 		return err
@@ -208,6 +220,9 @@ func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicSt
 	rec := audit.PeriodicRecord{TenantID: win.TenantID, WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: win.Late, Count: f.Count,
 		SHA256: f.SHA256, DataKey: f.Key, DigestKey: key, KeyID: d.KeyID, Bucket: st.Bucket, DeliveredAt: audit.NewTimestamp(s.Now())}
 	if err := s.Store.PutPeriodicRecord(ctx, rec); err != nil {
+		return err
+	}
+	if err := s.recordDelivery(ctx, &d, key); err != nil {
 		return err
 	}
 	st.Advance(&d, key)
@@ -252,6 +267,23 @@ func (s *Scheduler) publishKeys(ctx context.Context, b audit.Blobs, prefix, tena
 				return err
 			}
 		}
+	}
+	return nil
+}
+
+// recordDelivery writes the delivery of d into the tenant's log (nothing
+// when Records is unset). Until it is written the chain's head does not
+// move, so a failure exports the window again and records it then.
+func (s *Scheduler) recordDelivery(ctx context.Context, d *audit.Digest, key string) error {
+	if s.Records == nil {
+		return nil
+	}
+	res, err := s.Records.WriteEvents(ctx, []audit.Event{audit.DeliveryRecord(d, key, s.Now())})
+	if err != nil {
+		return err
+	}
+	if r := res[0]; r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+		return fmt.Errorf("recording the delivery of %s in the log: %s %s", key, r.Status, r.Reason)
 	}
 	return nil
 }

@@ -12,10 +12,10 @@ import (
 )
 
 // TestDigestsMatchTheirSchema: every digest the writer produces is valid
-// against docs/schemas/digest-v2.json (the format written now), and the schema refuses one with a
+// against docs/schemas/digest-v3.json (the format written now), and the schema refuses one with a
 // member it does not define.
 func TestDigestsMatchTheirSchema(t *testing.T) {
-	schema := loadSchema(t, "../docs/schemas/digest-v2.json")
+	schema := loadSchema(t, "../docs/schemas/digest-v3.json")
 	dir, _ := chain(t)
 	digests, _ := filepath.Glob(filepath.Join(dir, "exports", tenant, "digest", "*", "*", "*", "*.json"))
 	if len(digests) != 5 {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+	"golang.org/x/mod/sumdb/note"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -31,6 +32,9 @@ type Report struct {
 	// Last is the chain's last digest: the checkpoint to record and give
 	// to a later verification.
 	Last *Checkpoint
+	// LastLog is the last log checkpoint the chain's digests carry (with
+	// Options.LogKey): a witness's later checkpoint must extend it.
+	LastLog *audit.Checkpoint
 }
 
 // Checkpoint names one digest of a chain by its key and signature, as a
@@ -88,9 +92,14 @@ type Options struct {
 	Deep bool
 	// Expected are digests the chain must hold, from a source the
 	// exporter cannot rewrite afterwards: the tenant API's delivered
-	// windows, or a checkpoint recorded earlier. Without them a chain is
-	// checked against itself only, and its end cannot be proven.
+	// windows, the deliveries recorded in the tenant's verifiable log, or
+	// a checkpoint recorded earlier. Without them a chain is checked
+	// against itself only, and its end cannot be proven.
 	Expected []Checkpoint
+	// LogKey, when set, verifies the log checkpoint each digest carries
+	// (version 3): signed by it, of the tenant's log, never smaller than
+	// the one of the digest before.
+	LogKey note.Verifier
 }
 
 // Verify checks a tenant's periodic export in b (a bucket, or a directory
@@ -124,6 +133,7 @@ func Verify(ctx context.Context, b audit.Blobs, prefix, tenant string, keys map[
 	for _, k := range chain {
 		v.checkFiles(k)
 	}
+	v.logCheckpoints(chain)
 	v.gaps()
 	for _, k := range dataKeys {
 		if !v.listed[k] {
@@ -370,4 +380,43 @@ func (v *verifier) read(k string) ([]byte, error) {
 	}
 	defer r.Close()
 	return io.ReadAll(io.LimitReader(r, 16<<20))
+}
+
+// logCheckpoints checks, with Options.LogKey, the log checkpoint each
+// digest of the chain carries: signed by the key, of the tenant's log,
+// and never smaller than the one before it (a log that went back is a
+// rollback or a fork). It prints the last one.
+func (v *verifier) logCheckpoints(chain []string) {
+	if v.opts.LogKey == nil {
+		return
+	}
+	origin := audit.LogOrigin(v.opts.LogKey.Name(), v.tenant)
+	var last *audit.Checkpoint
+	for _, k := range chain {
+		d := v.digests[k]
+		if d.LogCheckpoint == "" {
+			continue
+		}
+		n, err := note.Open([]byte(d.LogCheckpoint), note.VerifierList(v.opts.LogKey))
+		var cp audit.Checkpoint
+		if err == nil {
+			cp, err = audit.ParseCheckpoint(n.Text)
+		}
+		switch {
+		case err != nil:
+			v.problem("LOGCHECKPOINT %s: its log checkpoint does not verify with the log key %s: %v", k, v.opts.LogKey.Name(), err)
+			continue
+		case cp.Origin != origin:
+			v.problem("LOGCHECKPOINT %s: its log checkpoint is of %s, not of %s", k, cp.Origin, origin)
+			continue
+		case last != nil && cp.Size < last.Size:
+			v.problem("LOGCHECKPOINT %s: its log checkpoint (%d leaves) is smaller than the one before it (%d): the log went back", k, cp.Size, last.Size)
+			continue
+		}
+		last = &cp
+	}
+	if last != nil {
+		v.rep.LastLog = last
+		v.out(fmt.Sprintf("log checkpoint: the chain's last digest is covered by %s at %d leaves (root %s): a later checkpoint of yours (auditlog witness) must extend it", last.Origin, last.Size, last.Root))
+	}
 }

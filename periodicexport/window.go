@@ -44,6 +44,9 @@ type Writer struct {
 	Key     ed25519.PrivateKey
 	TempDir string
 	Now     func() time.Time
+	// Checkpoint, when set, is the tenant's latest log checkpoint, which
+	// the next digest carries (audit.Digest.LogCheckpoint).
+	Checkpoint string
 }
 
 // Events hands the events of a file to yield, in order (timestamp, then
@@ -117,7 +120,8 @@ func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audi
 // first digest of the tenant's chain), signed with the current key.
 func (w *Writer) Seal(ctx context.Context, win Window, files []audit.DigestFile, prev *audit.Digest) (audit.Digest, error) {
 	d := audit.Digest{Version: audit.DigestVersion, TenantID: win.TenantID, WindowStart: audit.NewTimestamp(win.Start),
-		WindowEnd: audit.NewTimestamp(win.End), Late: win.Late, Files: files, First: prev == nil, SignedAt: audit.NewTimestamp(w.Now())}
+		WindowEnd: audit.NewTimestamp(win.End), Late: win.Late, Files: files, First: prev == nil, SignedAt: audit.NewTimestamp(w.Now()),
+		LogCheckpoint: w.Checkpoint}
 	if prev != nil {
 		d.PreviousKey = audit.DigestKey(w.Prefix, prev.TenantID, prev.WindowStart.Time, prev.WindowEnd.Time, prev.Late)
 		d.PreviousSignature = prev.Signature

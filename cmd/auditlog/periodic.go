@@ -138,10 +138,20 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 		return nil, err
 	}
 	m.Logger.Info("periodic export", "store", p.Store, "prefix", p.Prefix, "key_id", audit.KeyID(key.Public().(ed25519.PublicKey)), "public_keys", len(pub))
-	return &periodicexport.Scheduler{Store: store, Tenants: store, Events: store, Bucket: bucket, Key: key, PublicKeys: pub,
+	sch := &periodicexport.Scheduler{Store: store, Tenants: store, Events: store, Bucket: bucket, Key: key, PublicKeys: pub,
 		Settle: p.Settle, LateHorizon: p.LateHorizon, Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: p.Lease, TempDir: tmp,
 		Now: time.Now, Log: m.Logger,
-		Observe: func(tenant string, d time.Duration) { age.WithLabelValues(tenant).Set(d.Seconds()) }}, nil
+		Observe: func(tenant string, d time.Duration) { age.WithLabelValues(tenant).Set(d.Seconds()) }}
+	// With the verifiable log, the digests carry the tenant's checkpoint
+	// and each delivery is recorded in the tenant's log.
+	raw := store
+	if r, wrapped := store.(retainedStore); wrapped {
+		raw = r.eventStore
+	}
+	if ls, ok := raw.(audit.LogStore); ok && m.Config.Log.queue() {
+		sch.Logs, sch.Records = ls, raw
+	}
+	return sch, nil
 }
 
 // exportKeys are the public keys of GET /api/export-keys, the current

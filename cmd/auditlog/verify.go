@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/mod/sumdb/note"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
@@ -19,9 +21,9 @@ import (
 
 // verifyArgs are the arguments of `auditlog verify`.
 type verifyArgs struct {
-	dir, bucket, tenant, prefix, keyDir, api, token string
-	keyFiles, checkpoints                           multiFlag
-	opts                                            periodicexport.Options
+	dir, bucket, tenant, prefix, keyDir, api, token, logKey string
+	keyFiles, checkpoints                                   multiFlag
+	opts                                                    periodicexport.Options
 }
 
 // runVerify checks a tenant's periodic export, from a directory (a copy
@@ -44,6 +46,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	b.fs.StringVar(&a.keyDir, "keys", "", "directory of PEM public keys you pinned (every *.pem in it), outside the copy under test")
 	b.fs.StringVar(&a.api, "api", "", "the service's base URL: trust the keys of its GET /api/export-keys and, with --token, require every window its GET /api/audit-logs/periodic-exports lists as delivered")
 	b.secret(&a.token, "token", "AUDITLOG_TOKEN", "a tenant admin's bearer token for --api's delivered windows")
+	b.fs.StringVar(&a.logKey, "log-key", "", "the verifiable log's key you pinned (GET /api/log-key), or a file holding it: checks the log checkpoint each digest carries and, with --api and --token, the deliveries the tenant's log records (without it, --api's own key is trusted)")
 	b.fs.Var(&a.checkpoints, "checkpoint", "a checkpoint an earlier verify printed (<digest key> <signature>), or a file holding it: the chain must still hold it (repeatable)")
 	b.fs.BoolVar(&a.opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
 	b.s3(&c.Export)
@@ -62,6 +65,9 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	ctx := context.Background()
 	keys, err := a.trustedKeys(ctx, stdout)
 	if err != nil {
+		return err
+	}
+	if a.opts.LogKey, err = a.trustedLogKey(ctx, stdout); err != nil {
 		return err
 	}
 	if a.opts.Expected, err = a.expected(ctx); err != nil {
@@ -160,13 +166,44 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint,
 		exp = append(exp, cp)
 	}
 	if a.api != "" && a.token != "" {
-		got, err := periodicexport.API{Base: a.api, Token: a.token}.Delivered(ctx)
+		api := periodicexport.API{Base: a.api, Token: a.token}
+		got, err := api.Delivered(ctx)
 		if err != nil {
 			return nil, err
 		}
 		exp = append(exp, got...)
+		if a.opts.LogKey != nil {
+			logged, err := api.LoggedDeliveries(ctx, audit.NormalizeTenantID(a.tenant), a.opts.LogKey)
+			if err != nil {
+				return nil, err
+			}
+			exp = append(exp, logged...)
+		}
 	}
 	return exp, nil
+}
+
+// trustedLogKey is the log key: --log-key, else the service's (--api),
+// else none (the digests' log checkpoints are then not checked).
+func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (note.Verifier, error) {
+	switch {
+	case a.logKey != "":
+		v, err := verifierKey(a.logKey)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("--log-key: %s", strings.TrimPrefix(err.Error(), "--key: "))}
+		}
+		fmt.Fprintf(out, "trusting log key %s (pinned)\n", v.Name())
+		return v, nil
+	case a.api != "":
+		v, err := periodicexport.API{Base: a.api}.LogKey(ctx)
+		if err != nil {
+			fmt.Fprintf(out, "no log key from %s/api/log-key (%v): the digests' log checkpoints are not checked\n", a.api, err)
+			return nil, nil
+		}
+		fmt.Fprintf(out, "trusting log key %s from %s/api/log-key\n", v.Name(), a.api)
+		return v, nil
+	}
+	return nil, nil
 }
 
 // source opens the copy under test.
