@@ -2,7 +2,6 @@ package elasticsearch_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"net/http"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/elasticsearch/ilm"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/seal"
 )
 
@@ -32,19 +32,8 @@ func sealedStore(t *testing.T, seed uint64, n int) (*elasticsearch.Store, []audi
 	if _, err := s.WriteEvents(ctx, events); err != nil {
 		t.Fatal(err)
 	}
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
-	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer})
-	for {
-		k, err := sealer.Round(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == 0 {
-			break
-		}
-	}
-	v, _ := note.NewVerifier(vkey)
+	sealer, v := storetest.NewSealer(t, s, 0)
+	storetest.SealAll(t, sealer)
 	refresh(t, s, s.AllStreamsPattern())
 	return s, events, v
 }
@@ -121,25 +110,8 @@ func TestVerifyNamesWhatChangedBehindTheServiceOnElasticsearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		got[f.EventID] = f.Kind
-	}
-	want := map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing", inserted.ID: "unsealed"}
-	if len(got) != len(want) {
-		t.Fatalf("findings %v, want %v", rep.Findings, want)
-	}
-	for id, kind := range want {
-		if got[id] != kind {
-			t.Fatalf("%s: %q, want %q (all: %v)", id, got[id], kind, rep.Findings)
-		}
-	}
-	_, other, _ := ed25519.GenerateKey(nil)
-	_, otherKey, _ := seal.NewSigner("auditlog.test", other)
-	ov, _ := note.NewVerifier(otherKey)
-	if _, err := seal.Verify(ctx, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
-		t.Fatalf("another key: %v", err)
-	}
+	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing", inserted.ID: "unsealed"},
+		s, s, tenant)
 }
 
 // TestRetentionIsRecordedInTheLogOnElasticsearch: the lifecycle pass that
@@ -172,19 +144,8 @@ func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
 		}
 		return evs
 	}
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
-	v, _ := note.NewVerifier(vkey)
-	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer})
-	sealAll := func() {
-		for {
-			if n, err := sealer.Round(ctx); err != nil {
-				t.Fatal(err)
-			} else if n == 0 {
-				return
-			}
-		}
-	}
+	sealer, v := storetest.NewSealer(t, s, 0)
+	sealAll := func() { storetest.SealAll(t, sealer) }
 	write(40*24*time.Hour, 20)
 	sealAll()
 	rep, err := s.RunLifecycle(ctx)

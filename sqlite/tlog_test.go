@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"crypto/ed25519"
 	"database/sql"
 	"encoding/json"
 	"path/filepath"
@@ -15,14 +14,15 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
 // sealedStore is a store in a temporary file holding n generated events
 // of one tenant, sealed in one round: the store, its path, the events and
-// the checkpoint key in note's verifier form.
-func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, string) {
+// the checkpoint verifier.
+func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, note.Verifier) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "audit.db")
@@ -39,12 +39,9 @@ func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []aud
 	if _, err := s.WriteEvents(ctx, events); err != nil {
 		t.Fatal(err)
 	}
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
-	if _, err := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer}).Round(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return s, path, events, vkey
+	sealer, v := storetest.NewSealer(t, s, 0)
+	storetest.SealAll(t, sealer)
+	return s, path, events, v
 }
 
 // TestEditsBehindTheServiceBreakTheProofs: an event edited with SQL
@@ -91,8 +88,7 @@ func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
 // inserted straight into the file; an intact log has no finding.
 func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	ctx := context.Background()
-	s, path, events, vkey := sealedStore(t, 13, 40)
-	v, _ := note.NewVerifier(vkey)
+	s, path, events, v := sealedStore(t, 13, 40)
 	tenant := events[0].TenantID
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil || len(rep.Findings) != 0 || rep.Events != 40 || rep.Checkpoint.Size != 40 {
@@ -119,25 +115,8 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		got[f.EventID] = f.Kind
-	}
-	want := map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing", "evt_audit_00000000-0000-7000-8000-000000000001": "unsealed"}
-	if len(got) != len(want) {
-		t.Fatalf("findings %v, want %v", rep.Findings, want)
-	}
-	for id, kind := range want {
-		if got[id] != kind {
-			t.Fatalf("%s: %q, want %q (all: %v)", id, got[id], kind, rep.Findings)
-		}
-	}
-	_, other, _ := ed25519.GenerateKey(nil)
-	_, otherKey, _ := seal.NewSigner("auditlog.test", other)
-	ov, _ := note.NewVerifier(otherKey)
-	if _, err := seal.Verify(ctx, s, s, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
-		t.Fatalf("another key: %v", err)
-	}
+	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing",
+		"evt_audit_00000000-0000-7000-8000-000000000001": "unsealed"}, s, s, tenant)
 }
 
 // TestRetentionIsRecordedInTheLog: retention deletes a Starter tenant's
@@ -171,20 +150,8 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	if _, err := s.WriteEvents(ctx, events); err != nil {
 		t.Fatal(err)
 	}
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, _ := seal.NewSigner("auditlog.test", priv)
-	v, _ := note.NewVerifier(vkey)
-	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer})
-	sealAll := func() {
-		for {
-			if n, err := sealer.Round(ctx); err != nil {
-				t.Fatal(err)
-			} else if n == 0 {
-				return
-			}
-		}
-	}
-	sealAll()
+	sealer, v := storetest.NewSealer(t, s, 0)
+	storetest.SealAll(t, sealer)
 	deleted, err := s.Purge(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +173,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	if rec.Actor != audit.SystemActor || rec.Action != audit.ActionDelete || !strings.Contains(rec.Reason, "starter") {
 		t.Fatalf("the record: %+v", rec)
 	}
-	sealAll()
+	storetest.SealAll(t, sealer)
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil || len(rep.Findings) != 0 || rep.Expired != deleted || rep.Events != 300-deleted+1 {
 		t.Fatalf("after retention: %+v %v (want %d expired)", rep, err, deleted)
@@ -251,14 +218,8 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 		}
 	}
 	rep, err = seal.Verify(ctx, s, s, tenant, v)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || rep.Expired != deleted {
+		t.Fatalf("behind the service: %+v %v (want %d expired)", rep, err, deleted)
 	}
-	got := map[string]string{}
-	for _, f := range rep.Findings {
-		got[f.EventID] = f.Kind
-	}
-	if len(got) != 2 || got[victim.ID] != "missing" || got[forged.ID] != "unsealed" || rep.Expired != deleted {
-		t.Fatalf("behind the service: %v (expired %d)", rep.Findings, rep.Expired)
-	}
+	storetest.WantFindings(t, rep, map[string]string{victim.ID: "missing", forged.ID: "unsealed"}, s, s, tenant)
 }

@@ -30,6 +30,13 @@ func RunLog(t *testing.T, newBackend func(t *testing.T) LogBackend) {
 // testSealer is a sealer over b signing with a fresh key, and the
 // verifier of its checkpoints.
 func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, note.Verifier) {
+	return NewSealer(t, b.Log, batch)
+}
+
+// NewSealer is a sealer over log with rounds of batch events (0: the
+// default), signing with a fresh key, and the verifier of its
+// checkpoints.
+func NewSealer(t testing.TB, log audit.LogStore, batch int) (*seal.Sealer, note.Verifier) {
 	t.Helper()
 	_, priv, _ := ed25519.GenerateKey(nil)
 	signer, vkey, err := seal.NewSigner("auditlog.test", priv)
@@ -40,11 +47,15 @@ func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, note.Verif
 	if err != nil {
 		t.Fatal(err)
 	}
-	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: b.Log, Signer: signer}), v
+	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Signer: signer}), v
 }
 
 // sealAll runs rounds until nothing is pending.
-func sealAll(t *testing.T, s *seal.Sealer) {
+func sealAll(t testing.TB, s *seal.Sealer) { SealAll(t, s) }
+
+// SealAll runs rounds until nothing is pending (a round lost to another
+// sealer is run again).
+func SealAll(t testing.TB, s *seal.Sealer) {
 	t.Helper()
 	for {
 		n, err := s.Round(context.Background())
@@ -54,6 +65,31 @@ func sealAll(t *testing.T, s *seal.Sealer) {
 		if n == 0 && err == nil {
 			return
 		}
+	}
+}
+
+// WantFindings checks that a verification found exactly want (event id
+// to kind), and that the same log refuses a checkpoint key it was not
+// signed with.
+func WantFindings(t testing.TB, rep seal.Report, want map[string]string, log audit.LogStore, scan audit.EventScanner, tenant string) {
+	t.Helper()
+	got := map[string]string{}
+	for _, f := range rep.Findings {
+		got[f.EventID] = f.Kind
+	}
+	if len(got) != len(want) {
+		t.Fatalf("findings %v, want %v", rep.Findings, want)
+	}
+	for id, kind := range want {
+		if got[id] != kind {
+			t.Fatalf("%s: %q, want %q (all: %v)", id, got[id], kind, rep.Findings)
+		}
+	}
+	_, other, _ := ed25519.GenerateKey(nil)
+	_, otherKey, _ := seal.NewSigner("auditlog.test", other)
+	ov, _ := note.NewVerifier(otherKey)
+	if _, err := seal.Verify(context.Background(), log, scan, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
+		t.Fatalf("another key: %v", err)
 	}
 }
 
@@ -221,21 +257,8 @@ func canonicalJSON(t *testing.T, raw []byte) []byte {
 func EveryStoredEventOneLeaf(t testing.TB, log audit.LogStore, stored map[string]audit.Event) {
 	t.Helper()
 	ctx := context.Background()
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, _, err := seal.NewSigner("auditlog.test", priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: log, Signer: signer})
-	for {
-		n, err := s.Round(ctx)
-		if err != nil && audit.ErrorCode(err) != audit.ECONFLICT {
-			t.Fatal(err)
-		}
-		if n == 0 && err == nil {
-			break
-		}
-	}
+	s, _ := NewSealer(t, log, 0)
+	SealAll(t, s)
 	byTenant := map[string]map[string]bool{}
 	for _, e := range stored {
 		if byTenant[e.TenantID] == nil {
