@@ -113,8 +113,7 @@ func main() {
 		{"query", benchQuery},
 		{"export", benchExport},
 		{"sqlite", benchSQLite},
-		{"periodic", benchPeriodic},
-		{"log", benchLog},
+		{"periodic", benchPeriodic}, {"log", benchLog},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},
 	}
