@@ -18,7 +18,7 @@ import (
 // event ("0" before the first round).
 func (s *Store) SealPosition(ctx context.Context) (string, string, error) {
 	var seq, rev int64
-	err := s.w.QueryRowContext(ctx, `SELECT seq, rev FROM tlog_position WHERE id = 1`).Scan(&seq, &rev)
+	err := s.r.QueryRowContext(ctx, `SELECT seq, rev FROM tlog_position WHERE id = 1`).Scan(&seq, &rev)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return "", "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the seal position")
 	}
@@ -32,7 +32,9 @@ func (s *Store) PendingEvents(ctx context.Context, pos string, limit int) ([]aud
 	if err != nil {
 		return nil, "", audit.Errorf(audit.EINVALID, "sqlite: seal position %q is not a seq", pos)
 	}
-	rows, err := s.w.QueryContext(ctx, `SELECT seq, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	// The readers' pool: a round's reading and decoding never holds the
+	// writer's connection, which ingest waits for.
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, body FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
 	}
@@ -122,14 +124,22 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 	if err := commitPosition(ctx, tx, b.Position, b.Rev); err != nil {
 		return err
 	}
+	leafIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_leaves (tenant_id, leaf, event_id, hash) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
+	}
+	hashIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_hashes (tenant_id, idx, hash) VALUES (?, ?, ?)`)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
+	}
 	for tenant, leaves := range b.Leaves {
 		for _, l := range leaves {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO tlog_leaves (tenant_id, leaf, event_id, hash) VALUES (?, ?, ?, ?)`, tenant, l.Index, l.EventID, l.Hash[:]); err != nil {
+			if _, err := leafIns.ExecContext(ctx, tenant, l.Index, l.EventID, l.Hash[:]); err != nil {
 				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing %s", l.EventID)
 			}
 		}
 		for idx, h := range b.Hashes[tenant] {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO tlog_hashes (tenant_id, idx, hash) VALUES (?, ?, ?)`, tenant, idx, h[:]); err != nil {
+			if _, err := hashIns.ExecContext(ctx, tenant, idx, h[:]); err != nil {
 				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing the log of %s", tenant)
 			}
 		}

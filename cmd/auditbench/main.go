@@ -113,7 +113,7 @@ func main() {
 		{"query", benchQuery},
 		{"export", benchExport},
 		{"sqlite", benchSQLite},
-		{"periodic", benchPeriodic}, {"log", benchLog},
+		{"periodic", benchPeriodic}, {"log-sqlite", benchLogSQLite}, {"log-elasticsearch", benchLogElasticsearch},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},
 	}

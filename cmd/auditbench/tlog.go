@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"log"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -158,18 +157,4 @@ func proofTimes(ctx context.Context, st audit.LogStore, tenant string, k int) (i
 		cons = append(cons, ms(time.Since(t0)))
 	}
 	return incl, cons, nil
-}
-
-// benchLog runs the log's benchmarks on both stores.
-func benchLog(ctx context.Context, e *env) ([]result, error) {
-	out, err := benchLogSQLite(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	es, err := benchLogElasticsearch(ctx, e)
-	if err != nil {
-		return nil, err
-	}
-	log.Printf("  the log's benchmarks: %d rows", len(out)+len(es))
-	return append(out, es...), nil
 }
