@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -239,6 +241,7 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 		return audit.Errorf(audit.EINVALID, "elasticsearch: seal position %q is no round of this store", b.Position)
 	}
 	var conflicts []string
+	var tiles bytes.Buffer // every committed tenant's tiles and bundles, in one bulk
 	for tenant, ls := range b.States {
 		base, ok := tok.States[tenant]
 		leaves := b.Leaves[tenant]
@@ -262,8 +265,13 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 		} else if err != nil {
 			return err
 		}
-		if err := s.materialize(ctx, &st); err != nil {
+		if err := s.appendMaterialized(ctx, &st, &tiles); err != nil {
 			return err
+		}
+	}
+	if tiles.Len() > 0 {
+		if err := s.bulkVersioned(ctx, tiles.Bytes()); err != nil {
+			return err // committed all the same: the next read materializes
 		}
 	}
 	if len(conflicts) > 0 {
@@ -272,19 +280,31 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 	return s.deleteTickets(ctx, tok.Tickets)
 }
 
-// putState writes st if the stored state is still at rev ("": none yet).
-// Errors: ECONFLICT when it is not.
+// putState writes st if the stored state is still at rev ("": none yet),
+// without a refresh (states are read by id, in real time). Errors:
+// ECONFLICT when it is not.
 func (s *Store) putState(ctx context.Context, st logState, rev string) error {
 	what := "the log state of " + st.TenantID
-	if rev != "" {
-		_, err := s.putIfUnchanged(ctx, s.TlogIndex(), stateID(st.TenantID), rev, what, st, nil)
+	if rev == "" {
+		_, created, err := s.createDoc(ctx, s.TlogIndex(), stateID(st.TenantID), what, st, false)
+		if err == nil && !created {
+			err = audit.Errorf(audit.ECONFLICT, "%s was created meanwhile", what)
+		}
 		return err
 	}
-	_, created, err := s.createDoc(ctx, s.TlogIndex(), stateID(st.TenantID), what, st, false)
-	if err == nil && !created {
-		err = audit.Errorf(audit.ECONFLICT, "%s was created meanwhile", what)
+	seq, term, _ := strings.Cut(rev, ":")
+	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s", s.TlogIndex(), url.PathEscape(stateID(st.TenantID)), seq, term)
+	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(st))
+	if err != nil {
+		return err
 	}
-	return err
+	switch res.Status {
+	case http.StatusOK, http.StatusCreated:
+		return nil
+	case http.StatusConflict:
+		return audit.Errorf(audit.ECONFLICT, "%s changed since it was read", what)
+	}
+	return StatusError(http.MethodPut, what, res)
 }
 
 // deleteTickets removes sealed tickets (one already gone is fine).

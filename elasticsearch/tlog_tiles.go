@@ -18,6 +18,16 @@ import (
 // (its width), so a document already wider is left alone (409). The
 // write refreshes the index, so bundles are searchable when it returns.
 func (s *Store) materialize(ctx context.Context, st *logState) error {
+	var buf bytes.Buffer
+	if err := s.appendMaterialized(ctx, st, &buf); err != nil || buf.Len() == 0 {
+		return err
+	}
+	return s.bulkVersioned(ctx, buf.Bytes())
+}
+
+// appendMaterialized appends to buf the writes that materialize st's last
+// round (none when they are written already), for one bulk request.
+func (s *Store) appendMaterialized(ctx context.Context, st *logState, buf *bytes.Buffer) error {
 	if st.Size == st.Base {
 		return nil
 	}
@@ -42,12 +52,11 @@ func (s *Store) materialize(ctx context.Context, st *logState) error {
 		if full.Size != st.Size {
 			// A later round committed: materializing it covers this one
 			// (it was materialized before that round committed).
-			return s.materialize(ctx, &full)
+			return s.appendMaterialized(ctx, &full, buf)
 		}
 		st = &full
 	}
-	var buf bytes.Buffer
-	if err := s.appendTiles(ctx, &buf, st); err != nil {
+	if err := s.appendTiles(ctx, buf, st); err != nil {
 		return err
 	}
 	for i, n := 0, first; n <= last; i, n = i+1, n+1 {
@@ -61,9 +70,9 @@ func (s *Store) materialize(ctx context.Context, st *logState) error {
 		for j := max(n*leavesPerTile, st.Base); j < min((n+1)*leavesPerTile, st.Size); j++ {
 			ids = append(ids, st.Leaves[j-st.Base].ID)
 		}
-		appendVersioned(&buf, s.TlogIndex(), bundleID(st.TenantID, n), len(ids), bundleDoc{Kind: "ids", TenantID: st.TenantID, N: n, IDs: ids})
+		appendVersioned(buf, s.TlogIndex(), bundleID(st.TenantID, n), len(ids), bundleDoc{Kind: "ids", TenantID: st.TenantID, N: n, IDs: ids})
 	}
-	return s.bulkVersioned(ctx, buf.Bytes())
+	return nil
 }
 
 // appendTiles appends the tiles that st's last round added or widened
