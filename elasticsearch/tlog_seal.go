@@ -42,6 +42,7 @@ type ticketRef struct {
 type ticket struct {
 	Kind string      `json:"kind"`
 	At   int64       `json:"at"`
+	N    int         `json:"n"` // len(Refs), indexed: tickets are chosen without reading their refs
 	Refs []ticketRef `json:"refs"`
 }
 
@@ -51,7 +52,7 @@ func (s *Store) enqueue(ctx context.Context, refs []ticketRef) error {
 	if !s.cfg.Log || len(refs) == 0 {
 		return nil
 	}
-	res, err := s.c.Do(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", mustJSON(ticket{Kind: "ticket", At: s.cfg.Now().UnixMilli(), Refs: refs}))
+	res, err := s.c.Do(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", mustJSON(ticket{Kind: "ticket", At: s.cfg.Now().UnixMilli(), N: len(refs), Refs: refs}))
 	if err != nil {
 		return err
 	}
@@ -103,18 +104,23 @@ func (s *Store) PendingEvents(ctx context.Context, _ string, limit int) ([]audit
 	return nil, "", nil
 }
 
-// takeTickets reads the oldest tickets: their ids and their refs.
+// takeTickets reads the oldest tickets: their ids and their refs. It
+// chooses them by their sizes alone (doc values), then reads only those:
+// a long queue is not read whole every round.
 func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketRef, error) {
 	q := "/" + s.SealQueueIndex()
 	if err := s.c.DoJSON(ctx, http.MethodPost, q+"/_refresh", nil, nil); err != nil {
 		return nil, nil, err
 	}
-	body := map[string]any{"size": 200, "track_total_hits": false, "sort": []any{map[string]any{"at": "asc"}}}
+	body := map[string]any{"size": 200, "track_total_hits": false, "_source": false, "docvalue_fields": []string{"n"},
+		"sort": []any{map[string]any{"at": "asc"}}}
 	var res struct {
 		Hits struct {
 			Hits []struct {
 				ID     string `json:"_id"`
-				Source ticket `json:"_source"`
+				Fields struct {
+					N []int `json:"n"`
+				} `json:"fields"`
 			} `json:"hits"`
 		} `json:"hits"`
 	}
@@ -122,12 +128,29 @@ func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketR
 		return nil, nil, err
 	}
 	var ids []string
-	var refs []ticketRef
+	total := 0
 	for _, h := range res.Hits.Hits {
-		if len(ids) > 0 && len(refs)+len(h.Source.Refs) > limit {
+		n := 0
+		if len(h.Fields.N) > 0 {
+			n = h.Fields.N[0]
+		}
+		if len(ids) > 0 && total+n > limit {
 			break
 		}
-		ids, refs = append(ids, h.ID), append(refs, h.Source.Refs...)
+		ids, total = append(ids, h.ID), total+n
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	tickets, err := mgetDocs[ticket](ctx, s, s.SealQueueIndex(), ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	var refs []ticketRef
+	for _, t := range tickets {
+		if t != nil {
+			refs = append(refs, t.Refs...)
+		}
 	}
 	return ids, refs, nil
 }
