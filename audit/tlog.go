@@ -61,6 +61,14 @@ type Leaf struct {
 	Hash    tlog.Hash
 }
 
+// PendingLeaf is a stored event not sealed yet: its tenant, its id and
+// its leaf hash (LeafHash of the event as stored).
+type PendingLeaf struct {
+	TenantID string
+	EventID  string
+	Hash     tlog.Hash
+}
+
 // LogState is a tenant's log: its size and root after the last sealing
 // round, and the signed checkpoint of that tree.
 type LogState struct {
@@ -125,11 +133,11 @@ type LogStore interface {
 	// SealPosition is where the next round starts in the store's sealing
 	// order, and its revision. Errors: EUNAVAILABLE.
 	SealPosition(ctx context.Context) (pos, rev string, err error)
-	// PendingEvents returns at most limit stored events after pos, in the
-	// store's sealing order (every stored event comes once, in an order
-	// that never changes), and the position after the last. Errors:
-	// EUNAVAILABLE.
-	PendingEvents(ctx context.Context, pos string, limit int) ([]Event, string, error)
+	// PendingLeaves returns the leaves of at most limit stored events
+	// after pos, in the store's sealing order (every stored event comes
+	// once, in an order that never changes), and the position after the
+	// last. Errors: EUNAVAILABLE.
+	PendingLeaves(ctx context.Context, pos string, limit int) ([]PendingLeaf, string, error)
 	// LogState returns a tenant's log (zero, Size 0, when it has none).
 	LogState(ctx context.Context, tenantID string) (LogState, error)
 	// ReadLogHashes returns the stored hashes of a tenant's tree at the

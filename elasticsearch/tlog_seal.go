@@ -30,13 +30,16 @@ import (
 // SealQueueIndex is the sealing queue.
 func (s *Store) SealQueueIndex() string { return s.prefix() + "-seal-queue" }
 
-// ticketRef is where one stored event is.
+// ticketRef is where one stored event is, and, for one this write
+// created, its leaf hash (the event it sent is the event stored: its
+// _source, byte for byte), so the sealer need not read it back.
 type ticketRef struct {
-	Tenant  string `json:"t"`
-	ID      string `json:"id"`
-	DocID   string `json:"d"`
-	Index   string `json:"ix,omitempty"` // "" when unknown: found by a search
-	Routing string `json:"r,omitempty"`
+	Tenant  string     `json:"t"`
+	ID      string     `json:"id"`
+	DocID   string     `json:"d"`
+	Index   string     `json:"ix,omitempty"` // "" when unknown: found by a search
+	Routing string     `json:"r,omitempty"`
+	Hash    *tlog.Hash `json:"h,omitempty"`
 }
 
 type ticket struct {
@@ -80,11 +83,11 @@ type baseState struct {
 	Root tlog.Hash `json:"root"`
 }
 
-// PendingEvents implements audit.LogStore: the events of the oldest
-// tickets (at least one ticket, then up to limit events) that are not in
-// their tenant's log yet. Tickets whose events are all sealed already are
-// deleted on the way.
-func (s *Store) PendingEvents(ctx context.Context, _ string, limit int) ([]audit.Event, string, error) {
+// PendingLeaves implements audit.LogStore: the leaves of the events of
+// the oldest tickets (at least one ticket, then up to limit events) that
+// are not in their tenant's log yet. Tickets whose events are all sealed
+// already are deleted on the way.
+func (s *Store) PendingLeaves(ctx context.Context, _ string, limit int) ([]audit.PendingLeaf, string, error) {
 	for range 8 {
 		ids, refs, err := s.takeTickets(ctx, limit)
 		if err != nil || len(ids) == 0 {
@@ -155,17 +158,14 @@ func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketR
 	return ids, refs, nil
 }
 
-// unsealed reads the events of refs and returns those not yet in their
-// tenant's log, once each, in the tickets' order; and each tenant's state
-// as checked.
-func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Event, map[string]baseState, error) {
-	events, err := s.readRefs(ctx, refs)
-	if err != nil {
-		return nil, nil, err
-	}
+// unsealed returns the leaves of the events of refs not yet in their
+// tenant's log, once each, in the tickets' order, and each tenant's state
+// as checked. It reads back only the events whose ticket holds no leaf
+// hash (duplicates, redeliveries found stored).
+func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.PendingLeaf, map[string]baseState, error) {
 	byTenant := map[string][]string{}
-	for _, e := range events {
-		byTenant[e.TenantID] = append(byTenant[e.TenantID], e.ID)
+	for _, r := range refs {
+		byTenant[r.Tenant] = append(byTenant[r.Tenant], r.ID)
 	}
 	states := map[string]baseState{}
 	sealed := map[string]bool{}
@@ -186,12 +186,31 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Event, 
 			sealed[tenant+"/"+id] = true
 		}
 	}
-	out := events[:0]
-	for _, e := range events {
-		if k := e.TenantID + "/" + e.ID; !sealed[k] {
-			sealed[k] = true
-			out = append(out, e)
+	var toRead []ticketRef
+	hashes := map[string]tlog.Hash{}
+	for _, r := range refs {
+		if k := r.Tenant + "/" + r.ID; !sealed[k] && r.Hash == nil {
+			toRead = append(toRead, r)
+		} else if r.Hash != nil {
+			hashes[k] = *r.Hash
 		}
+	}
+	read, err := s.readRefs(ctx, toRead)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range read {
+		hashes[e.TenantID+"/"+e.ID] = audit.LeafHash(e)
+	}
+	var out []audit.PendingLeaf
+	for _, r := range refs {
+		k := r.Tenant + "/" + r.ID
+		h, stored := hashes[k]
+		if sealed[k] || !stored {
+			continue // sealed already, or left the store since (retention)
+		}
+		sealed[k] = true
+		out = append(out, audit.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: h})
 	}
 	return out, states, nil
 }

@@ -200,17 +200,33 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			return nil, err
 		}
 	}
-	var refs []ticketRef
-	for i, r := range results {
-		if r.Status == audit.WriteCreated || r.Status == audit.WriteDuplicate {
-			t := targets[i]
-			refs = append(refs, ticketRef{Tenant: events[i].TenantID, ID: events[i].ID, DocID: t.docID, Index: out.Items[i].Create.Index, Routing: t.routing})
-		}
-	}
-	if err := s.enqueue(ctx, refs); err != nil {
+	if err := s.enqueue(ctx, s.writtenRefs(events, targets, out.Items, results)); err != nil {
 		return nil, err
 	}
 	return results, nil
+}
+
+// writtenRefs are the tickets' refs of a _bulk's stored events (none when
+// sealing is off): a created one with its leaf hash, a duplicate (whose
+// stored copy may be written otherwise) without.
+func (s *Store) writtenRefs(events []audit.Event, targets []target, items []bulkItem, results []audit.WriteResult) []ticketRef {
+	if !s.cfg.Log {
+		return nil
+	}
+	var refs []ticketRef
+	for i, r := range results {
+		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+			continue
+		}
+		t := targets[i]
+		ref := ticketRef{Tenant: events[i].TenantID, ID: events[i].ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
+		if r.Status == audit.WriteCreated {
+			h := audit.LeafHash(events[i])
+			ref.Hash = &h
+		}
+		refs = append(refs, ref)
+	}
+	return refs
 }
 
 // settle reads back, in one realtime _mget, the stored documents of the

@@ -104,7 +104,7 @@ func (s *Sealer) Round(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, s.outcome("error", err)
 	}
-	events, next, err := st.PendingEvents(ctx, pos, s.cfg.Batch)
+	events, next, err := st.PendingLeaves(ctx, pos, s.cfg.Batch)
 	if err != nil || len(events) == 0 {
 		return 0, s.outcome(map[bool]string{true: "error", false: "idle"}[err != nil], err)
 	}
@@ -174,17 +174,16 @@ type tree struct {
 	read   map[int64]tlog.Hash
 }
 
-func (t *tree) append(e audit.Event) (audit.Leaf, error) {
-	data := audit.LeafData(e)
-	hashes, err := tlog.StoredHashes(t.size, data, t)
+func (t *tree) append(e audit.PendingLeaf) (audit.Leaf, error) {
+	hashes, err := tlog.StoredHashesForRecordHash(t.size, e.Hash, t)
 	if err != nil {
-		return audit.Leaf{}, audit.Wrap(audit.EINTERNAL, err, "the tree hashes of %s", e.ID)
+		return audit.Leaf{}, audit.Wrap(audit.EINTERNAL, err, "the tree hashes of %s", e.EventID)
 	}
 	first := tlog.StoredHashIndex(0, t.size)
 	for i, h := range hashes {
 		t.added[first+int64(i)] = h
 	}
-	leaf := audit.Leaf{Index: t.size, EventID: e.ID, Hash: tlog.RecordHash(data)}
+	leaf := audit.Leaf{Index: t.size, EventID: e.EventID, Hash: e.Hash}
 	t.size++
 	return leaf, nil
 }

@@ -25,9 +25,9 @@ func (s *Store) SealPosition(ctx context.Context) (string, string, error) {
 	return strconv.FormatInt(seq, 10), strconv.FormatInt(rev, 10), nil
 }
 
-// PendingEvents implements audit.LogStore: the events after seq pos, in
+// PendingLeaves implements audit.LogStore: the events after seq pos, in
 // seq order (the order of their insertion; a seq is never reused).
-func (s *Store) PendingEvents(ctx context.Context, pos string, limit int) ([]audit.Event, string, error) {
+func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]audit.PendingLeaf, string, error) {
 	after, err := strconv.ParseInt(pos, 10, 64)
 	if err != nil {
 		return nil, "", audit.Errorf(audit.EINVALID, "sqlite: seal position %q is not a seq", pos)
@@ -39,7 +39,7 @@ func (s *Store) PendingEvents(ctx context.Context, pos string, limit int) ([]aud
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
 	}
 	defer rows.Close()
-	var out []audit.Event
+	var out []audit.PendingLeaf
 	for rows.Next() {
 		var body []byte
 		if err := rows.Scan(&after, &body); err != nil {
@@ -49,7 +49,7 @@ func (s *Store) PendingEvents(ctx context.Context, pos string, limit int) ([]aud
 		if err := json.Unmarshal(body, &e); err != nil {
 			return nil, "", audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
 		}
-		out = append(out, e)
+		out = append(out, audit.PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Hash: audit.LeafHash(e)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
