@@ -118,10 +118,11 @@ func ReadTile(ctx context.Context, st audit.LogStore, tenant string, t tlog.Tile
 	if t.H != TileHeight || t.L < 0 || t.L > 7 || t.W < 1 || t.W > 1<<TileHeight {
 		return nil, audit.Errorf(audit.EINVALID, "tile %s is not a hash tile of height %d", t.Path(), TileHeight)
 	}
-	// The tile holds W subtrees of 2^(8L) leaves each from N·256 on (the
-	// first test keeps the shifts from overflowing).
-	lvl := TileHeight * t.L
-	if t.N < 0 || t.N > ls.Size>>(lvl+TileHeight) || (t.N<<TileHeight+int64(t.W))<<lvl > ls.Size {
+	// The tile holds the complete subtrees N·256 to N·256+W-1 of 2^(8L)
+	// leaves each: there must be that many in the tree (units of them), a
+	// comparison that cannot overflow (N·256 ≤ units, 2^62 at most).
+	units := ls.Size >> (TileHeight * t.L)
+	if t.N < 0 || t.N > units>>TileHeight || t.N<<TileHeight+int64(t.W) > units {
 		return nil, audit.Errorf(audit.ENOTFOUND, "tile %s reaches past the latest checkpoint (%d leaves)", t.Path(), ls.Size)
 	}
 	data, err := tlog.ReadTileData(t, hashes{ctx, st, tenant})
