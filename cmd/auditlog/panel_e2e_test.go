@@ -137,8 +137,23 @@ func panelInTheBrowser(t *testing.T, node, chromium, store string) {
 		"PANEL_SHOTS="+t.TempDir(), "PANEL_SCREENSHOTS="+shots)
 	out, err := cmd.CombinedOutput()
 	t.Logf("panel/e2e/run.mjs:\n%s", out)
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "RETRY ") {
+			t.Log(line)
+		}
+	}
 	if err != nil {
-		t.Fatalf("the panel's browser checks failed (%v)", err)
+		// One line naming the failed checks: CI summaries keep the
+		// failure's own line, not the log above it.
+		var failed []string
+		in := false
+		for _, line := range strings.Split(string(out), "\n") {
+			in = strings.HasPrefix(line, "FAIL ") || in && !strings.HasPrefix(line, "ok ") && !strings.Contains(line, " passed, ")
+			if in {
+				failed = append(failed, strings.TrimSpace(line))
+			}
+		}
+		t.Fatalf("the panel's browser checks failed (%v): %s", err, strings.Join(failed, " | "))
 	}
 }
 

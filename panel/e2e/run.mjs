@@ -772,7 +772,17 @@ const page = await ctx.newPage();
 let failed = 0;
 for (const c of checks) {
   try {
-    await c.fn({ page, browser });
+    try {
+      await c.fn({ page, browser });
+    } catch (e) {
+      // The machine is shared and noisy: a check that timed out (and only
+      // that) runs once more, from a fresh load; its first failure is
+      // printed, and the Go test repeats it on one line.
+      if (e.name !== "TimeoutError") throw e;
+      console.log(`RETRY ${c.name}: ${e.message.split("\n")[0]}`);
+      await page.goto("about:blank");
+      await c.fn({ page, browser });
+    }
     console.log(`ok ${c.name}`);
   } catch (e) {
     failed++;
