@@ -2,6 +2,7 @@ package audit
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -53,5 +54,15 @@ func TestSystemRecordsAreValidEvents(t *testing.T) {
 	}
 	if _, ok := RetentionLeaves(rec); ok {
 		t.Fatal("a delivery record read as a retention record")
+	}
+	pc := PlanChangeRecord(tenant, PlanPro, PlanStarter, now)
+	if err := pc.Validate(now); err != nil {
+		t.Fatalf("the plan change record does not validate: %v", err)
+	}
+	if pc.ID != PlanChangeRecord(tenant, PlanPro, PlanStarter, now.Add(time.Second)).ID || pc.ID == PlanChangeRecord(tenant, PlanStarter, PlanPro, now).ID {
+		t.Fatal("a plan change record's id is not its change's and minute's")
+	}
+	if !strings.Contains(string(pc.Before), `"retentionDays":365`) || !strings.Contains(string(pc.After), `"plan":"starter","retentionDays":30`) {
+		t.Fatalf("before %s after %s", pc.Before, pc.After)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,6 +62,11 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 			if out, _, code := tenantCmd(vars, "show", "--tenant", a); code != 0 || out != "tenant "+a+" plan starter retention 30d\n"+
 				"periodic export off (by plan) interval daily bucket (deployment's) prefix (deployment's) next window none yet\n"+where {
 				t.Fatalf("show: exit %d %q", code, out)
+			}
+			if name == "sqlite" {
+				checkPlanRecord(t, filepath.Join(vars["AUDITLOG_DATA_DIR"], "audit.db"), a)
+			} else {
+				checkESPlanRecord(t, vars, a)
 			}
 			testTenantPeriodic(t, vars, a)
 			if out, _, _ := tenantCmd(vars, "list"); !strings.Contains(out, a+" plan starter") || !strings.Contains(out, b+" plan enterprise") {
@@ -141,5 +148,50 @@ func testTenantPromote(t *testing.T, store string, vars map[string]string, tenan
 	}
 	if out, errOut, code := tenantCmd(vars, "promote", "--tenant", tenant); code != 0 || !strings.Contains(out, "layout dedicated, writes to "+p+"-events-pro-"+tenant+"\n") {
 		t.Fatalf("promote: exit %d %q %s", code, out, errOut)
+	}
+}
+
+// checkPlanRecord: the tenant's log holds the record of its change from
+// enterprise to starter.
+func checkPlanRecord(t *testing.T, path, tenant string) {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var recs []audit.Event
+	err = s.ScanEvents(context.Background(), audit.Filter{TenantID: tenant, ResourceTypes: []string{audit.ResourceTenantPlan}}, audit.DefaultSort, func(b []audit.Event) error {
+		recs = append(recs, b...)
+		return nil
+	})
+	if err != nil || len(recs) != 1 || recs[0].Actor != audit.SystemActor || !strings.Contains(recs[0].Reason, "from enterprise (retention 2557 days) to starter (retention 30 days)") {
+		t.Fatalf("plan change records: %v %+v", err, recs)
+	}
+}
+
+// checkESPlanRecord: the same on Elasticsearch, searched after a refresh.
+func checkESPlanRecord(t *testing.T, vars map[string]string, tenant string) {
+	t.Helper()
+	idx := vars["AUDITLOG_ES_INDEX_PREFIX"] + "-events-*"
+	if res, err := http.Post(vars["AUDITLOG_ES_URL"]+"/"+idx+"/_refresh", "application/json", nil); err != nil {
+		t.Fatal(err)
+	} else {
+		res.Body.Close()
+	}
+	res, err := http.Get(vars["AUDITLOG_ES_URL"] + "/" + idx + "/_search?q=resource.type:" + audit.ResourceTenantPlan + "%20AND%20tenantId:" + tenant)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out struct {
+		Hits struct {
+			Hits []struct {
+				Source audit.Event `json:"_source"`
+			}
+		}
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil || len(out.Hits.Hits) != 1 || !strings.Contains(out.Hits.Hits[0].Source.Reason, "from enterprise (retention 2557 days) to starter") {
+		t.Fatalf("plan change records: %v %+v", err, out)
 	}
 }
