@@ -17,6 +17,9 @@ type LogDeps struct {
 	Store audit.LogStore
 	// VerifierKey is the checkpoints' key in note's text form.
 	VerifierKey string
+	// EarlierKeys are the keys that signed checkpoints before a
+	// rotation, in the same form.
+	EarlierKeys []string
 }
 
 // InclusionView is an inclusion proof as the API answers it: hashes in
@@ -54,12 +57,58 @@ func b64s(hs []tlog.Hash) []string {
 
 // logRoutes mounts the tenant's verifiable log.
 func (s *Server) logRoutes() {
-	s.engine.GET("/api/log-key", func(c *gin.Context) { c.JSON(http.StatusOK, gin.H{"verifierKey": s.logs.VerifierKey}) })
+	s.engine.GET("/api/log-key", func(c *gin.Context) {
+		c.JSON(http.StatusOK, gin.H{"verifierKey": s.logs.VerifierKey, "earlierKeys": append([]string{}, s.logs.EarlierKeys...)})
+	})
 	g := s.engine.Group("/api/log", s.authenticate, s.limit, s.timeout)
 	g.GET("/checkpoint", s.checkpoint)
 	g.GET("/proof", s.inclusionProof)
 	g.GET("/consistency", s.consistencyProof)
 	g.GET("/tile/*path", s.tile)
+	g.GET("/leaves", s.leaves)
+}
+
+// LeafView is one leaf as GET /api/log/leaves lists it.
+type LeafView struct {
+	Index    int64  `json:"index"`
+	EventID  string `json:"eventId"`
+	LeafHash string `json:"leafHash"`
+}
+
+// maxLeavesPage bounds a page of leaves.
+const maxLeavesPage = 1000
+
+// leaves answers ?start=<i>[&limit=<n>]: the leaves from i under the
+// latest checkpoint, with the ids of their events, so that a verifier
+// (auditlog log verify --api) names each event it judges. The hashes are
+// the tree's: a verifier rebuilds the tree from them and checks its root
+// against the signed checkpoint, trusting neither.
+func (s *Server) leaves(c *gin.Context) {
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown(map[string]bool{"start": true, "limit": true})
+	start, limit := int64(p.int("start", 0, 0, 1<<62)), p.int("limit", maxLeavesPage, 1, maxLeavesPage)
+	err := p.err()
+	if err == nil {
+		err = s.recordAccess(c, "log leaves", map[string]any{"start": strconv.FormatInt(start, 10)})
+	}
+	tenant := principalOf(c).TenantID
+	var ls audit.LogState
+	if err == nil {
+		ls, err = s.logs.Store.LogState(c.Request.Context(), tenant)
+	}
+	var got []audit.Leaf
+	if err == nil && start < ls.Size {
+		got, err = s.logs.Store.Leaves(c.Request.Context(), tenant, start, int(min(int64(limit), ls.Size-start)))
+	}
+	if err != nil {
+		writeError(c, s.deps.Logger, err)
+		return
+	}
+	out := make([]LeafView, len(got))
+	for i, l := range got {
+		out[i] = LeafView{Index: l.Index, EventID: l.EventID, LeafHash: b64(l.Hash)}
+	}
+	c.JSON(http.StatusOK, gin.H{"treeSize": ls.Size, "leaves": out})
 }
 
 // tile answers a hash tile in the C2SP tlog-tiles layout under /api/log:

@@ -165,7 +165,12 @@ func testLogProofs(t *testing.T, b logBackend) {
 		t.Fatalf("consistency %+v against the first checkpoint %+v", cv, cp1)
 	}
 	checkTiles(t, h, tok, verifier, stored, in.LeafIndex)
+	checkLeaves(t, h, tok, in, cp1.Size, token(t, other, audit.RoleAdmin, ""))
 	for path, field := range map[string]string{
+		"/api/log/leaves?start=-1":                        "start",
+		"/api/log/leaves?limit=0":                         "limit",
+		"/api/log/leaves?limit=1001":                      "limit",
+		"/api/log/leaves?tenant=x":                        "tenant",
 		"/api/log/tile/8/000":                             "path",
 		"/api/log/tile/0/12":                              "path",
 		"/api/log/tile/0/000.p/0":                         "path",
@@ -190,6 +195,70 @@ func testLogProofs(t *testing.T, b logBackend) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// checkLeaves pages through the tenant's leaves as a verifier does: they
+// are the latest tree's, in order, and their hashes rebuild its root;
+// the event of the proven leaf is listed at its index; past the tree,
+// none; another tenant sees its own log only.
+func checkLeaves(t *testing.T, h *harness, tok string, in api.InclusionView, firstSize int64, otherTok string) {
+	t.Helper()
+	type page struct {
+		TreeSize int64
+		Leaves   []api.LeafView
+	}
+	var all []api.LeafView
+	var size int64
+	for start := int64(0); ; {
+		var p page
+		h.get(t, "/api/log/leaves?limit=7&start="+itoa(start), tok).json(t, &p)
+		if len(p.Leaves) == 0 {
+			break
+		}
+		size = p.TreeSize
+		all = append(all, p.Leaves...)
+		start += int64(len(p.Leaves))
+	}
+	if int64(len(all)) != in.TreeSize || size != in.TreeSize || in.TreeSize <= firstSize {
+		t.Fatalf("%d leaves listed, tree of %d", len(all), in.TreeSize)
+	}
+	mem := map[int64]tlog.Hash{}
+	for i, l := range all {
+		if l.Index != int64(i) {
+			t.Fatalf("leaf %d listed at %d", l.Index, i)
+		}
+		hs, err := tlog.StoredHashesForRecordHash(l.Index, hashOf(t, l.LeafHash), tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
+			out := make([]tlog.Hash, len(ix))
+			for k, x := range ix {
+				out[k] = mem[x]
+			}
+			return out, nil
+		}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j, x := range hs {
+			mem[tlog.StoredHashIndex(0, l.Index)+int64(j)] = x
+		}
+	}
+	root, err := tlog.TreeHash(in.TreeSize, tlog.HashReaderFunc(func(ix []int64) ([]tlog.Hash, error) {
+		out := make([]tlog.Hash, len(ix))
+		for k, x := range ix {
+			out[k] = mem[x]
+		}
+		return out, nil
+	}))
+	if err != nil || b64(root) != in.RootHash || all[in.LeafIndex].EventID != in.EventID || all[in.LeafIndex].LeafHash != in.LeafHash {
+		t.Fatalf("the listed leaves make root %v (%v), the tree's is %s; leaf %d: %+v, want %s", root, err, in.RootHash, in.LeafIndex, all[in.LeafIndex], in.EventID)
+	}
+	var past, theirs page
+	h.get(t, "/api/log/leaves?start="+itoa(in.TreeSize), tok).json(t, &past)
+	h.get(t, "/api/log/leaves", otherTok).json(t, &theirs)
+	if len(past.Leaves) != 0 || len(theirs.Leaves) == 0 || theirs.Leaves[0].EventID == all[0].EventID {
+		t.Fatalf("past the tree: %+v; the other tenant's first leaf %+v", past, theirs)
+	}
+}
+
+func b64(h tlog.Hash) string { return base64.StdEncoding.EncodeToString(h[:]) }
 
 // checkTiles fetches the tiles of the latest checkpoint as a client does
 // and checks them against its signed root (tlog.TileHashReader): the

@@ -3,19 +3,16 @@ package periodicexport
 import (
 	"context"
 	"crypto/ed25519"
-	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/logapi"
 )
 
 // API reads, from a running service, what a verification trusts beyond
@@ -89,121 +86,69 @@ func (a API) Delivered(ctx context.Context) ([]Checkpoint, error) {
 }
 
 func (a API) get(ctx context.Context, path string, v any) error {
-	c := a.Client
-	if c == nil {
-		c = &http.Client{Timeout: 30 * time.Second}
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(a.Base, "/")+path, nil)
-	if err != nil {
-		return err
-	}
-	if a.Token != "" {
-		req.Header.Set("Authorization", "Bearer "+a.Token)
-	}
-	res, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 32<<20))
-	if err != nil {
-		return err
-	}
-	if res.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s%s: %s: %.300s", a.Base, path, res.Status, body)
-	}
-	return json.Unmarshal(body, v)
+	return a.client().GetJSON(ctx, path, v)
+}
+
+func (a API) client() logapi.Client {
+	return logapi.Client{Base: a.Base, Token: a.Token, HTTP: a.Client}
 }
 
 // LoggedDeliveries returns a checkpoint for every delivery the tenant's
 // verifiable log records (audit.DeliveryRecord, read through the list
 // API), each proven in the log: its inclusion proof checked against a
-// checkpoint signed by logKey (tlog.CheckRecord over the leaf hash of the
-// event as the API returns it). A record not in a checkpoint yet (sealed
-// within a second or two) still counts, marked so. Errors: a record whose
-// proof or checkpoint does not verify.
-func (a API) LoggedDeliveries(ctx context.Context, tenant string, logKey note.Verifier) ([]Checkpoint, error) {
+// checkpoint signed by one of keys (tlog.CheckRecord over the leaf hash
+// of the event as the API returns it). A record not in a checkpoint yet
+// (sealed within a second or two) still counts, marked so. Errors: a
+// record whose proof or checkpoint does not verify.
+func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.LogKeys) ([]Checkpoint, error) {
 	var cps []Checkpoint
-	cursor := ""
-	for range maxAPIPages {
-		var page struct {
-			Data       []audit.Event `json:"data"`
-			NextCursor *string       `json:"nextCursor"`
-		}
-		q := url.Values{"pageSize": {"200"}, "resourceType": {audit.ResourcePeriodicExport}}
-		if cursor != "" {
-			q.Set("cursor", cursor)
-		}
-		if err := a.get(ctx, "/api/audit-logs?"+q.Encode(), &page); err != nil {
-			return nil, err
-		}
-		for _, e := range page.Data {
+	q := url.Values{"pageSize": {"200"}, "resourceType": {audit.ResourcePeriodicExport}}
+	err := a.client().EachPage(ctx, q, func(page []audit.Event) error {
+		for _, e := range page {
 			key, sig, ok := audit.DeliveredDigest(e)
 			if !ok {
 				continue
 			}
-			where, err := a.proveLogged(ctx, tenant, e, logKey)
+			where, err := a.proveLogged(ctx, tenant, e, keys)
 			if err != nil {
-				return nil, fmt.Errorf("the log's record %s of the delivery of %s: %w", e.ID, key, err)
+				return fmt.Errorf("the log's record %s of the delivery of %s: %w", e.ID, key, err)
 			}
 			cps = append(cps, Checkpoint{Key: key, Signature: sig, Source: "the verifiable log of " + a.Base + " (" + where + ")"})
 		}
-		if page.NextCursor == nil {
-			return cps, nil
-		}
-		cursor = *page.NextCursor
-	}
-	return nil, fmt.Errorf("%s lists more than %d pages of deliveries", a.Base, maxAPIPages)
+		return nil
+	})
+	return cps, err
 }
 
 // proveLogged checks e's inclusion in the tenant's log and says where.
-func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, logKey note.Verifier) (string, error) {
-	var in struct {
-		LeafIndex  int64    `json:"leafIndex"`
-		TreeSize   int64    `json:"treeSize"`
-		RootHash   string   `json:"rootHash"`
-		Proof      []string `json:"proof"`
-		Checkpoint string   `json:"checkpoint"`
-	}
-	err := a.get(ctx, "/api/log/proof?event="+url.QueryEscape(e.ID), &in)
-	if err != nil && strings.Contains(err.Error(), "404") {
+func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys audit.LogKeys) (string, error) {
+	in, err := a.client().Inclusion(ctx, e.ID)
+	var refused *logapi.Refusal
+	if errors.As(err, &refused) && refused.Status == http.StatusNotFound {
 		return "not in a checkpoint yet", nil
 	}
 	if err != nil {
 		return "", err
 	}
-	n, err := note.Open([]byte(in.Checkpoint), note.VerifierList(logKey))
-	if err != nil {
-		return "", fmt.Errorf("its checkpoint does not verify with the log key %s: %w", logKey.Name(), err)
-	}
-	cp, err := audit.ParseCheckpoint(n.Text)
+	cp, err := keys.Open([]byte(in.Checkpoint))
 	if err != nil {
 		return "", err
 	}
-	if cp.Origin != audit.LogOrigin(logKey.Name(), tenant) || cp.Size != in.TreeSize {
+	if cp.Origin != audit.LogOrigin(keys.Name(), tenant) || cp.Size != in.TreeSize {
 		return "", fmt.Errorf("its proof is against a tree of %d leaves, its checkpoint is %s at %d", in.TreeSize, cp.Origin, cp.Size)
 	}
-	proof := make(tlog.RecordProof, len(in.Proof))
-	for i, p := range in.Proof {
-		b, err := base64.StdEncoding.DecodeString(p)
-		if err != nil || len(b) != tlog.HashSize {
-			return "", fmt.Errorf("proof hash %d is no base64 SHA-256 hash", i)
-		}
-		copy(proof[i][:], b)
-	}
-	if err := tlog.CheckRecord(proof, cp.Size, cp.Root, in.LeafIndex, audit.LeafHash(e)); err != nil {
+	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.LeafIndex, audit.LeafHash(e)); err != nil {
 		return "", fmt.Errorf("its inclusion proof does not check: %w", err)
 	}
 	return fmt.Sprintf("leaf %d of %d", in.LeafIndex, cp.Size), nil
 }
 
-// LogKey reads the service's log key (GET /api/log-key).
-func (a API) LogKey(ctx context.Context) (note.Verifier, error) {
-	var out struct {
-		VerifierKey string `json:"verifierKey"`
-	}
-	if err := a.get(ctx, "/api/log-key", &out); err != nil {
+// LogKeys reads the service's log keys (GET /api/log-key): the current
+// one and those of before a rotation.
+func (a API) LogKeys(ctx context.Context) (audit.LogKeys, error) {
+	keys, err := a.client().LogKeys(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return note.NewVerifier(out.VerifierKey)
+	return audit.ParseLogKeys(strings.Join(keys, ","))
 }

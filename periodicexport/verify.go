@@ -15,7 +15,6 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -99,7 +98,7 @@ type Options struct {
 	// LogKey, when set, verifies the log checkpoint each digest carries
 	// (version 3): signed by it, of the tenant's log, never smaller than
 	// the one of the digest before.
-	LogKey note.Verifier
+	LogKey audit.LogKeys
 }
 
 // Verify checks a tenant's periodic export in b (a bucket, or a directory
@@ -397,11 +396,7 @@ func (v *verifier) logCheckpoints(chain []string) {
 		if d.LogCheckpoint == "" {
 			continue
 		}
-		n, err := note.Open([]byte(d.LogCheckpoint), note.VerifierList(v.opts.LogKey))
-		var cp audit.Checkpoint
-		if err == nil {
-			cp, err = audit.ParseCheckpoint(n.Text)
-		}
+		cp, err := v.opts.LogKey.Open([]byte(d.LogCheckpoint))
 		switch {
 		case err != nil:
 			v.problem("LOGCHECKPOINT %s: its log checkpoint does not verify with the log key %s: %v", k, v.opts.LogKey.Name(), err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -28,45 +29,44 @@ func (f Finding) String() string {
 
 // Report is what Verify checked and found.
 type Report struct {
-	Checkpoint audit.Checkpoint
-	Events     int64 // stored events checked against their leaves
+	// Checkpoint is the last checkpoint checked; First the first, the
+	// one every event read was judged against (later ones are read only
+	// while events wait to be sealed).
+	Checkpoint, First audit.Checkpoint
+	Events            int64 // stored events checked against their leaves
 	// Expired counts the leaves whose events retention deleted, as
 	// sealed retention records say (no finding).
 	Expired  int64
 	Findings []Finding
 }
 
-// Verify checks a tenant's log against its store: the latest checkpoint
-// is signed by the pinned verifier; the tree rebuilt from the stored
-// leaves has the checkpoint's root (else the leaves were rewritten or
-// reordered); each leaf's event is still stored (else missing) and still
-// has the leaf's hash (else altered: edited, back-dated, swapped); and
-// every stored event of the tenant is a leaf (else unsealed: inserted
-// behind the service, or not sealed yet). It reads the tenant's events
-// once (holding each one's id and leaf hash) and the leaves page by page.
-// Errors: EUNAUTHORIZED for a checkpoint the key does not verify,
-// EUNAVAILABLE.
+// Verify checks a tenant's log in its store as Check does, with no grace:
+// an event stored but not sealed yet is named unsealed.
 func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, tenant string, v note.Verifier) (Report, error) {
-	ls, err := st.LogState(ctx, tenant)
+	return Check(ctx, StoreSource(st, scan, tenant), tenant, audit.LogKeys{v}, 0)
+}
+
+// Check verifies a tenant's log from src: the latest checkpoint is
+// signed by a pinned key and is the tenant's; the tree rebuilt from the
+// leaves has the checkpoint's root (else the leaves were rewritten or
+// reordered); each leaf's event remains (else missing, unless a sealed
+// retention record says retention deleted it) and still has the leaf's
+// hash (else altered: edited, back-dated, swapped); and every event that
+// remains is a leaf (else unsealed: inserted behind the service). An
+// event stored after the checkpoint was signed is no leaf yet: for up to
+// grace, Check waits for later checkpoints, checks that each extends the
+// tree it rebuilt, and names unsealed only the events still in no leaf.
+// It holds each event's id and leaf hash, and the tree's hashes, in
+// memory. Errors: EUNAUTHORIZED for a checkpoint no pinned key verifies
+// or of another log, ENOTFOUND for a log without one, EUNAVAILABLE.
+func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, grace time.Duration) (Report, error) {
+	cp, err := openCheckpoint(ctx, src, tenant, keys)
 	if err != nil {
 		return Report{}, err
-	}
-	n, err := note.Open([]byte(ls.Checkpoint), note.VerifierList(v))
-	if err != nil {
-		return Report{}, audit.Wrap(audit.EUNAUTHORIZED, err, "the checkpoint of %s does not verify with the key %s", tenant, v.Name())
-	}
-	cp, err := audit.ParseCheckpoint(n.Text)
-	if err != nil {
-		return Report{}, err
-	}
-	if r, ok := scan.(audit.Refresher); ok {
-		if err := r.Refresh(ctx, tenant); err != nil {
-			return Report{}, err
-		}
 	}
 	stored := map[string]*storedEvent{}
 	retention := map[string][]audit.LeafRange{} // by record id
-	err = scan.ScanEvents(ctx, audit.Filter{TenantID: tenant}, audit.DefaultSort, func(batch []audit.Event) error {
+	err = src.Events(ctx, func(batch []audit.Event) error {
 		for _, e := range batch {
 			stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1}
 			if r, ok := audit.RetentionLeaves(e); ok {
@@ -78,39 +78,112 @@ func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, ten
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{Checkpoint: cp}
-	mem := memHashes{}
-	for i := int64(0); i < cp.Size; {
-		leaves, err := st.Leaves(ctx, tenant, i, 1000)
+	c := &checker{src: src, tenant: tenant, stored: stored, mem: memHashes{}, rep: Report{Checkpoint: cp, First: cp}}
+	if err := c.extend(ctx, cp, true); err != nil {
+		return c.rep, err
+	}
+	for deadline := time.Now().Add(grace); c.unsealed() > 0 && time.Now().Before(deadline); {
+		select {
+		case <-ctx.Done():
+			return c.rep, ctx.Err()
+		case <-time.After(time.Second):
+		}
+		next, err := openCheckpoint(ctx, src, tenant, keys)
 		if err != nil {
-			return rep, err
+			return c.rep, err
+		}
+		if next.Size > c.rep.Checkpoint.Size {
+			if err := c.extend(ctx, next, false); err != nil {
+				return c.rep, err
+			}
+		}
+	}
+	c.rep.excuseExpired(retention, stored)
+	for id, e := range stored {
+		if e.leaf < 0 {
+			c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
+		}
+	}
+	sort.Slice(c.rep.Findings, func(a, b int) bool { return c.rep.Findings[a].EventID < c.rep.Findings[b].EventID })
+	return c.rep, nil
+}
+
+// openCheckpoint reads src's latest checkpoint and verifies it.
+func openCheckpoint(ctx context.Context, src Source, tenant string, keys audit.LogKeys) (audit.Checkpoint, error) {
+	signed, err := src.SignedCheckpoint(ctx)
+	if err != nil {
+		return audit.Checkpoint{}, err
+	}
+	cp, err := keys.Open(signed)
+	if err != nil {
+		return cp, err
+	}
+	if want := audit.LogOrigin(keys.Name(), tenant); cp.Origin != want {
+		return cp, audit.Errorf(audit.EUNAUTHORIZED, "the checkpoint is of the log %s, not of %s", cp.Origin, want)
+	}
+	return cp, nil
+}
+
+// checker rebuilds a tenant's tree leaf by leaf and judges each leaf.
+type checker struct {
+	src    Source
+	tenant string
+	stored map[string]*storedEvent
+	mem    memHashes
+	rep    Report
+}
+
+// extend reads the leaves from the rebuilt tree's size up to cp's, and
+// checks cp's root. The first checkpoint's leaves are all judged; a later
+// one's leaves judge only the events read before (the others were stored
+// after the read, and are not this verification's).
+func (c *checker) extend(ctx context.Context, cp audit.Checkpoint, first bool) error {
+	from := int64(0)
+	if !first {
+		from = c.rep.Checkpoint.Size
+	}
+	for i := from; i < cp.Size; {
+		leaves, err := c.src.Leaves(ctx, i, 1000)
+		if err != nil {
+			return err
 		}
 		if len(leaves) == 0 {
-			return rep, audit.Errorf(audit.EINTERNAL, "the log of %s has no leaf %d under its checkpoint of %d", tenant, i, cp.Size)
+			return audit.Errorf(audit.EINTERNAL, "the log of %s has no leaf %d under its checkpoint of %d", c.tenant, i, cp.Size)
 		}
-		for _, l := range leaves {
-			rep.checkLeaf(l, stored)
-			hs, err := tlog.StoredHashesForRecordHash(l.Index, l.Hash, mem)
+		for _, l := range leaves[:min(int64(len(leaves)), cp.Size-i)] {
+			if l.Index != i {
+				return audit.Errorf(audit.EINTERNAL, "the leaves of %s go from %d to %d: not the tree's order", c.tenant, i-1, l.Index)
+			}
+			if _, ok := c.stored[l.EventID]; first || ok {
+				c.rep.checkLeaf(l, c.stored)
+			}
+			hs, err := tlog.StoredHashesForRecordHash(l.Index, l.Hash, c.mem)
 			if err != nil {
-				return rep, audit.Wrap(audit.EINTERNAL, err, "rebuilding the tree of %s", tenant)
+				return audit.Wrap(audit.EINTERNAL, err, "rebuilding the tree of %s", c.tenant)
 			}
 			for j, x := range hs {
-				mem[tlog.StoredHashIndex(0, l.Index)+int64(j)] = x
+				c.mem[tlog.StoredHashIndex(0, l.Index)+int64(j)] = x
 			}
 			i = l.Index + 1
 		}
 	}
-	if root, err := tlog.TreeHash(cp.Size, mem); err != nil || root != cp.Root {
-		rep.Findings = append(rep.Findings, Finding{Kind: "tree", Index: -1, Detail: fmt.Sprintf("the %d leaves make root %s, the signed checkpoint says %s", cp.Size, root, cp.Root)})
+	c.rep.Checkpoint = cp
+	if root, err := tlog.TreeHash(cp.Size, c.mem); err != nil || root != cp.Root {
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "tree", Index: -1,
+			Detail: fmt.Sprintf("the %d leaves make root %s, the signed checkpoint says %s", cp.Size, root, cp.Root)})
 	}
-	rep.excuseExpired(retention, stored)
-	for id, e := range stored {
+	return nil
+}
+
+// unsealed counts the events read that are in no leaf so far.
+func (c *checker) unsealed() int {
+	n := 0
+	for _, e := range c.stored {
 		if e.leaf < 0 {
-			rep.Findings = append(rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
+			n++
 		}
 	}
-	sort.Slice(rep.Findings, func(a, b int) bool { return rep.Findings[a].EventID < rep.Findings[b].EventID })
-	return rep, nil
+	return n
 }
 
 // storedEvent is a stored event's leaf hash, and the leaf that holds it

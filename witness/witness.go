@@ -17,22 +17,18 @@ package witness
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"regexp"
-	"strconv"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/atomicfile"
+	"github.com/auditlog/auditlog/logapi"
 )
 
 // Alarm is a checkpoint that does not extend the one the witness kept.
@@ -60,11 +56,12 @@ type Result struct {
 // Witness checks one service's logs against its directory.
 type Witness struct {
 	API string // the service's base URL
-	// Verifier is the pinned checkpoint key; its name is the deployment's
-	// origin, so a tenant's log is <name>/tenants/<tenant>.
-	Verifier note.Verifier
-	Dir      string
-	Client   *http.Client
+	// Keys are the pinned checkpoint keys (several across a rotation);
+	// their name is the deployment's origin, so a tenant's log is
+	// <name>/tenants/<tenant>.
+	Keys   audit.LogKeys
+	Dir    string
+	Client *http.Client
 }
 
 // Check fetches the latest checkpoint of the tenant's log with the
@@ -75,14 +72,14 @@ type Witness struct {
 // unreachable, a checkpoint that does not verify with the pinned key or
 // is another log's) and may be tried again.
 func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, error) {
-	origin := audit.LogOrigin(w.Verifier.Name(), tenant)
+	origin := audit.LogOrigin(w.Keys.Name(), tenant)
 	path, err := w.statePath(origin)
 	if err != nil {
 		return Result{}, err
 	}
-	var refused *refusal
-	signed, err := w.get(ctx, "/api/log/checkpoint", token)
-	if err != nil && !(asRefusal(err, &refused) && refused.status == http.StatusNotFound) {
+	signed, err := w.client(token).SignedCheckpoint(ctx)
+	refused := err
+	if err != nil && audit.ErrorCode(err) != audit.ENOTFOUND {
 		return Result{}, err
 	}
 	cp := audit.Checkpoint{Origin: origin} // none: the log has no checkpoint (404)
@@ -125,11 +122,7 @@ func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, erro
 
 // open verifies a signed checkpoint with the pinned key and parses it.
 func (w *Witness) open(signed []byte) (audit.Checkpoint, error) {
-	n, err := note.Open(signed, note.VerifierList(w.Verifier))
-	if err != nil {
-		return audit.Checkpoint{}, fmt.Errorf("does not verify with the pinned key %s: %w", w.Verifier.Name(), err)
-	}
-	return audit.ParseCheckpoint(n.Text)
+	return w.Keys.Open(signed)
 }
 
 // compare returns the alarm cp raises against kept, nil when cp extends
@@ -147,9 +140,9 @@ func (w *Witness) compare(ctx context.Context, token string, kept, cp audit.Chec
 	case cp.Size == kept.Size:
 		return nil
 	}
-	body, err := w.get(ctx, fmt.Sprintf("/api/log/consistency?from=%d&to=%d", kept.Size, cp.Size), token)
-	var refused *refusal
-	if err != nil && !asRefusal(err, &refused) {
+	proof, err := w.client(token).Consistency(ctx, kept.Size, cp.Size)
+	var refused *logapi.Refusal
+	if err != nil && !errors.As(err, &refused) {
 		return nil
 	}
 	a.Kind = "fork"
@@ -157,31 +150,11 @@ func (w *Witness) compare(ctx context.Context, token string, kept, cp audit.Chec
 		a.Detail = "the service refuses to prove that the new tree extends the kept one: " + err.Error()
 		return a
 	}
-	if err := checkConsistency(body, kept, cp); err != nil {
+	if err := tlog.CheckTree(proof, cp.Size, cp.Root, kept.Size, kept.Root); err != nil {
 		a.Detail = "the new tree does not extend the kept one: " + err.Error()
 		return a
 	}
 	return nil
-}
-
-// checkConsistency checks a consistency proof of the API against the two
-// signed roots (the roots in the answer are not trusted).
-func checkConsistency(body []byte, kept, cp audit.Checkpoint) error {
-	var v struct {
-		Proof []string `json:"proof"`
-	}
-	if err := json.Unmarshal(body, &v); err != nil {
-		return err
-	}
-	proof := make(tlog.TreeProof, len(v.Proof))
-	for i, p := range v.Proof {
-		b, err := base64.StdEncoding.DecodeString(p)
-		if err != nil || len(b) != tlog.HashSize {
-			return fmt.Errorf("proof hash %d is no base64 SHA-256 hash", i)
-		}
-		copy(proof[i][:], b)
-	}
-	return tlog.CheckTree(proof, cp.Size, cp.Root, kept.Size, kept.Root)
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -197,49 +170,7 @@ func (w *Witness) keep(path string, signed []byte) error {
 	return err
 }
 
-// refusal is a 4xx answer of the service.
-type refusal struct {
-	status int
-	body   string
-}
-
-func (r *refusal) Error() string { return "status " + strconv.Itoa(r.status) + ": " + r.body }
-
-func asRefusal(err error, out **refusal) bool {
-	r, ok := err.(*refusal)
-	*out = r
-	return ok
-}
-
-// get GETs path of the API with the token and returns the body of a 200.
-func (w *Witness) get(ctx context.Context, path, token string) ([]byte, error) {
-	u, err := url.JoinPath(w.API, "/")
-	if err != nil {
-		return nil, err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u+path[1:], nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	client := w.Client
-	if client == nil {
-		client = &http.Client{Timeout: 30 * time.Second}
-	}
-	res, err := client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(res.Body, 4<<20))
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case res.StatusCode == http.StatusOK:
-		return body, nil
-	case res.StatusCode >= 400 && res.StatusCode < 500 && res.StatusCode != http.StatusTooManyRequests:
-		return nil, &refusal{status: res.StatusCode, body: string(bytes.TrimSpace(body))}
-	}
-	return nil, fmt.Errorf("GET %s: status %d: %s", path, res.StatusCode, bytes.TrimSpace(body))
+// client is the service read with the tenant's token.
+func (w *Witness) client(token string) logapi.Client {
+	return logapi.Client{Base: w.API, Token: token, HTTP: w.Client}
 }

@@ -145,7 +145,7 @@ func (m *Main) runServe(ctx context.Context) error {
 		deps.Ready = append(deps.Ready, api.ReadinessCheck{Name: "kafka", Check: func(ctx context.Context) error { return kafka.Ping(ctx, brokers) }},
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
-	if deps.Log.Store, deps.Log.VerifierKey, err = m.startSealer(ctx, store); err != nil {
+	if deps.Log, err = m.startSealer(ctx, store); err != nil {
 		return err
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies)}, deps)

@@ -6,26 +6,45 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
-
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/logapi"
 	"github.com/auditlog/auditlog/seal"
 )
 
-const logUsage = `usage: auditlog log verify --tenant <uuid> --key <verifier key or file>
+const logUsage = `usage: auditlog log verify --tenant <uuid> --key <verifier key or file>[,…]
+                          [--api <url> --token <jwt> [--save <dir>] | --dir <dir>] [--grace 30s]
 
-verify checks a tenant's verifiable log in the configured store (as
-auditlog tenant reads it): the latest checkpoint's signature with the
-pinned key (GET /api/log-key gives it; keep a copy of your own: a key read
-from the store under test proves nothing), the tree rebuilt from the
-stored leaves against the checkpoint's root, and every event against its
-leaf. It names each altered, missing or unsealed event. Exit 0: intact;
-1: something does not verify; 2: usage.
+verify checks a tenant's verifiable log: the latest checkpoint's signature
+with the pinned keys (GET /api/log-key gives them; keep a copy of your own:
+a key read from the source under test proves nothing; after a rotation,
+pin the new key next to the old), the tree rebuilt from the leaves against
+the checkpoint's root, and every event against its leaf. It names each
+altered, missing, repeated or unsealed event; a leaf whose event retention
+deleted, as a sealed retention record says, is counted, not named.
+
+It reads the log from one of:
+  the configured store (default), as auditlog tenant reads it;
+  --api and --token: a running service, with a token of the tenant
+    (GET /api/log/checkpoint, /api/log/leaves, /api/audit-logs); --save
+    writes what it read into a directory;
+  --dir: such a directory, offline (checkpoint, leaves.jsonl, events.jsonl).
+
+An event stored after the checkpoint was signed is no leaf yet: verify
+waits up to --grace for later checkpoints (each checked to extend the
+tree) before it names an event unsealed. Exit 0: intact; 1: something does
+not verify; 2: usage.
 `
+
+// logArgs are auditlog log verify's arguments.
+type logArgs struct {
+	tenant, key, api, token, dir, save string
+	grace                              time.Duration
+}
 
 // runLog runs `auditlog log verify`.
 func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -38,64 +57,115 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 		return usageError{errors.New("want the subcommand verify")}
 	}
 	var c Config
-	var tenant, key string
+	var a logArgs
 	b := newBinder("auditlog log verify", getenv, stderr)
 	b.store(&c)
-	b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required)")
-	b.fs.StringVar(&key, "key", "", "the checkpoint key, as GET /api/log-key gives it (<name>+<hash>+<key>), or a file holding it (required)")
+	b.fs.StringVar(&a.tenant, "tenant", "", "tenant UUID (required)")
+	b.fs.StringVar(&a.key, "key", "", "the checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required)")
+	b.fs.StringVar(&a.api, "api", "", "verify through the service at this URL (with --token) instead of the store")
+	b.fs.StringVar(&a.token, "token", "", "a token of the tenant, with --api")
+	b.fs.StringVar(&a.save, "save", "", "with --api: write what was read into this directory, to verify offline later with --dir")
+	b.fs.StringVar(&a.dir, "dir", "", "verify a directory written by --save, offline")
+	b.fs.DurationVar(&a.grace, "grace", 30*time.Second, "how long to wait for later checkpoints before naming a stored event unsealed (0 to 10m)")
 	if err := b.parse(args[1:]); err != nil {
 		return err
 	}
-	tenant = audit.NormalizeTenantID(tenant)
-	if !audit.ValidUUID(tenant) || key == "" {
-		return usageError{errors.New("--tenant (a UUID) and --key are required")}
+	a.tenant = audit.NormalizeTenantID(a.tenant)
+	if a.dir != "" {
+		a.grace = 0 // a saved copy's checkpoint never moves on
 	}
-	v, err := verifierKey(key)
+	keys, err := a.check()
 	if err != nil {
 		return usageError{err}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
-	store, closeStore, err := openTenantDirectory(ctx, c)
+	src, done, err := a.source(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer closeStore()
-	return verifyLog(ctx, store, tenant, v, stdout)
+	rep, err := seal.Check(ctx, src, a.tenant, keys, a.grace)
+	if err = errors.Join(err, done()); err != nil {
+		return err
+	}
+	return printLogReport(stdout, a.tenant, keys, rep)
 }
 
-// verifierKey reads --key: the key's text, or a file holding it.
-func verifierKey(key string) (note.Verifier, error) {
-	if b, err := os.ReadFile(key); err == nil {
-		key = strings.TrimSpace(string(b))
+// check checks the arguments and reads the keys.
+func (a logArgs) check() (audit.LogKeys, error) {
+	switch {
+	case !audit.ValidUUID(a.tenant) || a.key == "":
+		return nil, errors.New("--tenant (a UUID) and --key are required")
+	case a.api != "" && a.dir != "":
+		return nil, errors.New("--api or --dir, not both")
+	case (a.api == "") != (a.token == ""):
+		return nil, errors.New("--api and --token go together")
+	case a.save != "" && a.api == "":
+		return nil, errors.New("--save goes with --api")
+	case a.grace < 0 || a.grace > 10*time.Minute:
+		return nil, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
 	}
-	v, err := note.NewVerifier(key)
+	return logKeys("--key", a.key)
+}
+
+// source opens what the log is read from, and what closes it.
+func (a logArgs) source(ctx context.Context, c Config) (seal.Source, func() error, error) {
+	switch {
+	case a.dir != "":
+		d := &logapi.Dir{Path: a.dir}
+		return d, d.Close, nil
+	case a.api != "":
+		var src seal.Source = logapi.Client{Base: a.api, Token: a.token, HTTP: &http.Client{Timeout: time.Minute}}
+		if a.save == "" {
+			return src, func() error { return nil }, nil
+		}
+		r := &logapi.Recorder{Src: src, Dir: a.save}
+		return r, r.Finish, nil
+	}
+	store, closeStore, err := openTenantDirectory(ctx, c)
 	if err != nil {
-		return nil, fmt.Errorf("--key: %v (want <name>+<hash>+<key>, as GET /api/log-key gives it)", err)
+		return nil, nil, err
 	}
-	return v, nil
-}
-
-// verifyLog prints the verification of the tenant's log; an error when
-// anything does not verify.
-func verifyLog(ctx context.Context, store any, tenant string, v note.Verifier, stdout io.Writer) error {
 	ls, ok1 := store.(audit.LogStore)
 	sc, ok2 := store.(audit.EventScanner)
 	if !ok1 || !ok2 {
-		return errors.New("this store keeps no verifiable log")
+		closeStore()
+		return nil, nil, errors.New("this store keeps no verifiable log")
 	}
-	rep, err := seal.Verify(ctx, ls, sc, tenant, v)
+	return seal.StoreSource(ls, sc, a.tenant), func() error { closeStore(); return nil }, nil
+}
+
+// logKeys reads a key flag: keys in note's verifier form
+// (<name>+<hash>+<key>, as GET /api/log-key gives them), or files holding
+// them, separated by commas; several keys pin a deployment across a
+// rotation.
+func logKeys(name, arg string) (audit.LogKeys, error) {
+	var text []string
+	for _, item := range strings.Split(arg, ",") {
+		item = strings.TrimSpace(item)
+		if b, err := os.ReadFile(item); err == nil {
+			item = string(b)
+		}
+		text = append(text, item)
+	}
+	keys, err := audit.ParseLogKeys(strings.Join(text, "\n"))
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("%s: %v", name, err)
 	}
+	return keys, nil
+}
+
+// printLogReport prints the verification; an error when anything does
+// not verify.
+func printLogReport(stdout io.Writer, tenant string, keys audit.LogKeys, rep seal.Report) error {
 	for _, f := range rep.Findings {
 		fmt.Fprintln(stdout, f)
 	}
 	cp := rep.Checkpoint
 	if len(rep.Findings) > 0 {
-		return fmt.Errorf("the log of %s does not verify: %d findings (checkpoint of %d leaves signed by %s)", tenant, len(rep.Findings), cp.Size, v.Name())
+		return fmt.Errorf("the log of %s does not verify: %d findings (checkpoint of %d leaves signed by %s)", tenant, len(rep.Findings), cp.Size, keys.Name())
 	}
 	fmt.Fprintf(stdout, "ok: %d leaves, %d events stored and intact, %d deleted by retention as the log records; the tree matches the checkpoint %s (size %d) signed by %s\n",
-		cp.Size, rep.Events, rep.Expired, cp.Origin, cp.Size, v.Name())
+		cp.Size, rep.Events, rep.Expired, cp.Origin, cp.Size, keys.Name())
 	return nil
 }

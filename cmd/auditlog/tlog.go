@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"regexp"
+	"sort"
 	"time"
 
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/seal"
 )
 
@@ -57,8 +63,11 @@ func (l LogConfig) check() []string {
 
 // startSealer runs the sealer of the store in the background, when the
 // store keeps a verifiable log and sealing is on; it returns the log for
-// the API (nil: none).
-func (m *Main) startSealer(ctx context.Context, store eventStore) (audit.LogStore, string, error) {
+// the API (a nil Store: none). The checkpoints are signed with the
+// periodic export's current key; its earlier keys (after a rotation) are
+// published too, so that a verifier pinning them checks older
+// checkpoints, and learns the new key from a service it already trusts.
+func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, error) {
 	cfg := m.Config.Log
 	if r, wrapped := store.(retainedStore); wrapped {
 		store = r.eventStore // the log is kept below the retention view
@@ -66,18 +75,29 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (audit.LogStor
 	ls, ok := store.(audit.LogStore)
 	if !ok || !cfg.Seal {
 		m.Logger.Info("verifiable log off", "store", m.Config.Store, "seal", cfg.Seal)
-		return nil, "", nil
+		return api.LogDeps{}, nil
 	}
-	key, _, err := m.signingKeys(ctx, store)
+	key, pubs, err := m.signingKeys(ctx, store)
 	if err != nil {
-		return nil, "", err
+		return api.LogDeps{}, err
 	}
 	signer, vkey, err := seal.NewSigner(cfg.Origin, key)
 	if err != nil {
-		return nil, "", fmt.Errorf("AUDITLOG_LOG_ORIGIN: %w", err)
+		return api.LogDeps{}, fmt.Errorf("AUDITLOG_LOG_ORIGIN: %w", err)
 	}
+	deps := api.LogDeps{Store: ls, VerifierKey: vkey}
+	for id, pem := range pubs {
+		pub, err := periodicexport.ParsePublicKey(pem)
+		if err != nil || id == audit.KeyID(key.Public().(ed25519.PublicKey)) {
+			continue
+		}
+		if k, err := note.NewEd25519VerifierKey(cfg.Origin, pub); err == nil {
+			deps.EarlierKeys = append(deps.EarlierKeys, k)
+		}
+	}
+	sort.Strings(deps.EarlierKeys)
 	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, seal.Deps{Store: ls, Signer: signer, Logger: m.Logger, Registry: m.Registry})
 	m.background(ctx, "sealer", s.Run)
-	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", vkey)
-	return ls, vkey, nil
+	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", vkey, "earlier_keys", len(deps.EarlierKeys))
+	return deps, nil
 }

@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"golang.org/x/mod/sumdb/note"
-
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
@@ -185,17 +183,17 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint,
 
 // trustedLogKey is the log key: --log-key, else the service's (--api),
 // else none (the digests' log checkpoints are then not checked).
-func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (note.Verifier, error) {
+func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.LogKeys, error) {
 	switch {
 	case a.logKey != "":
-		v, err := verifierKey(a.logKey)
+		v, err := logKeys("--log-key", a.logKey)
 		if err != nil {
-			return nil, usageError{fmt.Errorf("--log-key: %s", strings.TrimPrefix(err.Error(), "--key: "))}
+			return nil, usageError{err}
 		}
 		fmt.Fprintf(out, "trusting log key %s (pinned)\n", v.Name())
 		return v, nil
 	case a.api != "":
-		v, err := periodicexport.API{Base: a.api}.LogKey(ctx)
+		v, err := periodicexport.API{Base: a.api}.LogKeys(ctx)
 		if err != nil {
 			fmt.Fprintf(out, "no log key from %s/api/log-key (%v): the digests' log checkpoints are not checked\n", a.api, err)
 			return nil, nil

@@ -69,7 +69,7 @@ func runWitness(args []string, getenv func(string) string, stdout, stderr io.Wri
 	var tokens multiFlag
 	b := newBinder("auditlog witness", getenv, stderr)
 	b.str(&api, "api", "AUDITLOG_WITNESS_API", "", "the service's base URL (required)")
-	b.str(&key, "key", "AUDITLOG_WITNESS_KEY", "", "the pinned checkpoint key, as GET /api/log-key gives it, or a file holding it (required)")
+	b.str(&key, "key", "AUDITLOG_WITNESS_KEY", "", "the pinned checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required; after a rotation, the new key next to the old)")
 	b.secret(&tokenList, "tokens", "AUDITLOG_WITNESS_TOKENS", "tokens, comma-separated, one per tenant (or --token, repeated)")
 	b.fs.Var(&tokens, "token", "a tenant's token (repeat for each tenant)")
 	b.str(&dir, "dir", "AUDITLOG_WITNESS_DIR", "./witness", "where the kept checkpoints and the evidence files are")
@@ -93,7 +93,7 @@ func runWitness(args []string, getenv func(string) string, stdout, stderr io.Wri
 	if every < time.Second || every > 24*time.Hour {
 		return usageError{fmt.Errorf("AUDITLOG_WITNESS_EVERY=%s: want from 1s to 24h", every)}
 	}
-	v, err := verifierKey(key)
+	keys, err := logKeys("--key", key)
 	if err != nil {
 		return usageError{err}
 	}
@@ -113,7 +113,7 @@ func runWitness(args []string, getenv func(string) string, stdout, stderr io.Wri
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	w := &witness.Witness{API: api, Verifier: v, Dir: dir}
+	w := &witness.Witness{API: api, Keys: keys, Dir: dir}
 	for {
 		err := witnessRound(ctx, w, tenants, tokens, m, logger)
 		if once || err != nil && !errors.Is(err, errUnchecked) {

@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * The key that signs the logs' checkpoints
-         * @description Public. The Ed25519 key in the C2SP signed-note verifier form (`<name>+<hash>+<base64 key>`), as `note.NewVerifier` takes it; the same key as the current one of `GET /api/export-keys`.
+         * @description Public. The Ed25519 key in the C2SP signed-note verifier form (`<name>+<hash>+<base64 key>`), as `note.NewVerifier` takes it; the same key as the current one of `GET /api/export-keys`. After a rotation of that key, `earlierKeys` lists the keys that signed earlier checkpoints, in the same form: a verifier pins the new key next to the ones it holds (`auditlog log verify --key` and `auditlog witness --key` take several).
          */
         get: operations["logKey"];
         put?: never;
@@ -480,6 +480,26 @@ export interface paths {
          * @description Proves that the tree of size `to` (default: the latest) extends the tree of size `from`: check it with `tlog.CheckTree(proof, to, toRoot, from, fromRoot)` against roots you hold from signed checkpoints.
          */
         get: operations["logConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/log/leaves": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The leaves of the tenant's log, with their events' ids
+         * @description The leaves from `start` (at most `limit`) under the latest checkpoint: each leaf's index, the id of the event it holds and its leaf hash. A verifier rebuilds the tree from the hashes and checks its root against the signed checkpoint, then each event (as `GET /api/audit-logs` returns it) against its leaf: `auditlog log verify --api` does. Past the tree's size, `leaves` is empty.
+         */
+        get: operations["logLeaves"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3175,6 +3195,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         verifierKey: string;
+                        earlierKeys: string[];
                     };
                 };
             };
@@ -3399,6 +3420,93 @@ export interface operations {
                 };
             };
             /** @description `from` or `to` outside 1 ≤ from ≤ to ≤ the log's size, named. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    logLeaves: {
+        parameters: {
+            query?: {
+                start?: number;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leaves, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The size of the latest signed tree. */
+                        treeSize: number;
+                        leaves: {
+                            index: number;
+                            eventId: string;
+                            /** @description A SHA-256 hash, standard base64. */
+                            leafHash: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description `start` or `limit` out of range, or an unknown parameter, named. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,150 @@
+package logapi
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// SignedCheckpoint returns the tenant's latest checkpoint (signed note
+// text). Errors: ENOTFOUND when the log has none yet.
+func (c Client) SignedCheckpoint(ctx context.Context) ([]byte, error) {
+	body, err := c.Get(ctx, "/api/log/checkpoint")
+	var r *Refusal
+	if errors.As(err, &r) && r.Status == http.StatusNotFound {
+		return nil, audit.Wrap(audit.ENOTFOUND, err, "the log has no checkpoint yet")
+	}
+	return body, err
+}
+
+// Leaves returns the leaves from start, at most n (up to 1,000), under
+// the latest checkpoint.
+func (c Client) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error) {
+	var page struct {
+		Leaves []struct {
+			Index    int64  `json:"index"`
+			EventID  string `json:"eventId"`
+			LeafHash string `json:"leafHash"`
+		} `json:"leaves"`
+	}
+	q := url.Values{"start": {strconv.FormatInt(start, 10)}, "limit": {strconv.Itoa(min(max(n, 1), 1000))}}
+	if err := c.GetJSON(ctx, "/api/log/leaves?"+q.Encode(), &page); err != nil {
+		return nil, err
+	}
+	out := make([]audit.Leaf, len(page.Leaves))
+	for i, l := range page.Leaves {
+		hs, err := DecodeHashes([]string{l.LeafHash})
+		if err != nil {
+			return nil, fmt.Errorf("leaf %d: %w", l.Index, err)
+		}
+		out[i] = audit.Leaf{Index: l.Index, EventID: l.EventID, Hash: hs[0]}
+	}
+	return out, nil
+}
+
+// maxEventPages bounds the pages of events read (1,000 a page).
+const maxEventPages = 100_000
+
+// Events calls fn with every event of the tenant the list API returns
+// (all time, 1,000 a page), exactly as it returns them.
+func (c Client) Events(ctx context.Context, fn func([]audit.Event) error) error {
+	return c.EachPage(ctx, url.Values{"pageSize": {"1000"}}, fn)
+}
+
+// EachPage calls fn with each page of GET /api/audit-logs?q, following
+// the cursor.
+func (c Client) EachPage(ctx context.Context, q url.Values, fn func([]audit.Event) error) error {
+	cursor := ""
+	for range maxEventPages {
+		var page struct {
+			Data       []audit.Event `json:"data"`
+			NextCursor *string       `json:"nextCursor"`
+		}
+		if cursor != "" {
+			q.Set("cursor", cursor)
+		}
+		if err := c.GetJSON(ctx, "/api/audit-logs?"+q.Encode(), &page); err != nil {
+			return err
+		}
+		if err := fn(page.Data); err != nil {
+			return err
+		}
+		if page.NextCursor == nil {
+			return nil
+		}
+		cursor = *page.NextCursor
+	}
+	return fmt.Errorf("%s lists more than %d pages", c.Base, maxEventPages)
+}
+
+// Inclusion is an inclusion proof as the API answers it, decoded.
+type Inclusion struct {
+	LeafIndex  int64
+	TreeSize   int64
+	Proof      tlog.RecordProof
+	Checkpoint string // the latest signed checkpoint
+}
+
+// Inclusion returns the inclusion proof of an event in the latest tree.
+// Errors: a *Refusal 404 when the event is in no leaf (not sealed yet, or
+// not the tenant's).
+func (c Client) Inclusion(ctx context.Context, eventID string) (Inclusion, error) {
+	var in struct {
+		LeafIndex  int64    `json:"leafIndex"`
+		TreeSize   int64    `json:"treeSize"`
+		Proof      []string `json:"proof"`
+		Checkpoint string   `json:"checkpoint"`
+	}
+	if err := c.GetJSON(ctx, "/api/log/proof?event="+url.QueryEscape(eventID), &in); err != nil {
+		return Inclusion{}, err
+	}
+	proof, err := DecodeHashes(in.Proof)
+	return Inclusion{LeafIndex: in.LeafIndex, TreeSize: in.TreeSize, Proof: proof, Checkpoint: in.Checkpoint}, err
+}
+
+// Consistency returns the proof that the tree of size to extends the
+// tree of size from. Errors: a *Refusal when the service refuses it.
+func (c Client) Consistency(ctx context.Context, from, to int64) (tlog.TreeProof, error) {
+	var v struct {
+		Proof []string `json:"proof"`
+	}
+	if err := c.GetJSON(ctx, fmt.Sprintf("/api/log/consistency?from=%d&to=%d", from, to), &v); err != nil {
+		return nil, err
+	}
+	return DecodeHashes(v.Proof)
+}
+
+// DecodeHashes decodes hashes in standard base64, as the API and
+// checkpoints write them.
+func DecodeHashes(in []string) ([]tlog.Hash, error) {
+	out := make([]tlog.Hash, len(in))
+	for i, p := range in {
+		b, err := base64.StdEncoding.DecodeString(p)
+		if err != nil || len(b) != tlog.HashSize {
+			return nil, fmt.Errorf("hash %d is no base64 SHA-256 hash", i)
+		}
+		copy(out[i][:], b)
+	}
+	return out, nil
+}
+
+// LogKeys returns the service's checkpoint keys (GET /api/log-key, public):
+// the current one first, then those of before a rotation.
+func (c Client) LogKeys(ctx context.Context) ([]string, error) {
+	var out struct {
+		VerifierKey string   `json:"verifierKey"`
+		EarlierKeys []string `json:"earlierKeys"`
+	}
+	if err := c.GetJSON(ctx, "/api/log-key", &out); err != nil {
+		return nil, err
+	}
+	return append([]string{out.VerifierKey}, out.EarlierKeys...), nil
+}

@@ -1,0 +1,61 @@
+package seal
+
+import (
+	"context"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Source is what a verification reads of one tenant's log: its latest
+// signed checkpoint, its leaves, and the tenant's events that remain.
+// The configured store is one (StoreSource); the service's public API
+// (logapi.Client) and a saved copy of what it answered (logapi.Dir) are
+// the others, so that one algorithm checks all three.
+type Source interface {
+	// SignedCheckpoint returns the latest checkpoint, as signed note
+	// text. Errors: ENOTFOUND when the log has none.
+	SignedCheckpoint(ctx context.Context) ([]byte, error)
+	// Leaves returns the leaves from index start, in order, at most n
+	// (fewer, or none, past the end).
+	Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error)
+	// Events calls fn with every event of the tenant that remains, in
+	// batches.
+	Events(ctx context.Context, fn func([]audit.Event) error) error
+}
+
+// StoreSource is the tenant's log as the store keeps it.
+func StoreSource(st audit.LogStore, scan audit.EventScanner, tenant string) Source {
+	return storeSource{st, scan, tenant}
+}
+
+type storeSource struct {
+	st     audit.LogStore
+	scan   audit.EventScanner
+	tenant string
+}
+
+func (s storeSource) SignedCheckpoint(ctx context.Context) ([]byte, error) {
+	ls, err := s.st.LogState(ctx, s.tenant)
+	if err != nil {
+		return nil, err
+	}
+	if ls.Checkpoint == "" {
+		return nil, audit.Errorf(audit.ENOTFOUND, "the log of %s has no checkpoint yet", s.tenant)
+	}
+	return []byte(ls.Checkpoint), nil
+}
+
+func (s storeSource) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error) {
+	return s.st.Leaves(ctx, s.tenant, start, n)
+}
+
+// Events reads the events as they are now: a store that makes writes
+// visible after a refresh is refreshed first.
+func (s storeSource) Events(ctx context.Context, fn func([]audit.Event) error) error {
+	if r, ok := s.scan.(audit.Refresher); ok {
+		if err := r.Refresh(ctx, s.tenant); err != nil {
+			return err
+		}
+	}
+	return s.scan.ScanEvents(ctx, audit.Filter{TenantID: s.tenant}, audit.DefaultSort, fn)
+}
