@@ -171,6 +171,12 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 	if err := attempt("detecting elasticsearch", 30*time.Second, func(ctx context.Context) (err error) { caps, err = client.Detect(ctx); return err }); err != nil {
 		return nil, err
 	}
+	if caps.ILM && !m.Config.ES.UseILM {
+		// The tested path of clusters without ILM: the lifecycle pass rolls
+		// over and deletes, and records each deletion in the log.
+		caps.ILM = false
+		m.Logger.Info("AUDITLOG_ES_ILM=false: the built-in lifecycle pass enforces retention, not the cluster's ILM")
+	}
 	m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
 	store, err := elasticsearch.NewStore(client, caps, m.esStoreConfig(plan))
 	if err != nil {
