@@ -117,6 +117,7 @@ func TestREADME(t *testing.T) {
 		`"sourceEventId":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784"`, `"status":"pending"`, // the restore
 		"auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n", "\nok\n", // the checkpoint, tlogcheck
 		`"msg":"checkpoint extends the kept one"`, // the witness
+		"stored and intact, 0 deleted by retention as the log records; the tree matches the checkpoint auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7", // log verify
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("the README's commands did not print %s", want)
