@@ -226,7 +226,12 @@ func (p *SensitivePolicy) secretPath(path string) bool {
 }
 
 // maskRaw replaces every secret field's value inside a JSON value.
+// A value without a secret key (most) is only encoded again, as
+// rewriteRaw would, without decoding it (appendMarshaled).
 func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
+	if len(raw) > 0 && !isNull(raw) && json.Valid(raw) && !HasKey(raw, p.Secret) {
+		return appendMarshaled(make([]byte, 0, len(raw)), raw)
+	}
 	return rewriteRaw(raw, func(v any) any { return p.maskValue(tenant, v) })
 }
 
