@@ -30,8 +30,9 @@ type LifecycleReport struct {
 }
 
 // RunLifecycle is one pass of the built-in lifecycle worker. Where the
-// cluster has ILM, which then rolls over and deletes, the pass only keeps
-// the tenancy in order (tenancyPass). Otherwise (the test build) it
+// cluster's ILM rolls over and deletes (ILMOwnsRetention), the pass only
+// keeps the tenancy in order (tenancyPass). Otherwise (no ILM, as the test
+// build; or ILM as a backstop, StoreConfig.ILMBackstop) it
 // enforces retention too, for each data stream, with the policy of the
 // tenant's current plan (read from the directory, so a plan change applies
 // to data already stored; a shared stream has its plan's):
@@ -55,7 +56,7 @@ type LifecycleReport struct {
 // returned) does not stop the pass: the other streams are handled.
 func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	var rep LifecycleReport
-	if s.caps.ILM {
+	if s.ILMOwnsRetention() {
 		// ILM rolls over and deletes; the pass keeps the tenancy in order.
 		return rep, errors.Join(s.tenancyPass(ctx, &rep)...)
 	}

@@ -39,6 +39,12 @@ type StoreConfig struct {
 	// Log makes every write queue its stored events for sealing into
 	// their tenants' verifiable logs (tlog_seal.go).
 	Log bool
+	// ILMBackstop, when positive on a cluster with ILM, leaves retention
+	// to the lifecycle pass, which records each deletion in the log, and
+	// makes ILM a backstop that deletes a backing index this long after
+	// the pass would have (ilm.Policy.Backstop). Zero: ILM rolls over and
+	// deletes, and its deletions are not recorded.
+	ILMBackstop time.Duration
 }
 
 // Store is the Elasticsearch event store: one data stream per tenant,
@@ -99,6 +105,10 @@ func NewStore(c *Client, caps Capabilities, cfg StoreConfig) (*Store, error) {
 	}
 	return s, nil
 }
+
+// ILMOwnsRetention reports whether the cluster's ILM rolls over and
+// deletes (it has ILM, not as a backstop); else the lifecycle pass does.
+func (s *Store) ILMOwnsRetention() bool { return s.caps.ILM && s.cfg.ILMBackstop <= 0 }
 
 // Capabilities returns what the cluster supports.
 func (s *Store) Capabilities() Capabilities { return s.caps }
@@ -206,7 +216,11 @@ func (s *Store) templateBody(plan audit.Plan, patterns []string, dataStream map[
 func (s *Store) Bootstrap(ctx context.Context) error {
 	for _, plan := range audit.Plans {
 		if s.caps.ILM {
-			if err := s.c.DoJSON(ctx, http.MethodPut, "/_ilm/policy/"+s.PolicyName(plan), s.policies[plan].Body, nil); err != nil {
+			body := s.policies[plan].Body
+			if s.cfg.ILMBackstop > 0 {
+				body = s.policies[plan].Backstop(s.cfg.ILMBackstop)
+			}
+			if err := s.c.DoJSON(ctx, http.MethodPut, "/_ilm/policy/"+s.PolicyName(plan), body, nil); err != nil {
 				return fmt.Errorf("installing ILM policy %s: %w", s.PolicyName(plan), err)
 			}
 		}

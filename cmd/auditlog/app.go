@@ -319,10 +319,10 @@ func (m *Main) runIndex(ctx context.Context) error {
 		// The lifecycle worker runs inside this background work, so Close
 		// waits for it too. Where ILM enforces retention, it only keeps the
 		// tenancy in order (promotions, plan changes' copies).
-		if store.Capabilities().ILM {
+		if store.ILMOwnsRetention() {
 			m.Logger.Info("ILM enforces retention; the lifecycle worker promotes grown tenants and finishes plan changes", "interval", cfg.Retention.Interval)
 		} else {
-			m.Logger.Info("no ILM in this cluster: the built-in lifecycle worker enforces retention", "interval", cfg.Retention.Interval)
+			m.Logger.Info("the built-in lifecycle worker enforces retention and records each deletion in the log", "interval", cfg.Retention.Interval, "ilm", store.Capabilities().ILM)
 		}
 		var wg sync.WaitGroup
 		wg.Add(1)

@@ -124,9 +124,11 @@ type ESConfig struct {
 	// PromoteAbove moves a shared tenant with more events than this in a
 	// week to a dedicated stream (0: only by hand).
 	PromoteAbove int
-	// UseILM lets a cluster's ILM roll over and delete; off, the built-in
-	// lifecycle pass does, recording each deletion in the tenant's log.
-	UseILM bool
+	// ILM is the part of a cluster's ILM (where it has it): backstop
+	// (the lifecycle pass rolls over and deletes, recording each deletion
+	// in the log; ILM deletes only a week after the pass would have),
+	// retention (ILM rolls over and deletes, unrecorded) or off.
+	ILM string
 }
 
 // KafkaConfig is the Kafka section.
@@ -294,8 +296,8 @@ func (b *binder) elasticsearch(c *Config) {
 	b.str(&c.DefaultPlan, "default-plan", "AUDITLOG_DEFAULT_PLAN", "enterprise", "plan of a tenant first seen: starter, pro or enterprise (the longest retention by default)")
 	b.str(&c.ES.TenantLayout, "es-tenant-layout", "AUDITLOG_ES_TENANT_LAYOUT", "shared",
 		"where a tenant first seen writes: shared (its plan's shared data stream, no shard of its own; promoted to its own stream when it grows) or dedicated (a data stream of its own from the first event)")
-	b.boolean(&c.ES.UseILM, "es-ilm", "AUDITLOG_ES_ILM", true,
-		"let the cluster's ILM (where it has it) roll over and delete at each plan's retention; false: the built-in lifecycle pass does, and records each deletion in the tenant's verifiable log (ILM's deletions are not recorded)")
+	b.str(&c.ES.ILM, "es-ilm", "AUDITLOG_ES_ILM", "backstop",
+		"the cluster's ILM, where it has it: backstop (the lifecycle pass rolls over and deletes at each plan's retention and records each deletion in the tenant's verifiable log; ILM deletes only a week later, should the pass not have run), retention (ILM rolls over and deletes, unrecorded in the log) or off")
 	b.int(&c.ES.PromoteAbove, "es-promote-above", "AUDITLOG_ES_PROMOTE_ABOVE", 1000000,
 		"a shared tenant with more events than this in the last 7 days moves to a dedicated stream at the next lifecycle pass (0: only by `auditlog tenant promote`)")
 }

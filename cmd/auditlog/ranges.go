@@ -56,6 +56,7 @@ var choices = map[string][]string{
 	"AUDITLOG_STORE":            backendNames(),
 	"AUDITLOG_DEFAULT_PLAN":     {"starter", "pro", "enterprise"},
 	"AUDITLOG_ES_TENANT_LAYOUT": {"shared", "dedicated"},
+	"AUDITLOG_ES_ILM":           {"backstop", "retention", "off"},
 	"AUDITLOG_SMTP_STARTTLS":    {"required", "opportunistic", "off"},
 	"AUDITLOG_EXPORT_STORE":     {"local", "s3"},
 	"AUDITLOG_PERIODIC_STORE":   {"local", "s3"},

@@ -171,11 +171,9 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 	if err := attempt("detecting elasticsearch", 30*time.Second, func(ctx context.Context) (err error) { caps, err = client.Detect(ctx); return err }); err != nil {
 		return nil, err
 	}
-	if caps.ILM && !m.Config.ES.UseILM {
-		// The tested path of clusters without ILM: the lifecycle pass rolls
-		// over and deletes, and records each deletion in the log.
-		caps.ILM = false
-		m.Logger.Info("AUDITLOG_ES_ILM=false: the built-in lifecycle pass enforces retention, not the cluster's ILM")
+	if caps.ILM && m.Config.ES.ILM == "off" {
+		caps.ILM = false // the path of clusters without ILM
+		m.Logger.Info("AUDITLOG_ES_ILM=off: no ILM policy is installed; the lifecycle pass rolls over and deletes")
 	}
 	m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
 	store, err := elasticsearch.NewStore(client, caps, m.esStoreConfig(plan))
@@ -193,5 +191,14 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 func (m *Main) esStoreConfig(plan audit.Plan) elasticsearch.StoreConfig {
 	return elasticsearch.StoreConfig{DefaultPlan: plan, ScanPageSize: m.Config.Export.ScanPage,
 		NewTenants: elasticsearch.Layout(m.Config.ES.TenantLayout), PromoteAbove: int64(m.Config.ES.PromoteAbove),
-		Log: m.Config.Log.queue()}
+		Log: m.Config.Log.queue(), ILMBackstop: m.ilmBackstop()}
+}
+
+// ilmBackstop is how long after the lifecycle pass a backstop ILM policy
+// deletes (AUDITLOG_ES_ILM=backstop), 0 otherwise.
+func (m *Main) ilmBackstop() time.Duration {
+	if m.Config.ES.ILM == "backstop" {
+		return 7 * 24 * time.Hour
+	}
+	return 0
 }

@@ -129,3 +129,20 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	return 0, fmt.Errorf("bad time value %q", s)
 }
+
+// Backstop is the policy's body for a cluster whose ILM is a backstop
+// (elasticsearch.StoreConfig.ILMBackstop): the service's lifecycle pass
+// rolls over and deletes, recording each deletion in the tenant's
+// verifiable log, and ILM only deletes a backing index margin past the
+// longest the pass keeps one (MaxAge), should the pass not have run for
+// that long. It has no rollover: the pass rolls over, and a delete
+// phase's min_age counts from that rollover.
+func (p Policy) Backstop(margin time.Duration) json.RawMessage {
+	days := int64((p.MaxAge() + margin + 24*time.Hour - 1) / (24 * time.Hour))
+	body, _ := json.Marshal(map[string]any{"policy": map[string]any{
+		"_meta": map[string]any{"managed_by": "auditlog", "plan": p.Plan,
+			"description": fmt.Sprintf("Backstop of the %s plan: the service's lifecycle pass deletes at the retention and records it in the log; this deletes %d days after rollover only if it did not.", p.Plan, days)},
+		"phases": map[string]any{"delete": map[string]any{"min_age": strconv.FormatInt(days, 10) + "d", "actions": map[string]any{"delete": map[string]any{}}}},
+	}})
+	return body
+}

@@ -1,6 +1,7 @@
 package ilm_test
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -52,6 +53,36 @@ func TestParseDuration(t *testing.T) {
 	for _, in := range []string{"", "d", "-1d", "1w", "1.5d"} {
 		if _, err := ilm.ParseDuration(in); err == nil {
 			t.Errorf("ParseDuration(%q) accepted", in)
+		}
+	}
+}
+
+// TestBackstopDeletesOnlyAfterThePass: a backstop policy has no rollover
+// and one delete phase, a margin past the longest the lifecycle pass keeps
+// an index (the retention plus the rollover max_age), whole days.
+func TestBackstopDeletesOnlyAfterThePass(t *testing.T) {
+	for plan, want := range map[audit.Plan]string{audit.PlanStarter: "44d", audit.PlanPro: "402d", audit.PlanEnterprise: "2654d"} {
+		p, err := ilm.For(plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Policy struct {
+				Phases map[string]struct {
+					MinAge  string         `json:"min_age"`
+					Actions map[string]any `json:"actions"`
+				} `json:"phases"`
+			} `json:"policy"`
+		}
+		if err := json.Unmarshal(p.Backstop(7*day), &doc); err != nil {
+			t.Fatal(err)
+		}
+		del, ok := doc.Policy.Phases["delete"]
+		if len(doc.Policy.Phases) != 1 || !ok || del.MinAge != want || len(del.Actions) != 1 || del.Actions["delete"] == nil {
+			t.Errorf("%s: %+v, want only a delete at %s", plan, doc.Policy.Phases, want)
+		}
+		if d, _ := ilm.ParseDuration(del.MinAge); d < p.MaxAge()+7*day {
+			t.Errorf("%s: the backstop deletes at %v, before the pass would (%v) plus the margin", plan, d, p.MaxAge())
 		}
 	}
 }
