@@ -73,3 +73,13 @@ func readPid(path string) int {
 	}
 	return n
 }
+
+// used returns the CPU time the process named used since the meter
+// started.
+func (m *cpuMeter) used(name string) time.Duration {
+	pid, ok := m.pids[name]
+	if !ok {
+		return 0
+	}
+	return cpuTime(pid) - m.start[name]
+}

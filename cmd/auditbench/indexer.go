@@ -96,7 +96,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	}
 	w.Close()
 
-	var ceil, ix []float64
+	var ceil, ix, cpuPer1000 []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
 		meter := newCPUMeter(e.pids)
@@ -111,9 +111,10 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			return nil, err
 		}
 		ci := meter.cores()
+		perK := float64(meter.used("auditbench").Milliseconds()) / float64(n) * 1000
 		log.Printf("  run %d: ceiling %.0f ev/s (cores %s), indexer %.0f ev/s (cores %s)", run, c, fmtCores(cc), r, fmtCores(ci))
 		if run > 0 {
-			ceil, ix = append(ceil, c), append(ix, r)
+			ceil, ix, cpuPer1000 = append(ceil, c), append(ix, r), append(cpuPer1000, perK)
 			for k, v := range cc {
 				cpuCeil[k] = append(cpuCeil[k], v)
 			}
@@ -122,7 +123,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			}
 		}
 	}
-	return []result{{
+	return append(append([]result{indexerCPU(cpuPer1000, n, avgSize(msgs))}, indexerEventWork(e.runs)...), result{
 		Name: "Indexer: Kafka → Elasticsearch", Unit: "events/s", Samples: ix, Ceiling: ceil,
 		Target: "≥ 85% of the _bulk ceiling", MinRatio: 0.85,
 		Notes: fmt.Sprintf("Consumer-group join before the first message (not in the rate), per run: %s s.\n\n"+
@@ -133,7 +134,13 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, one worker per partition (so up to %d concurrent `_bulk` requests), timed from the first message consumed until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
 			"Ceiling: the same documents encoded as the same `_bulk` create bodies beforehand, sent by %d concurrent loaders in batches of %d, no Kafka, no decoding, no validation, into a new prefix. "+
 			"One warm-up pair, then %d alternating pairs.", n, avgSize(msgs), benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
-	}}, nil
+	}), nil
+}
+
+// indexerCPU is the row of the indexer's own CPU per 1,000 events.
+func indexerCPU(samples []float64, n, size int) result {
+	return result{Name: "Indexer CPU per 1,000 events", Unit: "ms", Samples: samples, Target: "≤ 6 ms of indexer CPU per 1,000 events", Max: 6,
+		Method: fmt.Sprintf("The CPU time (user + system, from getrusage) of the benchmark's process while its in-process `indexer.Indexer` consumes the %d events (about %d bytes each) of the indexer row's runs, from the consumer's start to the last acknowledgement, per 1,000 events: Kafka fetches, decoding, validation, masking, the `_bulk` bodies and their answers, commits. The store queues nothing for sealing, as in the indexer row; the next two rows time the per-event part with the leaf hash a sealing store adds.", n, size)}
 }
 
 func medians(m map[string][]float64) map[string]float64 {

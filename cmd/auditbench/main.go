@@ -192,7 +192,7 @@ func render(e *env, results []result, took time.Duration) string {
 	b.WriteString("## Summary\n\n| Benchmark | Median (min–max) | Ceiling median (min–max) | Ratio | Target | Met |\n|---|---|---|---|---|---|\n")
 	for _, r := range results {
 		f := "%.0f"
-		if r.Unit == "ms" {
+		if r.Unit == "ms" || r.Unit == "µs" {
 			f = "%.1f"
 		}
 		lo, hi := minMax(r.Samples)
