@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // DefaultSensitiveTypes are the resource types whose updates must carry
@@ -227,10 +229,10 @@ func (p *SensitivePolicy) secretPath(path string) bool {
 
 // maskRaw replaces every secret field's value inside a JSON value.
 // A value without a secret key (most) is only encoded again, as
-// rewriteRaw would, without decoding it (appendMarshaled).
+// rewriteRaw would, without decoding it (jsonenc.AppendMarshaled).
 func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
-	if len(raw) > 0 && !isNull(raw) && json.Valid(raw) && !HasKey(raw, p.Secret) {
-		return appendMarshaled(make([]byte, 0, len(raw)), raw)
+	if len(raw) > 0 && !isNull(raw) && json.Valid(raw) && !jsonenc.HasKey(raw, p.Secret) {
+		return jsonenc.AppendMarshaled(make([]byte, 0, len(raw)), raw)
 	}
 	return rewriteRaw(raw, func(v any) any { return p.maskValue(tenant, v) })
 }

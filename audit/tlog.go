@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -40,7 +41,19 @@ func LeafData(e Event) []byte {
 }
 
 // LeafHash is the event's leaf hash.
-func LeafHash(e Event) tlog.Hash { return tlog.RecordHash(LeafData(e)) }
+func LeafHash(e Event) tlog.Hash {
+	b := leafBuffers.Get().(*[]byte)
+	*b = appendLeafData((*b)[:0], &e)
+	h := tlog.RecordHash(*b)
+	if cap(*b) <= 64<<10 { // a buffer grown by a large event is let go
+		leafBuffers.Put(b)
+	}
+	return h
+}
+
+// leafBuffers are LeafHash's encoding buffers, reused: hashing an event
+// allocates nothing for its encoding.
+var leafBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // Leaf is one leaf of a tenant's log: its index and the event it holds.
 type Leaf struct {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	fastjson "github.com/goccy/go-json"
 	"github.com/google/uuid"
@@ -60,13 +61,14 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	// The fast decoder does not check the contents of raw values (diff,
 	// before, after): the standard library's validation guards it, so
 	// nothing but valid JSON is ever accepted (found by fuzzing).
-	if json.Valid(data) {
-		dec := fastjson.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&e); err == nil && !dec.More() {
+	// goccy's Unmarshal keeps invalid UTF-8 as it is, where encoding/json
+	// and its stream decoder write U+FFFD: such input takes the slow path.
+	if json.Valid(data) && utf8.Valid(data) && knownKeys(data) {
+		if err := fastjson.Unmarshal(data, &e); err == nil {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
 		}
+		e = Event{}
 	}
 	// Slow path: decode field by field so that every type problem is
 	// reported, not only the first one encoding/json meets.

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	fastjson "github.com/goccy/go-json"
-
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -96,11 +94,7 @@ func appendCreate(buf *bytes.Buffer, t target, e *audit.Event) error {
 		writeJSONString(buf, t.routing)
 	}
 	buf.WriteString("}}\n")
-	b, err := fastjson.Marshal(toDoc(e))
-	if err != nil {
-		return err
-	}
-	buf.Write(b)
+	buf.Write(appendDoc(buf.AvailableBuffer(), e))
 	buf.WriteByte('\n')
 	return nil
 }

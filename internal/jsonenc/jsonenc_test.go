@@ -1,4 +1,4 @@
-package audit
+package jsonenc
 
 import (
 	"bytes"
@@ -21,7 +21,15 @@ func referenceKeys(v any, keys map[string]bool) {
 	}
 }
 
-// checkMarshaled: appendMarshaled writes what json.Marshal writes of the
+func decodeValue(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	err := dec.Decode(&v)
+	return v, err
+}
+
+// checkMarshaled: AppendMarshaled writes what json.Marshal writes of the
 // decoded value (masking's fast path is rewriteRaw's output, byte for
 // byte), and HasKey sees exactly the keys decoding sees.
 func checkMarshaled(t *testing.T, raw string) {
@@ -31,7 +39,7 @@ func checkMarshaled(t *testing.T, raw string) {
 		t.Fatal(err)
 	}
 	want, _ := json.Marshal(v)
-	if got := appendMarshaled(nil, []byte(raw)); !bytes.Equal(got, want) {
+	if got := AppendMarshaled(nil, []byte(raw)); !bytes.Equal(got, want) {
 		t.Fatalf("%q:\n got %s\nwant %s", raw, got, want)
 	}
 	keys := map[string]bool{}
@@ -71,4 +79,23 @@ func FuzzMarshaled(f *testing.F) {
 		}
 		checkMarshaled(t, raw)
 	})
+}
+
+// TestMembers: the members of an object, keys as written; not an object,
+// none.
+func TestMembers(t *testing.T) {
+	var got []string
+	ok := Members([]byte(` { "a" : 1 , "b\"c":{"x":[1,{}]} ,"d":"}" } `), func(k []byte, esc bool, v []byte) bool {
+		got = append(got, string(k)+"="+string(v)+map[bool]string{true: " (escaped)"}[esc])
+		return true
+	})
+	want := []string{`a=1`, `b\"c={"x":[1,{}]} (escaped)`, `d="}"`}
+	if !ok || len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("%v %q", ok, got)
+	}
+	for _, raw := range []string{`[1]`, `"x"`, `null`} {
+		if Members([]byte(raw), func([]byte, bool, []byte) bool { return true }) {
+			t.Fatalf("%s is no object", raw)
+		}
+	}
 }

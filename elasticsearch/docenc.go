@@ -1,0 +1,103 @@
+package elasticsearch
+
+import (
+	"encoding/json"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/jsonenc"
+)
+
+// appendDoc appends e as the stored document (the fields of doc, in its
+// order), written by hand: reflection-based marshalling was a fifth of
+// the indexer's own CPU per event. A test checks that it decodes to what
+// marshalling toDoc(e) gives. Raw values (diff, before, after) are
+// written as they are: valid JSON, as validation and masking left them.
+func appendDoc(b []byte, e *audit.Event) []byte {
+	b = append(b, `{"@timestamp":"`...)
+	b = e.Timestamp.UTC().AppendFormat(b, audit.TimestampLayout)
+	b = append(b, `","id":`...)
+	b = jsonenc.AppendHTMLString(b, e.ID)
+	b = append(b, `,"tenantId":`...)
+	b = jsonenc.AppendHTMLString(b, e.TenantID)
+	b = append(b, `,"actor":{"id":`...)
+	b = jsonenc.AppendHTMLString(b, e.Actor.ID)
+	b = append(b, `,"email":`...)
+	b = jsonenc.AppendHTMLString(b, e.Actor.Email)
+	b = append(b, `,"role":`...)
+	b = jsonenc.AppendHTMLString(b, e.Actor.Role)
+	b = docString(b, "ip", e.Actor.IP)
+	b = docString(b, "userAgent", e.Actor.UserAgent)
+	b = append(b, `},"action":`...)
+	b = jsonenc.AppendHTMLString(b, string(e.Action))
+	b = append(b, `,"resource":{"type":`...)
+	b = jsonenc.AppendHTMLString(b, e.Resource.Type)
+	b = append(b, `,"id":`...)
+	b = jsonenc.AppendHTMLString(b, e.Resource.ID)
+	b = append(b, '}')
+	if len(e.Diff) > 0 {
+		fields := e.ChangedFields()
+		b = append(b, `,"diff":{`...)
+		for i, k := range fields {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonenc.AppendHTMLString(b, k)
+			b = append(b, `:{"from":`...)
+			b = docRaw(b, e.Diff[k].From)
+			b = append(b, `,"to":`...)
+			b = docRaw(b, e.Diff[k].To)
+			b = append(b, '}')
+		}
+		b = append(b, `},"changedFields":`...)
+		b = docStrings(b, fields)
+	}
+	if e.CrossTenant {
+		b = append(b, `,"crossTenant":true`...)
+	} else {
+		b = append(b, `,"crossTenant":false`...)
+	}
+	b = docString(b, "category", string(e.Category))
+	b = docString(b, "outcome", string(e.Outcome))
+	b = docString(b, "reason", e.Reason)
+	if len(e.Before) > 0 {
+		b = docRaw(append(b, `,"before":`...), e.Before)
+	}
+	if len(e.After) > 0 {
+		b = docRaw(append(b, `,"after":`...), e.After)
+	}
+	b = docString(b, "requestId", e.RequestID)
+	b = docString(b, "restoredFrom", e.RestoredFrom)
+	b = docString(b, "reasonText", e.Reason)
+	if v := nonReason(e); len(v) > 0 {
+		b = docStrings(append(b, `,"values":`...), v)
+	}
+	return append(b, '}')
+}
+
+// docString appends ,"name":value unless value is empty (omitempty).
+func docString(b []byte, name, value string) []byte {
+	if value == "" {
+		return b
+	}
+	b = append(append(append(b, `,"`...), name...), `":`...)
+	return jsonenc.AppendHTMLString(b, value)
+}
+
+// docRaw appends a raw value; absent is null.
+func docRaw(b []byte, raw json.RawMessage) []byte {
+	if len(raw) == 0 {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
+func docStrings(b []byte, ss []string) []byte {
+	b = append(b, '[')
+	for i, s := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonenc.AppendHTMLString(b, s)
+	}
+	return append(b, ']')
+}
