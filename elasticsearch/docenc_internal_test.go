@@ -32,7 +32,7 @@ func TestDocEncodingIsTheDocument(t *testing.T) {
 	events = append(events,
 		audit.Event{ID: "evt_audit_x", Timestamp: ts},
 		audit.Event{ID: "<&>\u2028", Timestamp: ts, Reason: "a <b> & \"c\"\n\x01 \xff", Actor: audit.Actor{IP: "::1", UserAgent: "ua\t"},
-			Diff: map[string]audit.Change{"b": {To: json.RawMessage(`{"x":[1,"<"]}`)}, "a": {From: json.RawMessage(`"s"`)}, "<": {}},
+			Diff:   map[string]audit.Change{"b": {To: json.RawMessage(`{"x":[1,"<"]}`)}, "a": {From: json.RawMessage(`"s"`)}, "<": {}},
 			Before: json.RawMessage(`null`), After: json.RawMessage(`{"k":1.50}`), CrossTenant: true, Category: "c", Outcome: "o", RequestID: "r", RestoredFrom: "f"})
 	for _, e := range events {
 		want, err := json.Marshal(toDoc(&e))
