@@ -471,7 +471,8 @@ check("periodic exports: settings, keys, the exact verify command, delivered win
   if ((await fetch(`${BASE}/api/log-key`)).status === 200) {
     // The verifiable log: its signed checkpoint and the check's command.
     await page.getByTestId("log-checkpoint").getByText(`/tenants/${TENANT}`).waitFor({ timeout: T });
-    if (!(await page.getByTestId("log-verify-command").innerText()).startsWith(`auditlog log verify --tenant ${TENANT} --key '`)) throw new Error("no log verify command");
+    const logCmd = await page.getByTestId("log-verify-command").innerText();
+    if (!logCmd.startsWith(`auditlog log verify --tenant ${TENANT} --key '`) || !logCmd.endsWith(`' --api ${BASE} --token "$TOKEN"`)) throw new Error(`log verify command: ${logCmd}`);
   }
   const cmd = await page.getByTestId("verify-command").innerText();
   if (cmd !== `auditlog verify --dir ./periodic-exports --tenant ${TENANT} --api ${BASE} --token "$TOKEN"`) throw new Error(`verify command: ${cmd}`);

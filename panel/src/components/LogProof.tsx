@@ -39,7 +39,7 @@ export function LogProof({ id }: { id: string }) {
   if (!c.ok) {
     return (
       <Alert color="red" title="This event does not verify against the signed log" data-testid="log-proof" data-ok="false">
-        {c.why}: it may have been changed after it was stored. <Code>auditlog log verify</Code> on the store names what changed.
+        {c.why}: it may have been changed after it was stored. <Code>auditlog log verify</Code> names what changed.
       </Alert>
     );
   }

@@ -64,21 +64,24 @@ function SettingsCard({ superadmin }: { superadmin: boolean }) {
 function LogCard({ tenant }: { tenant: string }) {
   const key = useAsync(async () => {
     const r = await fetch("/api/log-key");
-    return r.ok ? ((await r.json()) as { verifierKey: string }).verifierKey : null;
+    if (!r.ok) return null;
+    const k = (await r.json()) as { verifierKey: string; earlierKeys?: string[] };
+    return [k.verifierKey, ...(k.earlierKeys ?? [])].join(",");
   }, "log-key");
   const cp = useAsync(async () => {
     const r = await fetch("/api/log/checkpoint", { headers: authHeaders() });
     return r.ok ? r.text() : null;
   }, "log-checkpoint");
   if (!key.data) return null; // this store keeps no log
-  const cmd = `auditlog log verify --tenant ${tenant} --key '${key.data}'`;
+  const cmd = `auditlog log verify --tenant ${tenant} --key '${key.data}' --api ${location.origin} --token "$TOKEN"`;
   return (
     <Stack gap="xs" data-testid="log-card">
       <Title order={4}>Verifiable log</Title>
       <Text size="sm">Every event of this tenant is a leaf of its Merkle tree; the service signs a checkpoint of the tree about every second.
         An event's drawer shows its place, checked in your browser.</Text>
       <Code block style={{ whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="log-checkpoint">{cp.data ?? "No event sealed yet."}</Code>
-      <Text size="sm">The key that signs it (keep a copy of your own), and the check of the store behind the service:</Text>
+      <Text size="sm">The keys that sign it (keep a copy of your own: after a key rotation the new one comes first), and the check of the whole log through this
+        service; add <Code>--save ./log-copy</Code> to keep what it read, and check that copy later, offline, with <Code>--dir ./log-copy</Code>:</Text>
       <Group gap="xs" wrap="nowrap" align="start">
         <Code block style={{ flex: 1, whiteSpace: "pre-wrap", overflowWrap: "anywhere" }} data-testid="log-verify-command">{cmd}</Code>
         <CopyButton value={cmd}>{({ copied, copy }) => <Button size="compact-xs" variant="light" onClick={copy}>{copied ? "Copied" : "Copy"}</Button>}</CopyButton>
