@@ -8,30 +8,18 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 // referenceLeafData is the leaf encoding as README defines it, computed
-// the slow way: the event's JSON decoded (numbers kept as written) and
-// encoded again with sorted keys and no HTML escaping.
+// the slow way (storetest.CanonicalJSON of the event's JSON).
 func referenceLeafData(t testing.TB, e audit.Event) []byte {
 	t.Helper()
 	raw, err := json.Marshal(e)
 	if err != nil {
 		t.Fatalf("not an encodable event: %v", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return storetest.CanonicalJSON(t, raw)
 }
 
 // TestLeafDataMatchesTheReference: the direct encoder writes, byte for

@@ -7,12 +7,10 @@ import (
 	"database/sql"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -54,21 +52,7 @@ func TestWitnessCatchesAForkAndARollback(t *testing.T) {
 		return m, client{t, "http://" + m.Addr()}
 	}
 	sealedAt := func(c client, want int64) {
-		testenv.Eventually(t, 30*time.Second, func() error {
-			var lr api.ListResponse
-			if _, body := c.do("GET", "/api/audit-logs?pageSize=1", tok, nil); json.Unmarshal(body, &lr) != nil {
-				return fmt.Errorf("list: %s", body)
-			}
-			code, body := c.do("GET", "/api/log/checkpoint", tok, nil)
-			if code != 200 {
-				return fmt.Errorf("checkpoint: %d", code)
-			}
-			n, _ := strconv.ParseInt(strings.Split(string(body), "\n")[1], 10, 64)
-			if n != lr.Total.Value || want > 0 && n != want {
-				return fmt.Errorf("checkpoint of %d leaves, %d events (want %d)", n, lr.Total.Value, want)
-			}
-			return nil
-		})
+		waitCheckpoint(t, c, tok, func(size, total int64) bool { return size == total && (want == 0 || size == want) })
 	}
 	state := t.TempDir()
 	dirA := t.TempDir()

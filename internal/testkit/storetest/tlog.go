@@ -151,7 +151,7 @@ func independentRoot(t *testing.T, b LogBackend, tenant string, size int64) tlog
 			t.Fatal(err)
 		}
 		raw, _ := json.Marshal(e)
-		hs, err := tlog.StoredHashes(i, canonicalJSON(t, raw), mem)
+		hs, err := tlog.StoredHashes(i, CanonicalJSON(t, raw), mem)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,10 +231,11 @@ func testParallelSealers(t *testing.T, b LogBackend) {
 	}
 }
 
-// canonicalJSON is the leaf encoding as README documents it, written here
-// from the documentation (not with audit.LeafData): object keys sorted,
-// no white space, no HTML escaping, numbers as given.
-func canonicalJSON(t *testing.T, raw []byte) []byte {
+// CanonicalJSON is the leaf encoding as README documents it, written here
+// from the documentation (not with audit.LeafData): the event's JSON
+// decoded, numbers kept as written, and encoded again with object keys
+// sorted, no white space, no HTML escaping.
+func CanonicalJSON(t testing.TB, raw []byte) []byte {
 	t.Helper()
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
