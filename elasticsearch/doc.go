@@ -98,11 +98,18 @@ func (s *Store) createDoc(ctx context.Context, index, docID, what string, doc an
 // changed meanwhile it returns ECONFLICT, unless exists (nil: not asked)
 // says it is gone (ENOTFOUND for another tenant's or a deleted one).
 func (s *Store) putIfUnchanged(ctx context.Context, index, docID, rev, what string, doc any, exists func() error) (string, error) {
+	return s.casPut(ctx, index, docID, rev, what, doc, true, exists)
+}
+
+// casPut is putIfUnchanged, with the refresh that makes the new document
+// searchable at once, or without it (refresh false: a document only read
+// by id, as the log's state).
+func (s *Store) casPut(ctx context.Context, index, docID, rev, what string, doc any, refresh bool, exists func() error) (string, error) {
 	seq, term, ok := strings.Cut(rev, ":")
 	if !ok {
 		return "", audit.Errorf(audit.ECONFLICT, "%s: unknown revision %q", what, rev)
 	}
-	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=true", index, url.PathEscape(docID), url.QueryEscape(seq), url.QueryEscape(term))
+	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s&refresh=%t", index, url.PathEscape(docID), url.QueryEscape(seq), url.QueryEscape(term), refresh)
 	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(doc))
 	if err != nil {
 		return "", err

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -334,19 +332,8 @@ func (s *Store) putState(ctx context.Context, st logState, rev string) error {
 		}
 		return err
 	}
-	seq, term, _ := strings.Cut(rev, ":")
-	path := fmt.Sprintf("/%s/_doc/%s?if_seq_no=%s&if_primary_term=%s", s.TlogIndex(), url.PathEscape(stateID(st.TenantID)), seq, term)
-	res, err := s.c.Do(ctx, http.MethodPut, path, mustJSON(st))
-	if err != nil {
-		return err
-	}
-	switch res.Status {
-	case http.StatusOK, http.StatusCreated:
-		return nil
-	case http.StatusConflict:
-		return audit.Errorf(audit.ECONFLICT, "%s changed since it was read", what)
-	}
-	return StatusError(http.MethodPut, what, res)
+	_, err := s.casPut(ctx, s.TlogIndex(), stateID(st.TenantID), rev, what, st, false, nil)
+	return err
 }
 
 // deleteTickets removes sealed tickets (one already gone is fine).
