@@ -78,7 +78,7 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 	if err != nil {
 		return Report{}, err
 	}
-	c := &checker{src: src, tenant: tenant, stored: stored, mem: memHashes{}, rep: Report{Checkpoint: cp, First: cp}}
+	c := &checker{src: src, tenant: tenant, stored: stored, mem: &memHashes{}, rep: Report{Checkpoint: cp, First: cp}}
 	if err := c.extend(ctx, cp, true); err != nil {
 		return c.rep, err
 	}
@@ -129,7 +129,7 @@ type checker struct {
 	src    Source
 	tenant string
 	stored map[string]*storedEvent
-	mem    memHashes
+	mem    *memHashes
 	rep    Report
 }
 
@@ -161,9 +161,7 @@ func (c *checker) extend(ctx context.Context, cp audit.Checkpoint, first bool) e
 			if err != nil {
 				return audit.Wrap(audit.EINTERNAL, err, "rebuilding the tree of %s", c.tenant)
 			}
-			for j, x := range hs {
-				c.mem[tlog.StoredHashIndex(0, l.Index)+int64(j)] = x
-			}
+			c.mem.store(tlog.StoredHashIndex(0, l.Index), hs)
 			i = l.Index + 1
 		}
 	}
@@ -246,13 +244,27 @@ func (rep *Report) checkLeaf(l audit.Leaf, stored map[string]*storedEvent) {
 	rep.Events++
 }
 
-// memHashes is a tree's stored hashes in memory.
-type memHashes map[int64]tlog.Hash
+// memHashes is a tree's stored hashes in memory, by stored-hash index:
+// leaves come in order, so the indexes are dense and a slice holds them
+// (32 bytes each, about 64 MB for a million leaves).
+type memHashes []tlog.Hash
 
-func (m memHashes) ReadHashes(ix []int64) ([]tlog.Hash, error) {
+// store sets the hashes from index at.
+func (m *memHashes) store(at int64, hs []tlog.Hash) {
+	if need := at + int64(len(hs)); int64(len(*m)) < need {
+		*m = append(*m, make([]tlog.Hash, need-int64(len(*m)))...)
+	}
+	copy((*m)[at:], hs)
+}
+
+// ReadHashes returns the hashes at ix; one not stored is the zero hash,
+// which makes a root that does not match.
+func (m *memHashes) ReadHashes(ix []int64) ([]tlog.Hash, error) {
 	out := make([]tlog.Hash, len(ix))
 	for i, x := range ix {
-		out[i] = m[x]
+		if x >= 0 && x < int64(len(*m)) {
+			out[i] = (*m)[x]
+		}
 	}
 	return out, nil
 }
