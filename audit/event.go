@@ -129,17 +129,6 @@ type Event struct {
 	RestoredFrom string `json:"restoredFrom,omitempty"`
 }
 
-// MarshalJSON writes diff as {} rather than null when it is empty, so the
-// wire shape always has every spec field.
-func (e Event) MarshalJSON() ([]byte, error) {
-	type plain Event
-	p := plain(e)
-	if p.Diff == nil {
-		p.Diff = map[string]Change{}
-	}
-	return json.Marshal(p)
-}
-
 // ChangedFields returns the sorted names of the fields in the diff.
 func (e *Event) ChangedFields() []string {
 	return sortedKeys(e.Diff)

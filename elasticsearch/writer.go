@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	fastjson "github.com/goccy/go-json"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -298,7 +300,10 @@ func atShardLimit(typ, reason string) bool {
 // DecodeSource reads a stored document back into an event.
 func DecodeSource(src []byte) (audit.Event, error) {
 	var d doc
-	if err := json.Unmarshal(src, &d); err != nil {
+	// goccy's decoder: a fifth of a default page's CPU in the API was
+	// encoding/json decoding the sources. Sources are the service's own
+	// documents, valid UTF-8.
+	if err := fastjson.Unmarshal(src, &d); err != nil {
 		return audit.Event{}, audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
 	}
 	return d.event(), nil

@@ -198,15 +198,16 @@ const hexDigits = "0123456789abcdef"
 // (encoding/json's escaping without HTML escaping).
 func AppendString(b []byte, s string) []byte { return appendJSONString(b, s, false) }
 
-// AppendHTMLString appends s as json.Marshal writes it (<, > and &
-// escaped).
+// AppendHTMLString appends s exactly as json.Marshal writes it (<, > and
+// & escaped).
 func AppendHTMLString(b []byte, s string) []byte { return appendJSONString(b, s, true) }
 
 // appendJSONString appends s as a JSON string as encoding/json writes it,
 // with HTML escaping (<, >, & as \u003c, \u003e, \u0026) or without: ", \ and control characters escaped (\n, \r, \t,
 // \b, \f by name, the others as \u00XX), U+2028 and U+2029 as \u2028 and \u2029,
-// and invalid UTF-8 as U+FFFD (its bytes, as the leaf's second encoding
-// writes the \ufffd its first wrote).
+// and invalid UTF-8 as U+FFFD: the escape \ufffd with HTML escaping, as
+// json.Marshal writes it; its bytes without, as the leaf's second encoding
+// writes the \ufffd its first wrote.
 func appendJSONString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
@@ -240,6 +241,8 @@ func appendJSONString(b []byte, s string, html bool) []byte {
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == utf8.RuneError && size == 1 && html:
+			b = append(append(b, s[start:i]...), `\ufffd`...) // as json.Marshal writes it
 		case r == utf8.RuneError && size == 1:
 			b = append(append(b, s[start:i]...), "\ufffd"...)
 		case r == '\u2028' || r == '\u2029':
