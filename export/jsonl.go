@@ -2,7 +2,6 @@ package export
 
 import (
 	"bufio"
-	"encoding/json"
 	"io"
 
 	"github.com/auditlog/auditlog/audit"
@@ -32,16 +31,18 @@ func NewEncoder(f audit.ExportFormat, w io.Writer) (Encoder, error) {
 // neutralising: nothing reads a JSON line as a formula.
 type JSONLWriter struct {
 	w    *bufio.Writer
+	buf  []byte // the line being written, reused
 	rows int64
 }
 
-// Write encodes one event as a line.
+// Write encodes one event as a line (as json.Marshal writes it).
 func (j *JSONLWriter) Write(e *audit.Event) error {
-	b, err := json.Marshal(e)
+	b, err := e.AppendJSON(j.buf[:0])
 	if err != nil {
 		return err
 	}
-	if _, err := j.w.Write(append(b, '\n')); err != nil {
+	j.buf = append(b, '\n')
+	if _, err := j.w.Write(j.buf); err != nil {
 		return err
 	}
 	j.rows++
