@@ -57,15 +57,7 @@ func testLogVerifyThroughTheAPI(t *testing.T, vars map[string]string) {
 	}
 	saved := filepath.Join(t.TempDir(), "copy")
 	// Events ingested right before: the verification waits for them.
-	g := gen.New(gen.Config{Seed: 5, Tenants: 1, FirstTenantID: demoTenant, WithIDs: true}, 30)
-	var fresh []audit.Event
-	for range 30 {
-		fresh = append(fresh, g.Next())
-	}
-	payload, _ := json.Marshal(fresh)
-	if code, body := c.do("POST", "/api/audit-events", "svc", payload); code != 200 {
-		t.Fatalf("ingest: %d %s", code, body)
-	}
+	fresh, _ := ingestDemo(t, c, 5, 30)
 	if out := verify(0, "--api", c.base, "--token", tok, "--save", saved); !strings.HasPrefix(out, "ok: ") {
 		t.Fatalf("through the API: %s", out)
 	}
@@ -222,15 +214,7 @@ func TestTheLogKeyRotates(t *testing.T) {
 	if keyB == keyA || len(old) != 1 || old[0] != keyA {
 		t.Fatalf("after the rotation: key %s, earlier %v; want a new key and %s", keyB, old, keyA)
 	}
-	g := gen.New(gen.Config{Seed: 9, Tenants: 1, FirstTenantID: demoTenant, WithIDs: true}, 5)
-	var later []audit.Event
-	for range 5 {
-		later = append(later, g.Next())
-	}
-	payload, _ := json.Marshal(later)
-	if code, body := cb.do("POST", "/api/audit-events", "svc", payload); code != 200 {
-		t.Fatalf("ingest: %d %s", code, body)
-	}
+	ingestDemo(t, cb, 9, 5)
 	waitCheckpoint(t, cb, tok, func(size, total int64) bool { return size == total && size > first })
 	witness(cb, keyA, 3)
 	if readKept(t, state) != kept {
@@ -276,4 +260,20 @@ func waitCheckpoint(t *testing.T, c client, tok string, done func(size, total in
 		}
 		return nil
 	})
+}
+
+// ingestDemo posts n generated events of the demo tenant (seed seed) to
+// serve at c with the ingest token svc, and returns them and the body.
+func ingestDemo(t *testing.T, c client, seed uint64, n int) ([]audit.Event, []byte) {
+	t.Helper()
+	g := gen.New(gen.Config{Seed: seed, Tenants: 1, FirstTenantID: demoTenant, WithIDs: true}, n)
+	events := make([]audit.Event, n)
+	for i := range events {
+		events[i] = g.Next()
+	}
+	payload, _ := json.Marshal(events)
+	if code, body := c.do("POST", "/api/audit-events", "svc", payload); code != 200 {
+		t.Fatalf("ingest: %d %s", code, body)
+	}
+	return events, payload
 }

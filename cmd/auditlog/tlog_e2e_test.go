@@ -12,7 +12,6 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/seal"
 )
@@ -72,15 +71,7 @@ func testTheLogVerifies(t *testing.T, store func(t *testing.T) map[string]string
 		return nil
 	})
 	early := size()
-	g := gen.New(gen.Config{Seed: 31, Tenants: 1, FirstTenantID: demoTenant, WithIDs: true}, 20)
-	var events []audit.Event
-	for i := 0; i < 20; i++ {
-		events = append(events, g.Next())
-	}
-	payload, _ := json.Marshal(events)
-	if code, body := c.do("POST", "/api/audit-events", "svc", payload); code != 200 {
-		t.Fatalf("ingest: %d %s", code, body)
-	}
+	events, _ := ingestDemo(t, c, 31, 20)
 	testenv.Eventually(t, 30*time.Second, func() error {
 		if s := size(); s != early+20 {
 			return fmt.Errorf("checkpoint of %d leaves, want %d", s, early+20)

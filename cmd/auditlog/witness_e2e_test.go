@@ -17,7 +17,6 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/witness"
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,15 +76,7 @@ func TestWitnessCatchesAForkAndARollback(t *testing.T) {
 	}
 	before := copyDir(t, dirA) // the store before the later events, for the rollback
 	a, ca = serve(dirA)
-	g := gen.New(gen.Config{Seed: 77, Tenants: 1, FirstTenantID: demoTenant, WithIDs: true}, 10)
-	var later []audit.Event
-	for i := 0; i < 10; i++ {
-		later = append(later, g.Next())
-	}
-	payload, _ := json.Marshal(later)
-	if code, body := ca.do("POST", "/api/audit-events", "svc", payload); code != 200 {
-		t.Fatalf("ingest: %d %s", code, body)
-	}
+	_, payload := ingestDemo(t, ca, 77, 10)
 	sealedAt(ca, 0)
 	check(ca, 0, `"kept":`)
 	kept := readKept(t, state)
