@@ -26,6 +26,11 @@ type Inclusion struct {
 	Size  int64
 	Root  tlog.Hash
 	Proof tlog.RecordProof
+	// State is the log's state the proof was made from: its Checkpoint
+	// is the signed tree of Size when no size was asked (a state read
+	// again could be a later round's, whose checkpoint the proof is not
+	// for).
+	State audit.LogState
 }
 
 // ProveInclusion proves that the event is in the tenant's tree of size
@@ -33,11 +38,13 @@ type Inclusion struct {
 // when the event is no leaf yet; EINVALID when size is beyond the log or
 // not after the leaf.
 func ProveInclusion(ctx context.Context, st audit.LogStore, tenant, eventID string, size int64) (Inclusion, error) {
-	ls, err := st.LogState(ctx, tenant)
+	// The leaf first: a leaf is stored with (SQLite) or after (Elasticsearch)
+	// the state that holds it, so the state read next has it.
+	leaf, err := st.LeafOf(ctx, tenant, eventID)
 	if err != nil {
 		return Inclusion{}, err
 	}
-	leaf, err := st.LeafOf(ctx, tenant, eventID)
+	ls, err := st.LogState(ctx, tenant)
 	if err != nil {
 		return Inclusion{}, err
 	}
@@ -57,7 +64,7 @@ func ProveInclusion(ctx context.Context, st audit.LogStore, tenant, eventID stri
 	if err != nil {
 		return Inclusion{}, audit.Wrap(audit.EINTERNAL, err, "proving leaf %d of %s", leaf.Index, tenant)
 	}
-	return Inclusion{Leaf: leaf, Size: size, Root: root, Proof: proof}, nil
+	return Inclusion{Leaf: leaf, Size: size, Root: root, Proof: proof, State: ls}, nil
 }
 
 // Consistency is the proof that the tree of size To extends the tree of

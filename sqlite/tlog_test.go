@@ -223,3 +223,46 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	}
 	storetest.WantFindings(t, rep, map[string]string{victim.ID: "missing", forged.ID: "unsealed"}, s, s, tenant)
 }
+
+// roundInBetween is the store with a sealing round committed right after
+// each LeafOf: the race of a proof asked while the log moves on.
+type roundInBetween struct {
+	*sqlite.Store
+	t      *testing.T
+	sealer *seal.Sealer
+}
+
+func (r roundInBetween) LeafOf(ctx context.Context, tenant, id string) (audit.Leaf, error) {
+	l, err := r.Store.LeafOf(ctx, tenant, id)
+	storetest.SealAll(r.t, r.sealer)
+	return l, err
+}
+
+// TestAProofComesWithItsOwnCheckpoint: with a round committed while a
+// proof is made, the proof and the checkpoint it is given with are of
+// the same tree (the API answers both; a checkpoint read again was once a
+// later round's, and the browser refused the proof).
+func TestAProofComesWithItsOwnCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	s, _, events, _ := sealedStore(t, 15, 30)
+	g := gen.New(gen.Config{Seed: 16, Tenants: 1, FirstTenantID: events[0].TenantID, WithIDs: true}, 10)
+	var more []audit.Event
+	for range 10 {
+		more = append(more, g.Next())
+	}
+	if _, err := s.WriteEvents(ctx, more); err != nil {
+		t.Fatal(err)
+	}
+	sealer, _ := storetest.NewSealer(t, s, 0)
+	in, err := seal.ProveInclusion(ctx, roundInBetween{s, t, sealer}, events[0].TenantID, events[2].ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, err := audit.ParseCheckpoint(strings.SplitN(in.State.Checkpoint, "\n\n", 2)[0] + "\n")
+	if err != nil || cp.Size != in.Size || cp.Root != in.Root || in.Size != 40 {
+		t.Fatalf("a proof of the tree of %d (root %s) given with the checkpoint %+v %v", in.Size, in.Root, cp, err)
+	}
+	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.Leaf.Index, audit.LeafHash(events[2])); err != nil {
+		t.Fatal(err)
+	}
+}
