@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -199,6 +201,17 @@ func (r *Recorder) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf
 		_, _ = w.Write(append(b, '\n'))
 	}
 	return got, w.Flush()
+}
+
+// ReadTile reads the source's tile, when it has tiles (the API does).
+func (r *Recorder) ReadTile(ctx context.Context, t tlog.Tile) ([]byte, error) {
+	ts, ok := r.Src.(interface {
+		ReadTile(ctx context.Context, t tlog.Tile) ([]byte, error)
+	})
+	if !ok {
+		return nil, errors.New("the source has no tiles")
+	}
+	return ts.ReadTile(ctx, t)
 }
 
 // Events reads the source's and keeps them aside until Finish.

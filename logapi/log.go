@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -147,4 +148,10 @@ func (c Client) LogKeys(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	return append([]string{out.VerifierKey}, out.EarlierKeys...), nil
+}
+
+// ReadTile reads a hash tile of the tenant's latest tree (GET
+// /api/log/tile/<L>/<N>[.p/<W>], C2SP tlog-tiles of height 8).
+func (c Client) ReadTile(ctx context.Context, t tlog.Tile) ([]byte, error) {
+	return c.Get(ctx, "/api/log/"+strings.Replace(t.Path(), "tile/8/", "tile/", 1))
 }

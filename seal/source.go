@@ -3,6 +3,8 @@ package seal
 import (
 	"context"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -58,4 +60,18 @@ func (s storeSource) Events(ctx context.Context, fn func([]audit.Event) error) e
 		}
 	}
 	return s.scan.ScanEvents(ctx, audit.Filter{TenantID: s.tenant}, audit.DefaultSort, fn)
+}
+
+// TileSource is a Source that also reads the tree's hash tiles (C2SP
+// tlog-tiles of height TileHeight: the store's stored hashes, or the
+// API's tiles). When the leaves do not make the signed root, Check reads
+// the signed tree's leaf hashes from them, each checked against the root
+// (tlog.TileHashReader), and names each leaf that differs.
+type TileSource interface {
+	ReadTile(ctx context.Context, t tlog.Tile) ([]byte, error)
+}
+
+// ReadTile reads a tile of the store's tree.
+func (s storeSource) ReadTile(ctx context.Context, t tlog.Tile) ([]byte, error) {
+	return ReadTile(ctx, s.st, s.tenant, t)
 }

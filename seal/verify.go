@@ -14,7 +14,7 @@ import (
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, missing, repeated, unsealed, tree
+	Kind    string // altered, missing, repeated, unsealed, tree, reordered, rewritten
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string
@@ -169,6 +169,9 @@ func (c *checker) extend(ctx context.Context, cp audit.Checkpoint, first bool) e
 	if root, err := tlog.TreeHash(cp.Size, c.mem); err != nil || root != cp.Root {
 		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "tree", Index: -1,
 			Detail: fmt.Sprintf("the %d leaves make root %s, the signed checkpoint says %s", cp.Size, root, cp.Root)})
+		if ts, ok := c.src.(TileSource); ok {
+			c.nameDiffering(ctx, cp, ts)
+		}
 	}
 	return nil
 }

@@ -266,3 +266,79 @@ func TestAProofComesWithItsOwnCheckpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestVerifyNamesReorderedLeaves: leaves moved behind the service (two
+// rows of the leaf table swapped) make a tree without the signed root,
+// and log verify names both by the signed tree's tiles, and a leaf whose
+// hash was rewritten (to one the signed tree has nowhere); when the tree's
+// stored hashes were rewritten as well, the tiles no longer verify
+// against the signed root and it says that no leaf can be named.
+func TestVerifyNamesReorderedLeaves(t *testing.T) {
+	ctx := context.Background()
+	s, path, events, v := sealedStore(t, 14, 40)
+	tenant := events[0].TenantID
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	leafOf := func(i int) (string, []byte) {
+		var id string
+		var h []byte
+		if err := db.QueryRow(`SELECT event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND leaf = ?`, tenant, i).Scan(&id, &h); err != nil {
+			t.Fatal(err)
+		}
+		return id, h
+	}
+	id3, h3 := leafOf(3)
+	id8, h8 := leafOf(8)
+	for _, stmt := range []struct {
+		q    string
+		args []any
+	}{
+		{`UPDATE tlog_leaves SET event_id = 'x', hash = ? WHERE tenant_id = ? AND leaf = 3`, []any{h8, tenant}},
+		{`UPDATE tlog_leaves SET event_id = ?, hash = ? WHERE tenant_id = ? AND leaf = 8`, []any{id3, h3, tenant}},
+		{`UPDATE tlog_leaves SET event_id = ? WHERE tenant_id = ? AND leaf = 3`, []any{id8, tenant}},
+	} {
+		if _, err := db.Exec(stmt.q, stmt.args...); err != nil {
+			t.Fatalf("%s: %v", stmt.q, err)
+		}
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{}
+	for _, f := range rep.Findings {
+		kinds[f.Kind+" "+f.EventID] = f.Detail
+	}
+	if len(rep.Findings) != 3 || kinds["tree "] == "" || kinds["reordered "+id8] == "" || kinds["reordered "+id3] == "" {
+		t.Fatalf("after swapping leaves 3 and 8: %v", rep.Findings)
+	}
+	// A leaf's hash rewritten (to a hash the signed tree has nowhere):
+	// rewritten, and its event no longer matches it.
+	id20, _ := leafOf(20)
+	if _, err := db.Exec(`UPDATE tlog_leaves SET hash = randomblob(32) WHERE tenant_id = ? AND leaf = 20`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = seal.Verify(ctx, s, s, tenant, v)
+	kinds = map[string]string{}
+	for _, f := range rep.Findings {
+		kinds[f.Kind+" "+f.EventID] = f.Detail
+	}
+	if err != nil || len(rep.Findings) != 5 || kinds["rewritten "+id20] == "" || kinds["altered "+id20] == "" {
+		t.Fatalf("after rewriting leaf 20: %v %v", rep.Findings, err)
+	}
+	// The tree's stored hashes rewritten too: nothing to name by.
+	if _, err := db.Exec(`UPDATE tlog_hashes SET hash = zeroblob(32) WHERE tenant_id = ? AND idx = 0`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = seal.Verify(ctx, s, s, tenant, v)
+	named := ""
+	for _, f := range rep.Findings {
+		named += f.Kind + ": " + f.Detail + "\n"
+	}
+	if err != nil || strings.Contains(named, "reordered") || !strings.Contains(named, "cannot be named") {
+		t.Fatalf("with the stored hashes rewritten: %v %v", rep.Findings, err)
+	}
+}
