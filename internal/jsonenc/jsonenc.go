@@ -144,9 +144,11 @@ func HasKey(raw []byte, pred func(string) bool) bool {
 		if raw[i] != '"' {
 			continue
 		}
-		s, end := readString(raw, i)
-		if j := skipSpace(raw, end); j < len(raw) && raw[j] == ':' && pred(s) {
-			return true
+		_, end := stringEnd(raw, i)
+		if j := skipSpace(raw, end); j < len(raw) && raw[j] == ':' { // a key: only keys are decoded
+			if s, _ := readString(raw, i); pred(s) {
+				return true
+			}
 		}
 		i = end - 1
 	}
@@ -197,6 +199,20 @@ const hexDigits = "0123456789abcdef"
 // AppendString appends s as a JSON string as the canonical form writes it
 // (encoding/json's escaping without HTML escaping).
 func AppendString(b []byte, s string) []byte { return appendJSONString(b, s, false) }
+
+// AppendField appends ,"name": (name a plain ASCII field name).
+func AppendField(b []byte, name string) []byte {
+	return append(append(append(b, `,"`...), name...), `":`...)
+}
+
+// AppendOptional appends ,"name":value unless value is empty (omitempty),
+// the value escaped as AppendHTMLString (html) or AppendString does.
+func AppendOptional(b []byte, name, value string, html bool) []byte {
+	if value == "" {
+		return b
+	}
+	return appendJSONString(AppendField(b, name), value, html)
+}
 
 // AppendHTMLString appends s exactly as json.Marshal writes it (<, > and
 // & escaped).
