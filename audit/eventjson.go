@@ -60,30 +60,22 @@ func (e *Event) AppendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `},"crossTenant":`...)
 	b = strconv.AppendBool(b, e.CrossTenant)
-	b = optString(b, "category", string(e.Category))
-	b = optString(b, "outcome", string(e.Outcome))
-	b = optString(b, "reason", e.Reason)
+	b = jsonenc.AppendOptional(b, "category", string(e.Category), true)
+	b = jsonenc.AppendOptional(b, "outcome", string(e.Outcome), true)
+	b = jsonenc.AppendOptional(b, "reason", e.Reason, true)
 	for _, f := range []struct {
 		name string
 		raw  json.RawMessage
 	}{{"before", e.Before}, {"after", e.After}} {
 		if len(f.raw) > 0 {
-			if b, err = appendRawJSON(append(append(append(b, `,"`...), f.name...), `":`...), f.raw); err != nil {
+			if b, err = appendRawJSON(jsonenc.AppendField(b, f.name), f.raw); err != nil {
 				return nil, err
 			}
 		}
 	}
-	b = optString(b, "requestId", e.RequestID)
-	b = optString(b, "restoredFrom", e.RestoredFrom)
+	b = jsonenc.AppendOptional(b, "requestId", e.RequestID, true)
+	b = jsonenc.AppendOptional(b, "restoredFrom", e.RestoredFrom, true)
 	return append(b, '}'), nil
-}
-
-// optString appends ,"name":value unless value is empty (omitempty).
-func optString(b []byte, name, value string) []byte {
-	if value == "" {
-		return b
-	}
-	return jsonenc.AppendHTMLString(append(append(append(b, `,"`...), name...), `":`...), value)
 }
 
 // appendRawJSON appends a raw value as encoding/json writes a

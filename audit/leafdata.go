@@ -29,7 +29,7 @@ func appendLeafData(b []byte, e *Event) []byte {
 	b = append(b, '}')
 	b = appendRawField(b, "after", e.After)
 	b = appendRawField(b, "before", e.Before)
-	b = appendStringField(b, "category", string(e.Category))
+	b = jsonenc.AppendOptional(b, "category", string(e.Category), false)
 	b = append(b, `,"crossTenant":`...)
 	if e.CrossTenant {
 		b = append(b, "true"...)
@@ -51,15 +51,15 @@ func appendLeafData(b []byte, e *Event) []byte {
 	}
 	b = append(b, `},"id":`...)
 	b = jsonenc.AppendString(b, e.ID)
-	b = appendStringField(b, "outcome", string(e.Outcome))
-	b = appendStringField(b, "reason", e.Reason)
-	b = appendStringField(b, "requestId", e.RequestID)
+	b = jsonenc.AppendOptional(b, "outcome", string(e.Outcome), false)
+	b = jsonenc.AppendOptional(b, "reason", e.Reason, false)
+	b = jsonenc.AppendOptional(b, "requestId", e.RequestID, false)
 	b = append(b, `,"resource":{"id":`...)
 	b = jsonenc.AppendString(b, e.Resource.ID)
 	b = append(b, `,"type":`...)
 	b = jsonenc.AppendString(b, e.Resource.Type)
 	b = append(b, '}')
-	b = appendStringField(b, "restoredFrom", e.RestoredFrom)
+	b = jsonenc.AppendOptional(b, "restoredFrom", e.RestoredFrom, false)
 	b = append(b, `,"tenantId":`...)
 	b = jsonenc.AppendString(b, e.TenantID)
 	b = append(b, `,"timestamp":"`...)
@@ -67,21 +67,10 @@ func appendLeafData(b []byte, e *Event) []byte {
 	return append(b, `"}`...)
 }
 
-// appendStringField appends ,"name":value unless value is empty
-// (omitempty).
-func appendStringField(b []byte, name, value string) []byte {
-	if value == "" {
-		return b
-	}
-	b = append(append(append(b, `,"`...), name...), `":`...)
-	return jsonenc.AppendString(b, value)
-}
-
 // appendRawField appends ,"name":value unless raw is empty (omitempty).
 func appendRawField(b []byte, name string, raw json.RawMessage) []byte {
 	if len(raw) == 0 {
 		return b
 	}
-	b = append(append(append(b, `,"`...), name...), `":`...)
-	return jsonenc.AppendCanonical(b, raw)
+	return jsonenc.AppendCanonical(jsonenc.AppendField(b, name), raw)
 }

@@ -25,8 +25,8 @@ func appendDoc(b []byte, e *audit.Event) []byte {
 	b = jsonenc.AppendHTMLString(b, e.Actor.Email)
 	b = append(b, `,"role":`...)
 	b = jsonenc.AppendHTMLString(b, e.Actor.Role)
-	b = docString(b, "ip", e.Actor.IP)
-	b = docString(b, "userAgent", e.Actor.UserAgent)
+	b = jsonenc.AppendOptional(b, "ip", e.Actor.IP, true)
+	b = jsonenc.AppendOptional(b, "userAgent", e.Actor.UserAgent, true)
 	b = append(b, `},"action":`...)
 	b = jsonenc.AppendHTMLString(b, string(e.Action))
 	b = append(b, `,"resource":{"type":`...)
@@ -56,31 +56,22 @@ func appendDoc(b []byte, e *audit.Event) []byte {
 	} else {
 		b = append(b, `,"crossTenant":false`...)
 	}
-	b = docString(b, "category", string(e.Category))
-	b = docString(b, "outcome", string(e.Outcome))
-	b = docString(b, "reason", e.Reason)
+	b = jsonenc.AppendOptional(b, "category", string(e.Category), true)
+	b = jsonenc.AppendOptional(b, "outcome", string(e.Outcome), true)
+	b = jsonenc.AppendOptional(b, "reason", e.Reason, true)
 	if len(e.Before) > 0 {
-		b = docRaw(append(b, `,"before":`...), e.Before)
+		b = docRaw(jsonenc.AppendField(b, "before"), e.Before)
 	}
 	if len(e.After) > 0 {
-		b = docRaw(append(b, `,"after":`...), e.After)
+		b = docRaw(jsonenc.AppendField(b, "after"), e.After)
 	}
-	b = docString(b, "requestId", e.RequestID)
-	b = docString(b, "restoredFrom", e.RestoredFrom)
-	b = docString(b, "reasonText", e.Reason)
+	b = jsonenc.AppendOptional(b, "requestId", e.RequestID, true)
+	b = jsonenc.AppendOptional(b, "restoredFrom", e.RestoredFrom, true)
+	b = jsonenc.AppendOptional(b, "reasonText", e.Reason, true)
 	if v := nonReason(e); len(v) > 0 {
-		b = docStrings(append(b, `,"values":`...), v)
+		b = docStrings(jsonenc.AppendField(b, "values"), v)
 	}
 	return append(b, '}')
-}
-
-// docString appends ,"name":value unless value is empty (omitempty).
-func docString(b []byte, name, value string) []byte {
-	if value == "" {
-		return b
-	}
-	b = append(append(append(b, `,"`...), name...), `":`...)
-	return jsonenc.AppendHTMLString(b, value)
 }
 
 // docRaw appends a raw value; absent is null.
