@@ -216,11 +216,15 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 }
 
 // EventSpan implements audit.EventReader: min and max of ts over the
-// filter (the (tenant_id, ts) index answers a tenant-wide span at once).
+// filter. Each is its own SELECT: SQLite reads a lone min() or max() as
+// the first row of an index in ts order (the (tenant_id, ts) index answers
+// a tenant-wide span at once), but min() and max() together as a scan of
+// every matching row (190 ms at 1M events).
 func (s *Store) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error) {
 	cond, args := where(f)
 	var lo, hi sql.NullInt64
-	if err := s.r.QueryRowContext(ctx, `SELECT min(ts), max(ts) FROM events WHERE `+cond, args...).Scan(&lo, &hi); err != nil {
+	q := `SELECT (SELECT min(ts) FROM events WHERE ` + cond + `), (SELECT max(ts) FROM events WHERE ` + cond + `)`
+	if err := s.r.QueryRowContext(ctx, q, append(args, args...)...).Scan(&lo, &hi); err != nil {
 		return audit.Span{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: span")
 	}
 	if !lo.Valid {
