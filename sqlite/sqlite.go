@@ -46,6 +46,12 @@ type Config struct {
 	// the store are wrong. Only the benchmark that measures what the
 	// rollups cost the write rate sets it; no configuration reaches it.
 	SkipRollup bool
+	// Tune is run on the write connection after the migrations, and
+	// OpenDB, when set, opens the database instead of modernc's driver.
+	// Only the benchmark of ingest variants (pragmas, dropped indexes,
+	// another engine) sets them; no configuration reaches them.
+	Tune   []string
+	OpenDB func(dsn string) (*sql.DB, error)
 }
 
 // Store is the SQLite event store.
@@ -96,12 +102,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return "file:" + cfg.Path + "?" + q.Encode() + extra
 	}
-	w, err := sql.Open("sqlite", dsn("&_txlock=immediate"))
+	open := cfg.OpenDB
+	if open == nil {
+		open = func(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
+	}
+	w, err := open(dsn("&_txlock=immediate"))
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)
 	}
 	w.SetMaxOpenConns(1)
-	r, err := sql.Open("sqlite", dsn("&mode=ro"))
+	r, err := open(dsn("&mode=ro"))
 	if err != nil {
 		w.Close()
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)
@@ -111,6 +121,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		errors.Join(s.r.Close(), s.w.Close())
 		return nil, err
+	}
+	for _, q := range cfg.Tune {
+		if _, err := s.w.ExecContext(ctx, q); err != nil {
+			errors.Join(s.r.Close(), s.w.Close())
+			return nil, audit.Wrap(audit.EINVALID, err, "sqlite: %s", q)
+		}
 	}
 	s.wg.Add(1)
 	go s.writer()

@@ -112,7 +112,7 @@ func main() {
 		{"indexer", benchIndexer},
 		{"query", benchQuery},
 		{"export", benchExport},
-		{"sqlite", benchSQLite},
+		{"sqlite", benchSQLite}, {"sqlite-variants", benchSQLiteVariants},
 		{"periodic", benchPeriodic}, {"log-sqlite", benchLogSQLite}, {"log-elasticsearch", benchLogElasticsearch},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},

@@ -85,11 +85,11 @@ func benchSQLiteIngest(ctx context.Context, e *env, dir string) ([]result, error
 	}
 	out := []result{{
 		Name: "SQLite ingest through HTTP", Unit: "events/s", Samples: ingest, Ceiling: ceiling,
-		Target: "≥ 20000 events/s",
+		Target: "≥ 25000 events/s",
 		Method: fmt.Sprintf("%d generated events per run, without ids, posted as JSON arrays of %d to `POST /api/audit-events` (the real API over HTTP on loopback, 2 concurrent clients) on a fresh database; each answer is read. "+
 			"Ceiling: the same number of events written with `Store.WriteEvents` in batches of %d, no HTTP, no decoding, no validation. WAL, synchronous=FULL: every batch is fsynced. One warm-up pair, then %d pairs.", n, batch, batch, e.runs),
 	}}
-	out[0].Min = 20000
+	out[0].Min = 25000
 	out = append(out, result{
 		Name: "SQLite store write with the stats rollups vs without", Unit: "events/s", Samples: ceiling, Ceiling: bare,
 		Target: "(reported)",
@@ -99,10 +99,14 @@ func benchSQLiteIngest(ctx context.Context, e *env, dir string) ([]result, error
 			"on another fresh database with `SkipRollup` set, so the hourly stats rollups (sqlite/rollup.go: one upsert per distinct tenant, hour and dimensions, "+
 			"and per tenant, actor and hour, in multi-row statements in each batch's transaction) are not maintained; the order of the two alternates between runs. One warm-up pair, then %d pairs.", n, batch, e.runs),
 	})
-	out[0].Notes = "What limits it: CPU in the pure-Go SQLite engine, not HTTP (the API reaches about 95% of the store's own write rate) and not fsync. " +
-		"A CPU profile of `Store.WriteEvents` puts about 70% of the time in the SQLite VM (per event: the table, the unique id index, six sort and lookup indexes, and FTS5) " +
-		"and about 25% in the commit (WAL page writes). Group commit of concurrent batches (kept: it saves fsyncs on slower disks) changes nothing here; " +
-		"16 KiB pages and multi-row `INSERT … RETURNING` measured slower and were dropped. The remaining levers are a cgo driver (not the default: `make run` needs only Go) or fewer indexes (which the query targets need)."
+	out[0].Notes = "What limits it: CPU in the pure-Go SQLite engine, not HTTP (the API reaches about 90% of the store's own write rate) and not fsync. " +
+		"A CPU profile of `Store.WriteEvents` puts about 55% of the time in the inserts (per event: the table, the unique id index, eight sort and lookup indexes, and FTS5), " +
+		"about 25% in the commit and 12% in the rollups. The commit writes every page the batch dirtied to the WAL (two write calls and a checksum per page), " +
+		"and the indexes' random inserts dirty about a page per event and index: 29 KB written per event (WAL and checkpoints, /proc/self/io, one-off) at batches of 500, 15 KB at 2,000. " +
+		"The `SQLite ingest variant` rows measure each lever side by side: none of the pragmas, page sizes or the other pure-Go engine gains beyond the runs' spread; " +
+		"larger commits do (the client's lever); the store without any secondary index would just reach the target, so no tuning of this schema does. " +
+		"A group commit that waits for overlapping requests (as PostgreSQL's commit_delay) doubled the events per commit with two clients but gained nothing in a one-off run: " +
+		"the core that decoded the next request during a commit then idles. Multi-row `INSERT … RETURNING` measured slower and was dropped."
 	return out, nil
 }
 
