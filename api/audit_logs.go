@@ -209,7 +209,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		cur := s.read.Cursors.Encode(audit.Cursor{After: *res.Next, Total: &total}, q.Filter, q.Sort)
 		out.NextCursor = &cur
 	}
-	c.JSON(http.StatusOK, out)
+	s.writeAppended(c, out.AppendJSON)
 }
 
 func (s *Server) getEvent(c *gin.Context) {
@@ -229,7 +229,7 @@ func (s *Server) getEvent(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	c.JSON(http.StatusOK, e)
+	s.writeAppended(c, e.AppendJSON)
 }
 
 func (s *Server) stats(c *gin.Context) {
