@@ -86,7 +86,7 @@ func appendRawJSON(b []byte, raw json.RawMessage) ([]byte, error) {
 	if raw == nil {
 		return append(b, "null"...), nil
 	}
-	if !json.Valid(raw) {
+	if !jsonenc.Valid(raw) {
 		return nil, fmt.Errorf("json: invalid raw value %.40q", raw)
 	}
 	if !needsCompaction(raw) {

@@ -231,7 +231,7 @@ func (p *SensitivePolicy) secretPath(path string) bool {
 // A value without a secret key (most) is only encoded again, as
 // rewriteRaw would, without decoding it (jsonenc.AppendMarshaled).
 func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
-	if len(raw) > 0 && !isNull(raw) && json.Valid(raw) && !jsonenc.HasKey(raw, p.Secret) {
+	if len(raw) > 0 && !isNull(raw) && jsonenc.Valid(raw) && !jsonenc.HasKey(raw, p.Secret) {
 		return jsonenc.AppendMarshaled(make([]byte, 0, len(raw)), raw)
 	}
 	return rewriteRaw(raw, func(v any) any { return p.maskValue(tenant, v) })

@@ -12,6 +12,8 @@ import (
 
 	fastjson "github.com/goccy/go-json"
 	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // Limits on one event. They are part of the contract (README, "Event
@@ -59,11 +61,12 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	}
 	var e Event
 	// The fast decoder does not check the contents of raw values (diff,
-	// before, after): the standard library's validation guards it, so
-	// nothing but valid JSON is ever accepted (found by fuzzing).
+	// before, after): jsonenc.Valid (encoding/json's grammar, checked
+	// against it by fuzzing) guards it, so nothing but valid JSON is ever
+	// accepted (found by fuzzing).
 	// goccy's Unmarshal keeps invalid UTF-8 as it is, where encoding/json
 	// and its stream decoder write U+FFFD: such input takes the slow path.
-	if json.Valid(data) && utf8.Valid(data) && knownKeys(data) {
+	if jsonenc.Valid(data) && utf8.Valid(data) && knownKeys(data) {
 		if err := fastjson.Unmarshal(data, &e); err == nil {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
