@@ -218,6 +218,18 @@ func AppendOptional(b []byte, name, value string, html bool) []byte {
 // & escaped).
 func AppendHTMLString(b []byte, s string) []byte { return appendJSONString(b, s, true) }
 
+// plainASCII and plainHTML are the bytes a JSON string holds as they
+// are, without and with HTML escaping: ASCII but the control characters,
+// " and \ (and <, > and &). One lookup a byte keeps appendJSONString's
+// loop short; it was a tenth of the indexer's work per event.
+var plainASCII, plainHTML = func() (a, h [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		a[c] = c != '"' && c != '\\'
+		h[c] = a[c] && c != '<' && c != '>' && c != '&'
+	}
+	return a, h
+}()
+
 // appendJSONString appends s as a JSON string as encoding/json writes it,
 // with HTML escaping (<, >, & as \u003c, \u003e, \u0026) or without: ", \ and control characters escaped (\n, \r, \t,
 // \b, \f by name, the others as \u00XX), U+2028 and U+2029 as \u2028 and \u2029,
@@ -226,14 +238,18 @@ func AppendHTMLString(b []byte, s string) []byte { return appendJSONString(b, s,
 // writes the \ufffd its first wrote.
 func appendJSONString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
+	plain := &plainASCII
+	if html {
+		plain = &plainHTML
+	}
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && !(html && (c == '<' || c == '>' || c == '&')) {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
