@@ -99,7 +99,10 @@ func validString(raw []byte, i int) (int, bool) {
 			switch raw[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				if i+4 >= len(raw) || !isHex(raw[i+1]) || !isHex(raw[i+2]) || !isHex(raw[i+3]) || !isHex(raw[i+4]) {
+				if i+4 >= len(raw) {
+					return len(raw), false // the bytes end inside the escape
+				}
+				if !isHex(raw[i+1]) || !isHex(raw[i+2]) || !isHex(raw[i+3]) || !isHex(raw[i+4]) {
 					return i, false
 				}
 				i += 4
@@ -157,8 +160,27 @@ func digits(raw []byte, i int) int {
 }
 
 func validLiteral(raw []byte, i int, lit string) (int, bool) {
-	if len(raw)-i < len(lit) || string(raw[i:i+len(lit)]) != lit {
+	if len(raw)-i < len(lit) {
+		if string(raw[i:]) == lit[:len(raw)-i] {
+			return len(raw), false // the bytes end inside the literal
+		}
+		return i, false
+	}
+	if string(raw[i:i+len(lit)]) != lit {
 		return i, false
 	}
 	return i + len(lit), true
 }
+
+// ValueEnd returns the index just after the JSON value that starts at
+// raw[i:] (after white space), and false when no valid value starts there
+// or the bytes end inside it. When they end inside it, the index returned
+// is len(raw): a reader of a bounded prefix of a larger document tells a
+// cut value from a broken one.
+func ValueEnd(raw []byte, i int) (int, bool) {
+	return validValue(raw, skipSpace(raw, i), 0)
+}
+
+// SkipSpace returns the index of the first byte at or after i that is
+// not JSON white space.
+func SkipSpace(raw []byte, i int) int { return skipSpace(raw, i) }

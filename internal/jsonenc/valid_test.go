@@ -42,3 +42,25 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+// TestValueEndTellsACutValue: every proper prefix of an object, array or
+// string ends inside it (the index returned is the prefix's length), and
+// the whole value ends where it does.
+func TestValueEndTellsACutValue(t *testing.T) {
+	docs := []string{
+		`{"hits":{"total":{"value":3,"relation":"eq"},"hits":[{"_source":{"a":[1,-2.5e+3,true,false,null,"x\"\\\u00e9"]}}]}}`,
+		` [ {"k" : "v" } , 12 , "\ud83d\ude00" ] `, `"abc\n"`, `{"a":{"b":{"c":[]}}}`,
+	}
+	for _, d := range docs {
+		start := SkipSpace([]byte(d), 0)
+		want := len(strings.TrimRight(d, " "))
+		if end, ok := ValueEnd([]byte(d), 0); !ok || end != want {
+			t.Fatalf("%q: ends at %d (%v), want %d", d, end, ok, want)
+		}
+		for n := start + 1; n < want; n++ {
+			if end, ok := ValueEnd([]byte(d[:n]), 0); ok || end != n {
+				t.Fatalf("%q cut at %d: ValueEnd = %d, %v; want %d, false", d, n, end, ok, n)
+			}
+		}
+	}
+}
