@@ -216,7 +216,9 @@ func (ts *Timestamp) UnmarshalJSON(b []byte) error {
 		return Errorf(EINVALID, "timestamp is null")
 	}
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && bytes.IndexByte(b[1:n-1], '\\') < 0 && bytes.IndexByte(b[1:n-1], '"') < 0 {
+		s = string(b[1 : n-1]) // no escape: its bytes (ParseTimestamp refuses any that are not a timestamp's)
+	} else if err := json.Unmarshal(b, &s); err != nil {
 		return Errorf(EINVALID, "timestamp must be a string")
 	}
 	t, err := ParseTimestamp(s)

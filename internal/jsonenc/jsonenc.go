@@ -8,6 +8,7 @@
 package jsonenc
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"unicode/utf8"
@@ -185,13 +186,17 @@ func readString(raw []byte, i int) (string, int) {
 // index after its closing quote.
 func stringEnd(raw []byte, i int) (bool, int) {
 	j, plain := i+1, true
-	for ; raw[j] != '"'; j++ {
-		if raw[j] == '\\' {
-			plain = false
-			j++
+	for {
+		// The next quote, found a word at a time: the string ends there
+		// unless a backslash comes before it.
+		q := j + bytes.IndexByte(raw[j:], '"')
+		b := bytes.IndexByte(raw[j:q], '\\')
+		if b < 0 {
+			return plain, q + 1
 		}
+		plain = false
+		j += b + 2 // past the backslash and the character it escapes
 	}
-	return plain, j + 1
 }
 
 const hexDigits = "0123456789abcdef"
