@@ -21,6 +21,7 @@ var owners = map[string][]string{
 	"github.com/elastic/":                           {"elasticsearch"},
 	"modernc.org/sqlite":                            {"sqlite"},
 	"database/sql":                                  {"sqlite"},
+	"github.com/ncruces/":                           {"sqlite/ncruces"},
 	"github.com/minio/minio-go":                     {"s3"},
 	"net/smtp":                                      {"smtp"},
 	"github.com/emersion/go-smtp":                   {"internal/testkit/mailtest"},

@@ -20,7 +20,9 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
+	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -52,6 +54,10 @@ type Config struct {
 	// another engine) sets them; no configuration reaches them.
 	Tune   []string
 	OpenDB func(dsn string) (*sql.DB, error)
+	// PageSize, when set and the file is new, is the page size it is
+	// created with (SQLite fixes it with the first table). Only the same
+	// benchmark sets it.
+	PageSize int
 }
 
 // Store is the SQLite event store.
@@ -106,6 +112,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if open == nil {
 		open = func(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
 	}
+	if err := createWithPageSize(ctx, cfg.Path, cfg.PageSize, open); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating %s", cfg.Path)
+	}
 	w, err := open(dsn("&_txlock=immediate"))
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)
@@ -131,6 +140,28 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s.wg.Add(1)
 	go s.writer()
 	return s, nil
+}
+
+// createWithPageSize creates the database file with the page size when
+// size is set and the file does not exist yet.
+func createWithPageSize(ctx context.Context, path string, size int, open func(string) (*sql.DB, error)) error {
+	if size == 0 {
+		return nil
+	}
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	db, err := open("file:" + path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range []string{"PRAGMA page_size=" + strconv.Itoa(size), "PRAGMA journal_mode=WAL", "CREATE TABLE x (a)", "DROP TABLE x"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close stops the writer, after the write in progress, and closes the

@@ -2,21 +2,16 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"log"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
-
-	"github.com/ncruces/go-sqlite3"
-	ndriver "github.com/ncruces/go-sqlite3/driver"
-	"github.com/ncruces/go-sqlite3/ext/fts5"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/sqlite"
+	"github.com/auditlog/auditlog/sqlite/ncruces"
 )
 
 // ingestVariant is one change to the embedded store's write path, measured
@@ -105,14 +100,9 @@ func benchSQLiteVariants(ctx context.Context, e *env) ([]result, error) {
 // variantRun writes events into a new store with v applied and returns
 // events per second.
 func variantRun(ctx context.Context, path string, v ingestVariant, events []audit.Event) (float64, error) {
-	cfg := sqlite.Config{Path: path, Tune: v.tune}
-	if v.pageSize > 0 {
-		if err := newFileWithPageSize(path, v.pageSize); err != nil {
-			return 0, err
-		}
-	}
+	cfg := sqlite.Config{Path: path, Tune: v.tune, PageSize: v.pageSize}
 	if v.ncruces {
-		cfg.OpenDB = openNcruces
+		cfg.OpenDB = ncruces.Open
 	}
 	s, err := sqlite.Open(ctx, cfg)
 	if err != nil {
@@ -129,42 +119,6 @@ func variantRun(ctx context.Context, path string, v ingestVariant, events []audi
 		batch = sqliteBatch
 	}
 	return timedWrites(ctx, s, events, batch)
-}
-
-// newFileWithPageSize creates an empty WAL database file with the page
-// size, which SQLite fixes when the first table is written.
-func newFileWithPageSize(path string, size int) error {
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	for _, q := range []string{"PRAGMA page_size=" + strconv.Itoa(size), "PRAGMA journal_mode=WAL", "CREATE TABLE x (a)", "DROP TABLE x"} {
-		if _, err := db.Exec(q); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// openNcruces opens the database with ncruces/go-sqlite3, with FTS5 and
-// the two functions the migrations name. On a new database the
-// migrations that call them read no rows, so here they only fail.
-func openNcruces(dsn string) (*sql.DB, error) {
-	return ndriver.Open(dsn, func(c *sqlite3.Conn) error {
-		if err := fts5.Register(c); err != nil {
-			return err
-		}
-		for _, name := range []string{"auditlog_search_text", "auditlog_ip_key"} {
-			err := c.CreateFunction(name, 1, sqlite3.DETERMINISTIC, func(ctx sqlite3.Context, _ ...sqlite3.Value) {
-				ctx.ResultError(fmt.Errorf("%s is not available in the benchmark's second engine", name))
-			})
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 // timedWrites writes events into s in batches and returns events per
