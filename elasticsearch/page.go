@@ -77,14 +77,13 @@ const pageReadLimit = audit.MaxPageBytes + 2*audit.MaxEventBytes + 1<<20
 func parsePage(b []byte, cut bool) (pageHits, error) {
 	var out pageHits
 	var budget audit.PageBudget
-	full := errors.New("page full")
 	source := func(key string, v int) (int, error) {
 		e, err := skipValue(b, v)
 		if err != nil || key != "_source" {
 			return e, err
 		}
 		if !budget.Fits(e - v) {
-			return e, full
+			return e, errPageFull
 		}
 		out.Sources = append(out.Sources, json.RawMessage(b[v:e]))
 		return e, nil
@@ -115,7 +114,7 @@ func parsePage(b []byte, cut bool) (pageHits, error) {
 		return members(b, v, hits)
 	})
 	switch {
-	case errors.Is(err, full):
+	case errors.Is(err, errPageFull):
 		out.Cut = true
 		return out, nil
 	case errors.Is(err, errTruncated) && cut && len(out.Sources) > 0:
@@ -124,6 +123,9 @@ func parsePage(b []byte, cut bool) (pageHits, error) {
 	}
 	return out, err
 }
+
+// errPageFull stops the reading of a page that reached its budget.
+var errPageFull = errors.New("page full")
 
 // errTruncated: the bytes end inside a value.
 var errTruncated = errors.New("the answer ends inside a value")

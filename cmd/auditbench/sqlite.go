@@ -51,20 +51,11 @@ func benchSQLiteIngest(ctx context.Context, e *env, dir string) ([]result, error
 	g := gen.New(gen.Config{Seed: 8, Tenants: 10, Skew: 1.1}, n*2*(e.runs+1))
 	var ingest, ceiling, bare []float64
 	for run := 0; run <= e.runs; run++ {
-		batches := make([][]audit.Event, 0, n/batch)
-		for i := 0; i < n; i += batch {
-			b := make([]audit.Event, 0, batch)
-			for j := i; j < min(i+batch, n); j++ {
-				ev := g.Next()
-				ev.ID = audit.DeriveID(ev.Timestamp, audit.CanonicalKey(ev))
-				b = append(b, ev)
-			}
-			batches = append(batches, b)
-		}
+		events := derivedEvents(g, n)
 		// The store's write rate, and the same without the stats rollups.
 		var c, noRollup float64
 		for i, skip := range []bool{run%2 == 0, run%2 != 0} {
-			rate, err := storeWriteRun(ctx, filepath.Join(dir, fmt.Sprintf("ceiling-%d-%d.db", run, i)), batches, n, skip)
+			rate, err := storeWriteRun(ctx, sqlite.Config{Path: filepath.Join(dir, fmt.Sprintf("ceiling-%d-%d.db", run, i)), SkipRollup: skip}, events, batch)
 			if err != nil {
 				return nil, err
 			}
@@ -128,26 +119,39 @@ func benchSQLiteQueries(ctx context.Context, e *env, dir string) ([]result, erro
 	return measureQueries(ctx, e, "SQLite", s, s, qg.Tenants()[0].ID, qn, loaded, 50, nil, nil)
 }
 
-// storeWriteRun writes the batches with Store.WriteEvents on a new
-// database and returns events per second.
-func storeWriteRun(ctx context.Context, path string, batches [][]audit.Event, n int, skipRollup bool) (float64, error) {
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path, SkipRollup: skipRollup})
+// derivedEvents returns the next n events of g with the ids the service
+// derives for events sent without one.
+func derivedEvents(g *gen.Generator, n int) []audit.Event {
+	events := make([]audit.Event, 0, n)
+	for range n {
+		ev := g.Next()
+		ev.ID = audit.DeriveID(ev.Timestamp, audit.CanonicalKey(ev))
+		events = append(events, ev)
+	}
+	return events
+}
+
+// storeWriteRun writes events with Store.WriteEvents, batch at a time,
+// into a new store of cfg (its files removed afterwards), and returns
+// events per second.
+func storeWriteRun(ctx context.Context, cfg sqlite.Config, events []audit.Event, batch int) (float64, error) {
+	s, err := sqlite.Open(ctx, cfg)
 	if err != nil {
 		return 0, err
 	}
 	defer func() {
 		s.Close()
 		for _, suffix := range []string{"", "-wal", "-shm"} {
-			os.Remove(path + suffix)
+			os.Remove(cfg.Path + suffix)
 		}
 	}()
 	t0 := time.Now()
-	for _, b := range batches {
-		if _, err := s.WriteEvents(ctx, b); err != nil {
+	for i := 0; i < len(events); i += batch {
+		if _, err := s.WriteEvents(ctx, events[i:min(i+batch, len(events))]); err != nil {
 			return 0, err
 		}
 	}
-	return float64(n) / time.Since(t0).Seconds(), nil
+	return float64(len(events)) / time.Since(t0).Seconds(), nil
 }
 
 // httpIngestRun posts n events in batches through the real API on a new

@@ -6,7 +6,6 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -64,13 +63,7 @@ func benchSQLiteVariants(ctx context.Context, e *env) ([]result, error) {
 	}
 	defer os.RemoveAll(dir)
 	n := max(5000, int(100000*e.scale))
-	g := gen.New(gen.Config{Seed: 9, Tenants: 10, Skew: 1.1}, n)
-	var events []audit.Event
-	for i := 0; i < n; i++ {
-		ev := g.Next()
-		ev.ID = audit.DeriveID(ev.Timestamp, audit.CanonicalKey(ev))
-		events = append(events, ev)
-	}
+	events := derivedEvents(gen.New(gen.Config{Seed: 9, Tenants: 10, Skew: 1.1}, n), n)
 	all := append([]ingestVariant{{name: "as shipped"}}, ingestVariants...)
 	rates := make([][]float64, len(all))
 	for run := 0; run <= e.runs; run++ {
@@ -104,31 +97,9 @@ func variantRun(ctx context.Context, path string, v ingestVariant, events []audi
 	if v.ncruces {
 		cfg.OpenDB = ncruces.Open
 	}
-	s, err := sqlite.Open(ctx, cfg)
-	if err != nil {
-		return 0, err
-	}
-	defer func() {
-		s.Close()
-		for _, suffix := range []string{"", "-wal", "-shm"} {
-			os.Remove(path + suffix)
-		}
-	}()
 	batch := v.batch
 	if batch == 0 {
 		batch = sqliteBatch
 	}
-	return timedWrites(ctx, s, events, batch)
-}
-
-// timedWrites writes events into s in batches and returns events per
-// second.
-func timedWrites(ctx context.Context, s *sqlite.Store, events []audit.Event, batch int) (float64, error) {
-	t0 := time.Now()
-	for i := 0; i < len(events); i += batch {
-		if _, err := s.WriteEvents(ctx, events[i:min(i+batch, len(events))]); err != nil {
-			return 0, err
-		}
-	}
-	return float64(len(events)) / time.Since(t0).Seconds(), nil
+	return storeWriteRun(ctx, cfg, events, batch)
 }
