@@ -66,8 +66,15 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	// accepted (found by fuzzing).
 	// goccy's Unmarshal keeps invalid UTF-8 as it is, where encoding/json
 	// and its stream decoder write U+FFFD: such input takes the slow path.
-	if jsonenc.Valid(data) && utf8.Valid(data) && knownKeys(data) {
-		if err := fastjson.Unmarshal(data, &e); err == nil {
+	// decodeOnePass takes the common shape in one walk; goccy takes the
+	// rest of what it decodes alike.
+	if jsonenc.Valid(data) && utf8.Valid(data) {
+		if decodeOnePass(data, &e) {
+			e.Normalize()
+			return e, e.validate(now, nil).err("invalid event")
+		}
+		e = Event{}
+		if knownKeys(data) && fastjson.Unmarshal(data, &e) == nil {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
 		}

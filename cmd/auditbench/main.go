@@ -74,7 +74,11 @@ func main() {
 	only := flag.String("only", "", "comma-separated benchmarks to run (default all)")
 	mergeInto := flag.Bool("merge", false, "with -only: replace only those benchmarks' rows and methods in the existing -out report of a full run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the in-process indexer, API and loaders) to this file")
+	memProfile := flag.String("memprofile", "", "write this process's allocation profile (alloc_space, alloc_objects) to this file at the end")
 	flag.Parse()
+	if *memProfile != "" {
+		defer writeAllocs(*memProfile)
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -246,4 +250,16 @@ func fmtList(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.1f", x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeAllocs writes the allocation profile of the whole run to path.
+func writeAllocs(path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		log.Fatal(err)
+	}
 }
