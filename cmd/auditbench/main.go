@@ -76,19 +76,7 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the in-process indexer, API and loaders) to this file")
 	memProfile := flag.String("memprofile", "", "write this process's allocation profile (alloc_space, alloc_objects) to this file at the end")
 	flag.Parse()
-	if *memProfile != "" {
-		defer writeAllocs(*memProfile)
-	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			log.Fatal(err)
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer startProfiles(*cpuProfile, *memProfile)()
 	e := &env{esURL: os.Getenv("AUDITLOG_TEST_ES_URL"), brokers: strings.Split(os.Getenv("AUDITLOG_TEST_KAFKA_BROKERS"), ","),
 		scale: *scale, runs: *runs, kafka: os.Getenv("AUDITLOG_KAFKA_VERSION"), pids: map[string]int{"auditbench": 0},
 		capacityOut: *out + ".tenancy-capacity.md"}
@@ -250,6 +238,28 @@ func fmtList(xs []float64) string {
 		parts[i] = fmt.Sprintf("%.1f", x)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// startProfiles starts the CPU profile when cpu names a file; the function
+// it returns stops it and writes the allocation profile when mem names one.
+func startProfiles(cpu, mem string) func() {
+	if cpu != "" {
+		f, err := os.Create(cpu)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return func() {
+		if cpu != "" {
+			pprof.StopCPUProfile()
+		}
+		if mem != "" {
+			writeAllocs(mem)
+		}
+	}
 }
 
 // writeAllocs writes the allocation profile of the whole run to path.
