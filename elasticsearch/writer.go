@@ -144,8 +144,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	if len(events) == 0 {
 		return nil, nil
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(events) * 1024)
+	buf := bulkBody()
 	places, err := s.batchPlacements(ctx, events)
 	if err != nil {
 		return nil, err
@@ -154,7 +153,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	for i := range events {
 		e := &events[i]
 		targets[i] = s.targetOf(places[e.TenantID], e.TenantID, e.ID)
-		if err := appendCreate(&buf, targets[i], e); err != nil {
+		if err := appendCreate(buf, targets[i], e); err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
 	}
@@ -165,20 +164,18 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	if res.Status != http.StatusOK {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, StatusError(http.MethodPost, "/_bulk", res), "bulk request refused")
 	}
-	var out struct {
-		Errors bool       `json:"errors"`
-		Items  []bulkItem `json:"items"`
-	}
-	if err := json.Unmarshal(res.Body, &out); err != nil {
+	items, err := parseBulkAnswer(res.Body)
+	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "decoding the bulk answer")
 	}
-	if len(out.Items) != len(events) {
-		return nil, audit.Errorf(audit.EUNAVAILABLE, "bulk answered %d items for %d events", len(out.Items), len(events))
+	if len(items) != len(events) {
+		return nil, audit.Errorf(audit.EUNAVAILABLE, "bulk answered %d items for %d events", len(items), len(events))
 	}
+	recycleBody(buf)
 	results := make([]audit.WriteResult, len(events))
 	var existing []int
 	asleep := map[string]bool{}
-	for i, it := range out.Items {
+	for i, it := range items {
 		results[i] = itemResult(it)
 		if it.Create.Status == http.StatusConflict {
 			existing = append(existing, i)
@@ -192,11 +189,11 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 		results[i].Full = atShardLimit("validation_exception", err.Error())
 	}
 	if len(existing) > 0 {
-		if err := s.settle(ctx, events, targets, out.Items, existing, results); err != nil {
+		if err := s.settle(ctx, events, targets, items, existing, results); err != nil {
 			return nil, err
 		}
 	}
-	if err := s.enqueue(ctx, s.writtenRefs(events, targets, out.Items, results)); err != nil {
+	if err := s.enqueue(ctx, s.writtenRefs(events, targets, items, results)); err != nil {
 		return nil, err
 	}
 	return results, nil
