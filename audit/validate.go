@@ -59,8 +59,7 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 			Message: fmt.Sprintf("event is %d bytes; the limit is %d", len(data), MaxEventBytes),
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
-	var e Event
-	// The fast decoder does not check the contents of raw values (diff,
+	// The fast decoders do not check the contents of raw values (diff,
 	// before, after): jsonenc.Valid (encoding/json's grammar, checked
 	// against it by fuzzing) guards it, so nothing but valid JSON is ever
 	// accepted (found by fuzzing).
@@ -69,16 +68,15 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	// decodeOnePass takes the common shape in one walk; goccy takes the
 	// rest of what it decodes alike.
 	if jsonenc.Valid(data) && utf8.Valid(data) {
+		var e Event // on the stack: decodeOnePass keeps no pointer to it
 		if decodeOnePass(data, &e) {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
 		}
-		e = Event{}
-		if knownKeys(data) && fastjson.Unmarshal(data, &e) == nil {
+		if e, ok := decodeKnown(data); ok {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
 		}
-		e = Event{}
 	}
 	// Slow path: decode field by field so that every type problem is
 	// reported, not only the first one encoding/json meets.
@@ -88,6 +86,16 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	}
 	e.Normalize()
 	return e, e.validate(now, fe).err("invalid event")
+}
+
+// decodeKnown decodes data with goccy's Unmarshal when every key is a
+// field's (knownKeys): the decoder ignores unknown keys.
+func decodeKnown(data []byte) (Event, bool) {
+	var e Event
+	if knownKeys(data) && fastjson.Unmarshal(data, &e) == nil {
+		return e, true
+	}
+	return Event{}, false
 }
 
 // Normalize fills in the documented defaults: outcome success, the
