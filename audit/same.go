@@ -45,10 +45,8 @@ func decodeAny(raw json.RawMessage) (any, bool) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return nil, true
 	}
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, err := decodeValue(raw)
+	if err != nil {
 		return nil, false
 	}
 	return normalizeNumbers(v), true

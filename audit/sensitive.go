@@ -343,7 +343,14 @@ func CheckMaskKey(key []byte) error {
 	return nil
 }
 
+// decodeValue decodes raw JSON with numbers kept as written
+// (json.Number): jsonenc.DecodeNumbers for one valid value, else
+// encoding/json's Decoder, which reads the first value and names the
+// error of a bad one.
 func decodeValue(raw []byte) (any, error) {
+	if v, ok := jsonenc.DecodeNumbers(raw); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
