@@ -306,6 +306,8 @@ type worker struct {
 	// stage: the next offset expected, and the end of the window.
 	next, windowEnd int64
 	tracking        bool
+	// lastBatch is the length of the batch collect returned last.
+	lastBatch int
 }
 
 // redeliveryBatches bounds, in batches, what a member can have written
@@ -411,8 +413,11 @@ func (w *worker) collect() (batch []kafka.Message, open bool) {
 	if !ok {
 		return nil, false
 	}
-	batch = append(batch, first)
+	// The last batch's length is the capacity: at a steady rate batches
+	// are full, and growing one from nothing copied it ten times.
+	batch = append(make([]kafka.Message, 0, max(w.lastBatch, 1)), first)
 	size := len(first.Value)
+	defer func() { w.lastBatch = len(batch) }()
 	timer := time.NewTimer(w.ix.cfg.Linger)
 	defer timer.Stop()
 	for len(batch) < w.ix.cfg.BatchSize && size < w.ix.cfg.BatchBytes {
@@ -471,9 +476,15 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 	if pending, err = ix.dropExpired(ctx, d, pending); err != nil {
 		return err
 	}
-	sub := make([]audit.Event, len(pending))
-	for j, i := range pending {
-		sub[j] = d.events[i]
+	// pending lists, in order, the events still to write: all of them
+	// when it is as long (the usual case), which need no copy; the
+	// store's writers read events and never change them.
+	sub := d.events
+	if len(pending) < len(d.events) {
+		sub = make([]audit.Event, len(pending))
+		for j, i := range pending {
+			sub[j] = d.events[i]
+		}
 	}
 	bo := ix.newBackoff()
 	results, err := audit.WriteSettled(ctx, ix.deps.Store, sub, audit.Retrier{
