@@ -19,11 +19,14 @@ import (
 //
 // Every string field without an escape is a substring of one copy of the
 // message, and every raw value (before, after, a change's from and to) a
-// slice of a second one: two allocations instead of one per field.
+// slice of a copy of its tail, from the first raw value on: two
+// allocations instead of one per field.
 type onePass struct {
 	data []byte // the message: valid JSON (jsonenc.Valid) and valid UTF-8
 	text string // data as a string, made at the first string
-	raw  []byte // a copy of data, made at the first raw value
+	// raw is a copy of data from rawFrom, the first raw value, on.
+	raw     []byte
+	rawFrom int
 }
 
 // decodeOnePass fills e from data and reports whether it could; when it
@@ -67,10 +70,12 @@ func (d *onePass) str(v []byte) (string, bool) {
 // rawValue is v as json.RawMessage holds it (a JSON null is the bytes
 // null, as goccy leaves it), capped so that appending to it copies.
 func (d *onePass) rawValue(v []byte) json.RawMessage {
-	if d.raw == nil {
-		d.raw = bytes.Clone(d.data)
-	}
 	off := d.offset(v)
+	if d.raw == nil {
+		// The walk goes forward: every later raw value lies after this one.
+		d.rawFrom, d.raw = off, bytes.Clone(d.data[off:])
+	}
+	off -= d.rawFrom
 	return d.raw[off : off+len(v) : off+len(v)]
 }
 
