@@ -10,10 +10,13 @@ import (
 // The _bulk exchange of WriteEvents was, after the events' own decoding,
 // where the indexer allocated most (docs/indexer.md, "CPU per event"):
 // a new body of about 1 MB per batch of 1,000 events, zeroed and then
-// collected, and the answer decoded by encoding/json's reflection. Bodies
-// are now recycled, and the answer is read with the page reader's scanner.
+// collected, and the answer (about 90 KB, sent chunked) read into a
+// growing buffer and decoded by encoding/json's reflection. Bodies and
+// answer buffers are now recycled, and the answer is read with the page
+// reader's scanner.
 
-// bulkBodies holds _bulk bodies for reuse.
+// bulkBodies holds _bulk bodies, and buffers for their answers, for
+// reuse.
 var bulkBodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // maxPooledBody is the largest body kept for reuse: a batch of large

@@ -116,6 +116,14 @@ type Response struct {
 // EUNAVAILABLE errors; other statuses are returned for the caller to
 // judge.
 func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Response, error) {
+	return c.DoInto(ctx, method, path, body, nil)
+}
+
+// DoInto is Do reading the answer into buf, when it is not nil, after
+// emptying it: the Response's Body is then buf's bytes, valid until buf
+// is used again. Elasticsearch sends most answers chunked, without a
+// length, so a buffer kept between requests saves growing a new one.
+func (c *Client) DoInto(ctx context.Context, method, path string, body []byte, buf *bytes.Buffer) (*Response, error) {
 	// RequestTimeout bounds the whole exchange, the answer's body too (the
 	// transport's header timeout alone lets a stalled body hang).
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.RequestTimeout)
@@ -125,7 +133,7 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Res
 		return nil, err
 	}
 	defer res.Body.Close()
-	b, err := readAnswer(res)
+	b, err := readAnswer(res, buf)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "elasticsearch: reading the answer failed")
 	}
@@ -136,11 +144,16 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte) (*Res
 	return out, nil
 }
 
-// readAnswer reads the whole body of res: into one buffer of its length
-// when Elasticsearch sends one (io.ReadAll would grow a buffer from 512
-// bytes and copy it at each step; a _bulk answer of 1,000 items is about
-// 90 KB), else as io.ReadAll does.
-func readAnswer(res *http.Response) ([]byte, error) {
+// readAnswer reads the whole body of res: into buf when it is not nil;
+// else into one buffer of its length when Elasticsearch sends one
+// (io.ReadAll would grow a buffer from 512 bytes and copy it at each
+// step), else as io.ReadAll does.
+func readAnswer(res *http.Response, buf *bytes.Buffer) ([]byte, error) {
+	if buf != nil {
+		buf.Reset()
+		_, err := buf.ReadFrom(res.Body)
+		return buf.Bytes(), err
+	}
 	if n := res.ContentLength; n > 0 && n <= maxSizedAnswer {
 		b := make([]byte, n)
 		if _, err := io.ReadFull(res.Body, b); err != nil {

@@ -157,7 +157,8 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
 	}
-	res, err := s.c.Do(ctx, http.MethodPost, "/_bulk?filter_path=errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason", buf.Bytes())
+	answer := bulkBody()
+	res, err := s.c.DoInto(ctx, http.MethodPost, "/_bulk?filter_path=errors,items.*._index,items.*.status,items.*.error.type,items.*.error.reason", buf.Bytes(), answer)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +173,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 		return nil, audit.Errorf(audit.EUNAVAILABLE, "bulk answered %d items for %d events", len(items), len(events))
 	}
 	recycleBody(buf)
+	recycleBody(answer) // the items hold copies of what they read
 	results := make([]audit.WriteResult, len(events))
 	var existing []int
 	asleep := map[string]bool{}
