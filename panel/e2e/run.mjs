@@ -290,7 +290,15 @@ check("the drawer proves the event's place in the log in the browser, and a tamp
     return;
   }
   const proof = page.locator('[data-testid="log-proof"][data-ok="true"]');
-  await proof.getByText("verified in this browser").waitFor({ timeout: T });
+  try {
+    await proof.getByText("verified in this browser").waitFor({ timeout: T });
+  } catch (e) {
+    // Say what the drawer showed instead: a failed check names its reason.
+    const shown = page.getByTestId("log-proof");
+    const what = (await shown.count()) ? `${await shown.first().getAttribute("data-ok")}: ${await shown.first().innerText()}` : "no log proof shown";
+    e.message = `${e.message.split("\n")[0]} (the drawer showed ${what})`;
+    throw e;
+  }
   if (!/In the log at #\d+, checkpoint of .* UTC\+0[12]:00 \(\d+ events\)/.test(await proof.innerText())) throw new Error(`log proof: ${await proof.innerText()}`);
   // The browser decides: a proof with one hash changed in transit fails.
   await page.route("**/api/log/proof?*", async (route) => {

@@ -26,14 +26,22 @@ async function check(id: string) {
 export function LogProof({ id }: { id: string }) {
   const [zone] = useTimeZone();
   const r = useAsync(() => check(id), `proof ${id}`);
-  // Not sealed yet: ask again until it is (a round runs every second).
+  // Not sealed yet, or the check could not run (the server or the
+  // network failed): ask again (a sealing round runs every second).
   useEffect(() => {
-    if (r.loading || r.data !== null) return;
+    if (r.loading || (r.data !== null && !r.error)) return;
     const t = setTimeout(r.reload, 2000);
     return () => clearTimeout(t);
   });
   if (r.loading) return <Group gap="xs"><Loader size="xs" /><Text size="xs">Checking the event's place in the log…</Text></Group>;
-  if (r.error || r.data === "none") return null;
+  if (r.data === "none") return null;
+  if (r.error) {
+    return (
+      <Text size="xs" c="dimmed" data-testid="log-proof" data-ok="error">
+        The event's place in the log could not be checked ({r.error instanceof Error ? r.error.message : String(r.error)}); trying again.
+      </Text>
+    );
+  }
   if (!r.data) return <Text size="xs" c="dimmed" data-testid="log-proof">Not in the verifiable log yet (sealing runs every second).</Text>;
   const c = r.data;
   if (!c.ok) {
