@@ -26,10 +26,12 @@ async function check(id: string) {
 export function LogProof({ id }: { id: string }) {
   const [zone] = useTimeZone();
   const r = useAsync(() => check(id), `proof ${id}`);
-  // Not sealed yet, or the check could not run (the server or the
-  // network failed): ask again (a sealing round runs every second).
+  // Not sealed yet, or the check could not run for a passing reason (the
+  // network, a busy or failing server): ask again (a sealing round runs
+  // every second). A refusal (4xx) is shown and not asked again.
+  const transient = r.error !== undefined && !(r.error instanceof ApiError && r.error.status >= 400 && r.error.status < 500 && r.error.status !== 429);
   useEffect(() => {
-    if (r.loading || (r.data !== null && !r.error)) return;
+    if (r.loading || (r.data !== null && !transient)) return;
     const t = setTimeout(r.reload, 2000);
     return () => clearTimeout(t);
   });
@@ -38,7 +40,7 @@ export function LogProof({ id }: { id: string }) {
   if (r.error) {
     return (
       <Text size="xs" c="dimmed" data-testid="log-proof" data-ok="error">
-        The event's place in the log could not be checked ({r.error instanceof Error ? r.error.message : String(r.error)}); trying again.
+        The event's place in the log could not be checked ({r.error instanceof Error ? r.error.message : String(r.error)}){transient ? "; trying again" : ""}.
       </Text>
     );
   }
