@@ -127,14 +127,24 @@ export function checkpointParts(note: string) {
 /** verifySignature checks the note's Ed25519 signature by the verifier
  * key (note's text form "<name>+<hash>+<base64 of 0x01 and the key>"). */
 export async function verifySignature(note: string, vkey: string): Promise<"valid" | "invalid" | "unchecked"> {
-  const [name, , key64 = ""] = vkey.split("+");
-  const key = b64(key64).slice(1);
+  // The key's base64 may itself hold "+": it is everything after the
+  // second one (a name holds no "+", the hash is 8 hex digits).
+  const m = /^([^+]+)\+[0-9a-f]{8}\+([A-Za-z0-9+/=]+)$/.exec(vkey);
+  if (!m) return "invalid";
+  const [, name, key64] = m;
   const cp = checkpointParts(note);
   const s = cp.signatures.find((x) => x.name === name);
   if (!s) return "invalid";
+  let key: Uint8Array<ArrayBuffer>, sig: Uint8Array<ArrayBuffer>;
+  try {
+    key = b64(key64!).slice(1);
+    sig = b64(s.sig).slice(4);
+  } catch {
+    return "invalid"; // not base64
+  }
   try {
     const pub = await crypto.subtle.importKey("raw", key, { name: "Ed25519" }, false, ["verify"]);
-    return (await crypto.subtle.verify({ name: "Ed25519" }, pub, b64(s.sig).slice(4), utf8.encode(cp.text))) ? "valid" : "invalid";
+    return (await crypto.subtle.verify({ name: "Ed25519" }, pub, sig, utf8.encode(cp.text))) ? "valid" : "invalid";
   } catch {
     return "unchecked"; // this browser has no Ed25519 in WebCrypto
   }
