@@ -68,10 +68,8 @@ func fieldOf(k []byte, escaped bool, keys []string) (string, bool) {
 	if escaped {
 		return "", false
 	}
-	for _, name := range keys {
-		if len(name) == len(k) && asciiFold(k, name) {
-			return name, true
-		}
+	if i := fieldIndex(k, keys); i >= 0 {
+		return keys[i], true
 	}
 	return "", false
 }
