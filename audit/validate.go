@@ -65,15 +65,8 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	// accepted (found by fuzzing).
 	// goccy's Unmarshal keeps invalid UTF-8 as it is, where encoding/json
 	// and its stream decoder write U+FFFD: such input takes the slow path.
-	// decodeOnePass takes the common shape in one walk; goccy takes the
-	// rest of what it decodes alike.
 	if jsonenc.Valid(data) && utf8.Valid(data) {
-		var e Event // on the stack: decodeOnePass keeps no pointer to it
-		if decodeOnePass(data, &e) {
-			e.Normalize()
-			return e, e.validate(now, nil).err("invalid event")
-		}
-		if e, ok := decodeKnown(data); ok {
+		if e, ok := decodeFast(data); ok {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
 		}
@@ -86,6 +79,17 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	}
 	e.Normalize()
 	return e, e.validate(now, fe).err("invalid event")
+}
+
+// decodeFast decodes valid JSON of valid UTF-8 with the fast decoders:
+// decodeOnePass takes the common shape in one walk; goccy takes the rest
+// of what it decodes alike.
+func decodeFast(data []byte) (Event, bool) {
+	var e Event // on the stack: decodeOnePass keeps no pointer to it
+	if decodeOnePass(data, &e) {
+		return e, true
+	}
+	return decodeKnown(data)
 }
 
 // decodeKnown decodes data with goccy's Unmarshal when every key is a
