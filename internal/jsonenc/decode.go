@@ -55,7 +55,7 @@ func decodeAt(raw []byte, i int) (any, int) {
 // nextMember skips the white space and the comma after a member or an
 // element that ends at i.
 func nextMember(raw []byte, i int) int {
-	if i = skipSpace(raw, i); raw[i] == ',' {
+	if i = skipSpace(raw, i); i < len(raw) && raw[i] == ',' {
 		i = skipSpace(raw, i+1)
 	}
 	return i

@@ -312,9 +312,7 @@ func Members(raw []byte, fn func(key []byte, escaped bool, value []byte) bool) b
 		if !fn(key, !plain, raw[start:vend]) {
 			return false
 		}
-		if i = skipSpace(raw, vend); i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
-		}
+		i = nextMember(raw, vend)
 	}
 	return true
 }
