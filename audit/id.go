@@ -21,7 +21,9 @@ func NewID() string {
 // normalises it so, and stores keep only this form.
 func NormalizeID(id string) string {
 	if rest, ok := strings.CutPrefix(id, IDPrefix); ok {
-		return IDPrefix + strings.ToLower(rest)
+		if lower := toLower(rest); lower != rest {
+			return IDPrefix + lower
+		}
 	}
 	return id
 }

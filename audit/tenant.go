@@ -16,7 +16,7 @@ import (
 // every layer below (services and stores) receives, stores and matches it
 // as given, never lower-casing it again. Each method below that takes a
 // tenantID takes it in this form.
-func NormalizeTenantID(id string) string { return strings.ToLower(strings.TrimSpace(id)) }
+func NormalizeTenantID(id string) string { return toLower(strings.TrimSpace(id)) }
 
 // TenantDirectory maps tenants to plans. Tenant ids are in the form of
 // NormalizeTenantID.

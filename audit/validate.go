@@ -111,9 +111,9 @@ func decodeKnown(data []byte) (Event, bool) {
 func (e *Event) Normalize() {
 	e.ID = NormalizeID(e.ID)
 	e.TenantID = NormalizeTenantID(e.TenantID)
-	e.Actor.ID = strings.ToLower(e.Actor.ID)
-	e.Resource.ID = strings.ToLower(e.Resource.ID)
-	e.RestoredFrom = strings.ToLower(e.RestoredFrom)
+	e.Actor.ID = toLower(e.Actor.ID)
+	e.Resource.ID = toLower(e.Resource.ID)
+	e.RestoredFrom = toLower(e.RestoredFrom)
 	if e.Outcome == "" {
 		e.Outcome = OutcomeSuccess
 	}
