@@ -330,9 +330,9 @@ func (w *worker) markRedelivered(d *decoded) {
 		}
 		w.next = m.Offset + 1
 	}
-	d.suspect = make([]bool, len(d.sources))
-	for i, m := range d.sources {
-		d.suspect[i] = m.Offset < w.windowEnd
+	d.suspect = make([]bool, len(d.at))
+	for i, j := range d.at {
+		d.suspect[i] = d.batch[j].Offset < w.windowEnd
 	}
 }
 
@@ -438,10 +438,13 @@ func (w *worker) collect() (batch []kafka.Message, open bool) {
 // decoded is a batch after decoding: the events to store, the message of
 // each, and the messages already known to be dead letters.
 type decoded struct {
-	batch   []kafka.Message
-	events  []audit.Event
-	sources []kafka.Message
-	dead    []deadLetter
+	batch  []kafka.Message
+	events []audit.Event
+	// at[i] is the index in batch of events[i]'s message (see source):
+	// an index, not a copy of the message, which would be 150 bytes of
+	// garbage an event.
+	at   []int32
+	dead []deadLetter
 	// suspect[i]: events[i] may be a redelivery (worker.markRedelivered).
 	suspect []bool
 }
@@ -450,8 +453,8 @@ type decoded struct {
 // gets one derived from its position in the topic.
 func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 	now := ix.deps.Now()
-	d := &decoded{batch: batch, events: make([]audit.Event, 0, len(batch)), sources: make([]kafka.Message, 0, len(batch))}
-	for _, m := range batch {
+	d := &decoded{batch: batch, events: make([]audit.Event, 0, len(batch)), at: make([]int32, 0, len(batch))}
+	for i, m := range batch {
 		e, err := ix.deps.Sensitive.Decode(m.Value, now)
 		if err != nil {
 			d.dead = append(d.dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
@@ -461,10 +464,13 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 			e.ID = audit.DeriveID(e.Timestamp, audit.KafkaKey(m.Topic, m.Partition, m.Offset))
 		}
 		d.events = append(d.events, e)
-		d.sources = append(d.sources, m)
+		d.at = append(d.at, int32(i))
 	}
 	return d
 }
+
+// source is the message of events[i].
+func (d *decoded) source(i int) kafka.Message { return d.batch[d.at[i]] }
 
 // deliver makes every message of a decoded batch durable: stored, or
 // dead-lettered. It returns an error only when ctx ends first.
@@ -507,7 +513,7 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 	ix.noteFull(audit.WriteResult{Status: audit.WriteCreated})
 	dead := d.dead
 	for j, r := range results {
-		src := d.sources[pending[j]]
+		src := d.source(pending[j])
 		switch r.Status {
 		case audit.WriteCreated:
 			ix.m.indexed.Inc()

@@ -60,7 +60,7 @@ func (ix *Indexer) settleRedelivered(ctx context.Context, d *decoded) ([]int, er
 				ix.stats.Duplicates.Add(1)
 			default:
 				ix.m.conflict.Inc()
-				d.dead = append(d.dead, deadLetter{msg: d.sources[i], code: CodeConflict, reason: r.Reason})
+				d.dead = append(d.dead, deadLetter{msg: d.source(i), code: CodeConflict, reason: r.Reason})
 			}
 		}
 	}

@@ -28,7 +28,7 @@ func (ix *Indexer) dropExpired(ctx context.Context, d *decoded, pending []int) (
 	kept := pending[:0:0]
 	for j, i := range pending {
 		if verdicts[j] != nil {
-			d.dead = append(d.dead, deadLetter{msg: d.sources[i], code: audit.ErrorCode(verdicts[j]), reason: verdicts[j].Error()})
+			d.dead = append(d.dead, deadLetter{msg: d.source(i), code: audit.ErrorCode(verdicts[j]), reason: verdicts[j].Error()})
 			continue
 		}
 		kept = append(kept, i)
