@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 )
 
 // The _bulk exchange of WriteEvents was, after the events' own decoding,
@@ -41,7 +42,81 @@ func recycleBody(b *bytes.Buffer) {
 	}
 }
 
-// parseBulkAnswer reads the items of a _bulk answer filtered as
+// parseBulkAnswer reads the items of a _bulk answer: in the shape nearly
+// every answer has (createdItems), or else with the general scanner.
+func parseBulkAnswer(b []byte) ([]bulkItem, error) {
+	if items, ok := createdItems(b); ok {
+		return items, nil
+	}
+	return parseBulkItems(b)
+}
+
+// createdItems reads an answer without errors in the exact bytes
+// Elasticsearch writes for one (compact, keys in its order, no escape in
+// an index name):
+//
+//	{"errors":false,"items":[{"create":{"_index":"…","status":201}},…]}
+//
+// and reports false on any other, for parseBulkItems to read. It matches
+// bytes instead of walking JSON members: the general scanner took half a
+// microsecond per item, a twentieth of the indexer's CPU per event.
+func createdItems(b []byte) ([]bulkItem, bool) {
+	const head, open, mid, end = `{"errors":false,"items":[`, `{"create":{"_index":"`, `","status":`, `}}`
+	rest, ok := bytes.CutPrefix(b, []byte(head))
+	if !ok {
+		return nil, false
+	}
+	var items []bulkItem
+	var lastIndex string
+	for len(rest) > 0 && rest[0] != ']' {
+		if rest, ok = bytes.CutPrefix(rest, []byte(open)); !ok {
+			return nil, false
+		}
+		q := bytes.IndexByte(rest, '"')
+		if q < 0 || bytes.IndexByte(rest[:q], '\\') >= 0 || !validIndexName(rest[:q]) {
+			return nil, false
+		}
+		if string(rest[:q]) != lastIndex {
+			lastIndex = string(rest[:q])
+		}
+		if rest, ok = bytes.CutPrefix(rest[q:], []byte(mid)); !ok {
+			return nil, false
+		}
+		d := 0
+		for d < len(rest) && d < 4 && rest[d] >= '0' && rest[d] <= '9' {
+			d++
+		}
+		status, err := strconv.Atoi(string(rest[:d]))
+		if err != nil || d == 0 || (d > 1 && rest[0] == '0') {
+			return nil, false
+		}
+		if rest, ok = bytes.CutPrefix(rest[d:], []byte(end)); !ok {
+			return nil, false
+		}
+		var it bulkItem
+		it.Create.Index, it.Create.Status = lastIndex, status
+		items = append(items, it)
+		if len(rest) > 1 && rest[0] == ',' && rest[1] == '{' {
+			rest = rest[1:]
+		} else if len(rest) == 0 || rest[0] != ']' {
+			return nil, false
+		}
+	}
+	return items, string(rest) == "]}"
+}
+
+// validIndexName: the bytes of a JSON string without escapes are its value
+// only if they hold no control character and are valid UTF-8.
+func validIndexName(s []byte) bool {
+	for _, c := range s {
+		if c < 0x20 {
+			return false
+		}
+	}
+	return utf8.Valid(s)
+}
+
+// parseBulkItems reads the items of a _bulk answer filtered as
 // WriteEvents asks (filter_path errors, items.*._index, items.*.status,
 // items.*.error.type, items.*.error.reason):
 //
@@ -49,7 +124,7 @@ func recycleBody(b *bytes.Buffer) {
 //
 // An item's error, rare, is decoded with encoding/json. Items usually
 // share their index name, so one string serves a run of them.
-func parseBulkAnswer(b []byte) ([]bulkItem, error) {
+func parseBulkItems(b []byte) ([]bulkItem, error) {
 	var items []bulkItem
 	var lastIndex string
 	create := func(it *bulkItem) func(key string, v int) (int, error) {

@@ -52,3 +52,59 @@ func TestOnlyOrdinaryBodiesArePooled(t *testing.T) {
 		}
 	}
 }
+
+// TestCreatedItemsReadAsTheScanner: the byte matcher of the usual answer
+// gives what the general scanner gives, and declines every other shape.
+func TestCreatedItemsReadAsTheScanner(t *testing.T) {
+	taken := []string{
+		`{"errors":false,"items":[{"create":{"_index":".ds-a-1","status":201}},{"create":{"_index":".ds-a-1","status":201}},{"create":{"_index":".ds-b-1","status":201}}]}`,
+		`{"errors":false,"items":[]}`,
+		`{"errors":false,"items":[{"create":{"_index":"é","status":0}}]}`,
+	}
+	declined := []string{
+		`{"errors":true,"items":[{"create":{"_index":"a","status":409,"error":{"type":"t","reason":"r"}}}]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a","status":201}}{"create":{"_index":"a","status":201}}]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a","status":201}},]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a\u0062","status":201}}]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a","status":0201}}]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a","status":201}}]} `,
+		`{"errors":false,"items":[{"create":{"_index":"a","status":201}}]`,
+		`{"errors":false,"items":[{"create":{"_index":"a","status":201,"x":1}}]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a` + "\x01" + `","status":201}}]}`,
+		`{"errors":false,"items":[{"create":{"_index":"a` + "\xff" + `","status":201}}]}`,
+		`{"errors":false,"items":[{"index":{"_index":"a","status":201}}]}`,
+		` {"errors":false,"items":[]}`,
+	}
+	for _, a := range taken {
+		got, ok := createdItems([]byte(a))
+		want, err := parseBulkItems([]byte(a))
+		if !ok || err != nil || len(got) != len(want) || len(got) > 0 && !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %+v %v, want %+v %v", a, got, ok, want, err)
+		}
+	}
+	for _, a := range declined {
+		if got, ok := createdItems([]byte(a)); ok {
+			t.Errorf("%s: taken as %+v", a, got)
+		}
+	}
+}
+
+// FuzzCreatedItems: whatever the byte matcher takes, the general scanner
+// reads alike.
+func FuzzCreatedItems(f *testing.F) {
+	f.Add(`{"errors":false,"items":[{"create":{"_index":".ds-a-1","status":201}},{"create":{"_index":".ds-b-1","status":201}}]}`)
+	f.Add(`{"errors":false,"items":[]}`)
+	f.Fuzz(func(t *testing.T, a string) {
+		got, ok := createdItems([]byte(a))
+		if !ok {
+			return
+		}
+		var want struct{ Items []bulkItem }
+		if err := json.Unmarshal([]byte(a), &want); err != nil || !json.Valid([]byte(a)) {
+			t.Fatalf("%q taken, but encoding/json: %v", a, err)
+		}
+		if len(got) != len(want.Items) || len(got) > 0 && !reflect.DeepEqual(got, want.Items) {
+			t.Fatalf("%q:\n got %+v\nwant %+v", a, got, want.Items)
+		}
+	})
+}
