@@ -59,13 +59,10 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 			Message: fmt.Sprintf("event is %d bytes; the limit is %d", len(data), MaxEventBytes),
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
-	// The fast decoders do not check the contents of raw values (diff,
-	// before, after): jsonenc.Valid (encoding/json's grammar, checked
-	// against it by fuzzing) guards it, so nothing but valid JSON is ever
-	// accepted (found by fuzzing).
 	// goccy's Unmarshal keeps invalid UTF-8 as it is, where encoding/json
-	// and its stream decoder write U+FFFD: such input takes the slow path.
-	if jsonenc.Valid(data) && utf8.Valid(data) {
+	// and its stream decoder write U+FFFD: such input takes the slow path,
+	// and so does any the fast decoders decline.
+	if utf8.Valid(data) {
 		if e, ok := decodeFast(data); ok {
 			e.Normalize()
 			return e, e.validate(now, nil).err("invalid event")
@@ -81,13 +78,19 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	return e, e.validate(now, fe).err("invalid event")
 }
 
-// decodeFast decodes valid JSON of valid UTF-8 with the fast decoders:
-// decodeOnePass takes the common shape in one walk; goccy takes the rest
-// of what it decodes alike.
+// decodeFast decodes valid UTF-8 with the fast decoders: decodeOnePass
+// takes the common shape in one walk that checks the grammar as it goes;
+// goccy takes the rest of what it decodes alike, once jsonenc.Valid
+// (encoding/json's grammar, held to it by fuzzing) has passed the input,
+// as goccy does not check the contents of raw values (diff, before,
+// after): nothing but valid JSON is ever accepted (found by fuzzing).
 func decodeFast(data []byte) (Event, bool) {
 	var e Event // on the stack: decodeOnePass keeps no pointer to it
 	if decodeOnePass(data, &e) {
 		return e, true
+	}
+	if !jsonenc.Valid(data) {
+		return Event{}, false
 	}
 	return decodeKnown(data)
 }

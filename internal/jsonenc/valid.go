@@ -86,32 +86,43 @@ func validContainer(raw []byte, i, depth int) (int, bool) {
 // validString checks the string opening at raw[i]: no control character,
 // and only JSON's escapes.
 func validString(raw []byte, i int) (int, bool) {
+	end, _, ok := StringAt(raw, i)
+	return end, ok
+}
+
+// StringAt checks the string that opens at raw[i] (a quote) as Valid
+// does, and returns the index after its closing quote and whether it
+// holds no escape (its bytes are then its value, as Valid lets any byte
+// from 0x20 up through: UTF-8 is the caller's to check).
+func StringAt(raw []byte, i int) (end int, plain, ok bool) {
+	plain = true
 	for i++; i < len(raw); i++ {
 		switch c := raw[i]; {
 		case c == '"':
-			return i + 1, true
+			return i + 1, plain, true
 		case c < 0x20:
-			return i, false
+			return i, false, false
 		case c == '\\':
+			plain = false
 			if i++; i >= len(raw) {
-				return i, false
+				return i, false, false
 			}
 			switch raw[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
 				if i+4 >= len(raw) {
-					return len(raw), false // the bytes end inside the escape
+					return len(raw), false, false // the bytes end inside the escape
 				}
 				if !isHex(raw[i+1]) || !isHex(raw[i+2]) || !isHex(raw[i+3]) || !isHex(raw[i+4]) {
-					return i, false
+					return i, false, false
 				}
 				i += 4
 			default:
-				return i, false
+				return i, false, false
 			}
 		}
 	}
-	return i, false
+	return i, false, false
 }
 
 func isHex(c byte) bool {
