@@ -96,11 +96,11 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	}
 	w.Close()
 
-	var ceil, ix, cpuPer1000 []float64
+	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
 		meter := newCPUMeter(e.pids)
-		c, err := bulkCeiling(ctx, e, g.Tenants(), events)
+		c, sendCPU, err := bulkCeiling(ctx, e, g.Tenants(), events)
 		if err != nil {
 			return nil, err
 		}
@@ -111,10 +111,15 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			return nil, err
 		}
 		ci := meter.cores()
-		perK := float64(meter.used("auditbench").Milliseconds()) / float64(n) * 1000
+		perK := perThousand(meter.used("auditbench"), n)
+		k, err := kafkaFloor(ctx, topic, e.brokers, n)
+		if err != nil {
+			return nil, err
+		}
 		log.Printf("  run %d: ceiling %.0f ev/s (cores %s), indexer %.0f ev/s (cores %s)", run, c, fmtCores(cc), r, fmtCores(ci))
 		if run > 0 {
 			ceil, ix, cpuPer1000 = append(ceil, c), append(ix, r), append(cpuPer1000, perK)
+			kafkaMs, bulkMs = append(kafkaMs, k), append(bulkMs, perThousand(sendCPU, n))
 			for k, v := range cc {
 				cpuCeil[k] = append(cpuCeil[k], v)
 			}
@@ -123,7 +128,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			}
 		}
 	}
-	return append(append([]result{indexerCPU(cpuPer1000, n, avgSize(msgs))}, indexerEventWork(e.runs)...), result{
+	return append(append([]result{indexerCPU(cpuPer1000, n, avgSize(msgs)), indexerFloor(kafkaMs, bulkMs, n)}, indexerEventWork(e.runs)...), result{
 		Name: "Indexer: Kafka → Elasticsearch", Unit: "events/s", Samples: ix, Ceiling: ceil,
 		Target: "≥ 85% of the _bulk ceiling", MinRatio: 0.85,
 		Notes: fmt.Sprintf("Consumer-group join before the first message (not in the rate), per run: %s s.\n\n"+
@@ -181,11 +186,12 @@ func avgSize(msgs []kafka.Message) int {
 }
 
 // bulkCeiling sends pre-encoded _bulk bodies with benchPartitions
-// concurrent loaders and returns events per second.
-func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []audit.Event) (float64, error) {
+// concurrent loaders and returns events per second and the CPU this
+// process spent sending them (encoding them beforehand left out).
+func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []audit.Event) (float64, time.Duration, error) {
 	s, err := freshStore(ctx, e, tenants)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	plans := map[string]audit.Plan{}
 	for _, t := range tenants {
@@ -196,11 +202,12 @@ func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []aud
 		var buf bytes.Buffer
 		for j := i; j < min(i+benchBatch, len(events)); j++ {
 			if err := elasticsearch.AppendBulkCreate(&buf, s.StreamName(plans[events[j].TenantID], events[j].TenantID), &events[j]); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 		}
 		bodies = append(bodies, buf.Bytes())
 	}
+	cpu0 := cpuTime(0)
 	elapsed, err := timeParallel(ctx, bodies, benchPartitions, func(b []byte) error {
 		res, err := s.Client().Do(ctx, http.MethodPost, "/_bulk?filter_path=errors", b)
 		if err == nil && (res.Status != http.StatusOK || bytes.Contains(res.Body, []byte(`"errors":true`))) {
@@ -208,10 +215,11 @@ func bulkCeiling(ctx context.Context, e *env, tenants []gen.Tenant, events []aud
 		}
 		return err
 	})
+	sendCPU := cpuTime(0) - cpu0
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return float64(len(events)) / elapsed.Seconds(), nil
+	return float64(len(events)) / elapsed.Seconds(), sendCPU, nil
 }
 
 // joins collects the group-join times of the indexer runs.
