@@ -186,8 +186,8 @@ func (ix *Indexer) Setup(ctx context.Context) error {
 const (
 	// dlqMaxMessageBytes is the dead-letter topic's message limit.
 	dlqMaxMessageBytes = 16 << 20
-	// maxFetchBytes bounds one fetch from the source topic.
-	maxFetchBytes = 16 << 20
+	// MaxFetchBytes bounds one fetch from the source topic.
+	MaxFetchBytes = 16 << 20
 )
 
 // Run consumes until ctx is cancelled, then stops fetching, flushes what
@@ -235,7 +235,7 @@ func (ix *Indexer) Run(ctx context.Context) error {
 func (ix *Indexer) openClients() {
 	ix.reader = kafka.NewGroupReader(kafka.GroupConfig{
 		Brokers: ix.cfg.Brokers, Group: ix.cfg.Group, Topic: ix.cfg.Topic,
-		MaxBytes: maxFetchBytes, QueueCapacity: ix.cfg.BatchSize,
+		MaxBytes: MaxFetchBytes, QueueCapacity: ix.cfg.BatchSize,
 		MinBackoff: ix.cfg.MinBackoff, MaxBackoff: ix.cfg.MaxBackoff,
 		// Group timings: see Config.
 		SessionTimeout: ix.cfg.SessionTimeout, HeartbeatInterval: ix.cfg.HeartbeatInterval,
