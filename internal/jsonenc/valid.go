@@ -41,46 +41,40 @@ func validValue(raw []byte, i, depth int) (int, bool) {
 	return i, false
 }
 
-// validContainer checks the object or array opening at raw[i].
+// validContainer checks the object or array opening at raw[i]; an
+// object's grammar is ObjectAt's.
 func validContainer(raw []byte, i, depth int) (int, bool) {
-	object := raw[i] == '{'
-	end := byte(']')
-	if object {
-		end = '}'
+	if raw[i] == '{' {
+		return ObjectAt(raw, i, func(_ []byte, _ bool, v int) (int, bool) { return validValue(raw, v, depth) })
 	}
-	i = skipSpace(raw, i+1)
-	if i < len(raw) && raw[i] == end {
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
 		return i + 1, true
 	}
 	for {
-		var ok bool
-		if object {
-			if i >= len(raw) || raw[i] != '"' {
-				return i, false
-			}
-			if i, ok = validString(raw, i); !ok {
-				return i, false
-			}
-			if i = skipSpace(raw, i); i >= len(raw) || raw[i] != ':' {
-				return i, false
-			}
-			i = skipSpace(raw, i+1)
-		}
+		var ok, done bool
 		if i, ok = validValue(raw, i, depth); !ok {
 			return i, false
 		}
-		if i = skipSpace(raw, i); i >= len(raw) {
-			return i, false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case end:
-			return i + 1, true
-		default:
-			return i, false
+		if i, done, ok = afterElement(raw, i, ']'); done || !ok {
+			return i, ok
 		}
 	}
+}
+
+// afterElement reads what follows an element or member ending at raw[i]:
+// white space, then a comma (next is where the next one starts) or the
+// closing end (done, next is after it).
+func afterElement(raw []byte, i int, end byte) (next int, done, ok bool) {
+	if i = skipSpace(raw, i); i >= len(raw) {
+		return i, false, false
+	}
+	switch raw[i] {
+	case ',':
+		return skipSpace(raw, i+1), false, true
+	case end:
+		return i + 1, true, true
+	}
+	return i, false, false
 }
 
 // validString checks the string opening at raw[i]: no control character,

@@ -41,16 +41,9 @@ func ObjectAt(raw []byte, i int, fn func(key []byte, escaped bool, v int) (int, 
 		if i, ok = fn(key, !plain, v); !ok {
 			return i, false
 		}
-		if i = skipSpace(raw, i); i >= len(raw) {
-			return i, false
-		}
-		switch raw[i] {
-		case ',':
-			i = skipSpace(raw, i+1)
-		case '}':
-			return i + 1, true
-		default:
-			return i, false
+		var done bool
+		if i, done, ok = afterElement(raw, i, '}'); done || !ok {
+			return i, ok
 		}
 	}
 }
