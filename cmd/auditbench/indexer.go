@@ -136,7 +136,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			"Elasticsearch is CPU-bound here: whatever the indexer and the Kafka broker use on the same two cores is taken from it, which is what separates the two figures on this machine. "+
 			"In production the indexer and Kafka run on their own machines.", fmtSeconds(joins), runtime.NumCPU(), fmtCores(medians(cpuCeil)), fmtCores(medians(cpuIx))),
 		Method: fmt.Sprintf("%d generated events of 10 tenants (all plans, skewed sizes), about %d bytes each, pre-produced to a %d-partition topic. "+
-			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, one worker per partition (so up to %d concurrent `_bulk` requests), timed from the first message consumed until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
+			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, the collector at `indexer.GCPercent` as `auditlog index` runs it, one worker per partition (so up to %d concurrent `_bulk` requests), timed from the first message consumed until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
 			"Ceiling: the same documents encoded as the same `_bulk` create bodies beforehand, sent by %d concurrent loaders in batches of %d, no Kafka, no decoding, no validation, into a new prefix. "+
 			"One warm-up pair, then %d alternating pairs.", n, avgSize(msgs), benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
 	}), nil
@@ -145,7 +145,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 // indexerCPU is the row of the indexer's own CPU per 1,000 events.
 func indexerCPU(samples []float64, n, size int) result {
 	return result{Name: "Indexer CPU per 1,000 events", Unit: "ms", Samples: samples, Target: "≤ 6 ms of indexer CPU per 1,000 events", Max: 6,
-		Method: fmt.Sprintf("The CPU time (user + system, from getrusage) of the benchmark's process while its in-process `indexer.Indexer` consumes the %d events (about %d bytes each) of the indexer row's runs, from the consumer's start to the last acknowledgement, per 1,000 events: Kafka fetches, decoding, validation, masking, the `_bulk` bodies and their answers, commits. The store queues nothing for sealing, as in the indexer row; the next two rows time the per-event part with the leaf hash a sealing store adds.", n, size)}
+		Method: fmt.Sprintf("The CPU time (user + system, from getrusage) of the benchmark's process while its in-process `indexer.Indexer` (the collector at `indexer.GCPercent`, as `auditlog index` runs it) consumes the %d events (about %d bytes each) of the indexer row's runs, from the consumer's start to the last acknowledgement, per 1,000 events: Kafka fetches, decoding, validation, masking, the `_bulk` bodies and their answers, commits. The store queues nothing for sealing, as in the indexer row; the next two rows time the per-event part with the leaf hash a sealing store adds.", n, size)}
 }
 
 func medians(m map[string][]float64) map[string]float64 {
@@ -272,6 +272,7 @@ func indexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic string,
 
 // indexerRunOn is indexerRun into the store s.
 func indexerRunOn(ctx context.Context, e *env, s *elasticsearch.Store, topic string, n int) (float64, error) {
+	defer indexGC()()
 	ix := indexer.New(indexer.Config{Brokers: e.brokers, Topic: topic, Group: uniq("bench-group"), Partitions: benchPartitions,
 		BatchSize: benchBatch, Linger: 50 * time.Millisecond},
 		indexer.Deps{Store: s, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

@@ -11,12 +11,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/indexer"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -179,6 +182,9 @@ func runServer(cmd string, args []string, getenv func(string) string, stdout, st
 	}
 	logger := newLogger(&cfg, stdout)
 	logger.Info("starting", append([]any{"command", cmd, "version", version}, b.resolved()...)...)
+	if cmd == "index" {
+		logger.Info("garbage collector", "GOGC", indexGC(getenv))
+	}
 	for _, u := range unknownVars(environ()) {
 		logger.Warn("unknown configuration variable: ignored", "problem", u)
 	}
@@ -267,4 +273,15 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 	}
 	fmt.Fprintln(stdout, tok)
 	return nil
+}
+
+// indexGC sets the collector of `auditlog index` to indexer.GCPercent,
+// unless GOGC is set (Go's own variable, which the runtime has applied),
+// and returns the setting in force.
+func indexGC(getenv func(string) string) string {
+	if v := getenv("GOGC"); v != "" {
+		return v
+	}
+	debug.SetGCPercent(indexer.GCPercent)
+	return strconv.Itoa(indexer.GCPercent)
 }
