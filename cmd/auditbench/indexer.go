@@ -75,38 +75,23 @@ func enterprise(tenants []gen.Tenant) []gen.Tenant {
 // validation.
 func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	n := max(2000, int(200000*e.scale))
-	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true}, n)
-	events := make([]audit.Event, n)
-	for i := range events {
-		events[i] = g.Next()
-	}
-	msgs, err := kafka.EventMessages(events)
+	topic, size, tenants, err := produceIndexerTopic(ctx, e, n)
 	if err != nil {
 		return nil, err
 	}
-	topic := uniq("bench-events")
-	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: benchPartitions}); err != nil {
-		return nil, err
-	}
-	w := kafka.NewWriter(kafka.WriterConfig{Brokers: e.brokers, Topic: topic, BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond})
-	for i := 0; i < n; i += 5000 {
-		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, n)]...); err != nil {
-			return nil, fmt.Errorf("producing: %w", err)
-		}
-	}
-	w.Close()
 
 	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
 		meter := newCPUMeter(e.pids)
-		c, sendCPU, err := bulkCeiling(ctx, e, g.Tenants(), events)
+		events, _ := indexerEvents(n)
+		c, sendCPU, err := bulkCeiling(ctx, e, tenants, events)
 		if err != nil {
 			return nil, err
 		}
 		cc := meter.cores()
 		meter = newCPUMeter(e.pids)
-		r, err := indexerRun(ctx, e, g.Tenants(), topic, n)
+		r, err := indexerRun(ctx, e, tenants, topic, n)
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +113,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			}
 		}
 	}
-	return append(append([]result{indexerCPU(cpuPer1000, n, avgSize(msgs)), indexerFloor(kafkaMs, bulkMs, n)}, indexerEventWork(e.runs)...), result{
+	return append(append([]result{indexerCPU(cpuPer1000, n, size), indexerFloor(kafkaMs, bulkMs, n)}, indexerEventWork(e.runs)...), result{
 		Name: "Indexer: Kafka → Elasticsearch", Unit: "events/s", Samples: ix, Ceiling: ceil,
 		Target: "≥ 85% of the _bulk ceiling", MinRatio: 0.85,
 		Notes: fmt.Sprintf("Consumer-group join before the first message (not in the rate), per run: %s s.\n\n"+
@@ -138,8 +123,45 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 		Method: fmt.Sprintf("%d generated events of 10 tenants (all plans, skewed sizes), about %d bytes each, pre-produced to a %d-partition topic. "+
 			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, the collector at `indexer.GCPercent` as `auditlog index` runs it, one worker per partition (so up to %d concurrent `_bulk` requests), timed from the first message consumed until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
 			"Ceiling: the same documents encoded as the same `_bulk` create bodies beforehand, sent by %d concurrent loaders in batches of %d, no Kafka, no decoding, no validation, into a new prefix. "+
-			"One warm-up pair, then %d alternating pairs.", n, avgSize(msgs), benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
+			"One warm-up pair, then %d alternating pairs.", n, size, benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
 	}), nil
+}
+
+// indexerEvents returns the n events of the indexer benchmark, the same
+// on every call, and their tenants.
+func indexerEvents(n int) ([]audit.Event, []gen.Tenant) {
+	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true}, n)
+	events := make([]audit.Event, n)
+	for i := range events {
+		events[i] = g.Next()
+	}
+	return events, g.Tenants()
+}
+
+// produceIndexerTopic writes the n events of indexerEvents to a new topic
+// and returns it, the messages' average size and the events' tenants.
+// Neither the events nor the messages are kept: the indexer runs in this
+// process, and its collector should see a heap of its own size, not one
+// the benchmark's data inflates (the ceiling generates the events again
+// each run).
+func produceIndexerTopic(ctx context.Context, e *env, n int) (string, int, []gen.Tenant, error) {
+	events, tenants := indexerEvents(n)
+	msgs, err := kafka.EventMessages(events)
+	if err != nil {
+		return "", 0, nil, err
+	}
+	topic := uniq("bench-events")
+	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: benchPartitions}); err != nil {
+		return "", 0, nil, err
+	}
+	w := kafka.NewWriter(kafka.WriterConfig{Brokers: e.brokers, Topic: topic, BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond})
+	defer w.Close()
+	for i := 0; i < n; i += 5000 {
+		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, n)]...); err != nil {
+			return "", 0, nil, fmt.Errorf("producing: %w", err)
+		}
+	}
+	return topic, avgSize(msgs), tenants, nil
 }
 
 // indexerCPU is the row of the indexer's own CPU per 1,000 events.
