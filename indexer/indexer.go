@@ -187,9 +187,10 @@ func (ix *Indexer) Setup(ctx context.Context) error {
 // with unless GOGC is set: a new cycle once the heap has grown by 200% of
 // what the last one left live, where Go's default is 100%. The indexer's
 // live heap is small (about 30 MB at 4 partitions and batches of 1,000)
-// and its garbage large (every message is copied and decoded), so half
-// the cycles cost about a tenth of its CPU per event for about 30 MB more
-// heap; at 800% the CPU rose again (docs/indexer.md, "CPU per event").
+// and its garbage large (every message is copied and decoded), so
+// collecting half as often saves about a tenth of its CPU per event for
+// about 30 MB more heap; at 800% the CPU rose again (docs/indexer.md,
+// "CPU per event").
 // GOMEMLIMIT bounds the heap, as for any Go program.
 const GCPercent = 200
 
