@@ -83,8 +83,8 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
+		events, _ := indexerEvents(n) // before the meter: generating them is no loader's work
 		meter := newCPUMeter(e.pids)
-		events, _ := indexerEvents(n)
 		c, sendCPU, err := bulkCeiling(ctx, e, tenants, events)
 		if err != nil {
 			return nil, err
