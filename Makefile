@@ -51,9 +51,10 @@ bench-tenancy:
 panel:
 	scripts/panel.sh build
 
-## lint: go vet, staticcheck and gofmt (also over the exclusive-tag tests); the panel's tsc and ESLint
+## lint: go vet, staticcheck and gofmt (also over the exclusive-tag tests); go mod tidy changes nothing; the panel's tsc and ESLint
 lint:
 	scripts/panel.sh lint
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) vet -tags exclusive ./...
 	$(GO) tool staticcheck ./...

@@ -8,7 +8,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/ilm"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/ilm"
 )
 
 // LifecycleReport says what one lifecycle pass did.
@@ -284,4 +284,15 @@ func (s *Store) newestPerIndex(ctx context.Context, streamName string) (map[stri
 		}
 	}
 	return m, nil
+}
+
+// RolloverPeriod is the rollover max_age of the default ILM policy of
+// plan (ilm/), for callers outside this package, which alone reads the
+// policies: the tenancy benchmark counts backing indices with it.
+func RolloverPeriod(plan audit.Plan) (time.Duration, error) {
+	p, err := ilm.For(plan)
+	if err != nil {
+		return 0, err
+	}
+	return ilm.ParseDuration(p.RolloverMaxAge)
 }

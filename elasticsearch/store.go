@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/elasticsearch/ilm"
-	"github.com/auditlog/auditlog/elasticsearch/mappings"
+	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/mappings"
 )
 
 // StoreConfig tunes the store.

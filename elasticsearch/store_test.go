@@ -12,8 +12,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/elasticsearch/ilm"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/ilm"
 	"github.com/auditlog/auditlog/internal/testkit/golden"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )

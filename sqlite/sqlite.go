@@ -48,12 +48,10 @@ type Config struct {
 	// the store are wrong. Only the benchmark that measures what the
 	// rollups cost the write rate sets it; no configuration reaches it.
 	SkipRollup bool
-	// Tune is run on the write connection after the migrations, and
-	// OpenDB, when set, opens the database instead of modernc's driver.
-	// Only the benchmark of ingest variants (pragmas, dropped indexes,
-	// another engine) sets them; no configuration reaches them.
-	Tune   []string
-	OpenDB func(dsn string) (*sql.DB, error)
+	// Tune is run on the write connection after the migrations. Only the
+	// benchmark of ingest variants (pragmas, dropped indexes) sets it; no
+	// configuration reaches it.
+	Tune []string
 	// PageSize, when set and the file is new, is the page size it is
 	// created with (SQLite fixes it with the first table). Only the same
 	// benchmark sets it.
@@ -108,10 +106,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		}
 		return "file:" + cfg.Path + "?" + q.Encode() + extra
 	}
-	open := cfg.OpenDB
-	if open == nil {
-		open = func(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
-	}
+	open := func(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
 	if err := createWithPageSize(ctx, cfg.Path, cfg.PageSize, open); err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating %s", cfg.Path)
 	}

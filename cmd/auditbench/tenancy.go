@@ -14,7 +14,6 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
-	"github.com/auditlog/auditlog/elasticsearch/ilm"
 	"github.com/auditlog/auditlog/gen"
 )
 
@@ -284,7 +283,6 @@ func writeRetrying(ctx context.Context, s audit.EventWriter, b []audit.Event) er
 // its retention is full: one per rollover period of the retention, and
 // the write index.
 func steadyIndices(plan audit.Plan) int {
-	p, _ := ilm.For(plan)
-	roll, _ := ilm.ParseDuration(p.RolloverMaxAge)
+	roll, _ := elasticsearch.RolloverPeriod(plan)
 	return int((plan.Retention()+roll-1)/roll) + 1
 }

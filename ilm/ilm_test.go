@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/elasticsearch/ilm"
+	"github.com/auditlog/auditlog/ilm"
 )
 
 const day = 24 * time.Hour
