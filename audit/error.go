@@ -126,3 +126,13 @@ func (fe fieldErrors) err(message string) error {
 	}
 	return &Error{Code: EINVALID, Message: message, Fields: fe}
 }
+
+// names reports whether a problem of field is already listed.
+func (fe fieldErrors) names(field string) bool {
+	for _, f := range fe {
+		if f.Field == field {
+			return true
+		}
+	}
+	return false
+}

@@ -8,12 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
-	fastjson "github.com/goccy/go-json"
 	"github.com/google/uuid"
-
-	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // Limits on one event. They are part of the contract (README, "Event
@@ -51,58 +47,34 @@ const IDPrefix = "evt_audit_"
 // DecodeEvent parses one event from its JSON encoding, fills in the
 // defaults (see Normalize) and validates it at time now. It returns every
 // problem at once as an EINVALID *Error whose Fields name each offending
-// field, or an ETOOLARGE *Error when data exceeds MaxEventBytes. Unknown
-// fields are rejected: an audit record never loses data silently.
+// field, or an ETOOLARGE *Error when data exceeds MaxEventBytes. Unknown,
+// duplicate and case-folded keys and invalid UTF-8 are refused
+// (strictJSON): an audit record never loses or guesses data.
 func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	if len(data) > MaxEventBytes {
 		return Event{}, &Error{Code: ETOOLARGE,
 			Message: fmt.Sprintf("event is %d bytes; the limit is %d", len(data), MaxEventBytes),
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
-	// goccy's Unmarshal keeps invalid UTF-8 as it is, where encoding/json
-	// and its stream decoder write U+FFFD: such input takes the slow path,
-	// and so does any the fast decoders decline.
-	if utf8.Valid(data) {
-		if e, ok := decodeFast(data); ok {
-			e.Normalize()
-			return e, e.validate(now, nil).err("invalid event")
-		}
+	var e Event
+	strictErr := decodeStrict(data, &e)
+	if strictErr == nil {
+		e.Normalize()
+		return e, e.validate(now, nil).err("invalid event")
 	}
-	// Slow path: decode field by field so that every type problem is
-	// reported, not only the first one encoding/json meets.
+	// Refused: decode again field by field, only to name every problem
+	// (the strict decoder stops at the first), and the strict decoder's
+	// own when the field-by-field pass, which is lenient about duplicates
+	// and UTF-8, did not name that field.
 	e, fe := decodeFields(data)
-	if len(fe) > 0 && fe[0].Field == "" {
+	if p := strictProblem(strictErr); !fe.names(p.Field) {
+		fe = append(fe, p)
+	}
+	if fe.names("") {
 		return Event{}, fe.err("invalid event")
 	}
 	e.Normalize()
 	return e, e.validate(now, fe).err("invalid event")
-}
-
-// decodeFast decodes valid UTF-8 with the fast decoders: decodeOnePass
-// takes the common shape in one walk that checks the grammar as it goes;
-// goccy takes the rest of what it decodes alike, once jsonenc.Valid
-// (encoding/json's grammar, held to it by fuzzing) has passed the input,
-// as goccy does not check the contents of raw values (diff, before,
-// after): nothing but valid JSON is ever accepted (found by fuzzing).
-func decodeFast(data []byte) (Event, bool) {
-	var e Event // on the stack: decodeOnePass keeps no pointer to it
-	if decodeOnePass(data, &e) {
-		return e, true
-	}
-	if !jsonenc.Valid(data) {
-		return Event{}, false
-	}
-	return decodeKnown(data)
-}
-
-// decodeKnown decodes data with goccy's Unmarshal when every key is a
-// field's (knownKeys): the decoder ignores unknown keys.
-func decodeKnown(data []byte) (Event, bool) {
-	var e Event
-	if knownKeys(data) && fastjson.Unmarshal(data, &e) == nil {
-		return e, true
-	}
-	return Event{}, false
 }
 
 // Normalize fills in the documented defaults: outcome success, the

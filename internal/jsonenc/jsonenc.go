@@ -293,26 +293,3 @@ func appendJSONString(b []byte, s string, html bool) []byte {
 	}
 	return append(append(b, s[start:]...), '"')
 }
-
-// Members calls fn with each member of the object that valid raw JSON
-// is (after white space): its key's bytes as written (escaped says
-// whether they hold an escape) and its value's bytes. It stops when fn
-// answers false, and answers false then, or when raw is no object.
-func Members(raw []byte, fn func(key []byte, escaped bool, value []byte) bool) bool {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
-		return false
-	}
-	i = skipSpace(raw, i+1)
-	for i < len(raw) && raw[i] != '}' {
-		plain, end := stringEnd(raw, i)
-		key := raw[i+1 : end-1]
-		start := skipSpace(raw, skipSpace(raw, end)+1) // past the colon
-		vend := skipValue(raw, start)
-		if !fn(key, !plain, raw[start:vend]) {
-			return false
-		}
-		i = nextMember(raw, vend)
-	}
-	return true
-}

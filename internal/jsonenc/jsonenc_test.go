@@ -104,22 +104,3 @@ func FuzzMarshaled(f *testing.F) {
 		checkMarshaled(t, raw)
 	})
 }
-
-// TestMembers: the members of an object, keys as written; not an object,
-// none.
-func TestMembers(t *testing.T) {
-	var got []string
-	ok := Members([]byte(` { "a" : 1 , "b\"c":{"x":[1,{}]} ,"d":"}" } `), func(k []byte, esc bool, v []byte) bool {
-		got = append(got, string(k)+"="+string(v)+map[bool]string{true: " (escaped)"}[esc])
-		return true
-	})
-	want := []string{`a=1`, `b\"c={"x":[1,{}]} (escaped)`, `d="}"`}
-	if !ok || len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
-		t.Fatalf("%v %q", ok, got)
-	}
-	for _, raw := range []string{`[1]`, `"x"`, `null`} {
-		if Members([]byte(raw), func([]byte, bool, []byte) bool { return true }) {
-			t.Fatalf("%s is no object", raw)
-		}
-	}
-}

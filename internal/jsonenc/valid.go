@@ -42,10 +42,10 @@ func validValue(raw []byte, i, depth int) (int, bool) {
 }
 
 // validContainer checks the object or array opening at raw[i]; an
-// object's grammar is ObjectAt's.
+// object's grammar is objectAt's.
 func validContainer(raw []byte, i, depth int) (int, bool) {
 	if raw[i] == '{' {
-		return ObjectAt(raw, i, func(_ []byte, _ bool, v int) (int, bool) { return validValue(raw, v, depth) })
+		return objectAt(raw, i, func(_ []byte, _ bool, v int) (int, bool) { return validValue(raw, v, depth) })
 	}
 	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == ']' {
 		return i + 1, true
@@ -56,6 +56,47 @@ func validContainer(raw []byte, i, depth int) (int, bool) {
 			return i, false
 		}
 		if i, done, ok = afterElement(raw, i, ']'); done || !ok {
+			return i, ok
+		}
+	}
+}
+
+// objectAt walks the object that opens at raw[i] and checks its grammar
+// as Valid does. For each member it calls fn with the key's bytes without
+// quotes, whether the key holds an escape, and the index where the value
+// starts (white space skipped); fn reads and checks the value and returns
+// the index after it, or false to stop. objectAt returns the index after
+// the closing brace, and false when the grammar is broken or fn stopped.
+// The key is cut from raw with two-index slicing, so its capacity runs to
+// the end of raw's.
+func objectAt(raw []byte, i int, fn func(key []byte, escaped bool, v int) (int, bool)) (int, bool) {
+	if i >= len(raw) || raw[i] != '{' {
+		return i, false
+	}
+	if i = skipSpace(raw, i+1); i < len(raw) && raw[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(raw) || raw[i] != '"' {
+			return i, false
+		}
+		end, plain, ok := StringAt(raw, i)
+		if !ok {
+			return end, false
+		}
+		key := raw[i+1 : end-1]
+		if i = skipSpace(raw, end); i >= len(raw) || raw[i] != ':' {
+			return i, false
+		}
+		v := skipSpace(raw, i+1)
+		if v >= len(raw) {
+			return v, false
+		}
+		if i, ok = fn(key, !plain, v); !ok {
+			return i, false
+		}
+		var done bool
+		if i, done, ok = afterElement(raw, i, '}'); done || !ok {
 			return i, ok
 		}
 	}
