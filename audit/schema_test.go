@@ -1,0 +1,78 @@
+package audit_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/schematest"
+)
+
+// The every-field test of the domain's encoders and decoders (the stores,
+// CSV, JSON lines, the data line, the OpenAPI schema and the
+// Elasticsearch document have theirs in their packages): each field of
+// audit.Event, found by reflection, arrives where it belongs.
+
+func TestEveryFieldInTheAPIAnswer(t *testing.T) {
+	e := schematest.Full(t)
+	b, err := json.Marshal(e) // Event.MarshalJSON, the answer of the API
+	if err != nil {
+		t.Fatal(err)
+	}
+	schematest.Check(t, "the API answer (Event.MarshalJSON)", e, schematest.Same(e), schematest.JSONLookup(t, b))
+}
+
+func TestEveryFieldInTheLeaf(t *testing.T) {
+	e := schematest.Full(t)
+	schematest.Check(t, "the verifiable log's leaf (LeafData)", e, schematest.Same(e), schematest.JSONLookup(t, audit.LeafData(e)))
+	// Each field changes the leaf: none is left out of what the log proves.
+	for path, m := range schematest.Mutations(e) {
+		if reflect.DeepEqual(audit.LeafData(m), audit.LeafData(e)) {
+			t.Errorf("changing %s leaves the leaf as it was: the log would not cover it", path)
+		}
+	}
+}
+
+func TestEveryFieldThroughTheWireDecoder(t *testing.T) {
+	e := schematest.Full(t)
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := audit.DecodeEvent(b, schematest.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, e) {
+		t.Fatalf("DecodeEvent(MarshalJSON(e)):\n%+v\nwant\n%+v", got, e)
+	}
+	// Each field, alone, decodes into its own field: the decoder routes
+	// by name, never by position or by a fallback.
+	for path, m := range schematest.Mutations(e) {
+		raw, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want audit.Event
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := audit.DecodeEvent(raw, schematest.Now) // a mutation may break a rule; the decoding is what counts
+		want.Normalize()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("with %s changed, DecodeEvent gave\n%+v\nwant\n%+v", path, got, want)
+		}
+	}
+}
+
+// TestSameEventComparesEveryField: a redelivery that differs in any one
+// field is a conflict, not a duplicate.
+func TestSameEventComparesEveryField(t *testing.T) {
+	e := schematest.Full(t)
+	for path, m := range schematest.Mutations(e) {
+		if audit.SameEvent(&m, &e) || audit.SameEvent(&e, &m) {
+			t.Errorf("SameEvent does not see a change of %s", path)
+		}
+	}
+}
