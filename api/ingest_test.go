@@ -57,6 +57,27 @@ func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible 
 	}
 	lines[3] = []byte(`{"tenantId":"acme","action":"publish"}`)
 	lines[7] = []byte(`not json`)
+	// What the strict decode refuses, each named: a duplicate key, a key
+	// matching a field only up to case, invalid UTF-8.
+	refused := []struct{ line, field, msg string }{
+		{strings.Replace(string(lines[1]), `"action":`, `"action":"delete","action":`, 1), "action", "more than once"},
+		{strings.Replace(string(lines[1]), `"tenantId"`, `"TenantId"`, 1), "TenantId", "not a known field"},
+		{strings.Replace(string(lines[1]), `"email":"`, "\"email\":\"\xfe", 1), "actor.email", "UTF-8"},
+	}
+	for _, r := range refused {
+		code, body := post(t, srv.URL, ingestToken, "application/x-ndjson", []byte(r.line))
+		var res api.IngestResponse
+		if err := json.Unmarshal(body, &res); err != nil || code != 200 || res.Rejected != 1 || res.Accepted != 0 {
+			t.Fatalf("%s: %d %s", r.line, code, body)
+		}
+		named := false
+		for _, fe := range res.Items[0].Errors {
+			named = named || fe.Field == r.field && strings.Contains(fe.Message, r.msg)
+		}
+		if !named {
+			t.Fatalf("%q %q not among %+v", r.field, r.msg, res.Items[0].Errors)
+		}
+	}
 	ndjson := bytes.Join(lines, []byte("\n"))
 
 	code, body := post(t, srv.URL, ingestToken, "application/x-ndjson", ndjson)

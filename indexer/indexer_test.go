@@ -140,6 +140,9 @@ func TestPoisonMessagesGoToTheDeadLetterTopic(t *testing.T) {
 		{"unknown action", audit.EINVALID, "action: must be one of", mutate(func(m map[string]any) { m["action"] = "publish" })},
 		{"2 MB event", audit.ETOOLARGE, "the limit is", mutate(func(m map[string]any) { m["after"] = map[string]any{"blob": strings.Repeat("x", 2<<20)} })},
 		{"type conflict", audit.EINVALID, "crossTenant: must be a boolean", mutate(func(m map[string]any) { m["crossTenant"] = "yes" })},
+		{"duplicate key", audit.EINVALID, "action: is given more than once", []byte(strings.Replace(string(good()), `"action":`, `"action":"delete","action":`, 1))},
+		{"case-folded key", audit.EINVALID, "TenantID: is not a known field", []byte(strings.Replace(string(good()), `"tenantId"`, `"TenantID"`, 1))},
+		{"invalid UTF-8", audit.EINVALID, "actor.userAgent: must be valid UTF-8", []byte(strings.Replace(string(good()), `"userAgent":"`, "\"userAgent\":\"\xff", 1))},
 		{"mapping rejection", "rejected", "elasticsearch rejected the event", mutate(func(m map[string]any) { m["tenantId"] = conflictTenant })},
 		{"sensitive update without before/after", audit.EINVALID, "before: an update of ivr must carry the complete state", mutate(func(m map[string]any) {
 			m["action"], m["resource"], m["diff"] = "update", map[string]any{"type": "ivr", "id": "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a61"}, map[string]any{}
