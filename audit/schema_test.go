@@ -76,3 +76,19 @@ func TestSameEventComparesEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryFieldIsKnownToTheMessagePass: an event refused for one unknown
+// key is refused for that key alone; the field-by-field pass that names
+// the problems (audit/decode.go) knows every field of the type.
+func TestEveryFieldIsKnownToTheMessagePass(t *testing.T) {
+	b, err := json.Marshal(schematest.Full(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b[:len(b)-1], `,"zzUnknown":1}`...)
+	_, err = audit.DecodeEvent(b, schematest.Now)
+	fields := audit.ErrorFields(err)
+	if len(fields) != 1 || fields[0].Field != "zzUnknown" {
+		t.Fatalf("want only zzUnknown named, got %+v", fields)
+	}
+}
