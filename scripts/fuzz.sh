@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The fuzz targets that compare a function with an independent reference
+# (encoding/json, json.Valid, strings.ToLower, a strict reference decoder),
+# each run for a bounded time beyond its seeds: `make test` calls this, so
+# CI fuzzes every one of them on every run. FUZZ_EACH (default 11s) times
+# the 10 targets below: under two minutes of fuzzing in all (issue 40).
+# A failure leaves its input under the package's testdata/fuzz, where it
+# becomes a seed of the ordinary test run once committed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EACH=${FUZZ_EACH:-11s}
+
+# package target what-it-is-compared-with
+targets=(
+	"./audit FuzzStrictDecode an-independent-strict-reference-(encoding/json,-its-token-stream,-utf8.Valid)"
+	"./audit FuzzDecodeEvent its-own-re-encoding-(accepted-events-round-trip)"
+	"./audit FuzzEventJSON encoding/json"
+	"./audit FuzzLeafData encoding/json-with-sorted-keys"
+	"./audit FuzzToLower strings.ToLower"
+	"./internal/jsonenc FuzzValid encoding/json.Valid"
+	"./internal/jsonenc FuzzMarshaled encoding/json"
+	"./internal/jsonenc FuzzDecodeNumbers encoding/json's-Decoder-with-UseNumber"
+	"./elasticsearch FuzzCreatedItems encoding/json"
+	"./audit FuzzParseSearch the-parser's-own-contract"
+)
+for t in "${targets[@]}"; do
+	read -r pkg name ref <<<"$t"
+	echo "[fuzz] $name ($pkg) for $EACH, against ${ref//-/ }"
+	go test -run='^$' -fuzz="^${name}\$" -fuzztime="$EACH" "$pkg" 2>&1 | tail -n 3
+done
