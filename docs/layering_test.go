@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -60,6 +61,11 @@ func TestOneFolderPerDependency(t *testing.T) {
 		if d.IsDir() && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) && path != ".." {
 			return filepath.SkipDir
 		}
+		if d.IsDir() && path != ".." && fileExists(filepath.Join(path, "go.mod")) {
+			// A module of its own (the benchmark's plain copier): not the
+			// product, and none of its packages can be imported by it.
+			return filepath.SkipDir
+		}
 		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
@@ -100,4 +106,9 @@ func hasPrefix(p, dep string) bool {
 		return strings.HasPrefix(p, dep)
 	}
 	return p == dep || strings.HasPrefix(p, dep+"/")
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

@@ -10,6 +10,7 @@ import (
 	"log"
 	"log/slog"
 	"net/http"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -80,9 +81,22 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 		return nil, err
 	}
 
+	dir, err := os.MkdirTemp("", "auditbench-peers")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	bins, err := buildPeers(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	var peers peerSamples
 	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
+		if err := peers.run(ctx, e, bins, tenants, topic, n, run); err != nil {
+			return nil, err
+		}
 		events, _ := indexerEvents(n) // before the meter: generating them is no loader's work
 		meter := newCPUMeter(e.pids)
 		c, sendCPU, err := bulkCeiling(ctx, e, tenants, events)
@@ -113,7 +127,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			}
 		}
 	}
-	return append(append([]result{indexerCPU(cpuPer1000, n, size), indexerFloor(kafkaMs, bulkMs, n)}, indexerEventWork(e.runs)...), result{
+	return append(append(append(peers.rows(n, size), indexerCPU(cpuPer1000, n, size), indexerFloor(kafkaMs, bulkMs, n)), indexerEventWork(e.runs)...), result{
 		Name: "Indexer: Kafka → Elasticsearch", Unit: "events/s", Samples: ix, Ceiling: ceil,
 		Target: "≥ 85% of the _bulk ceiling", MinRatio: 0.85,
 		Notes: fmt.Sprintf("Consumer-group join before the first message (not in the rate), per run: %s s.\n\n"+
@@ -127,10 +141,17 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	}), nil
 }
 
+// indexerEnd is where the indexer benchmark's events end: today, fixed
+// once per process. The events span the 20 days before it, within every
+// plan's retention, so that `auditlog index`, which refuses an event its
+// tenant's plan would delete at once (the retention gate), takes all of
+// them as the in-process indexer does.
+var indexerEnd = time.Now().UTC().Truncate(24 * time.Hour)
+
 // indexerEvents returns the n events of the indexer benchmark, the same
 // on every call, and their tenants.
 func indexerEvents(n int) ([]audit.Event, []gen.Tenant) {
-	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true}, n)
+	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true, Start: indexerEnd.Add(-20 * 24 * time.Hour), End: indexerEnd}, n)
 	events := make([]audit.Event, n)
 	for i := range events {
 		events[i] = g.Next()
