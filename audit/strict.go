@@ -59,11 +59,13 @@ func strictProblem(err error) FieldError {
 			return FieldError{Field: f, Message: "is not a known field (names are case-sensitive)"}
 		}
 		var ae *Error
-		if errors.As(sem.Err, &ae) {
+		switch {
+		case errors.As(sem.Err, &ae):
 			return FieldError{Field: f, Message: ae.Message}
-		}
-		if sem.JSONKind != 0 && sem.GoType != nil {
-			return FieldError{Field: f, Message: "must not be a JSON " + sem.JSONKind.String()}
+		case sem.Err != nil && f != "":
+			return FieldError{Field: f, Message: sem.Err.Error()}
+		case f != "":
+			return FieldError{Field: f, Message: "has the wrong JSON type"}
 		}
 	}
 	return FieldError{Field: "", Message: "the event must be one JSON object: " + err.Error()}

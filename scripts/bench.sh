@@ -8,6 +8,33 @@ BENCH_SCALE=${BENCH_SCALE:-1}
 BENCH_RUNS=${BENCH_RUNS:-5}
 OUT=${BENCH_OUT:-BENCHMARKS.md}
 
+# BENCH_ONLY=micro rewrites only the Go micro-benchmarks' section of the
+# report, the last one, without services.
+micro() {
+	local benchtime=1s
+	awk "BEGIN{exit !($BENCH_SCALE < 0.5)}" && benchtime=100ms
+	go test -run='^$' -bench=. -benchmem -benchtime=$benchtime -count=3 ./audit/ ./elasticsearch/ ./export/ | tee /tmp/auditlog-micro.txt
+	{
+		echo
+		echo "## Go micro-benchmarks"
+		echo
+		echo "\`go test -bench=. -benchmem -benchtime=$benchtime -count=3\` on the hot paths; each line is one run (ns/op, B/op, allocs/op)."
+		echo
+		echo '```'
+		grep -E '^(Benchmark|goos|goarch|cpu)' /tmp/auditlog-micro.txt
+		echo '```'
+	} >>"$OUT"
+}
+if [ "${BENCH_ONLY:-}" = micro ]; then
+	echo "[bench] Go micro-benchmarks only: their section of $OUT is rewritten"
+	tmp=$(mktemp)
+	awk '/^## Go micro-benchmarks/{exit} {print}' "$OUT" | sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' >"$tmp"
+	mv "$tmp" "$OUT"
+	micro
+	echo "[bench] wrote $OUT"
+	exit 0
+fi
+
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 with_services
@@ -25,17 +52,5 @@ go run ./cmd/auditbench -scale "$BENCH_SCALE" -runs "$BENCH_RUNS" -out "$OUT" \
 [ -n "${BENCH_ONLY:-}" ] && exit 0
 
 echo "[bench] Go micro-benchmarks (hot paths, with allocations)"
-benchtime=1s
-awk "BEGIN{exit !($BENCH_SCALE < 0.5)}" && benchtime=100ms
-go test -run='^$' -bench=. -benchmem -benchtime=$benchtime -count=3 ./audit/ ./elasticsearch/ ./export/ | tee /tmp/auditlog-micro.txt
-{
-	echo
-	echo "## Go micro-benchmarks"
-	echo
-	echo "\`go test -bench=. -benchmem -benchtime=$benchtime -count=3\` on the hot paths; each line is one run (ns/op, B/op, allocs/op)."
-	echo
-	echo '```'
-	grep -E '^(Benchmark|goos|goarch|cpu)' /tmp/auditlog-micro.txt
-	echo '```'
-} >>"$OUT"
+micro
 echo "[bench] wrote $OUT"
