@@ -31,6 +31,16 @@ import (
 	"github.com/segmentio/kafka-go"
 )
 
+// copier is one copy of a topic into an index.
+type copier struct {
+	r      *kafka.Reader
+	bi     esutil.BulkIndexer
+	n      int64
+	acked  atomic.Int64
+	done   chan struct{}
+	failed atomic.Value
+}
+
 func main() {
 	brokers := flag.String("brokers", "", "Kafka brokers, comma-separated")
 	topic := flag.String("topic", "", "topic to copy")
@@ -45,74 +55,58 @@ func main() {
 	if *n <= 0 || *topic == "" || *index == "" {
 		log.Fatal("copier: -n, -topic and -index are required")
 	}
-	ctx := context.Background()
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: strings.Split(*brokers, ","), Topic: *topic, GroupID: *group,
+	c := &copier{n: *n, done: make(chan struct{})}
+	c.r = kafka.NewReader(kafka.ReaderConfig{Brokers: strings.Split(*brokers, ","), Topic: *topic, GroupID: *group,
 		MaxBytes: *maxBytes, CommitInterval: 200 * time.Millisecond})
 	es, err := elasticsearch.NewClient(elasticsearch.Config{Addresses: []string{*esURL}})
 	if err != nil {
 		log.Fatal(err)
 	}
-	var failed atomic.Value
-	bi, err := esutil.NewBulkIndexer(esutil.BulkIndexerConfig{Client: es, Index: *index, NumWorkers: *workers,
+	c.bi, err = esutil.NewBulkIndexer(esutil.BulkIndexerConfig{Client: es, Index: *index, NumWorkers: *workers,
 		FlushBytes: *flushBytes, FlushInterval: 50 * time.Millisecond,
-		OnError: func(_ context.Context, err error) { failed.Store(err) }})
+		OnError: func(_ context.Context, err error) { c.failed.Store(err) }})
 	if err != nil {
 		log.Fatal(err)
 	}
-	var acked atomic.Int64
-	done := make(chan struct{})
-	ack := func(m kafka.Message) {
-		if err := r.CommitMessages(ctx, m); err != nil {
-			failed.Store(err)
-		}
-		if acked.Add(1) == *n {
-			close(done)
-		}
+	if err := c.run(context.Background()); err != nil {
+		log.Fatal(err)
 	}
+}
+
+// ack commits a message acknowledged by Elasticsearch.
+func (c *copier) ack(ctx context.Context, m kafka.Message) {
+	if err := c.r.CommitMessages(ctx, m); err != nil {
+		c.failed.Store(err)
+	}
+	if c.acked.Add(1) == c.n {
+		close(c.done)
+	}
+}
+
+// run copies n messages, then says so on stdout and closes the reader.
+func (c *copier) run(ctx context.Context) error {
 	start := time.Now()
-	var firstAt, lastAt time.Duration
-	for fetched := int64(0); fetched < *n; fetched++ {
-		m, err := r.FetchMessage(ctx)
+	var firstAt time.Duration
+	for fetched := int64(0); fetched < c.n; fetched++ {
+		m, err := c.r.FetchMessage(ctx)
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		if fetched == 0 {
 			firstAt = time.Since(start)
 		}
-		// The event's id is its idempotency key (a producer's retry sends
-		// it again in another message), so it is the document's _id; a
-		// message without one is keyed by where it sits in the topic.
-		var key struct {
-			ID string `json:"id"`
-		}
-		id := m.Topic + "-" + strconv.Itoa(m.Partition) + "-" + strconv.FormatInt(m.Offset, 10)
-		if json.Unmarshal(m.Value, &key) == nil && key.ID != "" {
-			id = key.ID
-		}
-		err = bi.Add(ctx, esutil.BulkIndexerItem{
-			Action: "create", DocumentID: id,
-			Body:      bytes.NewReader(m.Value),
-			OnSuccess: func(context.Context, esutil.BulkIndexerItem, esutil.BulkIndexerResponseItem) { ack(m) },
-			OnFailure: func(_ context.Context, _ esutil.BulkIndexerItem, res esutil.BulkIndexerResponseItem, err error) {
-				if err == nil && res.Status == 409 { // a redelivery: already copied
-					ack(m)
-					return
-				}
-				failed.Store(fmt.Errorf("item %d: %v %d %s", m.Offset, err, res.Status, res.Error.Reason))
-			},
-		})
-		if err != nil {
-			log.Fatal(err)
+		if err := c.add(ctx, m); err != nil {
+			return err
 		}
 	}
-	lastAt = time.Since(start)
-	if err := bi.Close(ctx); err != nil {
-		log.Fatal(err)
+	lastAt := time.Since(start)
+	if err := c.bi.Close(ctx); err != nil {
+		return err
 	}
-	if err, _ := failed.Load().(error); err != nil {
-		log.Fatal(err)
+	if err, _ := c.failed.Load().(error); err != nil {
+		return err
 	}
-	<-done
+	<-c.done
 	// The benchmark stops its clock and reads this process's CPU when this
 	// line arrives: every message acknowledged (when the first came, the
 	// group join, and the last was fetched, for its notes). Closing the
@@ -120,7 +114,31 @@ func main() {
 	// kafka-go takes seconds to do; the indexer's clock stops at its last
 	// acknowledgement too.
 	fmt.Printf("first=%.3f last=%.3f acked=%.3f\n", firstAt.Seconds(), lastAt.Seconds(), time.Since(start).Seconds())
-	if err := r.Close(); err != nil {
-		log.Fatal(err)
+	return c.r.Close()
+}
+
+// add queues one message for the bulk indexer.
+func (c *copier) add(ctx context.Context, m kafka.Message) error {
+	// The event's id is its idempotency key (a producer's retry sends it
+	// again in another message), so it is the document's _id; a message
+	// without one is keyed by where it sits in the topic.
+	var key struct {
+		ID string `json:"id"`
 	}
+	id := m.Topic + "-" + strconv.Itoa(m.Partition) + "-" + strconv.FormatInt(m.Offset, 10)
+	if json.Unmarshal(m.Value, &key) == nil && key.ID != "" {
+		id = key.ID
+	}
+	return c.bi.Add(ctx, esutil.BulkIndexerItem{
+		Action: "create", DocumentID: id,
+		Body:      bytes.NewReader(m.Value),
+		OnSuccess: func(context.Context, esutil.BulkIndexerItem, esutil.BulkIndexerResponseItem) { c.ack(ctx, m) },
+		OnFailure: func(_ context.Context, _ esutil.BulkIndexerItem, res esutil.BulkIndexerResponseItem, err error) {
+			if err == nil && res.Status == 409 { // a redelivery: already copied
+				c.ack(ctx, m)
+				return
+			}
+			c.failed.Store(fmt.Errorf("item %d: %v %d %s", m.Offset, err, res.Status, res.Error.Reason))
+		},
+	})
 }
