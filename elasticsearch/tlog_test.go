@@ -169,3 +169,31 @@ func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
 		t.Fatalf("a remaining event's proof: %v", err)
 	}
 }
+
+// TestVerifyNamesMalformedDocumentsOnElasticsearch: documents edited into
+// something that is no event (a number where the e-mail belongs, a
+// change that is no {from, to}, the id of another event) are each named
+// malformed at their leaf, and every other event is still checked.
+func TestVerifyNamesMalformedDocumentsOnElasticsearch(t *testing.T) {
+	ctx := context.Background()
+	s, events, v := sealedStore(t, 15, 30)
+	tenant := events[0].TenantID
+	c := s.Client()
+	for i, doc := range map[int]map[string]any{
+		2: {"actor": map[string]any{"email": 5}},
+		4: {"diff": map[string]any{"greeting": 5}},
+		6: {"id": events[7].ID},
+	} {
+		if err := c.DoJSON(ctx, http.MethodPost, "/"+backingIndex(t, s, events[i])+"/_update/"+events[i].ID+"?refresh=true", map[string]any{"doc": doc}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatalf("the verifier stopped: %v", err)
+	}
+	storetest.WantFindings(t, rep, map[string]string{events[2].ID: "malformed", events[4].ID: "malformed", events[6].ID: "malformed"}, s, s, tenant)
+	if rep.Events != 30-3 {
+		t.Fatalf("%d events checked, want the other 27", rep.Events)
+	}
+}

@@ -62,6 +62,35 @@ func (s storeSource) Events(ctx context.Context, fn func([]audit.Event) error) e
 	return s.scan.ScanEvents(ctx, audit.Filter{TenantID: s.tenant}, audit.DefaultSort, fn)
 }
 
+// RowSource is a Source that reads the stored rows themselves, a row that
+// is no well-formed event included (with its Err): the store
+// (StoreSource). Check names each such row instead of stopping.
+type RowSource interface {
+	Rows(ctx context.Context, fn func([]audit.StoredRow) error) error
+}
+
+// Rows reads the tenant's rows as the store keeps them
+// (audit.RowScanner), after the refresh Events makes; a store without
+// RowScanner gives its decoded events as rows.
+func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error) error {
+	rs, ok := s.scan.(audit.RowScanner)
+	if !ok {
+		return s.Events(ctx, func(batch []audit.Event) error {
+			rows := make([]audit.StoredRow, len(batch))
+			for i, e := range batch {
+				rows[i] = audit.StoredRow{Key: e.ID, Event: e}
+			}
+			return fn(rows)
+		})
+	}
+	if r, ok := s.scan.(audit.Refresher); ok {
+		if err := r.Refresh(ctx, s.tenant); err != nil {
+			return err
+		}
+	}
+	return rs.ScanRows(ctx, s.tenant, fn)
+}
+
 // TileSource is a Source that also reads the tree's hash tiles (C2SP
 // tlog-tiles of height TileHeight: the store's stored hashes, or the
 // API's tiles). When the leaves do not make the signed root, Check reads

@@ -14,7 +14,7 @@ import (
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, missing, repeated, unsealed, tree, reordered, rewritten
+	Kind    string // altered, malformed, missing, repeated, unsealed, tree, reordered, rewritten
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string
@@ -64,17 +64,7 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 	if err != nil {
 		return Report{}, err
 	}
-	stored := map[string]*storedEvent{}
-	retention := map[string][]audit.LeafRange{} // by record id
-	err = src.Events(ctx, func(batch []audit.Event) error {
-		for _, e := range batch {
-			stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1}
-			if r, ok := audit.RetentionLeaves(e); ok {
-				retention[e.ID] = r
-			}
-		}
-		return nil
-	})
+	stored, retention, err := readStored(ctx, src)
 	if err != nil {
 		return Report{}, err
 	}
@@ -100,7 +90,10 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 	}
 	c.rep.excuseExpired(retention, stored)
 	for id, e := range stored {
-		if e.leaf < 0 {
+		switch {
+		case e.leaf < 0 && e.bad != "":
+			c.rep.Findings = append(c.rep.Findings, Finding{Kind: "malformed", Index: -1, EventID: id, Detail: e.bad + " (and in no leaf)"})
+		case e.leaf < 0:
 			c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
 		}
 	}
@@ -188,11 +181,50 @@ func (c *checker) unsealed() int {
 }
 
 // storedEvent is a stored event's leaf hash, and the leaf that holds it
-// (-1 before one does) and whether it matches it.
+// (-1 before one does) and whether it matches it; bad, for a row that is
+// no well-formed event, says why (it has no hash).
 type storedEvent struct {
 	hash   tlog.Hash
 	leaf   int64
 	intact bool
+	bad    string
+}
+
+// readStored reads the stored events of src by their ids, with their
+// leaf hashes, and the retention records among them. A source that reads
+// the store's rows themselves (RowSource) gives every row, a malformed
+// one as a storedEvent with bad set: it is named, and the others are
+// still checked.
+func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[string][]audit.LeafRange, error) {
+	stored := map[string]*storedEvent{}
+	retention := map[string][]audit.LeafRange{} // by record id
+	add := func(e audit.Event) {
+		stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1}
+		if r, ok := audit.RetentionLeaves(e); ok {
+			retention[e.ID] = r
+		}
+	}
+	rs, ok := src.(RowSource)
+	if !ok {
+		err := src.Events(ctx, func(batch []audit.Event) error {
+			for _, e := range batch {
+				add(e)
+			}
+			return nil
+		})
+		return stored, retention, err
+	}
+	err := rs.Rows(ctx, func(rows []audit.StoredRow) error {
+		for _, r := range rows {
+			if r.Err != nil {
+				stored[r.Key] = &storedEvent{leaf: -1, bad: audit.ErrorMessage(r.Err)}
+				continue
+			}
+			add(r.Event)
+		}
+		return nil
+	})
+	return stored, retention, err
 }
 
 // excuseExpired takes out of the findings each missing event whose leaf
@@ -237,6 +269,10 @@ func (rep *Report) checkLeaf(l audit.Leaf, stored map[string]*storedEvent) {
 		return
 	case e.leaf >= 0:
 		rep.Findings = append(rep.Findings, Finding{Kind: "repeated", Index: l.Index, EventID: l.EventID, Detail: fmt.Sprintf("already leaf #%d", e.leaf)})
+		return
+	case e.bad != "":
+		rep.Findings = append(rep.Findings, Finding{Kind: "malformed", Index: l.Index, EventID: l.EventID, Detail: e.bad})
+		e.leaf = l.Index
 		return
 	case e.hash != l.Hash:
 		rep.Findings = append(rep.Findings, Finding{Kind: "altered", Index: l.Index, EventID: l.EventID, Detail: "stored content differs from the sealed leaf"})

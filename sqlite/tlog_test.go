@@ -342,3 +342,63 @@ func TestVerifyNamesReorderedLeaves(t *testing.T) {
 		t.Fatalf("with the stored hashes rewritten: %v %v", rep.Findings, err)
 	}
 }
+
+// TestVerifyNamesMalformedRows: every stored byte is the verifier's input.
+// Rows edited into invalid JSON, a raw value that is not JSON
+// ("after": {""}, which once made log verify panic), a number where a
+// string belongs, an empty body, an array, the body of another event
+// and an event of another tenant are each named malformed at their leaf,
+// and every other event is still checked.
+func TestVerifyNamesMalformedRows(t *testing.T) {
+	ctx := context.Background()
+	s, path, events, v := sealedStore(t, 14, 40)
+	tenant := events[0].TenantID
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	set := func(i int, body any) {
+		t.Helper()
+		if _, err := db.Exec(`UPDATE events SET body = ? WHERE id = ?`, body, events[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set(2, []byte(`{"id":"`+events[2].ID+`","timestamp":`)) // cut short
+	set(4, []byte(strings.Replace(string(mustBody(t, db, events[4].ID)), `"diff":`, `"after":{""},"diff":`, 1)))
+	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 5) AS BLOB) WHERE id = ?`, events[6].ID); err != nil {
+		t.Fatal(err)
+	}
+	set(8, []byte{})
+	set(10, []byte(`["not","an","event"]`))
+	set(12, mustBody(t, db, events[13].ID))
+	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.tenantId', '00000000-0000-4000-8000-000000000009') AS BLOB) WHERE id = ?`, events[14].ID); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatalf("the verifier stopped: %v", err)
+	}
+	want := map[string]string{}
+	for _, i := range []int{2, 4, 6, 8, 10, 12, 14} {
+		want[events[i].ID] = "malformed"
+	}
+	storetest.WantFindings(t, rep, want, s, s, tenant)
+	if rep.Events != 40-7 {
+		t.Fatalf("%d events checked, want the other 33", rep.Events)
+	}
+	for _, f := range rep.Findings {
+		if f.Index < 0 || f.Detail == "" {
+			t.Fatalf("a malformed row is named at its leaf, with the reason: %v", f)
+		}
+	}
+}
+
+func mustBody(t *testing.T, db *sql.DB, id string) []byte {
+	t.Helper()
+	var b []byte
+	if err := db.QueryRow(`SELECT body FROM events WHERE id = ?`, id).Scan(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

@@ -2,9 +2,13 @@ package main
 
 import (
 	"crypto/ed25519"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -141,5 +145,84 @@ func testLogVerifyCommand(t *testing.T, storeVars map[string]string) {
 	}
 	if code := run([]string{"log", "verify", "--tenant", demoTenant}, cli, &out, &errOut); code != 2 {
 		t.Fatalf("without --key: exit %d", code)
+	}
+	// A row edited into something that is no event (a number where the
+	// e-mail belongs) is a finding at its leaf, exit 1; the verifier goes
+	// on with every other event.
+	id := malformOneRow(t, storeVars)
+	out.Reset()
+	errOut.Reset()
+	code := run([]string{"log", "verify", "--tenant", demoTenant, "--key", key.VerifierKey, "--grace", "0"}, cli, &out, &errOut)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if code != 1 || len(lines) != 1 || !strings.HasPrefix(lines[0], "malformed #") || !strings.Contains(lines[0], id) {
+		t.Fatalf("a malformed row: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+}
+
+// malformOneRow edits, behind the service, one stored event of the demo
+// tenant so that its actor's e-mail is a number, and returns its id.
+func malformOneRow(t *testing.T, storeVars map[string]string) string {
+	t.Helper()
+	if storeVars["AUDITLOG_STORE"] != "elasticsearch" {
+		// serve is running and writing: wait for its lock as it does.
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(storeVars["AUDITLOG_DATA_DIR"], "audit.db")+"?_pragma=busy_timeout(10000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var id string
+		if err := db.QueryRow(`SELECT id FROM events WHERE tenant_id = ? ORDER BY seq LIMIT 1`, demoTenant).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 5) AS BLOB) WHERE id = ?`, id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	es := storeVars["AUDITLOG_ES_URL"]
+	var found struct {
+		Hits struct {
+			Hits []struct {
+				Index  string         `json:"_index"`
+				ID     string         `json:"_id"`
+				Route  string         `json:"_routing"`
+				SeqNo  int64          `json:"_seq_no"`
+				Term   int64          `json:"_primary_term"`
+				Source map[string]any `json:"_source"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	q := `{"size":1,"seq_no_primary_term":true,"query":{"term":{"tenantId":"` + demoTenant + `"}}}`
+	esDo(t, "POST", es+"/"+storeVars["AUDITLOG_ES_INDEX_PREFIX"]+"-events-*/_search", q, &found)
+	if len(found.Hits.Hits) != 1 {
+		t.Fatalf("no event of %s in %s", demoTenant, es)
+	}
+	h := found.Hits.Hits[0]
+	h.Source["actor"].(map[string]any)["email"] = 5
+	b, _ := json.Marshal(h.Source)
+	// A data stream takes no write of an existing document; its backing
+	// index does, conditional on the document's sequence number, with its
+	// routing (a plan's shared stream routes by tenant).
+	esDo(t, "PUT", fmt.Sprintf("%s/%s/_doc/%s?refresh=true&if_seq_no=%d&if_primary_term=%d&routing=%s", es, h.Index, h.ID, h.SeqNo, h.Term, h.Route), string(b), nil)
+	return strings.TrimPrefix(h.ID, demoTenant+":") // a shared stream files it as tenant:id
+}
+
+func esDo(t *testing.T, method, url, body string, out any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode >= 300 {
+		t.Fatalf("%s %s: %d %s", method, url, res.StatusCode, b)
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -1,0 +1,72 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+)
+
+// StoredRow is one event as a store keeps it, read for verification: the
+// key the store files it under (the event id column of SQLite, the _id of
+// an Elasticsearch document) and the event decoded from the row, or Err
+// when the row is not a well-formed event of its tenant filed under its
+// own id. A verifier treats every stored byte as input: a malformed row
+// is a finding about that row, never a reason to stop (issue 41).
+type StoredRow struct {
+	Key   string
+	Event Event
+	Err   error
+}
+
+// RowScanner reads every stored event of a tenant for verification, rows
+// that do not decode included (each with its Err), in batches. It returns
+// EUNAVAILABLE when the store cannot be read; a malformed row is never an
+// error of the scan.
+type RowScanner interface {
+	ScanRows(ctx context.Context, tenantID string, fn func([]StoredRow) error) error
+}
+
+// DecodeStoredRow decodes the JSON of a stored event (the API's shape) for
+// verification, filed under key in tenantID's log. It never panics: any
+// bytes give a row, with Err (EINVALID) naming what is wrong when they are
+// not JSON, hold a wrong type, an unknown, repeated or case-folded key or
+// invalid UTF-8 (the strict decode of DecodeEvent), or another event than
+// key, or an event of another tenant. The event's rules are not checked:
+// what was stored is judged by its leaf, not by today's rules.
+func DecodeStoredRow(key, tenantID string, body []byte) StoredRow {
+	row := StoredRow{Key: key}
+	if err := decodeStrict(body, &row.Event); err != nil {
+		p := strictProblem(err)
+		row.Event, row.Err = Event{}, Errorf(EINVALID, "the stored row does not decode: %s", problemText(p))
+		return row
+	}
+	return checkRow(row, tenantID)
+}
+
+// checkRow checks that a decoded row holds an event of tenantID filed
+// under its own id.
+func checkRow(row StoredRow, tenantID string) StoredRow {
+	switch e := &row.Event; {
+	case e.ID != row.Key:
+		row.Err = Errorf(EINVALID, "the row filed as %s holds the event %q", row.Key, e.ID)
+	case NormalizeTenantID(e.TenantID) != tenantID:
+		row.Err = Errorf(EINVALID, "the row holds an event of another tenant (%q)", e.TenantID)
+	}
+	return row
+}
+
+// CheckedRow is a row a store decoded itself (its own document shape):
+// err, when the decoding failed, becomes the row's Err, and the decoded
+// event is checked as DecodeStoredRow checks it.
+func CheckedRow(key, tenantID string, e Event, err error) StoredRow {
+	if err != nil {
+		return StoredRow{Key: key, Err: Errorf(EINVALID, "the stored row does not decode: %v", err)}
+	}
+	return checkRow(StoredRow{Key: key, Event: e}, tenantID)
+}
+
+func problemText(p FieldError) string {
+	if p.Field == "" {
+		return p.Message
+	}
+	return fmt.Sprintf("%s: %s", p.Field, p.Message)
+}
