@@ -15,6 +15,12 @@ type StoredRow struct {
 	Key   string
 	Event Event
 	Err   error
+	// Misindexed names what the store keeps beside a well-formed event
+	// for filters, sorting, search or statistics (a column, a derived
+	// field) and that differs from what the event implies: an index
+	// edited to hide the event from a query while its body, and so its
+	// proof, are intact.
+	Misindexed []string
 }
 
 // RowScanner reads every stored event of a tenant for verification, rows

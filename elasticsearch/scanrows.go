@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -55,8 +56,11 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 		for i, h := range hits {
 			// In a plan's shared stream a document is filed as
 			// tenant:id (targetOf), in a tenant's own stream as id.
-			e, err := decodeStoredDoc(h.Source)
-			rows[i] = audit.CheckedRow(strings.TrimPrefix(h.ID, tenantID+":"), tenantID, e, err)
+			d, err := decodeStoredDoc(h.Source)
+			rows[i] = audit.CheckedRow(strings.TrimPrefix(h.ID, tenantID+":"), tenantID, d.event(), err)
+			if rows[i].Err == nil {
+				rows[i].Misindexed = d.misindexed(&rows[i].Event)
+			}
 		}
 		if err := fn(rows); err != nil {
 			return err
@@ -67,10 +71,28 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 
 // decodeStoredDoc decodes a document strictly: no member the document
 // does not have, no wrong type, no repeated key.
-func decodeStoredDoc(src []byte) (audit.Event, error) {
+func decodeStoredDoc(src []byte) (doc, error) {
 	var d doc
-	if err := jsonv2.Unmarshal(src, &d, jsonv2.RejectUnknownMembers(true)); err != nil {
-		return audit.Event{}, err
+	err := jsonv2.Unmarshal(src, &d, jsonv2.RejectUnknownMembers(true))
+	return d, err
+}
+
+// misindexed names the fields of the document that are not the event's
+// but derived from it for search (toDoc), and that differ from what e
+// implies: an edited values or changedFields hides e from free text and
+// from a changed-field filter while its proof, over the event alone,
+// holds.
+func (d *doc) misindexed(e *audit.Event) []string {
+	want := toDoc(e)
+	var out []string
+	if !slices.Equal(d.ChangedFields, want.ChangedFields) {
+		out = append(out, "changedFields")
 	}
-	return d.event(), nil
+	if !slices.Equal(d.Values, want.Values) {
+		out = append(out, "values")
+	}
+	if d.ReasonText != want.ReasonText {
+		out = append(out, "reasonText")
+	}
+	return out
 }

@@ -197,3 +197,30 @@ func TestVerifyNamesMalformedDocumentsOnElasticsearch(t *testing.T) {
 		t.Fatalf("%d events checked, want the other 27", rep.Events)
 	}
 }
+
+// TestVerifyNamesMisindexedDocumentsOnElasticsearch: the fields a
+// document holds beside the event for search (values, changedFields,
+// reasonText), edited with the event untouched, hide it from free text
+// while its proof holds: log verify names each such document misindexed.
+func TestVerifyNamesMisindexedDocumentsOnElasticsearch(t *testing.T) {
+	ctx := context.Background()
+	s, events, v := sealedStore(t, 16, 30)
+	tenant := events[0].TenantID
+	c := s.Client()
+	for i, doc := range map[int]map[string]any{
+		3: {"values": []string{"planted"}, "changedFields": []string{"planted"}},
+		5: {"reasonText": "nothing to see"},
+	} {
+		if err := c.DoJSON(ctx, http.MethodPost, "/"+backingIndex(t, s, events[i])+"/_update/"+events[i].ID+"?refresh=true", map[string]any{"doc": doc}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "misindexed", events[5].ID: "misindexed"}, s, s, tenant)
+	if rep.Events != 30 {
+		t.Fatalf("%d events checked, want 30", rep.Events)
+	}
+}

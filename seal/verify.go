@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"golang.org/x/mod/sumdb/note"
@@ -14,7 +15,7 @@ import (
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, malformed, missing, repeated, unsealed, tree, reordered, rewritten
+	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, tree, reordered, rewritten
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string
@@ -188,6 +189,9 @@ type storedEvent struct {
 	leaf   int64
 	intact bool
 	bad    string
+	// misindexed names what the store keeps beside the event for queries
+	// and that disagrees with it (audit.StoredRow.Misindexed).
+	misindexed []string
 }
 
 // readStored reads the stored events of src by their ids, with their
@@ -198,8 +202,8 @@ type storedEvent struct {
 func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[string][]audit.LeafRange, error) {
 	stored := map[string]*storedEvent{}
 	retention := map[string][]audit.LeafRange{} // by record id
-	add := func(e audit.Event) {
-		stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1}
+	add := func(e audit.Event, misindexed []string) {
+		stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1, misindexed: misindexed}
 		if r, ok := audit.RetentionLeaves(e); ok {
 			retention[e.ID] = r
 		}
@@ -208,7 +212,7 @@ func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[s
 	if !ok {
 		err := src.Events(ctx, func(batch []audit.Event) error {
 			for _, e := range batch {
-				add(e)
+				add(e, nil)
 			}
 			return nil
 		})
@@ -220,7 +224,7 @@ func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[s
 				stored[r.Key] = &storedEvent{leaf: -1, bad: audit.ErrorMessage(r.Err)}
 				continue
 			}
-			add(r.Event)
+			add(r.Event, r.Misindexed)
 		}
 		return nil
 	})
@@ -276,6 +280,10 @@ func (rep *Report) checkLeaf(l audit.Leaf, stored map[string]*storedEvent) {
 		return
 	case e.hash != l.Hash:
 		rep.Findings = append(rep.Findings, Finding{Kind: "altered", Index: l.Index, EventID: l.EventID, Detail: "stored content differs from the sealed leaf"})
+	case len(e.misindexed) > 0:
+		rep.Findings = append(rep.Findings, Finding{Kind: "misindexed", Index: l.Index, EventID: l.EventID,
+			Detail: "the sealed event is intact, but what the store keeps beside it for queries disagrees with it: " + strings.Join(e.misindexed, ", ")})
+		e.intact = true
 	default:
 		e.intact = true
 	}

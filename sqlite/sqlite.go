@@ -316,9 +316,8 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 // insertEvents stores events in tx: each row, its text index row and its
 // rollup counts; one already stored is settled.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Event) ([]audit.WriteResult, error) {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome,
-		actor_role, actor_ip_key, request_id, body)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (`+strings.Join(indexColumns, ", ")+`, body)
+		VALUES (`+strings.Repeat("?, ", len(indexColumns))+`?) ON CONFLICT (tenant_id, id) DO NOTHING`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
@@ -345,9 +344,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 		if err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
-		res, err := ins.ExecContext(ctx, e.ID, e.TenantID, e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
-			strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, strings.ToLower(e.Resource.ID), boolInt(e.CrossTenant),
-			string(e.Category), string(e.Outcome), e.Actor.Role, ipKey(e.Actor.IP), e.RequestID, body)
+		res, err := ins.ExecContext(ctx, append(indexValues(e), body)...)
 		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
 		}

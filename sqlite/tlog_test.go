@@ -402,3 +402,44 @@ func mustBody(t *testing.T, db *sql.DB, id string) []byte {
 	}
 	return b
 }
+
+// TestVerifyNamesMisindexedRows: columns edited behind the service with
+// the body untouched (the action and the e-mail a filter reads; the
+// resource type and the time a sort reads) hide an event from a query
+// while its proof holds: log verify names each such row misindexed, with
+// the columns, and the rows stay counted as intact events.
+func TestVerifyNamesMisindexedRows(t *testing.T) {
+	ctx := context.Background()
+	s, path, events, v := sealedStore(t, 16, 40)
+	tenant := events[0].TenantID
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, stmt := range []string{
+		`UPDATE events SET action = 'access', actor_email_lc = 'nobody@x.example' WHERE id = '` + events[3].ID + `'`,
+		`UPDATE events SET resource_type = 'queue', ts = ts + 1 WHERE id = '` + events[5].ID + `'`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "misindexed", events[5].ID: "misindexed"}, s, s, tenant)
+	for _, f := range rep.Findings {
+		want := "actor_email_lc, action"
+		if f.EventID == events[5].ID {
+			want = "ts, resource_type"
+		}
+		if !strings.HasSuffix(f.Detail, want) || f.Index < 0 {
+			t.Fatalf("%v: want the columns %s named at the leaf", f, want)
+		}
+	}
+	if rep.Events != 40 {
+		t.Fatalf("%d events checked, want 40", rep.Events)
+	}
+}

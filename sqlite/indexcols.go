@@ -1,0 +1,45 @@
+package sqlite
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// indexColumns are the columns of events the store keeps beside the body
+// for filtering, sorting and statistics, in the order of indexValues.
+// Each is derived from the event: the insert writes indexValues, and log
+// verify recomputes them from the sealed body and names a row whose
+// columns say otherwise (misindexed), so that an edited column cannot
+// hide an event from a filter while the proof says ok (issue 41).
+var indexColumns = []string{"id", "tenant_id", "ts", "actor_id", "actor_email_lc", "action", "resource_type", "resource_id",
+	"cross_tenant", "category", "outcome", "actor_role", "actor_ip_key", "request_id"}
+
+// indexValues are the values of indexColumns for e.
+func indexValues(e *audit.Event) []any {
+	return []any{e.ID, e.TenantID, e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
+		strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, strings.ToLower(e.Resource.ID), boolInt(e.CrossTenant),
+		string(e.Category), string(e.Outcome), e.Actor.Role, ipKey(e.Actor.IP), e.RequestID}
+}
+
+// misindexed names the columns whose stored values (as read, in the
+// order of indexColumns) differ from those e implies.
+func misindexed(e *audit.Event, stored []any) []string {
+	var out []string
+	for i, want := range indexValues(e) {
+		if i < len(stored) && fmt.Sprint(normalCell(stored[i])) != fmt.Sprint(want) {
+			out = append(out, indexColumns[i])
+		}
+	}
+	return out
+}
+
+// normalCell turns what the driver reads back into what indexValues
+// writes: text may come back as bytes.
+func normalCell(v any) any {
+	if b, ok := v.([]byte); ok {
+		return string(b)
+	}
+	return v
+}
