@@ -24,11 +24,20 @@ type StoredRow struct {
 }
 
 // RowScanner reads every stored event of a tenant for verification, rows
-// that do not decode included (each with its Err), in batches. It returns
-// EUNAVAILABLE when the store cannot be read; a malformed row is never an
-// error of the scan.
+// that do not decode included (each with its Err), in batches. It
+// returns, once every row is read, what the store keeps about many events
+// at once (counts behind the statistics) and that disagrees with the
+// events it read. It returns EUNAVAILABLE when the store cannot be read;
+// a malformed row is never an error of the scan.
 type RowScanner interface {
-	ScanRows(ctx context.Context, tenantID string, fn func([]StoredRow) error) error
+	ScanRows(ctx context.Context, tenantID string, fn func([]StoredRow) error) ([]IndexFinding, error)
+}
+
+// IndexFinding is one aggregate a store keeps for queries (an hourly
+// count) that disagrees with the events it holds: Where names it, Detail
+// says how.
+type IndexFinding struct {
+	Where, Detail string
 }
 
 // DecodeStoredRow decodes the JSON of a stored event (the API's shape) for

@@ -19,10 +19,10 @@ import (
 // string belongs, a member the mapping's object takes but the event has
 // not) is that row's Err and the reading goes on. Elasticsearch itself
 // keeps only valid JSON.
-func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) error {
+func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
 	path, err := s.tenantPath(ctx, tenantID, "_search")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var after []json.RawMessage
 	for {
@@ -44,13 +44,15 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 		err := s.c.DoJSON(ctx, http.MethodPost, path, body, &page)
 		switch {
 		case audit.ErrorCode(err) == audit.ENOTFOUND:
-			return nil // the tenant has no stream yet
+			return nil, nil // the tenant has no stream yet
 		case err != nil:
-			return err
+			return nil, err
 		}
 		hits := page.Hits.Hits
 		if len(hits) == 0 {
-			return nil
+			// The statistics are aggregations over the documents, kept
+			// nowhere else: there is no count to disagree.
+			return nil, nil
 		}
 		rows := make([]audit.StoredRow, len(hits))
 		for i, h := range hits {
@@ -63,7 +65,7 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 			}
 		}
 		if err := fn(rows); err != nil {
-			return err
+			return nil, err
 		}
 		after = hits[len(hits)-1].Sort
 	}

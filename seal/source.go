@@ -66,16 +66,16 @@ func (s storeSource) Events(ctx context.Context, fn func([]audit.Event) error) e
 // is no well-formed event included (with its Err): the store
 // (StoreSource). Check names each such row instead of stopping.
 type RowSource interface {
-	Rows(ctx context.Context, fn func([]audit.StoredRow) error) error
+	Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error)
 }
 
 // Rows reads the tenant's rows as the store keeps them
 // (audit.RowScanner), after the refresh Events makes; a store without
 // RowScanner gives its decoded events as rows.
-func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error) error {
+func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
 	rs, ok := s.scan.(audit.RowScanner)
 	if !ok {
-		return s.Events(ctx, func(batch []audit.Event) error {
+		return nil, s.Events(ctx, func(batch []audit.Event) error {
 			rows := make([]audit.StoredRow, len(batch))
 			for i, e := range batch {
 				rows[i] = audit.StoredRow{Key: e.ID, Event: e}
@@ -85,7 +85,7 @@ func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error)
 	}
 	if r, ok := s.scan.(audit.Refresher); ok {
 		if err := r.Refresh(ctx, s.tenant); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	return rs.ScanRows(ctx, s.tenant, fn)

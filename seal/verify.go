@@ -65,11 +65,14 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 	if err != nil {
 		return Report{}, err
 	}
-	stored, retention, err := readStored(ctx, src)
+	stored, retention, aggregates, err := readStored(ctx, src)
 	if err != nil {
 		return Report{}, err
 	}
 	c := &checker{src: src, tenant: tenant, stored: stored, mem: &memHashes{}, rep: Report{Checkpoint: cp, First: cp}}
+	for _, f := range aggregates {
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "misindexed", Index: -1, EventID: f.Where, Detail: f.Detail})
+	}
 	if err := c.extend(ctx, cp, true); err != nil {
 		return c.rep, err
 	}
@@ -199,7 +202,7 @@ type storedEvent struct {
 // the store's rows themselves (RowSource) gives every row, a malformed
 // one as a storedEvent with bad set: it is named, and the others are
 // still checked.
-func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[string][]audit.LeafRange, error) {
+func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[string][]audit.LeafRange, []audit.IndexFinding, error) {
 	stored := map[string]*storedEvent{}
 	retention := map[string][]audit.LeafRange{} // by record id
 	add := func(e audit.Event, misindexed []string) {
@@ -216,9 +219,9 @@ func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[s
 			}
 			return nil
 		})
-		return stored, retention, err
+		return stored, retention, nil, err
 	}
-	err := rs.Rows(ctx, func(rows []audit.StoredRow) error {
+	aggregates, err := rs.Rows(ctx, func(rows []audit.StoredRow) error {
 		for _, r := range rows {
 			if r.Err != nil {
 				stored[r.Key] = &storedEvent{leaf: -1, bad: audit.ErrorMessage(r.Err)}
@@ -228,7 +231,7 @@ func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[s
 		}
 		return nil
 	})
-	return stored, retention, err
+	return stored, retention, aggregates, err
 }
 
 // excuseExpired takes out of the findings each missing event whose leaf

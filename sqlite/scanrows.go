@@ -2,7 +2,11 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -11,13 +15,26 @@ import (
 // in the order they were written, each decoded on its own
 // (audit.DecodeStoredRow), so a malformed body is that row's Err and the
 // reading goes on; a row whose index columns differ from what its body
-// implies has them in Misindexed (indexColumns).
-func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) error {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
+// implies has them in Misindexed (indexColumns). Once every row is read,
+// the tenant's hourly rollups (what the statistics read) are compared
+// with the counts of the rows read, made by the same rollup.add the
+// insert uses: a rollup edited behind the service is named; so, as a
+// consequence, is the hour of an event edited, deleted or inserted behind
+// it (named altered, missing or unsealed too).
+func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
+	// One read transaction: the rows and the rollups are of one snapshot
+	// (WAL), whatever is written meanwhile.
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+	}
+	defer tx.Rollback()
+	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 	}
 	defer rows.Close()
+	counts := rollup{}
 	batch := make([]audit.StoredRow, 0, scanBatch)
 	cols := make([]any, len(indexColumns))
 	dest := make([]any, len(indexColumns)+1)
@@ -28,26 +45,114 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 		var body []byte
 		dest[len(cols)] = &body
 		if err := rows.Scan(dest...); err != nil {
-			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 		}
 		id, _ := normalCell(cols[0]).(string)
 		row := audit.DecodeStoredRow(id, tenantID, body)
+		// The rollups are counted as the insert counted them: from the
+		// event, or, for a row whose body is no event, from what its
+		// columns say of it.
 		if row.Err == nil {
 			row.Misindexed = misindexed(&row.Event, cols)
+			counts.add(&row.Event)
+		} else {
+			e := eventOfColumns(cols)
+			counts.add(&e)
 		}
 		batch = append(batch, row)
 		if len(batch) == scanBatch {
 			if err := fn(batch); err != nil {
-				return err
+				return nil, err
 			}
 			batch = batch[:0]
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 	}
 	if len(batch) > 0 {
-		return fn(batch)
+		if err := fn(batch); err != nil {
+			return nil, err
+		}
 	}
-	return nil
+	if s.cfg.SkipRollup {
+		return nil, nil
+	}
+	return checkRollups(ctx, tx, tenantID, counts)
+}
+
+// checkRollups compares the tenant's rows of both rollup tables with
+// counted, and names each row (or each missing one) whose count differs.
+func checkRollups(ctx context.Context, tx *sql.Tx, tenantID string, counted rollup) ([]audit.IndexFinding, error) {
+	stored := rollup{}
+	rows, err := tx.QueryContext(ctx, `SELECT hour, `+dims+`, n FROM event_rollup WHERE tenant_id = ?`, tenantID)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: rollups")
+	}
+	for rows.Next() {
+		k := rollupKey{tenant: tenantID}
+		var n int64
+		if err := rows.Scan(&k.hour, &k.action, &k.resourceType, &k.category, &k.outcome, &k.crossTenant, &n); err != nil {
+			rows.Close()
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: rollups")
+		}
+		stored[k] = n
+	}
+	rows.Close()
+	rows, err = tx.QueryContext(ctx, `SELECT actor_email_lc, hour, n FROM event_rollup_actor WHERE tenant_id = ?`, tenantID)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: rollups")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		k := rollupKey{tenant: tenantID}
+		var n int64
+		if err := rows.Scan(&k.actor, &k.hour, &n); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: rollups")
+		}
+		stored[k] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: rollups")
+	}
+	return rollupFindings(stored, counted), nil
+}
+
+// rollupFindings names each key whose stored count is not the count of
+// the events (a key absent from one side counts 0 there).
+func rollupFindings(stored, counted rollup) []audit.IndexFinding {
+	keys := map[rollupKey]bool{}
+	for _, m := range []rollup{stored, counted} {
+		for k := range m {
+			keys[k] = true
+		}
+	}
+	var out []audit.IndexFinding
+	for k := range keys {
+		if stored[k] != counted[k] {
+			out = append(out, audit.IndexFinding{Where: k.String(),
+				Detail: fmt.Sprintf("the statistics' hourly count is %d, the stored events make %d", stored[k], counted[k])})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Where < out[j].Where })
+	return out
+}
+
+// String names a rollup row: the hour and its dimensions.
+func (k rollupKey) String() string {
+	h := time.UnixMilli(k.hour).UTC().Format("2006-01-02T15Z")
+	if k.actor != "" {
+		return "rollup " + h + " actor " + k.actor
+	}
+	return fmt.Sprintf("rollup %s %s %s %s %s crossTenant=%d", h, k.action, k.resourceType, k.category, k.outcome, k.crossTenant)
+}
+
+// eventOfColumns is what a row's index columns say of its event: enough
+// for rollup.add (indexColumns' order).
+func eventOfColumns(cols []any) audit.Event {
+	str := func(i int) string { v, _ := normalCell(cols[i]).(string); return v }
+	num := func(i int) int64 { v, _ := cols[i].(int64); return v }
+	return audit.Event{TenantID: str(1), Timestamp: audit.NewTimestamp(time.UnixMilli(num(2))), Actor: audit.Actor{Email: str(4)},
+		Action: audit.Action(str(5)), Resource: audit.Resource{Type: str(6)}, CrossTenant: num(8) != 0,
+		Category: audit.Category(str(9)), Outcome: audit.Outcome(str(10))}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -115,8 +116,27 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The back-dated, the deleted and the inserted rows also move the
+	// statistics' hourly counts: those are named too.
+	if n := dropRollupFindings(&rep); n == 0 {
+		t.Fatal("the rollups of the moved, deleted and inserted rows are not named")
+	}
 	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing",
 		"evt_audit_00000000-0000-7000-8000-000000000001": "unsealed"}, s, s, tenant)
+}
+
+// dropRollupFindings takes the findings about rollups out of rep and
+// returns how many there were.
+func dropRollupFindings(rep *seal.Report) int {
+	kept := rep.Findings[:0]
+	for _, f := range rep.Findings {
+		if !strings.HasPrefix(f.EventID, "rollup ") {
+			kept = append(kept, f)
+		}
+	}
+	n := len(rep.Findings) - len(kept)
+	rep.Findings = kept
+	return n
 }
 
 // TestRetentionIsRecordedInTheLog: retention deletes a Starter tenant's
@@ -220,6 +240,9 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	rep, err = seal.Verify(ctx, s, s, tenant, v)
 	if err != nil || rep.Expired != deleted {
 		t.Fatalf("behind the service: %+v %v (want %d expired)", rep, err, deleted)
+	}
+	if n := dropRollupFindings(&rep); n == 0 {
+		t.Fatal("the rollups of the deleted and the forged rows are not named")
 	}
 	storetest.WantFindings(t, rep, map[string]string{victim.ID: "missing", forged.ID: "unsealed"}, s, s, tenant)
 }
@@ -441,5 +464,31 @@ func TestVerifyNamesMisindexedRows(t *testing.T) {
 	}
 	if rep.Events != 40 {
 		t.Fatalf("%d events checked, want 40", rep.Events)
+	}
+	// The hourly counts the statistics read, edited to hide an hour's
+	// deletions and a user's activity: each edited row is named.
+	for _, stmt := range []string{
+		`UPDATE event_rollup SET n = n + 5 WHERE tenant_id = '` + tenant + `' AND hour = (SELECT min(hour) FROM event_rollup WHERE tenant_id = '` + tenant + `')`,
+		`DELETE FROM event_rollup_actor WHERE tenant_id = '` + tenant + `' AND actor_email_lc = '` + strings.ToLower(events[9].Actor.Email) + `'`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	rep, err = seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rollups []string
+	for _, f := range rep.Findings {
+		if strings.HasPrefix(f.EventID, "rollup ") {
+			if f.Kind != "misindexed" || !strings.Contains(f.Detail, "the stored events make") {
+				t.Fatalf("%v", f)
+			}
+			rollups = append(rollups, f.EventID)
+		}
+	}
+	if len(rollups) < 2 || !slices.ContainsFunc(rollups, func(w string) bool { return strings.Contains(w, "actor "+strings.ToLower(events[9].Actor.Email)) }) {
+		t.Fatalf("the edited rollups are not all named: %v", rep.Findings)
 	}
 }
