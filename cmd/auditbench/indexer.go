@@ -44,16 +44,7 @@ func freshStore(ctx context.Context, e *env, tenants []gen.Tenant) (*elasticsear
 
 // freshStoreWith is freshStore with the store configuration sc.
 func freshStoreWith(ctx context.Context, e *env, tenants []gen.Tenant, sc elasticsearch.StoreConfig) (*elasticsearch.Store, error) {
-	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: uniq("bench")}, sc)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range tenants {
-		if err := s.SetPlan(ctx, t.ID, t.Plan); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return benchStoreWithPlans(ctx, e, uniq("bench"), tenants, sc)
 }
 
 // enterprise puts tenants on the Enterprise plan. The datasets of the

@@ -93,7 +93,7 @@ func copierRun(ctx context.Context, e *env, bin, topic string, n int) (processRu
 // that moment, before it is stopped with SIGTERM.
 func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenant, topic string, n int) (processRun, error) {
 	prefix := uniq("bench")
-	if _, err := benchStoreWithPlans(ctx, e, prefix, tenants); err != nil {
+	if _, err := benchStoreWithPlans(ctx, e, prefix, tenants, elasticsearch.StoreConfig{}); err != nil {
 		return processRun{}, err
 	}
 	addr, err := freeAddr()
@@ -142,11 +142,12 @@ func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenan
 	return run, fmt.Errorf("auditlog index did not index %d events in 10 minutes", n)
 }
 
-// benchStoreWithPlans bootstraps a store under prefix with the tenants'
-// plans set, so that `auditlog index` on the same prefix writes each
-// tenant where the in-process indexer's run does.
-func benchStoreWithPlans(ctx context.Context, e *env, prefix string, tenants []gen.Tenant) (*elasticsearch.Store, error) {
-	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: prefix}, elasticsearch.StoreConfig{})
+// benchStoreWithPlans bootstraps a store under prefix, with the store
+// configuration sc, and the tenants' plans set (so that `auditlog index`
+// on the same prefix writes each tenant where the in-process indexer's
+// run does).
+func benchStoreWithPlans(ctx context.Context, e *env, prefix string, tenants []gen.Tenant, sc elasticsearch.StoreConfig) (*elasticsearch.Store, error) {
+	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: prefix}, sc)
 	if err != nil {
 		return nil, err
 	}
