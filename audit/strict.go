@@ -21,7 +21,7 @@ import (
 //   - invalid UTF-8, where encoding/json writes U+FFFD;
 //   - anything after the event's one JSON value.
 //
-// docs/design.md ("One strict decode") says why this library and not
+// docs/design.md ("One strict decode, one schema") says why this library and not
 // sonic, goccy or encoding/json.
 var strictJSON = json.JoinOptions(
 	json.RejectUnknownMembers(true),
@@ -49,7 +49,7 @@ func strictProblem(err error) FieldError {
 		switch {
 		case errors.Is(syn.Err, jsontext.ErrDuplicateName):
 			return FieldError{Field: f, Message: "is given more than once (each key may appear once in an object)"}
-		case strings.Contains(syn.Err.Error(), "UTF-8"):
+		case strings.Contains(syn.Err.Error(), "UTF-8"): // the library exports no error value for it
 			return FieldError{Field: f, Message: "must be valid UTF-8"}
 		}
 		return FieldError{Field: f, Message: "is not valid JSON: " + syn.Err.Error()}
