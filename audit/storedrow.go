@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -48,35 +49,29 @@ type IndexFinding struct {
 // key, or an event of another tenant. The event's rules are not checked:
 // what was stored is judged by its leaf, not by today's rules.
 func DecodeStoredRow(key, tenantID string, body []byte) StoredRow {
-	row := StoredRow{Key: key}
-	if err := decodeStrict(body, &row.Event); err != nil {
-		p := strictProblem(err)
-		row.Event, row.Err = Event{}, Errorf(EINVALID, "the stored row does not decode: %s", problemText(p))
-		return row
+	var e Event
+	err := decodeStrict(body, &e)
+	if err != nil {
+		err = errors.New(problemText(strictProblem(err)))
 	}
-	return checkRow(row, tenantID)
+	return CheckedRow(key, tenantID, e, err)
 }
 
-// checkRow checks that a decoded row holds an event of tenantID filed
-// under its own id.
-func checkRow(row StoredRow, tenantID string) StoredRow {
-	switch e := &row.Event; {
+// CheckedRow is a row a store decoded itself (its own document shape):
+// err, when the decoding failed, becomes the row's Err; a decoded event
+// must be of tenantID and filed under its own id, key.
+func CheckedRow(key, tenantID string, e Event, err error) StoredRow {
+	if err != nil {
+		return StoredRow{Key: key, Err: Errorf(EINVALID, "the stored row does not decode: %v", err)}
+	}
+	row := StoredRow{Key: key, Event: e}
+	switch {
 	case e.ID != row.Key:
 		row.Err = Errorf(EINVALID, "the row filed as %s holds the event %q", row.Key, e.ID)
 	case NormalizeTenantID(e.TenantID) != tenantID:
 		row.Err = Errorf(EINVALID, "the row holds an event of another tenant (%q)", e.TenantID)
 	}
 	return row
-}
-
-// CheckedRow is a row a store decoded itself (its own document shape):
-// err, when the decoding failed, becomes the row's Err, and the decoded
-// event is checked as DecodeStoredRow checks it.
-func CheckedRow(key, tenantID string, e Event, err error) StoredRow {
-	if err != nil {
-		return StoredRow{Key: key, Err: Errorf(EINVALID, "the stored row does not decode: %v", err)}
-	}
-	return checkRow(StoredRow{Key: key, Event: e}, tenantID)
 }
 
 func problemText(p FieldError) string {

@@ -13,12 +13,14 @@ import (
 )
 
 // ScanRows implements audit.RowScanner: every document of the tenant in
-// its streams, in the order of its id (then its time: search_after, a
-// page of ScanPageSize at a time; Elasticsearch does not sort on _id), each decoded on its own and strictly, so a
-// document edited into something that is not an event (a number where a
-// string belongs, a member the mapping's object takes but the event has
-// not) is that row's Err and the reading goes on. Elasticsearch itself
-// keeps only valid JSON.
+// its streams, in the order of its id, then its time (search_after, a
+// page of ScanPageSize at a time; Elasticsearch does not sort on _id).
+// Each is decoded on its own and strictly, so a document edited into
+// something that is not an event (a number where a string belongs, a
+// member the mapping's object takes but the event has not) is that row's
+// Err and the reading goes on; Elasticsearch itself keeps only valid
+// JSON. A document whose search fields differ from what its event implies
+// has them in Misindexed.
 func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
 	path, err := s.tenantPath(ctx, tenantID, "_search")
 	if err != nil {

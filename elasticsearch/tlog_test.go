@@ -178,16 +178,11 @@ func TestVerifyNamesMalformedDocumentsOnElasticsearch(t *testing.T) {
 	ctx := context.Background()
 	s, events, v := sealedStore(t, 15, 30)
 	tenant := events[0].TenantID
-	c := s.Client()
-	for i, doc := range map[int]map[string]any{
+	editDocs(t, s, events, map[int]map[string]any{
 		2: {"actor": map[string]any{"email": 5}},
 		4: {"diff": map[string]any{"greeting": 5}},
 		6: {"id": events[7].ID},
-	} {
-		if err := c.DoJSON(ctx, http.MethodPost, "/"+backingIndex(t, s, events[i])+"/_update/"+events[i].ID+"?refresh=true", map[string]any{"doc": doc}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil {
 		t.Fatalf("the verifier stopped: %v", err)
@@ -206,15 +201,10 @@ func TestVerifyNamesMisindexedDocumentsOnElasticsearch(t *testing.T) {
 	ctx := context.Background()
 	s, events, v := sealedStore(t, 16, 30)
 	tenant := events[0].TenantID
-	c := s.Client()
-	for i, doc := range map[int]map[string]any{
+	editDocs(t, s, events, map[int]map[string]any{
 		3: {"values": []string{"planted"}, "changedFields": []string{"planted"}},
 		5: {"reasonText": "nothing to see"},
-	} {
-		if err := c.DoJSON(ctx, http.MethodPost, "/"+backingIndex(t, s, events[i])+"/_update/"+events[i].ID+"?refresh=true", map[string]any{"doc": doc}, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil {
 		t.Fatal(err)
@@ -222,5 +212,17 @@ func TestVerifyNamesMisindexedDocumentsOnElasticsearch(t *testing.T) {
 	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "misindexed", events[5].ID: "misindexed"}, s, s, tenant)
 	if rep.Events != 30 {
 		t.Fatalf("%d events checked, want 30", rep.Events)
+	}
+}
+
+// editDocs updates, behind the service, the document of events[i] with
+// each partial document of edits, in its backing index.
+func editDocs(t *testing.T, s *elasticsearch.Store, events []audit.Event, edits map[int]map[string]any) {
+	t.Helper()
+	for i, doc := range edits {
+		path := "/" + backingIndex(t, s, events[i]) + "/_update/" + events[i].ID + "?refresh=true"
+		if err := s.Client().DoJSON(context.Background(), http.MethodPost, path, map[string]any{"doc": doc}, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -75,13 +75,7 @@ type RowSource interface {
 func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
 	rs, ok := s.scan.(audit.RowScanner)
 	if !ok {
-		return nil, s.Events(ctx, func(batch []audit.Event) error {
-			rows := make([]audit.StoredRow, len(batch))
-			for i, e := range batch {
-				rows[i] = audit.StoredRow{Key: e.ID, Event: e}
-			}
-			return fn(rows)
-		})
+		return nil, eventRows(ctx, s, fn)
 	}
 	if r, ok := s.scan.(audit.Refresher); ok {
 		if err := r.Refresh(ctx, s.tenant); err != nil {
@@ -89,6 +83,19 @@ func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error)
 		}
 	}
 	return rs.ScanRows(ctx, s.tenant, fn)
+}
+
+// eventRows reads src's decoded events as rows, each filed under its own
+// id: what a source that reads no rows of its own gives (the API, a saved
+// copy, a store without RowScanner).
+func eventRows(ctx context.Context, src Source, fn func([]audit.StoredRow) error) error {
+	return src.Events(ctx, func(batch []audit.Event) error {
+		rows := make([]audit.StoredRow, len(batch))
+		for i, e := range batch {
+			rows[i] = audit.StoredRow{Key: e.ID, Event: e}
+		}
+		return fn(rows)
+	})
 }
 
 // TileSource is a Source that also reads the tree's hash tiles (C2SP

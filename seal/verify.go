@@ -205,33 +205,24 @@ type storedEvent struct {
 func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[string][]audit.LeafRange, []audit.IndexFinding, error) {
 	stored := map[string]*storedEvent{}
 	retention := map[string][]audit.LeafRange{} // by record id
-	add := func(e audit.Event, misindexed []string) {
-		stored[e.ID] = &storedEvent{hash: audit.LeafHash(e), leaf: -1, misindexed: misindexed}
-		if r, ok := audit.RetentionLeaves(e); ok {
-			retention[e.ID] = r
-		}
-	}
-	rs, ok := src.(RowSource)
-	if !ok {
-		err := src.Events(ctx, func(batch []audit.Event) error {
-			for _, e := range batch {
-				add(e, nil)
-			}
-			return nil
-		})
-		return stored, retention, nil, err
-	}
-	aggregates, err := rs.Rows(ctx, func(rows []audit.StoredRow) error {
+	take := func(rows []audit.StoredRow) error {
 		for _, r := range rows {
 			if r.Err != nil {
 				stored[r.Key] = &storedEvent{leaf: -1, bad: audit.ErrorMessage(r.Err)}
 				continue
 			}
-			add(r.Event, r.Misindexed)
+			stored[r.Event.ID] = &storedEvent{hash: audit.LeafHash(r.Event), leaf: -1, misindexed: r.Misindexed}
+			if lr, ok := audit.RetentionLeaves(r.Event); ok {
+				retention[r.Event.ID] = lr
+			}
 		}
 		return nil
-	})
-	return stored, retention, aggregates, err
+	}
+	if rs, ok := src.(RowSource); ok {
+		aggregates, err := rs.Rows(ctx, take)
+		return stored, retention, aggregates, err
+	}
+	return stored, retention, nil, eventRows(ctx, src, take)
 }
 
 // excuseExpired takes out of the findings each missing event whose leaf

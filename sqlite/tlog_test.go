@@ -65,11 +65,7 @@ func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
 			t.Fatalf("%s does not prove before any edit", e.ID)
 		}
 	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t, path)
 	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'someone.else@x.example') AS BLOB) WHERE id = ?`, events[1].ID); err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +91,7 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	if err != nil || len(rep.Findings) != 0 || rep.Events != 40 || rep.Checkpoint.Size != 40 {
 		t.Fatalf("intact: %+v %v", rep, err)
 	}
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t, path)
 	for _, stmt := range []string{
 		`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'x@x.example') AS BLOB) WHERE id = '` + events[3].ID + `'`,
 		`UPDATE events SET body = CAST(json_set(body, '$.timestamp', '2020-01-01T00:00:00.000Z') AS BLOB), ts = 1577836800000 WHERE id = '` + events[5].ID + `'`,
@@ -217,11 +209,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 		}
 	}
 	leaf, _ := s.LeafOf(ctx, tenant, victim.ID)
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t, path)
 	forged := audit.RetentionDeletion{TenantID: tenant, Plan: audit.PlanStarter, Before: now, Deleted: 1, Leaves: []audit.LeafRange{{From: leaf.Index, To: leaf.Index + 1}}}.Records(now)[0]
 	body, _ := json.Marshal(forged)
 	for _, stmt := range []struct {
@@ -300,11 +288,7 @@ func TestVerifyNamesReorderedLeaves(t *testing.T) {
 	ctx := context.Background()
 	s, path, events, v := sealedStore(t, 14, 40)
 	tenant := events[0].TenantID
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t, path)
 	leafOf := func(i int) (string, []byte) {
 		var id string
 		var h []byte
@@ -376,11 +360,7 @@ func TestVerifyNamesMalformedRows(t *testing.T) {
 	ctx := context.Background()
 	s, path, events, v := sealedStore(t, 14, 40)
 	tenant := events[0].TenantID
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t, path)
 	set := func(i int, body any) {
 		t.Helper()
 		if _, err := db.Exec(`UPDATE events SET body = ? WHERE id = ?`, body, events[i].ID); err != nil {
@@ -435,11 +415,7 @@ func TestVerifyNamesMisindexedRows(t *testing.T) {
 	ctx := context.Background()
 	s, path, events, v := sealedStore(t, 16, 40)
 	tenant := events[0].TenantID
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(t, path)
 	for _, stmt := range []string{
 		`UPDATE events SET action = 'access', actor_email_lc = 'nobody@x.example' WHERE id = '` + events[3].ID + `'`,
 		`UPDATE events SET resource_type = 'queue', ts = ts + 1 WHERE id = '` + events[5].ID + `'`,
@@ -491,4 +467,16 @@ func TestVerifyNamesMisindexedRows(t *testing.T) {
 	if len(rollups) < 2 || !slices.ContainsFunc(rollups, func(w string) bool { return strings.Contains(w, "actor "+strings.ToLower(events[9].Actor.Email)) }) {
 		t.Fatalf("the edited rollups are not all named: %v", rep.Findings)
 	}
+}
+
+// openFile opens the store's file behind the service, closed at the
+// test's end.
+func openFile(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
