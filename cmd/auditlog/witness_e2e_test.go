@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,6 +94,14 @@ func TestWitnessCatchesAForkAndARollback(t *testing.T) {
 		t.Fatalf("ingest: %d %s", code, body)
 	}
 	sealedAt(cf, 0)
+	// A fork is a tree that grew but does not extend the kept one: grow
+	// the fork past the kept size whatever A wrote on its own meanwhile
+	// (its periodic export's records), else it reads as a rollback.
+	keptSize, _ := strconv.ParseInt(strings.Split(kept, "\n")[1], 10, 64)
+	if size := checkpointSize(t, cf, tok); size <= keptSize {
+		ingestDemo(t, cf, 78, int(keptSize-size)+1)
+		sealedAt(cf, 0)
+	}
 	out := check(cf, 1, `"kind":"fork"`)
 	if readKept(t, state) != kept {
 		t.Fatal("the kept checkpoint changed after a fork")
@@ -166,4 +175,18 @@ func rewrite(t *testing.T, dir, stmt string) {
 			t.Fatalf("%s changed nothing", s)
 		}
 	}
+}
+
+// checkpointSize is the size of the tenant's latest checkpoint at c.
+func checkpointSize(t *testing.T, c client, tok string) int64 {
+	t.Helper()
+	code, body := c.do("GET", "/api/log/checkpoint", tok, nil)
+	if code != 200 {
+		t.Fatalf("checkpoint: %d %s", code, body)
+	}
+	n, err := strconv.ParseInt(strings.Split(string(body), "\n")[1], 10, 64)
+	if err != nil {
+		t.Fatalf("checkpoint: %s", body)
+	}
+	return n
 }
