@@ -3,6 +3,7 @@ module github.com/auditlog/auditlog
 go 1.26.8
 
 require (
+	filippo.io/torchwood v0.6.1
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/elastic/elastic-transport-go/v8 v8.9.0
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"crypto/ed25519"
 	"encoding/base64"
 	"net/http"
 	"strconv"
@@ -15,11 +16,34 @@ import (
 // LogDeps enable the verifiable log's endpoints when Store is set.
 type LogDeps struct {
 	Store audit.LogStore
-	// VerifierKey is the checkpoints' key in note's text form.
-	VerifierKey string
-	// EarlierKeys are the keys that signed checkpoints before a
-	// rotation, in the same form.
-	EarlierKeys []string
+	// Origin is the deployment's name: a tenant's checkpoints have the
+	// origin <Origin>/tenants/<tenant> and are signed under that name.
+	Origin string
+	// Key is the checkpoints' public key; Earlier are the keys that
+	// signed checkpoints before a rotation.
+	Key     ed25519.PublicKey
+	Earlier []ed25519.PublicKey
+}
+
+// logKey answers GET /api/log-key: the keys in note's verifier form,
+// under the deployment's name (which verifiers take for every tenant),
+// or with ?tenant= under that tenant's origin (what a witness such as
+// litewitness registers: its key name must be the log's origin).
+func (s *Server) logKey(c *gin.Context) {
+	name := s.logs.Origin
+	if t, ok := c.GetQuery("tenant"); ok {
+		if !audit.ValidUUID(t) {
+			writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "invalid query parameters",
+				Fields: []audit.FieldError{{Field: "tenant", Message: "must be a tenant id (a UUID)"}}})
+			return
+		}
+		name = audit.LogOrigin(s.logs.Origin, audit.NormalizeTenantID(t))
+	}
+	earlier := make([]string, 0, len(s.logs.Earlier))
+	for _, k := range s.logs.Earlier {
+		earlier = append(earlier, audit.VerifierKey(name, k))
+	}
+	c.JSON(http.StatusOK, gin.H{"verifierKey": audit.VerifierKey(name, s.logs.Key), "earlierKeys": earlier, "name": name})
 }
 
 // InclusionView is an inclusion proof as the API answers it: hashes in
@@ -57,9 +81,7 @@ func b64s(hs []tlog.Hash) []string {
 
 // logRoutes mounts the tenant's verifiable log.
 func (s *Server) logRoutes() {
-	s.engine.GET("/api/log-key", func(c *gin.Context) {
-		c.JSON(http.StatusOK, gin.H{"verifierKey": s.logs.VerifierKey, "earlierKeys": append([]string{}, s.logs.EarlierKeys...)})
-	})
+	s.engine.GET("/api/log-key", s.logKey)
 	g := s.engine.Group("/api/log", s.authenticate, s.limit, s.timeout)
 	g.GET("/checkpoint", s.checkpoint)
 	g.GET("/proof", s.inclusionProof)

@@ -75,17 +75,13 @@ func TestLogProofs(t *testing.T) {
 func testLogProofs(t *testing.T, b logBackend) {
 	ctx := context.Background()
 	s := b.store
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, err := seal.NewSigner("auditlog.test", priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Signer: signer})
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Key: priv})
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	h := &harness{srv: httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
-		Log:    api.LogDeps{Store: s, VerifierKey: vkey},
+		Log:    api.LogDeps{Store: s, Origin: "auditlog.test", Key: pub},
 	}).Handler())}
 	t.Cleanup(h.srv.Close)
 	g := gen.New(gen.Config{Seed: 4, Tenants: 2, WithIDs: true}, 200)
@@ -111,11 +107,22 @@ func testLogProofs(t *testing.T, b logBackend) {
 		}
 	}
 	round()
-	var key struct{ VerifierKey string }
-	h.get(t, "/api/log-key", "").json(t, &key)
+	// The tenant's key is named by its log's origin, so that note alone
+	// (and a witness) opens the checkpoint with it; the deployment's key
+	// is what LogKeys takes for every tenant.
+	var key struct{ VerifierKey, Name string }
+	h.get(t, "/api/log-key?tenant="+tenant, "").json(t, &key)
 	verifier, err := note.NewVerifier(key.VerifierKey)
-	if err != nil {
-		t.Fatal(err)
+	if err != nil || key.Name != audit.LogOrigin("auditlog.test", tenant) {
+		t.Fatalf("the tenant's key %q (%v)", key.VerifierKey, err)
+	}
+	if r := h.get(t, "/api/log-key?tenant=nope", ""); r.status != 400 || !strings.Contains(string(r.body), `"tenant"`) {
+		t.Fatalf("a bad tenant: %d %s", r.status, r.body)
+	}
+	var dep struct{ VerifierKey string }
+	h.get(t, "/api/log-key", "").json(t, &dep)
+	if keys, err := audit.ParseLogKeys(dep.VerifierKey); err != nil || keys.Name() != "auditlog.test" {
+		t.Fatalf("the deployment's key %q: %v", dep.VerifierKey, err)
 	}
 	first := h.get(t, "/api/log/checkpoint", tok)
 	n, err := note.Open(first.body, note.VerifierList(verifier))

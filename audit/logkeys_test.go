@@ -37,7 +37,7 @@ func TestLogKeysAcrossARotation(t *testing.T) {
 	}
 	for _, list := range []string{oldKey + "," + newKey, oldKey + "\n" + newKey + "\n", " " + oldKey + " , " + newKey} {
 		keys, err := ParseLogKeys(list)
-		if err != nil || len(keys) != 2 || keys.Name() != "audit.example" {
+		if err != nil || keys.Len() != 2 || keys.Name() != "audit.example" {
 			t.Fatalf("%q: %v %v", list, keys, err)
 		}
 		for _, s := range []note.Signer{oldSigner, newSigner} {
@@ -53,6 +53,54 @@ func TestLogKeysAcrossARotation(t *testing.T) {
 		if _, err := ParseLogKeys(bad); ErrorCode(err) != EINVALID {
 			t.Errorf("%q: %v, want EINVALID", strings.TrimSpace(bad), err)
 		}
+	}
+}
+
+// TestLogKeysNameTheOrigin: a tenant's checkpoint is signed under its
+// origin's name; a key pinned under the deployment's name verifies it
+// (and one signed under the deployment's name, as before), a key pinned
+// under one tenant's origin verifies that tenant's log only; the key's
+// text form is note's, for either name.
+func TestLogKeysNameTheOrigin(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	a, b := LogOrigin("audit.example", "a"), LogOrigin("audit.example", "b")
+	signed := func(origin, name string) []byte {
+		v, err := note.NewVerifier(VerifierKey(name, pub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := note.Sign(&note.Note{Text: Checkpoint{Origin: origin, Size: 1}.Text()}, testSigner{name, v.KeyHash(), priv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	deployment, _ := ParseLogKeys(VerifierKey("audit.example", pub))
+	tenantA, err := ParseLogKeys(VerifierKey(a, pub))
+	if err != nil || tenantA.Name() != "audit.example" {
+		t.Fatalf("a tenant's key: %v %q", err, tenantA.Name())
+	}
+	for _, c := range []struct {
+		keys LogKeys
+		note []byte
+		ok   bool
+	}{
+		{deployment, signed(a, a), true},
+		{deployment, signed(b, b), true},
+		{deployment, signed(a, "audit.example"), true},
+		{tenantA, signed(a, a), true},
+		{tenantA, signed(b, b), false},
+		{tenantA, signed(a, "audit.example"), false},
+		{NewLogKeys("other.example", pub), signed(a, a), false},
+	} {
+		if _, err := c.keys.Open(c.note); (err == nil) != c.ok {
+			t.Errorf("%s with %s: %v, want ok=%v", c.note, c.keys.keys[0].name, err, c.ok)
+		}
+	}
+	// note itself opens a tenant's checkpoint with the tenant's key.
+	v, _ := note.NewVerifier(VerifierKey(a, pub))
+	if _, err := note.Open(signed(a, a), note.VerifierList(v)); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,6 +2,8 @@ package elasticsearch
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -27,4 +29,29 @@ func (s *Store) Key(ctx context.Context, name string, fresh []byte) ([]byte, err
 		return nil, audit.Errorf(audit.EINTERNAL, "elasticsearch: key %s is empty", name)
 	}
 	return k.Value, nil
+}
+
+// StoredKey implements audit.KeyStore.
+func (s *Store) StoredKey(ctx context.Context, name string) ([]byte, bool, error) {
+	type key struct {
+		Value []byte `json:"value"`
+	}
+	k, _, found, err := getDoc[key](ctx, s, s.KeysIndex(), name, "key "+name)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return k.Value, true, nil
+}
+
+// DeleteKey implements audit.KeyStore: the document goes, and with
+// refresh=true, so no search of the index finds it afterwards.
+func (s *Store) DeleteKey(ctx context.Context, name string) error {
+	res, err := s.c.Do(ctx, http.MethodDelete, "/"+s.KeysIndex()+"/_doc/"+url.PathEscape(name)+"?refresh=true", nil)
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusOK && res.Status != http.StatusNotFound {
+		return StatusError(http.MethodDelete, "key "+name, res)
+	}
+	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -20,7 +19,7 @@ import (
 // sealedStore is a store (its writes queued for sealing) holding n
 // generated events of one tenant, all sealed: the store, the events and
 // the checkpoint verifier.
-func sealedStore(t *testing.T, seed uint64, n int) (*elasticsearch.Store, []audit.Event, note.Verifier) {
+func sealedStore(t *testing.T, seed uint64, n int) (*elasticsearch.Store, []audit.Event, audit.LogKeys) {
 	t.Helper()
 	ctx := context.Background()
 	s, _ := newStore(t, elasticsearch.StoreConfig{Log: true})

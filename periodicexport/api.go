@@ -148,7 +148,7 @@ func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys
 func (a API) LogKeys(ctx context.Context) (audit.LogKeys, error) {
 	keys, err := a.client().LogKeys(ctx)
 	if err != nil {
-		return nil, err
+		return audit.LogKeys{}, err
 	}
 	return audit.ParseLogKeys(strings.Join(keys, ","))
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// The keys of the periodic export: the signing key (an Ed25519 private
-// key, PKCS #8 PEM) and the public keys (PKIX PEM) that verify digests.
+// The public keys (PKIX PEM) that verify the periodic export's digests;
+// the signing key is read by package keyfile.
 
 // ParsePublicKey reads an Ed25519 public key from PEM (PKIX), as the
 // service publishes them.
@@ -41,23 +41,6 @@ func LoadPublicKey(file string) (ed25519.PublicKey, error) {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
 	return k, nil
-}
-
-// ParsePrivateKey reads an Ed25519 private key from PEM (PKCS #8).
-func ParsePrivateKey(raw []byte) (ed25519.PrivateKey, error) {
-	b, _ := pem.Decode(raw)
-	if b == nil {
-		return nil, errors.New("not a PEM file")
-	}
-	k, err := x509.ParsePKCS8PrivateKey(b.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	ek, ok := k.(ed25519.PrivateKey)
-	if !ok {
-		return nil, errors.New("not an Ed25519 key")
-	}
-	return ek, nil
 }
 
 // PublicPEM is a public key as the service publishes it (PKIX PEM).

@@ -386,7 +386,7 @@ func (v *verifier) read(k string) ([]byte, error) {
 // and never smaller than the one before it (a log that went back is a
 // rollback or a fork). It prints the last one.
 func (v *verifier) logCheckpoints(chain []string) {
-	if v.opts.LogKey == nil {
+	if v.opts.LogKey.Len() == 0 {
 		return
 	}
 	origin := audit.LogOrigin(v.opts.LogKey.Name(), v.tenant)

@@ -20,6 +20,18 @@ elif ! grep -q '^AUDITLOG_RESTORE_SECRET=' .env; then
 	echo "AUDITLOG_RESTORE_SECRET=$(head -c 48 /dev/urandom | base64 | tr -d '/+=\n')" >>.env
 	echo "[up] added a random AUDITLOG_RESTORE_SECRET to .env"
 fi
+# The signing key of the log's checkpoints and the periodic digests, a
+# file mounted into serve (never kept in Elasticsearch, whose writers
+# could otherwise sign a rewritten history). The directory is 0700, so
+# only this user reaches the key; the file itself is 0644 because the
+# container's nonroot user (65532) reads it through the bind mount.
+if [ ! -f .secrets/signing-key.pem ]; then
+	command -v openssl >/dev/null || { echo "[up] openssl is needed once, to write the signing key .secrets/signing-key.pem" >&2; exit 1; }
+	mkdir -p .secrets && chmod 700 .secrets
+	openssl genpkey -algorithm ed25519 -out .secrets/signing-key.pem
+	chmod 644 .secrets/signing-key.pem
+	echo "[up] wrote a new signing key into .secrets/signing-key.pem (back it up: verifiers pin its public key, GET /api/log-key)"
+fi
 AUDITLOG_VERSION=${AUDITLOG_VERSION:-$(git describe --always --dirty 2>/dev/null || echo dev)}
 export AUDITLOG_VERSION
 docker compose up -d --build "$@"

@@ -11,6 +11,7 @@ package seal
 
 import (
 	"context"
+	"crypto"
 	"fmt"
 	"log/slog"
 	"time"
@@ -25,7 +26,7 @@ import (
 // Config is the sealing section of the configuration.
 type Config struct {
 	// Origin is the deployment's name in the checkpoints' origin lines
-	// (audit.LogOrigin) and the signing key's name.
+	// (audit.LogOrigin), which name the signing key too.
 	Origin string
 	// Every is the pause between rounds when nothing is pending.
 	Every time.Duration
@@ -35,8 +36,11 @@ type Config struct {
 
 // Deps are what the sealer needs.
 type Deps struct {
-	Store    audit.LogStore
-	Signer   note.Signer
+	Store audit.LogStore
+	// Key signs each tenant's checkpoints, under the name of the
+	// tenant's origin (NewSigner): an Ed25519 key, from a file or behind
+	// any crypto.Signer, never one kept in the store.
+	Key      crypto.Signer
 	Logger   *slog.Logger
 	Registry prometheus.Registerer // nil: metrics not registered
 	Now      func() time.Time
@@ -154,7 +158,11 @@ func (s *Sealer) checkpoint(t *tree, now time.Time) (audit.LogState, error) {
 		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "the root of the log of %s", t.tenant)
 	}
 	cp := audit.Checkpoint{Origin: audit.LogOrigin(s.cfg.Origin, t.tenant), Size: t.size, Root: root}
-	signed, err := note.Sign(&note.Note{Text: cp.Text()}, s.deps.Signer)
+	signer, _, err := NewSigner(cp.Origin, s.deps.Key)
+	if err != nil {
+		return audit.LogState{}, err
+	}
+	signed, err := note.Sign(&note.Note{Text: cp.Text()}, signer)
 	if err != nil {
 		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "signing the checkpoint of %s", t.tenant)
 	}

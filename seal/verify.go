@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -43,8 +42,8 @@ type Report struct {
 
 // Verify checks a tenant's log in its store as Check does, with no grace:
 // an event stored but not sealed yet is named unsealed.
-func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, tenant string, v note.Verifier) (Report, error) {
-	return Check(ctx, StoreSource(st, scan, tenant), tenant, audit.LogKeys{v}, 0)
+func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, tenant string, keys audit.LogKeys) (Report, error) {
+	return Check(ctx, StoreSource(st, scan, tenant), tenant, keys, 0)
 }
 
 // Check verifies a tenant's log from src: the latest checkpoint is

@@ -2,6 +2,8 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -18,4 +20,25 @@ func (s *Store) Key(ctx context.Context, name string, fresh []byte) ([]byte, err
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading key %s", name)
 	}
 	return v, nil
+}
+
+// StoredKey implements audit.KeyStore.
+func (s *Store) StoredKey(ctx context.Context, name string) ([]byte, bool, error) {
+	var v []byte
+	err := s.w.QueryRowContext(ctx, `SELECT value FROM keys WHERE name = ?`, name).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading key %s", name)
+	}
+	return v, true, nil
+}
+
+// DeleteKey implements audit.KeyStore.
+func (s *Store) DeleteKey(ctx context.Context, name string) error {
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM keys WHERE name = ?`, name); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: deleting key %s", name)
+	}
+	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -23,7 +22,7 @@ import (
 // sealedStore is a store in a temporary file holding n generated events
 // of one tenant, sealed in one round: the store, its path, the events and
 // the checkpoint verifier.
-func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, note.Verifier) {
+func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, audit.LogKeys) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "audit.db")

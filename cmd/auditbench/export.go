@@ -223,7 +223,7 @@ func startServer(ctx context.Context, e *env, prefix string) (*server, error) {
 	ln.Close()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_DATA_DIR="+filepath.Join(dir, "data"), "AUDITLOG_JWT_SECRET=bench",
-		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_RATE_LIMIT=0",
+		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_PERIODIC_SIGNING_KEY="+e.keyFile,
 		"AUDITLOG_PERIODIC_EXPORT=false", "AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", "AUDITLOG_LOG_LEVEL=warn",
 		fmt.Sprintf("AUDITLOG_EXPORT_SCAN_PAGE=%d", exportPage))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/ed25519"
 	"flag"
 	"fmt"
 	"log"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/keyfile"
 )
 
 // result is one benchmark's figure next to its ceiling and target.
@@ -54,6 +56,7 @@ type env struct {
 	esVersion string
 	kafka     string
 	pids      map[string]int // processes whose CPU use is reported
+	keyFile   string         // the signing key of the serve processes on Elasticsearch
 
 	// The query benchmark's store, reused by the export benchmark.
 	queryStore  *elasticsearch.Store
@@ -93,6 +96,15 @@ func main() {
 	}
 	if e.esURL == "" || e.brokers[0] == "" {
 		log.Fatal("AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS must be set: run `make bench`")
+	}
+	keyDir, err := os.MkdirTemp("", "auditbench-key-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(keyDir)
+	e.keyFile = filepath.Join(keyDir, "signing-key.pem")
+	if _, priv, err := ed25519.GenerateKey(nil); err != nil || keyfile.Create(e.keyFile, priv) != nil {
+		log.Fatalf("the benchmark's signing key: %v", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()

@@ -44,6 +44,7 @@ type Main struct {
 	http    *http.Server
 	closers []func(context.Context) error
 	failed  chan error
+	signing *signingKeySet // loaded once (signingkey.go)
 }
 
 // NewMain returns a Main for cmd with the resolved configuration.

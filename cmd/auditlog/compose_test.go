@@ -105,6 +105,15 @@ func TestComposeStack(t *testing.T) {
 	if envOf(serve, "AUDITLOG_RESTORE_BROKERS") != "kafka:9092" || envOf(serve, "AUDITLOG_RESTORE_SECRET") != "r" {
 		t.Errorf("serve publishes signed restore requests to Kafka: %q %q", envOf(serve, "AUDITLOG_RESTORE_BROKERS"), envOf(serve, "AUDITLOG_RESTORE_SECRET"))
 	}
+	// The signing key is a file mounted into serve, the one make up
+	// writes; the cluster never holds it.
+	key := envOf(serve, "AUDITLOG_PERIODIC_SIGNING_KEY")
+	if len(serve.Secrets) != 1 || key != "/run/secrets/"+serve.Secrets[0].Source || p.Secrets[serve.Secrets[0].Source].File != filepath.Join(p.WorkingDir, ".secrets", "signing-key.pem") {
+		t.Errorf("serve's signing key %q is not the mounted .secrets/signing-key.pem: %+v %+v", key, serve.Secrets, p.Secrets)
+	}
+	if up, _ := os.ReadFile("../../scripts/up.sh"); !strings.Contains(string(up), "-out .secrets/signing-key.pem") {
+		t.Error("make up does not write .secrets/signing-key.pem")
+	}
 	if dir := envOf(serve, "AUDITLOG_DATA_DIR"); dir != "/data" || !mountedVolume(serve, dir) {
 		t.Errorf("serve's data directory %q is not its volume", dir)
 	}
@@ -157,7 +166,7 @@ func checkImage(t *testing.T) {
 		t.Fatalf(".dockerignore: %v", err)
 	}
 	lines := strings.Split(string(ign), "\n")
-	for _, want := range []string{".git", ".env", "/data/", "/bin/"} {
+	for _, want := range []string{".git", ".env", "/data/", "/bin/", "/.secrets/"} {
 		if !slices.Contains(lines, want) {
 			t.Errorf(".dockerignore does not exclude %s", want)
 		}

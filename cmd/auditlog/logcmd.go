@@ -95,15 +95,15 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 func (a logArgs) check() (audit.LogKeys, error) {
 	switch {
 	case !audit.ValidUUID(a.tenant) || a.key == "":
-		return nil, errors.New("--tenant (a UUID) and --key are required")
+		return audit.LogKeys{}, errors.New("--tenant (a UUID) and --key are required")
 	case a.api != "" && a.dir != "":
-		return nil, errors.New("--api or --dir, not both")
+		return audit.LogKeys{}, errors.New("--api or --dir, not both")
 	case (a.api == "") != (a.token == ""):
-		return nil, errors.New("--api and --token go together")
+		return audit.LogKeys{}, errors.New("--api and --token go together")
 	case a.save != "" && a.api == "":
-		return nil, errors.New("--save goes with --api")
+		return audit.LogKeys{}, errors.New("--save goes with --api")
 	case a.grace < 0 || a.grace > 10*time.Minute:
-		return nil, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
+		return audit.LogKeys{}, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
 	}
 	return logKeys("--key", a.key)
 }
@@ -150,7 +150,7 @@ func logKeys(name, arg string) (audit.LogKeys, error) {
 	}
 	keys, err := audit.ParseLogKeys(strings.Join(text, "\n"))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return audit.LogKeys{}, fmt.Errorf("%s: %v", name, err)
 	}
 	return keys, nil
 }

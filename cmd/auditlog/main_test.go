@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
 	"encoding/json"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/keyfile"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -56,11 +59,12 @@ func startMain(t *testing.T, cmd string, vars map[string]string, args ...string)
 
 func TestConfigFromEnvAndFlags(t *testing.T) {
 	cfg, b, err := parseServerConfig("serve", []string{"-http-addr", "127.0.0.1:9999"}, env(map[string]string{
-		"AUDITLOG_HTTP_ADDR":   "127.0.0.1:1111",
-		"AUDITLOG_STORE":       "elasticsearch",
-		"AUDITLOG_ES_URL":      "http://elastic:hunter2@es:9200",
-		"AUDITLOG_JWT_SECRET":  "topsecret",
-		"AUDITLOG_KAFKA_TOPIC": "events",
+		"AUDITLOG_HTTP_ADDR":            "127.0.0.1:1111",
+		"AUDITLOG_STORE":                "elasticsearch",
+		"AUDITLOG_ES_URL":               "http://elastic:hunter2@es:9200",
+		"AUDITLOG_JWT_SECRET":           "topsecret",
+		"AUDITLOG_KAFKA_TOPIC":          "events",
+		"AUDITLOG_PERIODIC_SIGNING_KEY": "/run/secrets/signing-key.pem",
 	}), io.Discard, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +93,7 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		"unknown store":       {"serve", map[string]string{"AUDITLOG_STORE": "mongo"}, `AUDITLOG_STORE="mongo"`},
 		"es without url":      {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch"}, "AUDITLOG_ES_URL must be set"},
+		"es without key":      {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_PERIODIC_SIGNING_KEY must be set"},
 		"bad duration":        {"serve", map[string]string{"AUDITLOG_SHUTDOWN_TIMEOUT": "soon"}, "AUDITLOG_SHUTDOWN_TIMEOUT"},
 		"bad int":             {"serve", map[string]string{"AUDITLOG_KAFKA_PARTITIONS": "many"}, "AUDITLOG_KAFKA_PARTITIONS"},
 		"index needs brokers": {"index", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_KAFKA_BROKERS must be set"},
@@ -278,4 +283,17 @@ func TestIndexConfigNeedsOnlyItsOwnVariables(t *testing.T) {
 	if _, _, err := parseServerConfig("index", nil, env(map[string]string{"AUDITLOG_ES_URL": "http://es:9200", "AUDITLOG_KAFKA_BROKERS": "k:9092"}), io.Discard, io.Discard); err != nil {
 		t.Fatalf("index with its own variables: %v", err)
 	}
+}
+
+// testKeyFile writes a fresh signing key (PKCS #8 PEM, 0600) and returns
+// its file: AUDITLOG_PERIODIC_SIGNING_KEY of a serve on Elasticsearch,
+// which refuses to start without one.
+func testKeyFile(t testing.TB) string {
+	t.Helper()
+	_, priv, _ := ed25519.GenerateKey(nil)
+	file := filepath.Join(t.TempDir(), "signing-key.pem")
+	if err := keyfile.Create(file, priv); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -53,7 +53,7 @@ func (b *binder) periodic(c *Config) {
 	b.duration(&p.Every, "periodic-every", "AUDITLOG_PERIODIC_EVERY", time.Minute, "how often the periodic export looks for due windows and late events")
 	b.duration(&p.Lease, "periodic-lease", "AUDITLOG_PERIODIC_LEASE", 2*time.Minute, "how long a replica holds a tenant's export without renewing it")
 	b.str(&p.SigningKey, "periodic-signing-key", "AUDITLOG_PERIODIC_SIGNING_KEY", "",
-		"PEM file (PKCS #8) of the Ed25519 key that signs the digests (default: one generated once and kept in the store)")
+		"PEM file (PKCS #8, mode 0600) of the Ed25519 key that signs the log's checkpoints and the periodic digests; required with Elasticsearch (the embedded store generates <data-dir>/signing-key.pem)")
 	b.str(&p.PublicKeys, "periodic-public-keys", "AUDITLOG_PERIODIC_PUBLIC_KEYS", "",
 		"directory of the public keys (*.pem) of earlier signing keys, published with the current one after a rotation")
 }
@@ -64,55 +64,13 @@ func (p PeriodicConfig) check(c *Config) []string {
 	if p.Store == "s3" && (c.Export.S3Endpoint == "" || (p.Bucket == "" && c.Export.S3Bucket == "")) {
 		errs = append(errs, "AUDITLOG_S3_ENDPOINT and AUDITLOG_PERIODIC_BUCKET (or AUDITLOG_S3_BUCKET) must be set when AUDITLOG_PERIODIC_STORE=s3")
 	}
+	if c.Store == "elasticsearch" && p.SigningKey == "" {
+		errs = append(errs, "AUDITLOG_PERIODIC_SIGNING_KEY must be set when AUDITLOG_STORE=elasticsearch: the key that signs the log's checkpoints and the periodic digests is a file kept apart from the store it signs (openssl genpkey -algorithm ed25519 -out signing-key.pem)")
+	}
 	if strings.Trim(p.Prefix, "/") != p.Prefix || p.Prefix == "" || strings.Contains(p.Prefix, "..") {
 		errs = append(errs, fmt.Sprintf("AUDITLOG_PERIODIC_PREFIX=%q: want a key prefix without leading or trailing / and without ..", p.Prefix))
 	}
 	return errs
-}
-
-// signingKeys is the current signing key and every public key to
-// publish, PEM by key id.
-func (m *Main) signingKeys(ctx context.Context, keys audit.KeyStore) (ed25519.PrivateKey, map[string][]byte, error) {
-	p := m.Config.Periodic
-	var key ed25519.PrivateKey
-	if p.SigningKey != "" {
-		raw, err := os.ReadFile(p.SigningKey)
-		if err != nil {
-			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY: %w", err)
-		}
-		k, err := periodicexport.ParsePrivateKey(raw)
-		if err != nil {
-			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_SIGNING_KEY=%s: %w", p.SigningKey, err)
-		}
-		key = k
-	} else {
-		_, fresh, err := ed25519.GenerateKey(nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		seed, err := keys.Key(ctx, "periodic-signing-key", fresh.Seed())
-		if err != nil || len(seed) != ed25519.SeedSize {
-			return nil, nil, fmt.Errorf("the generated periodic signing key: %v", err)
-		}
-		key = ed25519.NewKeyFromSeed(seed)
-	}
-	pub := map[string][]byte{}
-	cur := key.Public().(ed25519.PublicKey)
-	pub[audit.KeyID(cur)] = periodicexport.PublicPEM(cur)
-	if p.PublicKeys != "" {
-		files, err := filepath.Glob(filepath.Join(p.PublicKeys, "*.pem"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
-		}
-		for _, f := range files {
-			k, err := periodicexport.LoadPublicKey(f)
-			if err != nil {
-				return nil, nil, fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
-			}
-			pub[audit.KeyID(k)] = periodicexport.PublicPEM(k)
-		}
-	}
-	return key, pub, nil
 }
 
 // periodicScheduler wires the scheduler: the bucket (a tenant's own when

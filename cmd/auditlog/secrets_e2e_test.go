@@ -57,6 +57,7 @@ func TestSecretVariantsNeverLeaveInClear(t *testing.T) {
 				"AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_LOG_LEVEL": "warn"}
 			if store == "elasticsearch" {
 				vars["AUDITLOG_STORE"], vars["AUDITLOG_ES_URL"], vars["AUDITLOG_ES_INDEX_PREFIX"] = "elasticsearch", esURL, prefix
+				vars["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
 			}
 			m := startMain(t, "serve", vars)
 			secretsStayMasked(t, m, brokers, topic)

@@ -35,6 +35,7 @@ func TestTenantIDsAreCaseInsensitiveOnEveryPath(t *testing.T) {
 				"AUDITLOG_KAFKA_GROUP": topic + "-group", "AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_LOG_LEVEL": "warn", "AUDITLOG_DEFAULT_PLAN": "enterprise"}
 			if store == "elasticsearch" {
 				vars["AUDITLOG_STORE"], vars["AUDITLOG_ES_URL"], vars["AUDITLOG_ES_INDEX_PREFIX"] = "elasticsearch", esURL, testenv.Name("auditlog-case")
+				vars["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
 			}
 			m := startMain(t, "serve", vars)
 			tenantCaseOnEveryPath(t, m, brokers, topic)

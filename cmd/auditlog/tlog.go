@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-	"golang.org/x/mod/sumdb/note"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
@@ -81,23 +80,20 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 	if err != nil {
 		return api.LogDeps{}, err
 	}
-	signer, vkey, err := seal.NewSigner(cfg.Origin, key)
-	if err != nil {
-		return api.LogDeps{}, fmt.Errorf("AUDITLOG_LOG_ORIGIN: %w", err)
+	cur := key.Public().(ed25519.PublicKey)
+	deps := api.LogDeps{Store: ls, Origin: cfg.Origin, Key: cur}
+	ids := make([]string, 0, len(pubs))
+	for id := range pubs {
+		ids = append(ids, id)
 	}
-	deps := api.LogDeps{Store: ls, VerifierKey: vkey}
-	for id, pem := range pubs {
-		pub, err := periodicexport.ParsePublicKey(pem)
-		if err != nil || id == audit.KeyID(key.Public().(ed25519.PublicKey)) {
-			continue
-		}
-		if k, err := note.NewEd25519VerifierKey(cfg.Origin, pub); err == nil {
-			deps.EarlierKeys = append(deps.EarlierKeys, k)
+	sort.Strings(ids)
+	for _, id := range ids {
+		if pub, err := periodicexport.ParsePublicKey(pubs[id]); err == nil && !pub.Equal(cur) {
+			deps.Earlier = append(deps.Earlier, pub)
 		}
 	}
-	sort.Strings(deps.EarlierKeys)
-	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, seal.Deps{Store: ls, Signer: signer, Logger: m.Logger, Registry: m.Registry})
+	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, seal.Deps{Store: ls, Key: key, Logger: m.Logger, Registry: m.Registry})
 	m.background(ctx, "sealer", s.Run)
-	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", vkey, "earlier_keys", len(deps.EarlierKeys))
+	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", audit.VerifierKey(cfg.Origin, cur), "earlier_keys", len(deps.Earlier))
 	return deps, nil
 }

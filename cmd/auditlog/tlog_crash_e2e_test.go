@@ -41,7 +41,8 @@ func serveKilledWhileSealing(t *testing.T, store string) {
 		"AUDITLOG_LOG_SEAL_EVERY=100ms", "AUDITLOG_LOG_LEVEL=warn", "AUDITLOG_PERIODIC_EXPORT=false"}
 	prefix := testenv.Name("auditlog-sealkill")
 	if store == "elasticsearch" {
-		vars = append(vars, "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX="+prefix)
+		vars = append(vars, "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX="+prefix,
+			"AUDITLOG_PERIODIC_SIGNING_KEY="+testKeyFile(t))
 	}
 	tok, _ := api.MintToken([]byte("s3cret"), audit.Principal{UserID: demoTenant, Email: "a@x.example", Role: audit.RoleAdmin, TenantID: demoTenant}, time.Hour, time.Now())
 	c := client{t, "http://" + addr}

@@ -40,7 +40,8 @@ func logStores(t *testing.T) map[string]func(t *testing.T) map[string]string {
 		"sqlite": func(t *testing.T) map[string]string { return map[string]string{"AUDITLOG_DATA_DIR": t.TempDir()} },
 		"elasticsearch": func(t *testing.T) map[string]string {
 			return map[string]string{"AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_STORE": "elasticsearch",
-				"AUDITLOG_ES_URL": testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-tlog")}
+				"AUDITLOG_ES_URL": testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-tlog"),
+				"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t)}
 		},
 	}
 }

@@ -170,7 +170,7 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint,
 			return nil, err
 		}
 		exp = append(exp, got...)
-		if a.opts.LogKey != nil {
+		if a.opts.LogKey.Len() > 0 {
 			logged, err := api.LoggedDeliveries(ctx, audit.NormalizeTenantID(a.tenant), a.opts.LogKey)
 			if err != nil {
 				return nil, err
@@ -188,7 +188,7 @@ func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.Lo
 	case a.logKey != "":
 		v, err := logKeys("--log-key", a.logKey)
 		if err != nil {
-			return nil, usageError{err}
+			return audit.LogKeys{}, usageError{err}
 		}
 		fmt.Fprintf(out, "trusting log key %s (pinned)\n", v.Name())
 		return v, nil
@@ -196,12 +196,12 @@ func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.Lo
 		v, err := periodicexport.API{Base: a.api}.LogKeys(ctx)
 		if err != nil {
 			fmt.Fprintf(out, "no log key from %s/api/log-key (%v): the digests' log checkpoints are not checked\n", a.api, err)
-			return nil, nil
+			return audit.LogKeys{}, nil
 		}
 		fmt.Fprintf(out, "trusting log key %s from %s/api/log-key\n", v.Name(), a.api)
 		return v, nil
 	}
-	return nil, nil
+	return audit.LogKeys{}, nil
 }
 
 // source opens the copy under test.

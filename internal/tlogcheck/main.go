@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -46,17 +47,25 @@ func main() {
 }
 
 func check(c client, from int64, ids []string) error {
+	text, err := c.get("/api/log/checkpoint")
+	if err != nil {
+		return err
+	}
+	// The checkpoint is signed under its origin's name
+	// (<deployment>/tenants/<tenant>): the key of that name is the
+	// service's key for the tenant.
+	origin, _, _ := strings.Cut(string(text), "\n")
+	_, tenant, ok := strings.Cut(origin, "/tenants/")
+	if !ok {
+		return fmt.Errorf("the checkpoint's origin %q names no tenant", origin)
+	}
 	var key struct{ VerifierKey string }
-	if err := c.json("/api/log-key", &key); err != nil {
+	if err := c.json("/api/log-key?tenant="+url.QueryEscape(tenant), &key); err != nil {
 		return err
 	}
 	v, err := note.NewVerifier(key.VerifierKey)
 	if err != nil {
 		return fmt.Errorf("the log key: %w", err)
-	}
-	text, err := c.get("/api/log/checkpoint")
-	if err != nil {
-		return err
 	}
 	n, err := note.Open(text, note.VerifierList(v))
 	if err != nil {

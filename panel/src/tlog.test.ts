@@ -58,19 +58,26 @@ describe("inclusion proofs in the browser", () => {
 });
 
 // A checkpoint signed by golang.org/x/mod/sumdb/note (the service's
-// signer) with a key whose base64 holds "+": the browser once cut the key
-// at it, and the check then failed or threw (found by the panel's browser
-// check, which failed in the runs whose fresh key had one).
-const vkey = "auditlog.local+394c58a0+AWJYjw1yEcG0YuK+9qS0jhXHRCaCg7DyUv441nzzrcHN";
-const signed = "auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n3\nq6AeN0GCfNXx+vDSpZ6J1dBR/Z+xq0rOPmdEP20s3x0=\n\n— auditlog.local OUxYoMUeqqyUrJt4yHx7+WvJAV8k1Q6HtteJROf0E7sZgq755AmkLJI9kC4XNynirL5vXiujoubYe8XaVi5ZrmYi8AQ=\n";
+// signer) under its origin's name, with a key whose base64 holds "+":
+// the browser once cut the key at it, and the check then failed or threw
+// (found by the panel's browser check, which failed in the runs whose
+// fresh key had one). The same key under the deployment's name covers
+// every tenant's origin (audit/logkeys.go); under another tenant's
+// origin it covers none of this one's.
+const vkey = "auditlog.local+a59b4cae+ATTtup+x7yKvq5tmuBHR7xv8rNGYQB545WHsY9xNqIA7";
+const tenantKey = "auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7+8de3fca5+ATTtup+x7yKvq5tmuBHR7xv8rNGYQB545WHsY9xNqIA7";
+const otherTenantKey = "auditlog.local/tenants/00000000-0000-4000-8000-000000000000+39ae9f02+ATTtup+x7yKvq5tmuBHR7xv8rNGYQB545WHsY9xNqIA7";
+const signed = "auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n3\nq6AeN0GCfNXx+vDSpZ6J1dBR/Z+xq0rOPmdEP20s3x0=\n\n— auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7 jeP8pQeCRicPdRlxW13N3ygDgaFzohcWLuR+8C+WZR/4B3Gzg1IrzSW4hRFo1HPOCYiQhYniSFW0CsR31FAkfazGkAI=\n";
 
 describe("checkpoint signatures in the browser", () => {
-  it("verify with a key whose base64 holds a plus", async () => {
+  it("verify with a key whose base64 holds a plus, under the deployment's name or the tenant's origin", async () => {
     expect(await verifySignature(signed, vkey)).toBe("valid");
+    expect(await verifySignature(signed, tenantKey)).toBe("valid");
   });
   it("fail on a changed checkpoint, another key name or a malformed key, without throwing", async () => {
     expect(await verifySignature(signed.replace("\n3\n", "\n4\n"), vkey)).toBe("invalid");
     expect(await verifySignature(signed, vkey.replace("auditlog.local", "other.example"))).toBe("invalid");
+    expect(await verifySignature(signed, otherTenantKey)).toBe("invalid");
     expect(await verifySignature(signed, "auditlog.local+394c58a0+A!")).toBe("invalid");
     expect(await verifySignature(signed, "auditlog.local+394c58a0+AWJYjw1yEcG0YuK")).toBe("unchecked"); // too short for a key
   });

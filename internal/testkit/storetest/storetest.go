@@ -57,6 +57,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("ScanWindowInFileOrder", func(t *testing.T) { testScanWindowInFileOrder(t, newBackend(t)) })
 	t.Run("ExportJobs", func(t *testing.T) { testExportJobs(t, newBackend(t)) })
 	t.Run("Keys", func(t *testing.T) { testKeys(t, newBackend(t)) })
+	t.Run("KeyRemoval", func(t *testing.T) { testKeyRemoval(t, newBackend(t)) })
 	t.Run("FirstOneWins", func(t *testing.T) { testFirstOneWins(t, newBackend(t)) })
 	t.Run("Restores", func(t *testing.T) { testRestores(t, newBackend(t)) })
 	t.Run("RestoreOutcomes", func(t *testing.T) { testRestoreOutcomes(t, newBackend(t)) })

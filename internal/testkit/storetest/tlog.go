@@ -25,29 +25,22 @@ type LogBackend struct {
 func RunLog(t *testing.T, newBackend func(t *testing.T) LogBackend) {
 	t.Run("EveryEventOneLeafProvable", func(t *testing.T) { testEveryEventOneLeaf(t, newBackend(t)) })
 	t.Run("ParallelSealersOneLeafEach", func(t *testing.T) { testParallelSealers(t, newBackend(t)) })
+	t.Run("CosignedCheckpoints", func(t *testing.T) { testCosigned(t, newBackend(t)) })
 }
 
 // testSealer is a sealer over b signing with a fresh key, and the
 // verifier of its checkpoints.
-func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, note.Verifier) {
+func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, audit.LogKeys) {
 	return NewSealer(t, b.Log, batch)
 }
 
 // NewSealer is a sealer over log with rounds of batch events (0: the
 // default), signing with a fresh key, and the verifier of its
 // checkpoints.
-func NewSealer(t testing.TB, log audit.LogStore, batch int) (*seal.Sealer, note.Verifier) {
+func NewSealer(t testing.TB, log audit.LogStore, batch int) (*seal.Sealer, audit.LogKeys) {
 	t.Helper()
-	_, priv, _ := ed25519.GenerateKey(nil)
-	signer, vkey, err := seal.NewSigner("auditlog.test", priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := note.NewVerifier(vkey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Signer: signer}), v
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Key: priv}), audit.NewLogKeys("auditlog.test", pub)
 }
 
 // sealAll runs rounds until nothing is pending.
@@ -85,10 +78,8 @@ func WantFindings(t testing.TB, rep seal.Report, want map[string]string, log aud
 			t.Fatalf("%s: %q, want %q (all: %v)", id, got[id], kind, rep.Findings)
 		}
 	}
-	_, other, _ := ed25519.GenerateKey(nil)
-	_, otherKey, _ := seal.NewSigner("auditlog.test", other)
-	ov, _ := note.NewVerifier(otherKey)
-	if _, err := seal.Verify(context.Background(), log, scan, tenant, ov); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
+	other, _, _ := ed25519.GenerateKey(nil)
+	if _, err := seal.Verify(context.Background(), log, scan, tenant, audit.NewLogKeys("auditlog.test", other)); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("another key: %v", err)
 	}
 }
@@ -116,7 +107,7 @@ func testEveryEventOneLeaf(t *testing.T, b LogBackend) {
 		if err != nil || ls.Size != int64(len(events)) {
 			t.Fatalf("tenant %s: log of %d leaves for %d events (%v)", tenant, ls.Size, len(events), err)
 		}
-		n, err := note.Open([]byte(ls.Checkpoint), note.VerifierList(v))
+		n, err := note.Open([]byte(ls.Checkpoint), v)
 		if err != nil {
 			t.Fatalf("the checkpoint does not verify: %v\n%s", err, ls.Checkpoint)
 		}

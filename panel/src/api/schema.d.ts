@@ -417,7 +417,7 @@ export interface paths {
         };
         /**
          * The key that signs the logs' checkpoints
-         * @description Public. The Ed25519 key in the C2SP signed-note verifier form (`<name>+<hash>+<base64 key>`), as `note.NewVerifier` takes it; the same key as the current one of `GET /api/export-keys`. After a rotation of that key, `earlierKeys` lists the keys that signed earlier checkpoints, in the same form: a verifier pins the new key next to the ones it holds (`auditlog log verify --key` and `auditlog witness --key` take several).
+         * @description Public. The Ed25519 key that signs the logs' checkpoints, in the C2SP signed-note verifier form (`<name>+<hash>+<base64 key>`); the same key as the current one of `GET /api/export-keys`, which is a file of the deployment, never kept in the store it signs. Without `tenant`, the key is named by the deployment (`name`, AUDITLOG_LOG_ORIGIN): `auditlog log verify --key`, `auditlog witness --key` and `auditlog verify --log-key` take it for every tenant of the deployment. A tenant's checkpoints are signed under the name of their origin (`<deployment>/tenants/<tenant>`, as C2SP tlog-checkpoint asks); with `tenant`, the key is named so, as `note.NewVerifier` and a witness such as litewitness (whose key name must be the log's origin) take it. After a rotation of the key, `earlierKeys` lists the keys that signed earlier checkpoints, in the same form and under the same name: a verifier pins the new key next to the ones it holds.
          */
         get: operations["logKey"];
         put?: never;
@@ -3180,7 +3180,10 @@ export interface operations {
     };
     logKey: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A tenant id (UUID): the keys are named by that tenant's log origin. */
+                tenant?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3196,7 +3199,18 @@ export interface operations {
                     "application/json": {
                         verifierKey: string;
                         earlierKeys: string[];
+                        /** @description The keys' name: the deployment's, or with `tenant` that tenant's log origin. */
+                        name: string;
                     };
+                };
+            };
+            /** @description Invalid parameters; `errors` lists every offending field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
