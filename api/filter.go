@@ -102,6 +102,19 @@ func (p *queryParser) time(name string) *time.Time {
 	return &t
 }
 
+// boolean reads name as true or false (absent: false).
+func (p *queryParser) boolean(name string) bool {
+	switch v := p.single(name); v {
+	case "", "false":
+		return false
+	case "true":
+		return true
+	default:
+		p.fail(name, "must be true or false")
+		return false
+	}
+}
+
 func (p *queryParser) int(name string, def, lo, hi int) int {
 	s := p.single(name)
 	if s == "" {

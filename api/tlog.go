@@ -23,6 +23,12 @@ type LogDeps struct {
 	// signed checkpoints before a rotation.
 	Key     ed25519.PublicKey
 	Earlier []ed25519.PublicKey
+	// Cosigned, when witnesses cosign the checkpoints, keeps each
+	// tenant's latest cosigned checkpoint; Cosigner gathers them (its lag
+	// is a field of /healthz), and Witnesses are their keys, published.
+	Cosigned  audit.CosignStore
+	Cosigner  *seal.Cosigner
+	Witnesses []string
 }
 
 // logKey answers GET /api/log-key: the keys in note's verifier form,
@@ -43,7 +49,8 @@ func (s *Server) logKey(c *gin.Context) {
 	for _, k := range s.logs.Earlier {
 		earlier = append(earlier, audit.VerifierKey(name, k))
 	}
-	c.JSON(http.StatusOK, gin.H{"verifierKey": audit.VerifierKey(name, s.logs.Key), "earlierKeys": earlier, "name": name})
+	c.JSON(http.StatusOK, gin.H{"verifierKey": audit.VerifierKey(name, s.logs.Key), "earlierKeys": earlier, "name": name,
+		"witnesses": append([]string{}, s.logs.Witnesses...)})
 }
 
 // InclusionView is an inclusion proof as the API answers it: hashes in
@@ -162,40 +169,48 @@ func (s *Server) tile(c *gin.Context) {
 	c.Data(http.StatusOK, "application/octet-stream", data)
 }
 
-// checkpoint answers the tenant's latest signed checkpoint, as note text.
+// checkpoint answers the tenant's latest signed checkpoint, as note text,
+// with the witnesses' cosignatures when they cosigned it; with
+// ?cosigned=true, the latest checkpoint witnesses cosigned.
 func (s *Server) checkpoint(c *gin.Context) {
 	p := &queryParser{v: c.Request.URL.Query()}
-	p.unknown()
+	p.unknown(map[string]bool{"cosigned": true})
+	cosigned := p.boolean("cosigned")
 	err := p.err()
 	if err == nil {
 		err = s.recordAccess(c, "log checkpoint", nil)
 	}
-	var ls audit.LogState
+	var note string
 	if err == nil {
-		ls, err = s.logs.Store.LogState(c.Request.Context(), principalOf(c).TenantID)
-	}
-	if err == nil && ls.Checkpoint == "" {
-		err = audit.Errorf(audit.ENOTFOUND, "the tenant's log has no checkpoint yet: no event sealed")
+		note, _, err = s.latestCheckpoint(c.Request.Context(), principalOf(c).TenantID, cosigned)
 	}
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(ls.Checkpoint))
+	c.Data(http.StatusOK, "text/plain; charset=utf-8", []byte(note))
 }
 
 // inclusionProof answers ?event=<id>[&size=<n>].
 func (s *Server) inclusionProof(c *gin.Context) {
 	p := &queryParser{v: c.Request.URL.Query()}
-	p.unknown(map[string]bool{"event": true, "size": true})
+	p.unknown(map[string]bool{"event": true, "size": true, "cosigned": true})
 	id := audit.NormalizeID(p.single("event"))
 	if !audit.ValidID(id) {
 		p.fail("event", "must be an event id (evt_audit_ followed by a UUID)")
 	}
 	size := int64(p.int("size", 0, 1, 1<<62))
+	cosigned := p.boolean("cosigned")
+	if cosigned && size > 0 {
+		p.fail("size", "goes without cosigned: the proof is for the latest cosigned checkpoint's size")
+	}
 	err := p.err()
 	if err == nil {
 		err = s.recordAccess(c, "log inclusion proof", map[string]any{"event": id})
+	}
+	if err == nil && cosigned {
+		s.cosignedInclusion(c, id)
+		return
 	}
 	var in seal.Inclusion
 	if err == nil {

@@ -139,6 +139,9 @@ func (k LogKeys) WithWitnesses(witnesses []note.Verifier, quorum int) (LogKeys, 
 	return k, nil
 }
 
+// LogOnly is k without the witnesses: the log's keys alone.
+func (k LogKeys) LogOnly() LogKeys { return LogKeys{keys: k.keys} }
+
 // Cosigned reports whether k requires witnesses' cosignatures.
 func (k LogKeys) Cosigned() bool { return k.quorum > 0 }
 

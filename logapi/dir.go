@@ -46,7 +46,7 @@ type Dir struct {
 }
 
 // SignedCheckpoint returns the saved checkpoint.
-func (d *Dir) SignedCheckpoint(context.Context) ([]byte, error) {
+func (d *Dir) SignedCheckpoint(context.Context, bool) ([]byte, error) {
 	b, err := os.ReadFile(filepath.Join(d.Path, CheckpointFile))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, audit.Wrap(audit.ENOTFOUND, err, "no checkpoint in %s", d.Path)
@@ -150,7 +150,7 @@ func (d *Dir) lines(name string, fn func([]byte) (bool, error)) error {
 // and the events of those leaves. Finish writes the events file.
 type Recorder struct {
 	Src interface {
-		SignedCheckpoint(ctx context.Context) ([]byte, error)
+		SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error)
 		Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error)
 		Events(ctx context.Context, fn func([]audit.Event) error) error
 	}
@@ -163,8 +163,8 @@ type Recorder struct {
 }
 
 // SignedCheckpoint reads the source's; the first one read is saved.
-func (r *Recorder) SignedCheckpoint(ctx context.Context) ([]byte, error) {
-	b, err := r.Src.SignedCheckpoint(ctx)
+func (r *Recorder) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error) {
+	b, err := r.Src.SignedCheckpoint(ctx, cosigned)
 	if err != nil || r.first {
 		return b, err
 	}

@@ -16,9 +16,14 @@ import (
 )
 
 // SignedCheckpoint returns the tenant's latest checkpoint (signed note
-// text). Errors: ENOTFOUND when the log has none yet.
-func (c Client) SignedCheckpoint(ctx context.Context) ([]byte, error) {
-	body, err := c.Get(ctx, "/api/log/checkpoint")
+// text), or with cosigned the latest one witnesses cosigned. Errors:
+// ENOTFOUND when the log has none yet.
+func (c Client) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error) {
+	path := "/api/log/checkpoint"
+	if cosigned {
+		path += "?cosigned=true"
+	}
+	body, err := c.Get(ctx, path)
 	var r *Refusal
 	if errors.As(err, &r) && r.Status == http.StatusNotFound {
 		return nil, audit.Wrap(audit.ENOTFOUND, err, "the log has no checkpoint yet")

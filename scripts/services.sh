@@ -12,7 +12,12 @@
 #
 # The S3-compatible server of the export tests is versitygw (a Go program
 # serving a directory as buckets), built once from the Go module proxy
-# into the cache.
+# into the cache. So is litewitness (filippo.io/torchwood), the
+# independent C2SP tlog-witness that cosigns the log's checkpoints in the
+# tests; each test starts its own (internal/testkit/testenv). Its
+# witnessctl is not built: it needs sigsum.org/sigsum-go, which the
+# module proxy here refuses; the tests register logs with the two SQL
+# statements witnessctl add-log and add-key run.
 #
 # Downloads are cached in $AUDITLOG_CACHE_DIR (default ~/.cache/auditlog);
 # run state (unpacked server, data, logs, pids) lives in
@@ -32,6 +37,7 @@ ES_PORT=${AUDITLOG_TEST_ES_PORT:-19200}
 KAFKA_PORT=${AUDITLOG_TEST_KAFKA_PORT:-19092}
 S3_PORT=${AUDITLOG_TEST_S3_PORT:-19500}
 VERSITYGW_VERSION=${AUDITLOG_VERSITYGW_VERSION:-v1.8.0}
+TORCHWOOD_VERSION=${AUDITLOG_TORCHWOOD_VERSION:-v0.6.1}
 S3_ACCESS=auditlog-test
 S3_SECRET=auditlog-test-secret
 ES_HEAP=${AUDITLOG_TEST_ES_HEAP:-1g}
@@ -100,6 +106,16 @@ fetch_s3() {
 		mkdir -p "$(dirname "$bin")"
 		GOBIN="$(dirname "$bin")" GOFLAGS=-mod=mod go install "github.com/versity/versitygw/cmd/versitygw@$VERSITYGW_VERSION" >&2 ||
 			die "could not build versitygw $VERSITYGW_VERSION"
+	fi
+}
+
+fetch_litewitness() {
+	local dir="$CACHE/torchwood-$TORCHWOOD_VERSION"
+	if [ ! -x "$dir/litewitness" ]; then
+		log "building litewitness $TORCHWOOD_VERSION from the Go module proxy"
+		mkdir -p "$dir"
+		GOBIN="$dir" GOFLAGS=-mod=mod go install "filippo.io/torchwood/cmd/litewitness@$TORCHWOOD_VERSION" >&2 ||
+			die "could not build litewitness $TORCHWOOD_VERSION"
 	fi
 }
 
@@ -239,6 +255,7 @@ print_env() {
 	echo "export AUDITLOG_TEST_S3_ENDPOINT=http://127.0.0.1:$S3_PORT"
 	echo "export AUDITLOG_TEST_S3_ACCESS_KEY=$S3_ACCESS"
 	echo "export AUDITLOG_TEST_S3_SECRET_KEY=$S3_SECRET"
+	echo "export AUDITLOG_TEST_LITEWITNESS=$CACHE/torchwood-$TORCHWOOD_VERSION"
 	echo "export AUDITLOG_TEST_SERVICES=local"
 	echo "export AUDITLOG_TEST_SERVICES_SCRIPT=$(readlink -f "$0")"
 }
@@ -250,6 +267,7 @@ up)
 	fetch_es
 	fetch_kafka
 	fetch_s3
+	fetch_litewitness
 	start_es fresh
 	start_kafka
 	start_s3

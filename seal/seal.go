@@ -44,6 +44,9 @@ type Deps struct {
 	Logger   *slog.Logger
 	Registry prometheus.Registerer // nil: metrics not registered
 	Now      func() time.Time
+	// OnSealed, when set, is told the tenants whose logs a round grew
+	// (the cosigner's cue).
+	OnSealed func(tenants []string)
 }
 
 // Sealer runs sealing rounds.
@@ -143,6 +146,13 @@ func (s *Sealer) Round(ctx context.Context) (int, error) {
 	}
 	s.sealed.Add(float64(len(events)))
 	s.rounds.WithLabelValues("sealed").Inc()
+	if s.deps.OnSealed != nil {
+		tenants := make([]string, 0, len(trees))
+		for t := range trees {
+			tenants = append(tenants, t)
+		}
+		s.deps.OnSealed(tenants)
+	}
 	return len(events), nil
 }
 

@@ -15,8 +15,9 @@ import (
 // the others, so that one algorithm checks all three.
 type Source interface {
 	// SignedCheckpoint returns the latest checkpoint, as signed note
-	// text. Errors: ENOTFOUND when the log has none.
-	SignedCheckpoint(ctx context.Context) ([]byte, error)
+	// text; with cosigned, the latest one witnesses cosigned, with their
+	// cosignatures. Errors: ENOTFOUND when the log has none.
+	SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error)
 	// Leaves returns the leaves from index start, in order, at most n
 	// (fewer, or none, past the end).
 	Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error)
@@ -36,7 +37,18 @@ type storeSource struct {
 	tenant string
 }
 
-func (s storeSource) SignedCheckpoint(ctx context.Context) ([]byte, error) {
+func (s storeSource) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error) {
+	if cosigned {
+		cs, ok := s.st.(audit.CosignStore)
+		if !ok {
+			return nil, audit.Errorf(audit.ENOTFOUND, "this store keeps no cosigned checkpoints")
+		}
+		c, err := cs.CosignedCheckpoint(ctx, s.tenant)
+		if err == nil && c.Size == 0 {
+			err = audit.Errorf(audit.ENOTFOUND, "no checkpoint of the log of %s is cosigned yet", s.tenant)
+		}
+		return []byte(c.Note), err
+	}
 	ls, err := s.st.LogState(ctx, s.tenant)
 	if err != nil {
 		return nil, err

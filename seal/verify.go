@@ -106,7 +106,7 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 
 // openCheckpoint reads src's latest checkpoint and verifies it.
 func openCheckpoint(ctx context.Context, src Source, tenant string, keys audit.LogKeys) (audit.Checkpoint, error) {
-	signed, err := src.SignedCheckpoint(ctx)
+	signed, err := src.SignedCheckpoint(ctx, keys.Cosigned())
 	if err != nil {
 		return audit.Checkpoint{}, err
 	}

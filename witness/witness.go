@@ -77,7 +77,7 @@ func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	signed, err := w.client(token).SignedCheckpoint(ctx)
+	signed, err := w.client(token).SignedCheckpoint(ctx, w.Keys.Cosigned())
 	refused := err
 	if err != nil && audit.ErrorCode(err) != audit.ENOTFOUND {
 		return Result{}, err
@@ -89,6 +89,11 @@ func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, erro
 		}
 		if cp.Origin != origin {
 			return Result{}, fmt.Errorf("the service answered the checkpoint of %s, not of %s: is the token the tenant's?", cp.Origin, origin)
+		}
+	}
+	if signed != nil && w.Keys.Cosigned() {
+		if alarm := w.againstLatest(ctx, token, path, cp, signed); alarm != nil {
+			return Result{}, alarm
 		}
 	}
 	keptSigned, err := os.ReadFile(path)
@@ -118,6 +123,34 @@ func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, erro
 		}
 	}
 	return Result{Checkpoint: cp, Previous: kept.Size}, nil
+}
+
+// againstLatest checks, when the witness requires cosignatures, that the
+// log's latest checkpoint (signed by the log alone) extends the latest
+// one the witnesses cosigned: a log that rewrote its history after their
+// last cosignature shows a tree that does not, even to a witness that
+// kept nothing. A latest checkpoint it cannot read or verify is no alarm
+// (the check is made again next time).
+func (w *Witness) againstLatest(ctx context.Context, token, path string, cosigned audit.Checkpoint, cosignedNote []byte) *Alarm {
+	latestNote, err := w.client(token).SignedCheckpoint(ctx, false)
+	if err != nil {
+		return nil
+	}
+	latest, err := w.Keys.LogOnly().Open(latestNote)
+	if err != nil || latest.Origin != cosigned.Origin {
+		return nil
+	}
+	alarm := w.compare(ctx, token, cosigned, latest)
+	if alarm == nil {
+		return nil
+	}
+	alarm.Detail = "the log's latest tree against the one witnesses cosigned: " + alarm.Detail
+	alarm.Evidence = path + "." + alarm.Kind + "-" + time.Now().UTC().Format("20060102T150405Z") + ".evidence"
+	body := append(append(append([]byte("cosigned:\n"), cosignedNote...), "\nlatest:\n"...), latestNote...)
+	if _, err := atomicfile.Write(alarm.Evidence, bytes.NewReader(body), -1); err != nil {
+		alarm.Evidence = "(not written: " + err.Error() + ")"
+	}
+	return alarm
 }
 
 // open verifies a signed checkpoint with the pinned key and parses it.

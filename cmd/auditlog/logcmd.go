@@ -17,6 +17,7 @@ import (
 )
 
 const logUsage = `usage: auditlog log verify --tenant <uuid> --key <verifier key or file>[,…]
+                          [--witness-key <witness key or file>[,…] [--witness-quorum k]]
                           [--api <url> --token <jwt> [--save <dir>] | --dir <dir>] [--grace 30s]
 
 verify checks a tenant's verifiable log: the latest checkpoint's signature
@@ -26,6 +27,12 @@ pin the new key next to the old), the tree rebuilt from the leaves against
 the checkpoint's root, and every event against its leaf. It names each
 altered, missing, repeated or unsealed event; a leaf whose event retention
 deleted, as a sealed retention record says, is counted, not named.
+
+With --witness-key, the checkpoint must also carry the cosignatures of
+--witness-quorum (default: all) of those witnesses (C2SP tlog-cosignature):
+verify then reads the latest cosigned checkpoint, and refuses one that
+lacks them, so a history the log showed to this verifier alone (a fork, a
+rewrite re-signed with the log's own key) fails with no state kept here.
 
 It reads the log from one of:
   the configured store (default), as auditlog tenant reads it;
@@ -43,6 +50,8 @@ not verify; 2: usage.
 // logArgs are auditlog log verify's arguments.
 type logArgs struct {
 	tenant, key, api, token, dir, save string
+	witnessKeys                        string
+	quorum                             int
 	grace                              time.Duration
 }
 
@@ -62,6 +71,8 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	b.store(&c)
 	b.fs.StringVar(&a.tenant, "tenant", "", "tenant UUID (required)")
 	b.fs.StringVar(&a.key, "key", "", "the checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required)")
+	b.fs.StringVar(&a.witnessKeys, "witness-key", "", "witnesses' keys (cosignature/v1, as litewitness prints them), or files holding them, comma-separated: the checkpoint must carry their cosignatures")
+	b.fs.IntVar(&a.quorum, "witness-quorum", 0, "how many of the --witness-key witnesses must have cosigned (default: all)")
 	b.fs.StringVar(&a.api, "api", "", "verify through the service at this URL (with --token) instead of the store")
 	b.fs.StringVar(&a.token, "token", "", "a token of the tenant, with --api")
 	b.fs.StringVar(&a.save, "save", "", "with --api: write what was read into this directory, to verify offline later with --dir")
@@ -105,7 +116,43 @@ func (a logArgs) check() (audit.LogKeys, error) {
 	case a.grace < 0 || a.grace > 10*time.Minute:
 		return audit.LogKeys{}, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
 	}
-	return logKeys("--key", a.key)
+	keys, err := logKeys("--key", a.key)
+	if err != nil {
+		return keys, err
+	}
+	return witnessPolicy(keys, a.witnessKeys, a.quorum)
+}
+
+// witnessPolicy adds the witnesses of a --witness-key flag (keys or files
+// holding them, comma-separated) to keys, quorum of them required (0:
+// all).
+func witnessPolicy(keys audit.LogKeys, arg string, quorum int) (audit.LogKeys, error) {
+	if arg == "" {
+		if quorum != 0 {
+			return keys, errors.New("--witness-quorum goes with --witness-key")
+		}
+		return keys, nil
+	}
+	var text []string
+	for _, item := range strings.Split(arg, ",") {
+		item = strings.TrimSpace(item)
+		if b, err := os.ReadFile(item); err == nil {
+			item = string(b)
+		}
+		text = append(text, item)
+	}
+	ws, err := audit.ParseWitnessKeys(strings.Join(text, "\n"))
+	if err != nil {
+		return keys, fmt.Errorf("--witness-key: %v", err)
+	}
+	if quorum == 0 {
+		quorum = len(ws)
+	}
+	keys, err = keys.WithWitnesses(ws, quorum)
+	if err != nil {
+		return keys, fmt.Errorf("--witness-quorum: %v", err)
+	}
+	return keys, nil
 }
 
 // source opens what the log is read from, and what closes it.

@@ -28,6 +28,7 @@ var intRanges = map[string][2]int64{
 	"AUDITLOG_ES_REPLICAS":       {0, 10},
 	"AUDITLOG_ES_PROMOTE_ABOVE":  {0, 1 << 40},
 	"AUDITLOG_SMTP_PORT":         {1, 65535},
+	"AUDITLOG_WITNESS_QUORUM":    {0, 100},
 }
 
 var durationRanges = map[string][2]time.Duration{

@@ -172,4 +172,3 @@ func (s *signingKeySet) addEarlier(ctx context.Context, keys audit.KeyStore, dir
 	}
 	return nil
 }
-

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"time"
 
-
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/periodicexport"
@@ -20,7 +19,10 @@ type LogConfig struct {
 	Seal   bool
 	Origin string
 	Every  time.Duration
-	bound  bool // the command takes this section (serve)
+	// Witnesses are the witnesses asked to cosign every checkpoint:
+	// "<url> <key>" entries, comma-separated (witnesses.go).
+	Witnesses string
+	bound     bool // the command takes this section (serve)
 	// sealBound: the command takes AUDITLOG_LOG_SEAL (serve, index).
 	// Commands that do not still queue what they store for sealing.
 	sealBound bool
@@ -37,6 +39,8 @@ func (b *binder) tlog(c *Config) {
 	b.str(&l.Origin, "log-origin", "AUDITLOG_LOG_ORIGIN", "auditlog.local",
 		"the deployment's name in the logs' checkpoints (<origin>/tenants/<tenant>) and the checkpoint key's name")
 	b.duration(&l.Every, "log-seal-every", "AUDITLOG_LOG_SEAL_EVERY", time.Second, "how often new events are sealed when none are pending")
+	b.str(&l.Witnesses, "log-witnesses", "AUDITLOG_LOG_WITNESSES", "",
+		"witnesses that cosign every checkpoint (C2SP tlog-witness), comma-separated, each \"<url> <witness key>\" (the key as litewitness prints it)")
 }
 
 // logSeal binds AUDITLOG_LOG_SEAL alone (index: it queues what it
@@ -56,6 +60,9 @@ func (l LogConfig) check() []string {
 	}
 	if !originName.MatchString(l.Origin) || len(l.Origin) > 200 {
 		return []string{fmt.Sprintf("AUDITLOG_LOG_ORIGIN=%q: want a host-like name such as auditlog.example.com (lower-case letters, digits, . and -; an optional /path)", l.Origin)}
+	}
+	if _, err := parseWitnesses(l.Witnesses); err != nil {
+		return []string{err.Error()}
 	}
 	return nil
 }
@@ -92,7 +99,19 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 			deps.Earlier = append(deps.Earlier, pub)
 		}
 	}
-	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, seal.Deps{Store: ls, Key: key, Logger: m.Logger, Registry: m.Registry})
+	sd := seal.Deps{Store: ls, Key: key, Logger: m.Logger, Registry: m.Registry}
+	if deps.Cosigner, err = m.startCosigner(ctx, store, ls); err != nil {
+		return api.LogDeps{}, err
+	}
+	if deps.Cosigner != nil {
+		sd.OnSealed = deps.Cosigner.Sealed
+		deps.Cosigned = store.(audit.CosignStore)
+		ws, _ := parseWitnesses(cfg.Witnesses) // checked by validate
+		for _, w := range ws {
+			deps.Witnesses = append(deps.Witnesses, fmt.Sprint(w.Key))
+		}
+	}
+	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, sd)
 	m.background(ctx, "sealer", s.Run)
 	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", audit.VerifierKey(cfg.Origin, cur), "earlier_keys", len(deps.Earlier))
 	return deps, nil

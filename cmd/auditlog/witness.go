@@ -63,13 +63,16 @@ func runWitness(args []string, getenv func(string) string, stdout, stderr io.Wri
 		fmt.Fprint(stdout, witnessUsage)
 		return flag.ErrHelp
 	}
-	var api, key, dir, metricsAddr, tokenList string
+	var api, key, dir, metricsAddr, tokenList, witnessKeys string
+	var quorum int
 	var every time.Duration
 	var once bool
 	var tokens multiFlag
 	b := newBinder("auditlog witness", getenv, stderr)
 	b.str(&api, "api", "AUDITLOG_WITNESS_API", "", "the service's base URL (required)")
 	b.str(&key, "key", "AUDITLOG_WITNESS_KEY", "", "the pinned checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required; after a rotation, the new key next to the old)")
+	b.str(&witnessKeys, "witness-key", "AUDITLOG_WITNESS_COSIGNERS", "", "witnesses' keys (cosignature/v1), or files holding them, comma-separated: only checkpoints they cosigned are taken")
+	b.int(&quorum, "witness-quorum", "AUDITLOG_WITNESS_QUORUM", 0, "how many of --witness-key must have cosigned (default: all)")
 	b.secret(&tokenList, "tokens", "AUDITLOG_WITNESS_TOKENS", "tokens, comma-separated, one per tenant (or --token, repeated)")
 	b.fs.Var(&tokens, "token", "a tenant's token (repeat for each tenant)")
 	b.str(&dir, "dir", "AUDITLOG_WITNESS_DIR", "./witness", "where the kept checkpoints and the evidence files are")
@@ -94,6 +97,9 @@ func runWitness(args []string, getenv func(string) string, stdout, stderr io.Wri
 		return usageError{fmt.Errorf("AUDITLOG_WITNESS_EVERY=%s: want from 1s to 24h", every)}
 	}
 	keys, err := logKeys("--key", key)
+	if err == nil {
+		keys, err = witnessPolicy(keys, witnessKeys, quorum)
+	}
 	if err != nil {
 		return usageError{err}
 	}

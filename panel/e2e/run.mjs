@@ -314,6 +314,37 @@ check("the drawer proves the event's place in the log in the browser, and a tamp
   await ctx.close();
 });
 
+check("with witnesses, an event in no cosigned checkpoint is 'not yet cosigned', never 'verified'; a bad cosignature fails", async ({ browser }) => {
+  if ((await fetch(`${BASE}/api/log-key`)).status !== 200) return; // no log on this store
+  // The service as it answers while its witness is down: it lists the
+  // witness, and no cosigned checkpoint holds the event (404).
+  const witness = "witness.example/w1+8cc09bc4+BNTOAlJni3RxrNcODqZCZs81T4+jVli/RR4MH71a9R89";
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  await page.route("**/api/log-key", async (route) => {
+    const res = await route.fetch();
+    await route.fulfill({ response: res, json: { ...(await res.json()), witnesses: [witness] } });
+  });
+  let cosignedAnswer = "missing";
+  await page.route("**/api/log/proof?*", async (route) => {
+    if (!route.request().url().includes("cosigned=true")) return route.continue();
+    if (cosignedAnswer === "missing") return route.fulfill({ status: 404, contentType: "application/problem+json", body: JSON.stringify({ title: "not found", status: 404 }) });
+    // A cosigned checkpoint whose witness line is not that witness's.
+    const res = await route.fetch({ url: route.request().url().replace("&cosigned=true", "") });
+    const body = await res.json();
+    body.checkpoint += "— witness.example/w1 jMCbxAAAAABrCBx0GcK6lAvREu39Ibwx7sxL4s/uzYuzQ6JaWl3TafK/MOE7VBH24ocfnNWFY0ugFL5Bc6lzUHI+SVWV5Fiyp9WKCQ==\n";
+    await route.fulfill({ response: res, json: body });
+  });
+  await page.goto(`${PANEL}?range=all&event=${V1}#token=${ADMIN}`);
+  const pending = page.locator('[data-testid="log-proof"][data-ok="pending"]');
+  await pending.getByText("not yet cosigned").waitFor({ timeout: T });
+  await page.waitForTimeout(2500); // asked again meanwhile: still no cosigned checkpoint
+  if (await page.getByText("verified in this browser").count()) throw new Error("'verified' shown for an event in no cosigned checkpoint");
+  cosignedAnswer = "forged";
+  await page.locator('[data-testid="log-proof"][data-ok="false"]').getByText("cosignature does not verify").waitFor({ timeout: T });
+  await ctx.close();
+});
+
 check("rows preview their changes from → to", async ({ page }) => {
   await page.goto(`${PANEL}?range=all&resourceType=recording_policy&resourceId=${POLICY}`);
   await page.getByTestId("diff-preview").first().getByText("→").first().waitFor({ timeout: T });

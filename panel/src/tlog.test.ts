@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonical, leafHash, parse, rootFromInclusion, verifySignature } from "./tlog";
+import { canonical, leafHash, parse, rootFromInclusion, verifyCosignature, verifySignature } from "./tlog";
 
 // A vector made by the service's Go code (audit.LeafData, audit.LeafHash)
 // from this event as the API sends it (HTML-escaped strings, a float
@@ -80,5 +80,21 @@ describe("checkpoint signatures in the browser", () => {
     expect(await verifySignature(signed, otherTenantKey)).toBe("invalid");
     expect(await verifySignature(signed, "auditlog.local+394c58a0+A!")).toBe("invalid");
     expect(await verifySignature(signed, "auditlog.local+394c58a0+AWJYjw1yEcG0YuK")).toBe("unchecked"); // too short for a key
+  });
+});
+
+// A checkpoint signed by note and cosigned by torchwood's
+// CosignatureSigner (litewitness's signer), made by Go.
+const witnessKey = "witness.example/w1+8cc09bc4+BNTOAlJni3RxrNcODqZCZs81T4+jVli/RR4MH71a9R89";
+const cosigned = "auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7\n3\nq6AeN0GCfNXx+vDSpZ6J1dBR/Z+xq0rOPmdEP20s3x0=\n\n— auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7 gOxmy537FYcXGvE84Rbj5LCGmznR7kyjBrTgiH83y+rvB79yAISxuxXsAOfBncxPEDl37w24ZrNXbsNaK8fKyDVdnAE=\n— witness.example/w1 jMCbxAAAAABrCBx0GcK6lAvREu39Ibwx7sxL4s/uzYuzQ6JaWl3TafK/MOE7VBH24ocfnNWFY0ugFL5Bc6lzUHI+SVWV5Fiyp9WKCQ==\n";
+
+describe("witness cosignatures in the browser", () => {
+  it("verify a cosignature/v1 line made by torchwood", async () => {
+    expect(await verifyCosignature(cosigned, witnessKey)).toBe("valid");
+  });
+  it("fail on another checkpoint, a missing cosignature, or a log key given as a witness key", async () => {
+    expect(await verifyCosignature(cosigned.replace("\n3\n", "\n4\n"), witnessKey)).toBe("invalid");
+    expect(await verifyCosignature(cosigned.split("— witness")[0]!, witnessKey)).toBe("invalid");
+    expect(await verifyCosignature(cosigned, "auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7+80ec66cb+AThjIJ2aHV3/mmqKkpwKL/mVkOsIbQxRgF/BriVoSAA3")).toBe("invalid");
   });
 });

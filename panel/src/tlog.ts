@@ -155,6 +155,36 @@ export async function verifySignature(note: string, vkey: string): Promise<"vali
 
 /** checkInclusion checks that the event (its JSON as the API returned
  * it) is in the tree of the signed checkpoint, by the proof. */
+/** verifyCosignature checks a witness's cosignature of the note (C2SP
+ * tlog-cosignature, cosignature/v1) by its key (note's text form, key
+ * algorithm 0x04): the signature line holds the key hash, an 8-byte
+ * time, and the Ed25519 signature of "cosignature/v1\ntime <t>\n" and
+ * the checkpoint. */
+export async function verifyCosignature(note: string, vkey: string): Promise<"valid" | "invalid" | "unchecked"> {
+  const m = /^([^+]+)\+[0-9a-f]{8}\+([A-Za-z0-9+/=]+)$/.exec(vkey);
+  if (!m) return "invalid";
+  const [, name, key64] = m;
+  const cp = checkpointParts(note);
+  const s = cp.signatures.find((x) => x.name === name);
+  if (!s) return "invalid";
+  let key: Uint8Array<ArrayBuffer>, raw: Uint8Array<ArrayBuffer>;
+  try {
+    key = b64(key64!);
+    raw = b64(s.sig);
+  } catch {
+    return "invalid";
+  }
+  if (key[0] !== 4 || key.length !== 33 || raw.length !== 4 + 8 + 64) return "invalid";
+  const time = new DataView(raw.buffer, raw.byteOffset + 4, 8).getBigUint64(0);
+  const msg = utf8.encode(`cosignature/v1\ntime ${time}\n${cp.text}`);
+  try {
+    const pub = await crypto.subtle.importKey("raw", key.slice(1), { name: "Ed25519" }, false, ["verify"]);
+    return (await crypto.subtle.verify({ name: "Ed25519" }, pub, raw.slice(12), msg)) ? "valid" : "invalid";
+  } catch {
+    return "unchecked";
+  }
+}
+
 export async function checkInclusion(eventJSON: string, p: { leafIndex: number; treeSize: number; proof: string[]; checkpoint: string }, vkey: string): Promise<Checked> {
   const cp = checkpointParts(p.checkpoint);
   const base = { size: cp.size, index: p.leafIndex };

@@ -437,7 +437,7 @@ export interface paths {
         };
         /**
          * The tenant's latest signed checkpoint
-         * @description A C2SP `tlog-checkpoint` signed note: the origin (`<deployment>/tenants/<tenant>`), the tree size and the root hash (base64), then a blank line and the signature line. Verify it with `note.Open` and the key of `GET /api/log-key`.
+         * @description A C2SP `tlog-checkpoint` signed note: the origin (`<deployment>/tenants/<tenant>`), the tree size and the root hash (base64), then a blank line and the signature lines: the log's, under the origin's name (verify it with `note.Open` and the key of `GET /api/log-key?tenant=<tenant>`), then, when witnesses cosigned this checkpoint, their C2SP `tlog-cosignature` lines (cosignature/v1). With `cosigned=true`, the latest checkpoint witnesses cosigned, which a verifier requiring k witnesses takes: the latest checkpoint may be newer than the witnesses' last cosignature by a sealing round or, while a witness is down, by more.
          */
         get: operations["logCheckpoint"];
         put?: never;
@@ -1368,6 +1368,11 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
+                        /** @description With witnesses (AUDITLOG_LOG_WITNESSES): how many, and how long the log waiting longest for its latest checkpoint's cosignatures has waited (0: all cosigned). A witness that is down never makes the service unhealthy or unready. */
+                        cosign?: {
+                            witnesses: number;
+                            lagSeconds: number;
+                        };
                     };
                 };
             };
@@ -3201,6 +3206,8 @@ export interface operations {
                         earlierKeys: string[];
                         /** @description The keys' name: the deployment's, or with `tenant` that tenant's log origin. */
                         name: string;
+                        /** @description The keys (cosignature/v1, note's verifier form) of the witnesses this deployment asks to cosign every checkpoint (AUDITLOG_LOG_WITNESSES); empty when none. A verifier pins the witnesses it trusts itself (`--witness-key`); this list says which ones the service asks. */
+                        witnesses: string[];
                     };
                 };
             };
@@ -3217,7 +3224,10 @@ export interface operations {
     };
     logCheckpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: the latest checkpoint that witnesses cosigned (AUDITLOG_LOG_WITNESSES), with every cosignature gathered; 404 while there is none. */
+                cosigned?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3233,7 +3243,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description A parameter: this endpoint takes none. */
+            /** @description A parameter other than `cosigned`, or a `cosigned` other than true or false. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3260,7 +3270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No event of the tenant is sealed yet. */
+            /** @description No event of the tenant is sealed yet; with `cosigned=true`, no checkpoint is cosigned yet, or the deployment has no witnesses. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3306,6 +3316,8 @@ export interface operations {
                 event: string;
                 /** @description The tree size to prove against (after the event's leaf, at most the log's size). */
                 size?: number;
+                /** @description true: the proof against the latest cosigned checkpoint, which `checkpoint` then holds with its cosignatures (404 while the event is in none yet); not with `size`. */
+                cosigned?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -3365,7 +3377,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The event is not in the tenant's log (not stored, another tenant's, or not sealed yet: sealing runs every second). */
+            /** @description The event is not in the tenant's log (not stored, another tenant's, or not sealed yet: sealing runs every second). With `cosigned=true`: the event is in no cosigned checkpoint yet. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,24 +1,41 @@
 import { Alert, Badge, Code, Group, Loader, Text } from "@mantine/core";
 import { useEffect } from "react";
 import { ApiError, authHeaders } from "../api/client";
-import { checkInclusion } from "../tlog";
+import { checkInclusion, verifyCosignature } from "../tlog";
 import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
 
+type Proof = { leafIndex: number; treeSize: number; proof: string[]; checkpoint: string; checkpointTime: string };
+
 /** check fetches the event as the API sends it, its inclusion proof and
- * the log key, and checks the proof here (tlog.ts). */
+ * the log key, and checks the proof here (tlog.ts). When the deployment
+ * has witnesses, the proof is the one against the latest checkpoint they
+ * cosigned, and each witness's cosignature is checked too; an event in no
+ * cosigned checkpoint yet is "not yet cosigned", never "verified". */
 async function check(id: string) {
   const keyRes = await fetch("/api/log-key");
   if (keyRes.status === 404) return "none" as const; // this store keeps no log
   const res = await fetch(`/api/audit-logs/${encodeURIComponent(id)}`, { headers: authHeaders() });
   if (!res.ok) throw new ApiError(res.status);
   const eventJSON = await res.text();
-  const proof = await fetch(`/api/log/proof?event=${encodeURIComponent(id)}`, { headers: authHeaders() });
-  if (proof.status === 404) return null; // not sealed yet, or no log on this store
+  const key = (await keyRes.json()) as { verifierKey: string; witnesses?: string[] };
+  const witnesses = key.witnesses ?? [];
+  const ask = async (cosigned: boolean) =>
+    fetch(`/api/log/proof?event=${encodeURIComponent(id)}${cosigned ? "&cosigned=true" : ""}`, { headers: authHeaders() });
+  let proof = await ask(witnesses.length > 0);
+  let pending = false;
+  if (witnesses.length > 0 && proof.status === 404) {
+    pending = true; // in no cosigned checkpoint yet: check the plain proof, and say so
+    proof = await ask(false);
+  }
+  if (proof.status === 404) return null; // not sealed yet
   if (!proof.ok) throw new ApiError(proof.status);
-  const p = (await proof.json()) as { leafIndex: number; treeSize: number; proof: string[]; checkpoint: string; checkpointTime: string };
-  const key = (await keyRes.json()) as { verifierKey: string };
-  return { ...(await checkInclusion(eventJSON, p, key.verifierKey)), time: p.checkpointTime };
+  const p = (await proof.json()) as Proof;
+  const checked = await checkInclusion(eventJSON, p, key.verifierKey);
+  if (!checked.ok || pending || witnesses.length === 0) return { ...checked, time: p.checkpointTime, pending, cosigners: [] as string[] };
+  const results = await Promise.all(witnesses.map((w) => verifyCosignature(p.checkpoint, w)));
+  if (results.includes("invalid")) return { ...checked, ok: false, time: p.checkpointTime, pending, cosigners: [], why: "a witness's cosignature does not verify" };
+  return { ...checked, time: p.checkpointTime, pending, cosigners: witnesses.map((w) => w.split("+")[0]!) };
 }
 
 /** LogProof says where the event is in the tenant's verifiable log, as
@@ -31,7 +48,8 @@ export function LogProof({ id }: { id: string }) {
   // every second). A refusal (4xx) is shown and not asked again.
   const transient = r.error !== undefined && !(r.error instanceof ApiError && r.error.status >= 400 && r.error.status < 500 && r.error.status !== 429);
   useEffect(() => {
-    if (r.loading || (r.data !== null && !transient)) return;
+    const pending = typeof r.data === "object" && r.data !== null && r.data.pending; // asked again until cosigned
+    if (r.loading || (r.data !== null && !transient && !pending)) return;
     const t = setTimeout(r.reload, 2000);
     return () => clearTimeout(t);
   });
@@ -53,12 +71,23 @@ export function LogProof({ id }: { id: string }) {
       </Alert>
     );
   }
+  if (c.pending) {
+    return (
+      <Group gap="xs" data-testid="log-proof" data-ok="pending">
+        <Badge color="yellow.9" variant="light">not yet cosigned</Badge>
+        <Text size="xs">
+          In the log at #{c.index}, checkpoint of {formatTime(c.time, zone)}; the witnesses have not cosigned a checkpoint that holds it yet.
+        </Text>
+      </Group>
+    );
+  }
   return (
     <Group gap="xs" data-testid="log-proof" data-ok="true">
       <Badge color="teal.9" variant="light">verified in this browser</Badge>
       <Text size="xs">
         In the log at #{c.index}, checkpoint of {formatTime(c.time, zone)} ({c.size} events)
         {c.signature === "valid" ? ", signature checked" : c.signature === "unchecked" ? "; this browser cannot check Ed25519 signatures" : ""}
+        {c.cosigners.length > 0 ? `, cosigned by ${c.cosigners.join(", ")}` : ""}
       </Text>
     </Group>
   );
