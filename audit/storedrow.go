@@ -39,6 +39,10 @@ type RowScanner interface {
 // says how.
 type IndexFinding struct {
 	Where, Detail string
+	// EventID, when set, is the one event the finding is about (its row
+	// of a text index): the verifier names it at that event's leaf, as
+	// Misindexed, with Detail.
+	EventID string
 }
 
 // DecodeStoredRow decodes the JSON of a stored event (the API's shape) for

@@ -70,6 +70,10 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 	}
 	c := &checker{src: src, tenant: tenant, stored: stored, mem: &memHashes{}, rep: Report{Checkpoint: cp, First: cp}}
 	for _, f := range aggregates {
+		if e := stored[f.EventID]; f.EventID != "" && e != nil && e.bad == "" {
+			e.misindexed = append(e.misindexed, f.Detail) // named at the event's leaf
+			continue
+		}
 		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "misindexed", Index: -1, EventID: f.Where, Detail: f.Detail})
 	}
 	if err := c.extend(ctx, cp, true); err != nil {

@@ -24,12 +24,28 @@ import (
 func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
 	// One read transaction: the rows and the rollups are of one snapshot
 	// (WAL), whatever is written meanwhile.
-	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	// The text index check builds a temporary index of the tenant's
+	// rows: on disk, not in memory (the connections' temp_store), so a
+	// tenant of millions of events does not hold it in RAM.
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 	}
 	defer tx.Rollback()
-	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
+	text, err := newTextCheck(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body, seq FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 	}
@@ -37,7 +53,9 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 	counts := rollup{}
 	batch := make([]audit.StoredRow, 0, scanBatch)
 	cols := make([]any, len(indexColumns))
-	dest := make([]any, len(indexColumns)+1)
+	dest := make([]any, len(indexColumns)+2)
+	var seq int64
+	dest[len(indexColumns)+1] = &seq
 	for i := range cols {
 		dest[i] = &cols[i]
 	}
@@ -55,9 +73,14 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 		if row.Err == nil {
 			row.Misindexed = misindexed(&row.Event, cols)
 			counts.add(&row.Event)
+			err = text.add(ctx, seq, &row.Event)
 		} else {
+			err = text.add(ctx, seq, nil)
 			e := eventOfColumns(cols)
 			counts.add(&e)
+		}
+		if err != nil {
+			return nil, err
 		}
 		batch = append(batch, row)
 		if len(batch) == scanBatch {
@@ -75,10 +98,13 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 			return nil, err
 		}
 	}
-	if s.cfg.SkipRollup {
-		return nil, nil
+	rows.Close()
+	found, err := text.findings(ctx)
+	if err != nil || s.cfg.SkipRollup {
+		return found, err
 	}
-	return checkRollups(ctx, tx, tenantID, counts)
+	agg, err := checkRollups(ctx, tx, tenantID, counts)
+	return append(found, agg...), err
 }
 
 // checkRollups compares the tenant's rows of both rollup tables with

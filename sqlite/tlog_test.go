@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -478,4 +479,46 @@ func openFile(t *testing.T, path string) *sql.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// TestVerifyNamesEditedTextIndexRows: the full-text index is contentless,
+// so an insider edits it directly: one event's row taken out (a free-text
+// search no longer finds it), another's replaced by other terms (a search
+// for them finds it). log verify names both misindexed at their leaves,
+// "text index", and nothing else; the intact index raises nothing.
+func TestVerifyNamesEditedTextIndexRows(t *testing.T) {
+	ctx := context.Background()
+	s, path, events, v := sealedStore(t, 17, 40)
+	tenant := events[0].TenantID
+	if rep, err := seal.Verify(ctx, s, s, tenant, v); err != nil || len(rep.Findings) != 0 {
+		t.Fatalf("intact: %v %v", rep.Findings, err)
+	}
+	db := openFile(t, path)
+	seqOf := func(id string) int64 {
+		var seq int64
+		if err := db.QueryRow(`SELECT seq FROM events WHERE id = ?`, id).Scan(&seq); err != nil {
+			t.Fatal(err)
+		}
+		return seq
+	}
+	hidden, planted := seqOf(events[4].ID), seqOf(events[7].ID)
+	for _, stmt := range []string{
+		fmt.Sprintf(`DELETE FROM events_fts WHERE rowid = %d`, hidden),
+		fmt.Sprintf(`DELETE FROM events_fts WHERE rowid = %d`, planted),
+		fmt.Sprintf(`INSERT INTO events_fts (rowid, search, reason) VALUES (%d, 'innocent@x.example', 'routine')`, planted),
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.WantFindings(t, rep, map[string]string{events[4].ID: "misindexed", events[7].ID: "misindexed"}, s, s, tenant)
+	for _, f := range rep.Findings {
+		if f.Index < 0 || !strings.Contains(f.Detail, "text index") {
+			t.Fatalf("%v: want the text index named at the leaf", f)
+		}
+	}
 }

@@ -1,0 +1,166 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// The text index (events_fts) is contentless: what it holds of an event
+// cannot be read back as text, only as the terms it indexed, by
+// fts5vocab's instance table (term, document, column, offset). The check
+// indexes what the sealed bodies make (searchText, the reason: what the
+// insert indexes) into a temporary table of the same tokenizer, and
+// compares the two tables' instances of the tenant's rows, term by term,
+// in the one order both vocabularies list them: a row whose indexed terms
+// differ was edited in the index behind the service, to hide it from a
+// free-text search or to make it match one.
+
+// textCheck indexes the expected text of each row as the scan reads it.
+type textCheck struct {
+	tx   *sql.Tx
+	ins  *sql.Stmt
+	seqs map[int64]bool
+}
+
+// newTextCheck creates the temporary tables on tx's connection.
+func newTextCheck(ctx context.Context, tx *sql.Tx) (*textCheck, error) {
+	for _, q := range []string{
+		`DROP TABLE IF EXISTS temp.fts_expected`, `DROP TABLE IF EXISTS temp.fts_expected_v`, `DROP TABLE IF EXISTS temp.fts_stored_v`,
+		`CREATE VIRTUAL TABLE temp.fts_expected USING fts5(search, reason, content='', tokenize="unicode61 tokenchars '_'")`,
+		`CREATE VIRTUAL TABLE temp.fts_expected_v USING fts5vocab(temp, fts_expected, instance)`,
+		`CREATE VIRTUAL TABLE temp.fts_stored_v USING fts5vocab(main, events_fts, instance)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+		}
+	}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO temp.fts_expected (rowid, search, reason) VALUES (?, ?, ?)`)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+	}
+	return &textCheck{tx: tx, ins: ins, seqs: map[int64]bool{}}, nil
+}
+
+// add indexes what the row at seq should have (nil: a row whose body is
+// no event, whose index rows are not judged).
+func (c *textCheck) add(ctx context.Context, seq int64, e *audit.Event) error {
+	if e == nil {
+		return nil // its index row is compared with nothing
+	}
+	c.seqs[seq] = true
+	if _, err := c.ins.ExecContext(ctx, seq, searchText(e), e.Reason); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+	}
+	return nil
+}
+
+// instance is one row of an fts5vocab instance table (ok false: none).
+type instance struct {
+	term   string
+	doc    int64
+	col    string
+	offset int64
+	ok     bool
+}
+
+// findings compares the two vocabularies and names each row whose terms
+// differ, by its event id.
+func (c *textCheck) findings(ctx context.Context) ([]audit.IndexFinding, error) {
+	defer c.ins.Close()
+	want, err := c.tx.QueryContext(ctx, `SELECT term, doc, col, offset FROM temp.fts_expected_v`)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+	}
+	defer want.Close()
+	have, err := c.tx.QueryContext(ctx, `SELECT term, doc, col, offset FROM temp.fts_stored_v`)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+	}
+	defer have.Close()
+	next := func(r *sql.Rows, mine bool) instance {
+		for r.Next() {
+			var in instance
+			if r.Scan(&in.term, &in.doc, &in.col, &in.offset) != nil {
+				continue
+			}
+			if mine && !c.seqs[in.doc] {
+				continue // another tenant's row
+			}
+			in.ok = true
+			return in
+		}
+		return instance{}
+	}
+	bad := map[int64]bool{}
+	w, h := next(want, false), next(have, true)
+	for w.ok || h.ok {
+		switch cmp := compareInstances(w, h); {
+		case cmp == 0:
+			w, h = next(want, false), next(have, true)
+		case cmp < 0:
+			bad[w.doc] = true
+			w = next(want, false)
+		default:
+			bad[h.doc] = true
+			h = next(have, true)
+		}
+	}
+	if err := errorsOf(want, have); err != nil {
+		return nil, err
+	}
+	return c.named(ctx, bad)
+}
+
+// compareInstances orders instances as fts5vocab lists them (term, doc,
+// column, offset); an exhausted stream sorts last.
+func compareInstances(a, b instance) int {
+	switch {
+	case !a.ok:
+		return 1
+	case !b.ok:
+		return -1
+	case a.term != b.term:
+		return strings.Compare(a.term, b.term)
+	case a.doc != b.doc:
+		return cmpInt(a.doc, b.doc)
+	case a.col != b.col:
+		return strings.Compare(a.col, b.col)
+	}
+	return cmpInt(a.offset, b.offset)
+}
+
+func cmpInt(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func errorsOf(rs ...*sql.Rows) error {
+	for _, r := range rs {
+		if err := r.Err(); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+		}
+	}
+	return nil
+}
+
+// named turns the rows whose terms differ into findings, by event id.
+func (c *textCheck) named(ctx context.Context, bad map[int64]bool) ([]audit.IndexFinding, error) {
+	var out []audit.IndexFinding
+	for seq := range bad {
+		var id string
+		if err := c.tx.QueryRowContext(ctx, `SELECT id FROM events WHERE seq = ?`, seq).Scan(&id); err != nil {
+			continue // a row of the index with no event: an insertion there names no event
+		}
+		out = append(out, audit.IndexFinding{Where: "text " + id, EventID: id, Detail: fmt.Sprintf("text index (row %d holds other terms than the event makes searchable)", seq)})
+	}
+	return out, nil
+}
