@@ -84,3 +84,14 @@ func problemText(p FieldError) string {
 	}
 	return fmt.Sprintf("%s: %s", p.Field, p.Message)
 }
+
+// IndexRepairer rewrites what a store keeps beside events for queries
+// (columns, text index rows, search fields; with aggregates, the
+// tenant's counts behind the statistics) from the events as stored: the
+// repair of what log verify names misindexed. Only events whose bodies
+// verified against their leaves are to be repaired, so that a repair
+// never spreads an edited body into the indexes. It returns how many
+// events it rewrote. Errors: EUNAVAILABLE.
+type IndexRepairer interface {
+	RepairIndex(ctx context.Context, tenantID string, eventIDs []string, aggregates bool) (int, error)
+}

@@ -18,7 +18,7 @@ import (
 
 const logUsage = `usage: auditlog log verify --tenant <uuid> --key <verifier key or file>[,…]
                           [--witness-key <witness key or file>[,…] [--witness-quorum k]]
-                          [--api <url> --token <jwt> [--save <dir>] | --dir <dir>] [--grace 30s]
+                          [--api <url> --token <jwt> [--save <dir>] | --dir <dir> | --repair] [--grace 30s]
 
 verify checks a tenant's verifiable log: the latest checkpoint's signature
 with the pinned keys (GET /api/log-key gives them; keep a copy of your own:
@@ -41,6 +41,13 @@ It reads the log from one of:
     writes what it read into a directory;
   --dir: such a directory, offline (checkpoint, leaves.jsonl, events.jsonl).
 
+--repair (the store only): after the verification, what the store keeps
+beside each event named misindexed (columns, text index row, search
+fields; the hourly rollups when one is named) is written again from the
+event as stored, which its leaf has just proved intact, and the log is
+verified again. Nothing else is touched: an altered, missing or unsealed
+event is evidence, not an index to repair.
+
 An event stored after the checkpoint was signed is no leaf yet: verify
 waits up to --grace for later checkpoints (each checked to extend the
 tree) before it names an event unsealed. Exit 0: intact; 1: something does
@@ -52,6 +59,7 @@ type logArgs struct {
 	tenant, key, api, token, dir, save string
 	witnessKeys                        string
 	quorum                             int
+	repair                             bool
 	grace                              time.Duration
 }
 
@@ -77,6 +85,7 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	b.fs.StringVar(&a.token, "token", "", "a token of the tenant, with --api")
 	b.fs.StringVar(&a.save, "save", "", "with --api: write what was read into this directory, to verify offline later with --dir")
 	b.fs.StringVar(&a.dir, "dir", "", "verify a directory written by --save, offline")
+	b.fs.BoolVar(&a.repair, "repair", false, "rewrite the index data of each event named misindexed from its intact body, then verify again (the store only)")
 	b.fs.DurationVar(&a.grace, "grace", 30*time.Second, "how long to wait for later checkpoints before naming a stored event unsealed (0 to 10m)")
 	if err := b.parse(args[1:]); err != nil {
 		return err
@@ -99,6 +108,11 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	if err = errors.Join(err, done()); err != nil {
 		return err
 	}
+	if a.repair {
+		if rep, err = a.repairThenCheck(ctx, c, keys, rep, stdout); err != nil {
+			return err
+		}
+	}
 	return printLogReport(stdout, a.tenant, keys, rep)
 }
 
@@ -113,6 +127,8 @@ func (a logArgs) check() (audit.LogKeys, error) {
 		return audit.LogKeys{}, errors.New("--api and --token go together")
 	case a.save != "" && a.api == "":
 		return audit.LogKeys{}, errors.New("--save goes with --api")
+	case a.repair && (a.api != "" || a.dir != ""):
+		return audit.LogKeys{}, errors.New("--repair repairs the configured store: not with --api or --dir")
 	case a.grace < 0 || a.grace > 10*time.Minute:
 		return audit.LogKeys{}, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
 	}

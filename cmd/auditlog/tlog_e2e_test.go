@@ -166,10 +166,7 @@ func malformOneRow(t *testing.T, storeVars map[string]string) string {
 	t.Helper()
 	if storeVars["AUDITLOG_STORE"] != "elasticsearch" {
 		// serve is running and writing: wait for its lock as it does.
-		db, err := sql.Open("sqlite", "file:"+filepath.Join(storeVars["AUDITLOG_DATA_DIR"], "audit.db")+"?_pragma=busy_timeout(10000)")
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openStoreFile(t, storeVars)
 		defer db.Close()
 		var id string
 		if err := db.QueryRow(`SELECT id FROM events WHERE tenant_id = ? ORDER BY seq LIMIT 1`, demoTenant).Scan(&id); err != nil {
@@ -180,6 +177,13 @@ func malformOneRow(t *testing.T, storeVars map[string]string) string {
 		}
 		return id
 	}
+	return esEditOneDoc(t, storeVars, func(src map[string]any) { src["actor"].(map[string]any)["email"] = 5 })
+}
+
+// esEditOneDoc edits, behind the service, one stored document of the
+// demo tenant with edit (its _source), and returns the event's id.
+func esEditOneDoc(t *testing.T, storeVars map[string]string, edit func(map[string]any)) string {
+	t.Helper()
 	es := storeVars["AUDITLOG_ES_URL"]
 	var found struct {
 		Hits struct {
@@ -193,19 +197,30 @@ func malformOneRow(t *testing.T, storeVars map[string]string) string {
 			} `json:"hits"`
 		} `json:"hits"`
 	}
-	q := `{"size":1,"seq_no_primary_term":true,"query":{"term":{"tenantId":"` + demoTenant + `"}}}`
+	q := `{"size":1,"seq_no_primary_term":true,"query":{"term":{"tenantId":"` + demoTenant + `"}},"sort":[{"id":"asc"}]}`
 	esDo(t, "POST", es+"/"+storeVars["AUDITLOG_ES_INDEX_PREFIX"]+"-events-*/_search", q, &found)
 	if len(found.Hits.Hits) != 1 {
 		t.Fatalf("no event of %s in %s", demoTenant, es)
 	}
 	h := found.Hits.Hits[0]
-	h.Source["actor"].(map[string]any)["email"] = 5
+	edit(h.Source)
 	b, _ := json.Marshal(h.Source)
 	// A data stream takes no write of an existing document; its backing
 	// index does, conditional on the document's sequence number, with its
 	// routing (a plan's shared stream routes by tenant).
 	esDo(t, "PUT", fmt.Sprintf("%s/%s/_doc/%s?refresh=true&if_seq_no=%d&if_primary_term=%d&routing=%s", es, h.Index, h.ID, h.SeqNo, h.Term, h.Route), string(b), nil)
 	return strings.TrimPrefix(h.ID, demoTenant+":") // a shared stream files it as tenant:id
+}
+
+// openStoreFile opens the SQLite store of serve's data directory behind
+// the service, waiting for its lock as it does.
+func openStoreFile(t *testing.T, storeVars map[string]string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(storeVars["AUDITLOG_DATA_DIR"], "audit.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 func esDo(t *testing.T, method, url, body string, out any) {

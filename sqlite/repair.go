@@ -1,0 +1,103 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// RepairIndex implements audit.IndexRepairer in one transaction: each
+// event's columns and text index row are written again from its body, as
+// the insert writes them (indexValues, searchText); with aggregates, the
+// tenant's hourly rollups are counted again from every stored body.
+func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []string, aggregates bool) (int, error) {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+	}
+	defer tx.Rollback()
+	set := make([]string, len(indexColumns))
+	for i, c := range indexColumns {
+		set[i] = c + " = ?"
+	}
+	n := 0
+	for _, id := range eventIDs {
+		var seq int64
+		var body []byte
+		err := tx.QueryRowContext(ctx, `SELECT seq, body FROM events WHERE tenant_id = ? AND id = ?`, tenantID, id).Scan(&seq, &body)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+		}
+		row := audit.DecodeStoredRow(id, tenantID, body)
+		if row.Err != nil {
+			continue // a malformed body is nothing to index from
+		}
+		e := &row.Event
+		if _, err := tx.ExecContext(ctx, `UPDATE events SET `+strings.Join(set, ", ")+` WHERE seq = ?`, append(indexValues(e), seq)...); err != nil {
+			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM events_fts WHERE rowid = ?`, seq); err != nil {
+			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO events_fts (rowid, search, reason) VALUES (?, ?, ?)`, seq, searchText(e), e.Reason); err != nil {
+			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+		}
+		n++
+	}
+	if aggregates && !s.cfg.SkipRollup {
+		if err := recountRollups(ctx, tx, tenantID); err != nil {
+			return n, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+	}
+	return n, nil
+}
+
+// recountRollups replaces the tenant's rollups with the counts of its
+// stored events (a row whose body is no event counts as its columns say,
+// as ScanRows counts it).
+func recountRollups(ctx context.Context, tx *sql.Tx, tenantID string) error {
+	for _, q := range []string{`DELETE FROM event_rollup WHERE tenant_id = ?`, `DELETE FROM event_rollup_actor WHERE tenant_id = ?`} {
+		if _, err := tx.ExecContext(ctx, q, tenantID); err != nil {
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+		}
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body FROM events WHERE tenant_id = ?`, tenantID)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+	}
+	counts := rollup{}
+	cols := make([]any, len(indexColumns))
+	dest := make([]any, len(indexColumns)+1)
+	for i := range cols {
+		dest[i] = &cols[i]
+	}
+	for rows.Next() {
+		var body []byte
+		dest[len(cols)] = &body
+		if err := rows.Scan(dest...); err != nil {
+			rows.Close()
+			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+		}
+		id, _ := normalCell(cols[0]).(string)
+		if row := audit.DecodeStoredRow(id, tenantID, body); row.Err == nil {
+			counts.add(&row.Event)
+		} else {
+			e := eventOfColumns(cols)
+			counts.add(&e)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
+	}
+	return counts.flush(ctx, tx)
+}
