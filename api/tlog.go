@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"filippo.io/torchwood"
 	"github.com/gin-gonic/gin"
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -140,25 +141,30 @@ func (s *Server) leaves(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"treeSize": ls.Size, "leaves": out})
 }
 
-// tile answers a hash tile in the C2SP tlog-tiles layout under /api/log:
-// tile/<L>/<N>[.p/<W>], N in groups of three digits (x001/234). Entry
-// bundles (tile/entries/…) are not served: an event may hold 256 KiB,
-// past the 64 KiB entry of tlog-tiles; a client reads the events through
-// the API and hashes their canonical encoding (audit.LeafData). A tile's
-// bytes never change, so it may be cached for good.
+// tile answers a tile in the C2SP tlog-tiles layout under /api/log: a
+// hash tile tile/<L>/<N>[.p/<W>], or an entry bundle
+// tile/entries/<N>[.p/<W>] (N in groups of three digits, x001/234). An
+// entry is the leaf's auditlog-event-v2 record (the event id and the
+// SHA-256 of its canonical encoding: audit.LeafEntry), so that a standard
+// client (torchwood's Client) reads and authenticates every entry, and
+// then checks an event from the API against it. A tile's bytes never
+// change, so it may be cached for good.
 func (s *Server) tile(c *gin.Context) {
 	p := &queryParser{v: c.Request.URL.Query()}
 	p.unknown()
-	t, perr := tlog.ParseTilePath("tile/" + strconv.Itoa(seal.TileHeight) + c.Param("path"))
-	if perr != nil || t.L < 0 || t.L > 7 {
-		p.fail("path", "must be a hash tile path of C2SP tlog-tiles: tile/<L>/<N>[.p/<W>], L from 0 to 7, N in groups of three digits (x001/234)")
+	path := "tile" + c.Param("path")
+	t, perr := torchwood.ParseTilePath(path)
+	if perr != nil || t.L < -1 || t.L > 7 {
+		p.fail("path", "must be a tile path of C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] (L from 0 to 7) or tile/entries/<N>[.p/<W>], N in groups of three digits (x001/234)")
 	}
 	err := p.err()
 	if err == nil {
-		err = s.recordAccess(c, "log tile", map[string]any{"tile": t.Path()})
+		err = s.recordAccess(c, "log tile", map[string]any{"tile": path})
 	}
 	var data []byte
-	if err == nil {
+	if err == nil && t.L == -1 {
+		data, err = seal.ReadEntries(c.Request.Context(), s.logs.Store, s.deps.Read.Reader, principalOf(c).TenantID, t)
+	} else if err == nil {
 		data, err = seal.ReadTile(c.Request.Context(), s.logs.Store, principalOf(c).TenantID, t)
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
 	"strconv"
@@ -24,6 +25,59 @@ import (
 // gets a new name, and the old one keeps verifying the leaves it made.
 const LeafFormat = "auditlog-event-v1"
 
+// The leaf's entry (auditlog-event-v2, issue 41). A leaf's hash is the
+// RFC 6962 leaf hash of its entry, the bytes a C2SP tlog-tiles client
+// reads in the entry bundles:
+//
+//	auditlog-event-v2\n
+//	<event id>\n
+//	<base64 (standard, padded) of SHA-256 of the event's canonical encoding (LeafData)>\n
+//
+// Small (about 110 bytes, within the format's 64 KiB whatever the event's
+// size), it commits to the event byte for byte without holding it, so
+// witnesses and mirrors of the log hold no event content, and an entry
+// stays servable after retention deletes its event. A third party checks
+// an event fetched from the API against its entry by computing the digest
+// of its canonical encoding. Leaves sealed before this format
+// (auditlog-event-v1) are the leaf hash of the canonical encoding itself:
+// verifiers accept an event whose v1 or v2 leaf hash is the leaf's.
+const EntryFormat = "auditlog-event-v2"
+
+// EventDigest is SHA-256 of the event's canonical encoding (LeafData).
+func EventDigest(e Event) [32]byte {
+	b := leafBuffers.Get().(*[]byte)
+	*b = appendLeafData((*b)[:0], &e)
+	d := sha256.Sum256(*b)
+	if cap(*b) <= 64<<10 {
+		leafBuffers.Put(b)
+	}
+	return d
+}
+
+// LeafEntry is the entry of an event's leaf: its id and digest.
+func LeafEntry(id string, digest [32]byte) []byte {
+	b := make([]byte, 0, len(EntryFormat)+len(id)+48)
+	b = append(b, EntryFormat+"\n"...)
+	b = append(b, id...)
+	b = append(b, '\n')
+	b = base64.StdEncoding.AppendEncode(b, digest[:])
+	return append(b, '\n')
+}
+
+// ParseLeafEntry reads an entry of the v2 format. Errors: EINVALID.
+func ParseLeafEntry(entry []byte) (id string, digest [32]byte, err error) {
+	lines := strings.Split(string(entry), "\n")
+	if len(lines) != 4 || lines[0] != EntryFormat || lines[3] != "" || !ValidID(lines[1]) {
+		return "", digest, Errorf(EINVALID, "not an %s entry", EntryFormat)
+	}
+	raw, derr := base64.StdEncoding.DecodeString(lines[2])
+	if derr != nil || len(raw) != len(digest) {
+		return "", digest, Errorf(EINVALID, "the entry's digest is not a base64 SHA-256 hash")
+	}
+	copy(digest[:], raw)
+	return lines[1], digest, nil
+}
+
 // LeafData is the canonical encoding of an event, the bytes whose RFC 6962
 // leaf hash (tlog.RecordHash: SHA-256 of 0x00 then the bytes) is the
 // event's leaf: the event as the API returns it (docs/schemas/
@@ -40,8 +94,16 @@ func LeafData(e Event) []byte {
 	return appendLeafData(make([]byte, 0, 1024), &e)
 }
 
-// LeafHash is the event's leaf hash.
+// LeafHash is the event's leaf hash (auditlog-event-v2: the leaf hash
+// of its entry), as every leaf sealed now has.
 func LeafHash(e Event) tlog.Hash {
+	return tlog.RecordHash(LeafEntry(e.ID, EventDigest(e)))
+}
+
+// LeafHashV1 is the event's leaf hash as leaves sealed before the entry
+// format had it (auditlog-event-v1: the leaf hash of the canonical
+// encoding).
+func LeafHashV1(e Event) tlog.Hash {
 	b := leafBuffers.Get().(*[]byte)
 	*b = appendLeafData((*b)[:0], &e)
 	h := tlog.RecordHash(*b)
@@ -51,23 +113,56 @@ func LeafHash(e Event) tlog.Hash {
 	return h
 }
 
+// LeafHashes are the event's leaf hashes in every format (v2, v1): a
+// leaf holds the event when its hash is either.
+func LeafHashes(e Event) [2]tlog.Hash {
+	b := leafBuffers.Get().(*[]byte)
+	*b = appendLeafData((*b)[:0], &e)
+	v1, d := tlog.RecordHash(*b), sha256.Sum256(*b)
+	if cap(*b) <= 64<<10 {
+		leafBuffers.Put(b)
+	}
+	return [2]tlog.Hash{tlog.RecordHash(LeafEntry(e.ID, d)), v1}
+}
+
 // leafBuffers are LeafHash's encoding buffers, reused: hashing an event
 // allocates nothing for its encoding.
 var leafBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
-// Leaf is one leaf of a tenant's log: its index and the event it holds.
+// Leaf is one leaf of a tenant's log: its index, the event it holds, its
+// hash, and the event's digest (EventDigest) for a leaf of the entry
+// format (nil: a v1 leaf, whose entry is the event's canonical encoding).
 type Leaf struct {
 	Index   int64
 	EventID string
 	Hash    tlog.Hash
+	Digest  *[32]byte
 }
 
-// PendingLeaf is a stored event not sealed yet: its tenant, its id and
-// its leaf hash (LeafHash of the event as stored).
+// Entry is the leaf's entry in the C2SP tlog-tiles entry bundles, for a
+// leaf of the entry format (ok false for a v1 leaf).
+func (l Leaf) Entry() ([]byte, bool) {
+	if l.Digest == nil {
+		return nil, false
+	}
+	return LeafEntry(l.EventID, *l.Digest), true
+}
+
+// PendingLeaf is a stored event not sealed yet: its tenant, its id, its
+// digest (EventDigest of the event as stored) and its leaf hash (the
+// leaf hash of its entry). A nil Digest is a v1 leaf (queued by a
+// version before the entry format, its Hash LeafHashV1's).
 type PendingLeaf struct {
 	TenantID string
 	EventID  string
+	Digest   *[32]byte
 	Hash     tlog.Hash
+}
+
+// NewPendingLeaf is e's pending leaf.
+func NewPendingLeaf(e Event) PendingLeaf {
+	d := EventDigest(e)
+	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: tlog.RecordHash(LeafEntry(e.ID, d))}
 }
 
 // LogState is a tenant's log: its size and root after the last sealing

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
 	"strings"
 	"testing"
@@ -38,8 +39,28 @@ func TestLeafDataIsCanonical(t *testing.T) {
 			t.Fatalf("leaf data %s lacks %s", got, want)
 		}
 	}
-	if audit.LeafHash(e) != tlog.RecordHash([]byte(got)) {
-		t.Fatal("the leaf hash is not the RFC 6962 hash of the leaf data")
+	if audit.LeafHashV1(e) != tlog.RecordHash([]byte(got)) {
+		t.Fatal("the v1 leaf hash is not the RFC 6962 hash of the leaf data")
+	}
+	// The leaf (v2) is the RFC 6962 hash of the entry: the format, the
+	// id, the base64 SHA-256 of the leaf data, a line each.
+	d := sha256.Sum256([]byte(got))
+	entry := "auditlog-event-v2\nevt_audit_1\n" + base64.StdEncoding.EncodeToString(d[:]) + "\n"
+	if audit.LeafHash(e) != tlog.RecordHash([]byte(entry)) || string(audit.LeafEntry(e.ID, audit.EventDigest(e))) != entry {
+		t.Fatal("the leaf hash is not the RFC 6962 hash of the documented entry")
+	}
+	if hs := audit.LeafHashes(e); hs[0] != audit.LeafHash(e) || hs[1] != audit.LeafHashV1(e) {
+		t.Fatal("LeafHashes")
+	}
+	real := audit.NewID()
+	id, digest, err := audit.ParseLeafEntry(audit.LeafEntry(real, d))
+	if err != nil || id != real || digest != d {
+		t.Fatalf("ParseLeafEntry: %q %v", id, err)
+	}
+	for _, bad := range []string{"", "auditlog-event-v2\nnope\nAAAA\n", entry + "x", strings.Replace(entry, "v2", "v3", 1)} {
+		if _, _, err := audit.ParseLeafEntry([]byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
 	}
 }
 

@@ -18,10 +18,12 @@ import (
 // only tests import. Test files may use a driver directly to observe a
 // service from outside.
 var owners = map[string][]string{
-	"github.com/segmentio/kafka-go":                 {"kafka", "internal/testkit/testenv"},
-	"github.com/elastic/":                           {"elasticsearch"},
-	"modernc.org/sqlite":                            {"sqlite"},
-	"database/sql":                                  {"sqlite"},
+	"github.com/segmentio/kafka-go": {"kafka", "internal/testkit/testenv"},
+	"github.com/elastic/":           {"elasticsearch"},
+	// testenv registers logs in the test litewitness's own SQLite
+	// database, as witnessctl would (witnessctl cannot be built here).
+	"modernc.org/sqlite":                            {"sqlite", "internal/testkit/testenv"},
+	"database/sql":                                  {"sqlite", "internal/testkit/testenv"},
 	"github.com/ncruces/":                           {},
 	"github.com/minio/minio-go":                     {"s3"},
 	"net/smtp":                                      {"smtp"},

@@ -54,8 +54,9 @@ type logState struct {
 }
 
 type leafBody struct {
-	ID   string    `json:"id"`
-	Hash tlog.Hash `json:"h"`
+	ID     string    `json:"id"`
+	Hash   tlog.Hash `json:"h"`
+	Digest []byte    `json:"dg,omitempty"` // the event's digest; none for a v1 leaf
 }
 
 type tileDoc struct {
@@ -70,6 +71,31 @@ type bundleDoc struct {
 	TenantID string   `json:"tenantId"`
 	N        int64    `json:"n"`
 	IDs      []string `json:"ids"`
+	// Digests are the events' digests, one per id (null for a v1 leaf;
+	// absent from a bundle written before the entry format).
+	Digests [][]byte `json:"dg,omitempty"`
+}
+
+// digest is the digest of the bundle's i-th leaf (nil: a v1 leaf).
+func (b *bundleDoc) digest(i int64) *[32]byte {
+	if i >= int64(len(b.Digests)) || len(b.Digests[i]) != 32 {
+		return nil
+	}
+	return (*[32]byte)(b.Digests[i])
+}
+
+func (l leafBody) digest() *[32]byte {
+	if len(l.Digest) != 32 {
+		return nil
+	}
+	return (*[32]byte)(l.Digest)
+}
+
+func digestBytes(d *[32]byte) []byte {
+	if d == nil {
+		return nil
+	}
+	return d[:]
 }
 
 func stateID(tenant string) string             { return "state:" + tenant }
@@ -223,7 +249,7 @@ func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit
 	}
 	if index >= st.Base {
 		l := st.Leaves[index-st.Base]
-		return audit.Leaf{Index: index, EventID: l.ID, Hash: l.Hash}, nil
+		return audit.Leaf{Index: index, EventID: l.ID, Hash: l.Hash, Digest: l.digest()}, nil
 	}
 	b, _, found, err := getDoc[bundleDoc](ctx, s, s.TlogIndex(), bundleID(tenantID, index/leavesPerTile), "a leaf bundle of "+tenantID)
 	if err != nil {
@@ -232,7 +258,9 @@ func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit
 	if !found || int64(len(b.IDs)) <= index%leavesPerTile {
 		return audit.Leaf{}, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", index, tenantID)
 	}
-	return s.leafWithHash(ctx, st, index, b.IDs[index%leavesPerTile])
+	l, err := s.leafWithHash(ctx, st, index, b.IDs[index%leavesPerTile])
+	l.Digest = b.digest(index % leavesPerTile)
+	return l, err
 }
 
 // leafWithHash completes leaf index (below st.Base) with its hash, read
@@ -264,7 +292,7 @@ func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Lea
 	}
 	for i, l := range st.Leaves {
 		if l.ID == eventID {
-			return audit.Leaf{Index: st.Base + int64(i), EventID: l.ID, Hash: l.Hash}, nil
+			return audit.Leaf{Index: st.Base + int64(i), EventID: l.ID, Hash: l.Hash, Digest: l.digest()}, nil
 		}
 	}
 	return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf of %s in the log", eventID)
@@ -341,12 +369,12 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 			if b == nil || int64(len(b.IDs)) <= i%leavesPerTile {
 				return nil, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", i, tenantID)
 			}
-			out = append(out, audit.Leaf{Index: i, EventID: b.IDs[i%leavesPerTile], Hash: hashes[i-start]})
+			out = append(out, audit.Leaf{Index: i, EventID: b.IDs[i%leavesPerTile], Hash: hashes[i-start], Digest: b.digest(i % leavesPerTile)})
 		}
 	}
 	for i := max(start, st.Base); i < end; i++ {
 		l := st.Leaves[i-st.Base]
-		out = append(out, audit.Leaf{Index: i, EventID: l.ID, Hash: l.Hash})
+		out = append(out, audit.Leaf{Index: i, EventID: l.ID, Hash: l.Hash, Digest: l.digest()})
 	}
 	return out, nil
 }

@@ -38,6 +38,7 @@ type ticketRef struct {
 	Index   string     `json:"ix,omitempty"` // "" when unknown: found by a search
 	Routing string     `json:"r,omitempty"`
 	Hash    *tlog.Hash `json:"h,omitempty"`
+	Digest  []byte     `json:"dg,omitempty"` // the event's digest, with Hash (none: a ticket of a version before the entry format, a v1 leaf)
 }
 
 type ticket struct {
@@ -185,12 +186,18 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 		}
 	}
 	var toRead []ticketRef
-	hashes := map[string]tlog.Hash{}
+	pending := map[string]audit.PendingLeaf{}
 	for _, r := range refs {
-		if k := r.Tenant + "/" + r.ID; !sealed[k] && r.Hash == nil {
+		k := r.Tenant + "/" + r.ID
+		switch {
+		case !sealed[k] && r.Hash == nil:
 			toRead = append(toRead, r)
-		} else if r.Hash != nil {
-			hashes[k] = *r.Hash
+		case r.Hash != nil:
+			p := audit.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: *r.Hash}
+			if len(r.Digest) == 32 {
+				p.Digest = (*[32]byte)(r.Digest)
+			} // else a ticket queued before the entry format: a v1 leaf
+			pending[k] = p
 		}
 	}
 	read, err := s.readRefs(ctx, toRead)
@@ -198,17 +205,17 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 		return nil, nil, err
 	}
 	for _, e := range read {
-		hashes[e.TenantID+"/"+e.ID] = audit.LeafHash(e)
+		pending[e.TenantID+"/"+e.ID] = audit.NewPendingLeaf(e)
 	}
 	var out []audit.PendingLeaf
 	for _, r := range refs {
 		k := r.Tenant + "/" + r.ID
-		h, stored := hashes[k]
+		p, stored := pending[k]
 		if sealed[k] || !stored {
 			continue // sealed already, or left the store since (retention)
 		}
 		sealed[k] = true
-		out = append(out, audit.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: h})
+		out = append(out, p)
 	}
 	return out, states, nil
 }
@@ -297,7 +304,7 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 		st := logState{Kind: "state", TenantID: tenant, Size: ls.Size, Root: ls.Root, Checkpoint: ls.Checkpoint, SealedAt: ls.SealedAt,
 			Base: base.Size, BaseRoot: base.Root, Leaves: make([]leafBody, len(leaves))}
 		for i, l := range leaves {
-			st.Leaves[i] = leafBody{ID: l.EventID, Hash: l.Hash}
+			st.Leaves[i] = leafBody{ID: l.EventID, Hash: l.Hash, Digest: digestBytes(l.Digest)}
 		}
 		if err := s.putState(ctx, st, base.Rev); audit.ErrorCode(err) == audit.ECONFLICT {
 			conflicts = append(conflicts, tenant)

@@ -61,16 +61,21 @@ func (s *Store) appendMaterialized(ctx context.Context, st *logState, buf *bytes
 	}
 	for i, n := 0, first; n <= last; i, n = i+1, n+1 {
 		var ids []string
+		var digests [][]byte
 		if start := n * leavesPerTile; start < st.Base {
 			if have[i] == nil || int64(len(have[i].IDs)) < st.Base-start {
 				return audit.Errorf(audit.EINTERNAL, "the leaf bundle %d of %s is short of the tree before the last round", n, st.TenantID)
 			}
 			ids = append(ids, have[i].IDs[:st.Base-start]...)
+			for k := int64(0); k < st.Base-start; k++ {
+				digests = append(digests, digestBytes(have[i].digest(k)))
+			}
 		}
 		for j := max(n*leavesPerTile, st.Base); j < min((n+1)*leavesPerTile, st.Size); j++ {
 			ids = append(ids, st.Leaves[j-st.Base].ID)
+			digests = append(digests, st.Leaves[j-st.Base].Digest)
 		}
-		appendVersioned(buf, s.TlogIndex(), bundleID(st.TenantID, n), len(ids), bundleDoc{Kind: "ids", TenantID: st.TenantID, N: n, IDs: ids})
+		appendVersioned(buf, s.TlogIndex(), bundleID(st.TenantID, n), len(ids), bundleDoc{Kind: "ids", TenantID: st.TenantID, N: n, IDs: ids, Digests: digests})
 	}
 	return nil
 }

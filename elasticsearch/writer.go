@@ -216,8 +216,8 @@ func (s *Store) writtenRefs(events []audit.Event, targets []target, items []bulk
 		t := targets[i]
 		ref := ticketRef{Tenant: events[i].TenantID, ID: events[i].ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
 		if r.Status == audit.WriteCreated {
-			h := audit.LeafHash(events[i])
-			ref.Hash = &h
+			p := audit.NewPendingLeaf(events[i])
+			ref.Hash, ref.Digest = &p.Hash, p.Digest[:]
 		}
 		refs = append(refs, ref)
 	}

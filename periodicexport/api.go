@@ -137,7 +137,8 @@ func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys
 	if cp.Origin != audit.LogOrigin(keys.Name(), tenant) || cp.Size != in.TreeSize {
 		return "", fmt.Errorf("its proof is against a tree of %d leaves, its checkpoint is %s at %d", in.TreeSize, cp.Origin, cp.Size)
 	}
-	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.LeafIndex, audit.LeafHash(e)); err != nil {
+	hs := audit.LeafHashes(e) // its entry's (v2), or a v1 leaf's
+	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.LeafIndex, hs[0]); err != nil && tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.LeafIndex, hs[1]) != nil {
 		return "", fmt.Errorf("its inclusion proof does not check: %w", err)
 	}
 	return fmt.Sprintf("leaf %d of %d", in.LeafIndex, cp.Size), nil

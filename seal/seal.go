@@ -201,7 +201,7 @@ func (t *tree) append(e audit.PendingLeaf) (audit.Leaf, error) {
 	for i, h := range hashes {
 		t.added[first+int64(i)] = h
 	}
-	leaf := audit.Leaf{Index: t.size, EventID: e.EventID, Hash: e.Hash}
+	leaf := audit.Leaf{Index: t.size, EventID: e.EventID, Hash: e.Hash, Digest: e.Digest}
 	t.size++
 	return leaf, nil
 }

@@ -187,11 +187,12 @@ func (c *checker) unsealed() int {
 	return n
 }
 
-// storedEvent is a stored event's leaf hash, and the leaf that holds it
-// (-1 before one does) and whether it matches it; bad, for a row that is
-// no well-formed event, says why (it has no hash).
+// storedEvent is a stored event's leaf hashes (of its entry, and of the
+// v1 format: a leaf holds it when its hash is either), and the leaf that
+// holds it (-1 before one does) and whether it matches it; bad, for a row
+// that is no well-formed event, says why (it has no hash).
 type storedEvent struct {
-	hash   tlog.Hash
+	hashes [2]tlog.Hash
 	leaf   int64
 	intact bool
 	bad    string
@@ -214,7 +215,7 @@ func readStored(ctx context.Context, src Source) (map[string]*storedEvent, map[s
 				stored[r.Key] = &storedEvent{leaf: -1, bad: audit.ErrorMessage(r.Err)}
 				continue
 			}
-			stored[r.Event.ID] = &storedEvent{hash: audit.LeafHash(r.Event), leaf: -1, misindexed: r.Misindexed}
+			stored[r.Event.ID] = &storedEvent{hashes: audit.LeafHashes(r.Event), leaf: -1, misindexed: r.Misindexed}
 			if lr, ok := audit.RetentionLeaves(r.Event); ok {
 				retention[r.Event.ID] = lr
 			}
@@ -275,7 +276,7 @@ func (rep *Report) checkLeaf(l audit.Leaf, stored map[string]*storedEvent) {
 		rep.Findings = append(rep.Findings, Finding{Kind: "malformed", Index: l.Index, EventID: l.EventID, Detail: e.bad})
 		e.leaf = l.Index
 		return
-	case e.hash != l.Hash:
+	case e.hashes[0] != l.Hash && e.hashes[1] != l.Hash: // neither an entry (v2) nor a v1 leaf of it
 		rep.Findings = append(rep.Findings, Finding{Kind: "altered", Index: l.Index, EventID: l.EventID, Detail: "stored content differs from the sealed leaf"})
 	case len(e.misindexed) > 0:
 		rep.Findings = append(rep.Findings, Finding{Kind: "misindexed", Index: l.Index, EventID: l.EventID,

@@ -22,25 +22,11 @@ import (
 // consequence, is the hour of an event edited, deleted or inserted behind
 // it (named altered, missing or unsealed too).
 func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
-	// One read transaction: the rows and the rollups are of one snapshot
-	// (WAL), whatever is written meanwhile.
-	// The text index check builds a temporary index of the tenant's
-	// rows: on disk, not in memory (the connections' temp_store), so a
-	// tenant of millions of events does not hold it in RAM.
-	conn, err := s.r.Conn(ctx)
+	tx, done, err := s.snapshot(ctx)
 	if err != nil {
-		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+		return nil, err
 	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
-		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
-	}
-	defer conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
-	}
-	defer tx.Rollback()
+	defer done()
 	text, err := newTextCheck(ctx, tx)
 	if err != nil {
 		return nil, err
@@ -181,4 +167,32 @@ func eventOfColumns(cols []any) audit.Event {
 	return audit.Event{TenantID: str(1), Timestamp: audit.NewTimestamp(time.UnixMilli(num(2))), Actor: audit.Actor{Email: str(4)},
 		Action: audit.Action(str(5)), Resource: audit.Resource{Type: str(6)}, CrossTenant: num(8) != 0,
 		Category: audit.Category(str(9)), Outcome: audit.Outcome(str(10))}
+}
+
+// snapshot begins the read transaction of ScanRows, and returns what ends
+// it. One read transaction: the rows, the text index and the rollups are
+// of one snapshot (WAL), whatever is written meanwhile. The text index
+// check builds a temporary index of the tenant's rows: on disk, not in
+// memory (the connections' temp_store), so a tenant of millions of events
+// does not hold it in RAM.
+func (s *Store) snapshot(ctx context.Context) (*sql.Tx, func(), error) {
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = FILE`); err != nil {
+		conn.Close()
+		return nil, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+	}
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
+		conn.Close()
+		return nil, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
+	}
+	return tx, func() {
+		_ = tx.Rollback()
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `PRAGMA temp_store = MEMORY`)
+		conn.Close()
+	}, nil
 }

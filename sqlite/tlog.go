@@ -49,7 +49,7 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]aud
 		if err := json.Unmarshal(body, &e); err != nil {
 			return nil, "", audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
 		}
-		out = append(out, audit.PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Hash: audit.LeafHash(e)})
+		out = append(out, audit.NewPendingLeaf(e))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
@@ -124,7 +124,7 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 	if err := commitPosition(ctx, tx, b.Position, b.Rev); err != nil {
 		return err
 	}
-	leafIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_leaves (tenant_id, leaf, event_id, hash) VALUES (?, ?, ?, ?)`)
+	leafIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_leaves (tenant_id, leaf, event_id, hash, digest) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
 	}
@@ -134,7 +134,11 @@ func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
 	}
 	for tenant, leaves := range b.Leaves {
 		for _, l := range leaves {
-			if _, err := leafIns.ExecContext(ctx, tenant, l.Index, l.EventID, l.Hash[:]); err != nil {
+			var digest []byte // NULL: a v1 leaf
+			if l.Digest != nil {
+				digest = l.Digest[:]
+			}
+			if _, err := leafIns.ExecContext(ctx, tenant, l.Index, l.EventID, l.Hash[:], digest); err != nil {
 				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing %s", l.EventID)
 			}
 		}
@@ -176,18 +180,18 @@ func commitPosition(ctx context.Context, tx *sql.Tx, pos, rev string) error {
 
 // LeafOf implements audit.LogStore.
 func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Leaf, error) {
-	return s.leaf(ctx, `SELECT leaf, event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND event_id = ?`, tenantID, eventID)
+	return s.leaf(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND event_id = ?`, tenantID, eventID)
 }
 
 // LeafAt implements audit.LogStore.
 func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit.Leaf, error) {
-	return s.leaf(ctx, `SELECT leaf, event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND leaf = ?`, tenantID, index)
+	return s.leaf(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND leaf = ?`, tenantID, index)
 }
 
 func (s *Store) leaf(ctx context.Context, query string, args ...any) (audit.Leaf, error) {
 	var l audit.Leaf
-	var h []byte
-	err := s.r.QueryRowContext(ctx, query, args...).Scan(&l.Index, &l.EventID, &h)
+	var h, d []byte
+	err := s.r.QueryRowContext(ctx, query, args...).Scan(&l.Index, &l.EventID, &h, &d)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return l, audit.Errorf(audit.ENOTFOUND, "no leaf of %v in the log", args[1])
@@ -195,7 +199,16 @@ func (s *Store) leaf(ctx context.Context, query string, args ...any) (audit.Leaf
 		return l, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading a leaf")
 	}
 	copy(l.Hash[:], h)
+	l.Digest = digestOf(d)
 	return l, nil
+}
+
+// digestOf is a stored digest (nil for a v1 leaf).
+func digestOf(d []byte) *[32]byte {
+	if len(d) != 32 {
+		return nil
+	}
+	return (*[32]byte)(d)
 }
 
 // Leaves implements audit.LogStore.
@@ -204,7 +217,7 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT leaf, event_id, hash FROM tlog_leaves WHERE tenant_id = ? AND leaf >= ? AND leaf < ? ORDER BY leaf LIMIT ?`,
+	rows, err := s.r.QueryContext(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND leaf >= ? AND leaf < ? ORDER BY leaf LIMIT ?`,
 		tenantID, start, ls.Size, n)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
@@ -213,11 +226,12 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 	var out []audit.Leaf
 	for rows.Next() {
 		var l audit.Leaf
-		var h []byte
-		if err := rows.Scan(&l.Index, &l.EventID, &h); err != nil {
+		var h, d []byte
+		if err := rows.Scan(&l.Index, &l.EventID, &h, &d); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
 		}
 		copy(l.Hash[:], h)
+		l.Digest = digestOf(d)
 		out = append(out, l)
 	}
 	if err := rows.Err(); err != nil {

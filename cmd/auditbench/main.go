@@ -97,15 +97,7 @@ func main() {
 	if e.esURL == "" || e.brokers[0] == "" {
 		log.Fatal("AUDITLOG_TEST_ES_URL and AUDITLOG_TEST_KAFKA_BROKERS must be set: run `make bench`")
 	}
-	keyDir, err := os.MkdirTemp("", "auditbench-key-")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(keyDir)
-	e.keyFile = filepath.Join(keyDir, "signing-key.pem")
-	if _, priv, err := ed25519.GenerateKey(nil); err != nil || keyfile.Create(e.keyFile, priv) != nil {
-		log.Fatalf("the benchmark's signing key: %v", err)
-	}
+	defer e.writeKeyFile()()
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -284,4 +276,19 @@ func writeAllocs(path string) {
 	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// writeKeyFile writes the signing key of the serve processes the
+// benchmarks start on Elasticsearch (which refuse to start without one),
+// and returns what removes it.
+func (e *env) writeKeyFile() func() {
+	dir, err := os.MkdirTemp("", "auditbench-key-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	e.keyFile = filepath.Join(dir, "signing-key.pem")
+	if _, priv, err := ed25519.GenerateKey(nil); err != nil || keyfile.Create(e.keyFile, priv) != nil {
+		log.Fatalf("the benchmark's signing key: %v", err)
+	}
+	return func() { os.RemoveAll(dir) }
 }

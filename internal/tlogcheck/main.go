@@ -14,6 +14,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"flag"
@@ -121,11 +122,24 @@ func checkEvent(c client, id string, size int64, root tlog.Hash) error {
 	if err != nil {
 		return err
 	}
-	leaf, err := canonical(event)
+	data, err := canonical(event)
 	if err != nil {
 		return err
 	}
-	if err := tlog.CheckRecord(tlog.RecordProof(proof), size, root, p.LeafIndex, tlog.RecordHash(leaf)); err != nil {
+	// The leaf is the RFC 6962 leaf hash of the entry README documents
+	// (auditlog-event-v2: the format's name, the event id and the
+	// base64 SHA-256 of the canonical encoding, a line each), or, for a
+	// leaf sealed before that format, of the canonical encoding itself.
+	var ev struct{ ID string }
+	if err := json.Unmarshal(event, &ev); err != nil {
+		return err
+	}
+	digest := sha256.Sum256(data)
+	entry := "auditlog-event-v2\n" + ev.ID + "\n" + base64.StdEncoding.EncodeToString(digest[:]) + "\n"
+	if tlog.CheckRecord(tlog.RecordProof(proof), size, root, p.LeafIndex, tlog.RecordHash([]byte(entry))) == nil {
+		return nil
+	}
+	if err := tlog.CheckRecord(tlog.RecordProof(proof), size, root, p.LeafIndex, tlog.RecordHash(data)); err != nil {
 		return fmt.Errorf("%s is not in the signed tree of size %d: %w", id, size, err)
 	}
 	return nil

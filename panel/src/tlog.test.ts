@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { canonical, leafHash, parse, rootFromInclusion, verifyCosignature, verifySignature } from "./tlog";
+import { canonical, leafHash, leafHashV1, parse, rootFromInclusion, verifyCosignature, verifySignature } from "./tlog";
 
 // A vector made by the service's Go code (audit.LeafData, audit.LeafHash)
 // from this event as the API sends it (HTML-escaped strings, a float
 // written 1.50, an exponent, a tab, U+2028).
 const apiText = String.raw`{"id":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784","timestamp":"2026-11-21T08:21:28.800Z","tenantId":"7c9e6679-7425-40de-944b-e07fc1f90ae7","actor":{"id":"67136993-0b23-4c66-aac0-1816ee8a6c3f","email":"omar.2@acme-contact.example","role":"admin","ip":"198.51.100.7","userAgent":"Mozilla/5.0 \u003cx\u003e \u0026 \u2028"},"action":"update","resource":{"type":"ivr","id":"2bec8061-7974-4fa0-a703-0ebd42b72c7e"},"diff":{"greeting":{"from":"Welcome","to":"Hi\tthere"},"ratio":{"from":1.50,"to":2e3}},"crossTenant":false,"category":"configuration","outcome":"success","requestId":"req_1"}`;
 const goLeaf = String.raw`{"action":"update","actor":{"email":"omar.2@acme-contact.example","id":"67136993-0b23-4c66-aac0-1816ee8a6c3f","ip":"198.51.100.7","role":"admin","userAgent":"Mozilla/5.0 <x> & \u2028"},"category":"configuration","crossTenant":false,"diff":{"greeting":{"from":"Welcome","to":"Hi\tthere"},"ratio":{"from":1.50,"to":2e3}},"id":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784","outcome":"success","requestId":"req_1","resource":{"id":"2bec8061-7974-4fa0-a703-0ebd42b72c7e","type":"ivr"},"tenantId":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-11-21T08:21:28.800Z"}`;
-const goHash = "eJM0vgwZTom4+zkN1Bul8pfrn1fIx10ld+BRlcJ0rD8=";
+const goHashV1 = "eJM0vgwZTom4+zkN1Bul8pfrn1fIx10ld+BRlcJ0rD8=";
+const goHash = "DxClAG/lGuhS4obdKrxQHwN/H47uQzNG1rDU1Wmd0zY="; // audit.LeafHash: the leaf of its entry
 
 const b64 = (b: Uint8Array) => btoa(String.fromCharCode(...b));
 
@@ -14,6 +15,7 @@ describe("the leaf encoding in the browser", () => {
   it("is byte for byte the service's", async () => {
     expect(canonical(parse(apiText))).toBe(goLeaf);
     expect(b64(await leafHash(apiText))).toBe(goHash);
+    expect(b64(await leafHashV1(apiText))).toBe(goHashV1);
   });
 });
 

@@ -85,8 +85,19 @@ async function sha256(...parts: Uint8Array[]): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", all));
 }
 
-/** leafHash is SHA-256 of 0x00 then the event's canonical encoding. */
-export const leafHash = (eventJSON: string) => sha256(new Uint8Array([0]), utf8.encode(canonical(parse(eventJSON))));
+/** leafHashV1 is SHA-256 of 0x00 then the event's canonical encoding:
+ * the leaf of an event sealed before the entry format. */
+export const leafHashV1 = (eventJSON: string) => sha256(new Uint8Array([0]), utf8.encode(canonical(parse(eventJSON))));
+
+/** leafHash is the event's leaf (auditlog-event-v2): SHA-256 of 0x00
+ * then its entry, "auditlog-event-v2\n<id>\n<base64 SHA-256 of the
+ * canonical encoding>\n" (README, "The verifiable log"). */
+export async function leafHash(eventJSON: string): Promise<Uint8Array> {
+  const digest = await sha256(utf8.encode(canonical(parse(eventJSON))));
+  const id = (JSON.parse(eventJSON) as { id: string }).id;
+  const entry = `auditlog-event-v2\n${id}\n${btoa(String.fromCharCode(...digest))}\n`;
+  return sha256(new Uint8Array([0]), utf8.encode(entry));
+}
 const nodeHash = (l: Uint8Array, r: Uint8Array) => sha256(new Uint8Array([1]), l, r);
 
 export const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
@@ -190,7 +201,9 @@ export async function checkInclusion(eventJSON: string, p: { leafIndex: number; 
   const base = { size: cp.size, index: p.leafIndex };
   if (cp.size !== p.treeSize) return { ...base, ok: false, signature: "unchecked", why: "the proof is not for the checkpoint's tree" };
   const signature = await verifySignature(p.checkpoint, vkey);
-  const root = await rootFromInclusion(p.leafIndex, p.treeSize, await leafHash(eventJSON), p.proof.map(b64));
+  // The leaf of the entry format, or of an event sealed before it (v1).
+  let root = await rootFromInclusion(p.leafIndex, p.treeSize, await leafHash(eventJSON), p.proof.map(b64));
+  if (!root || !same(root, b64(cp.root))) root = await rootFromInclusion(p.leafIndex, p.treeSize, await leafHashV1(eventJSON), p.proof.map(b64));
   if (!root || !same(root, b64(cp.root))) return { ...base, ok: false, signature, why: "the proof does not lead to the signed root" };
   if (signature === "invalid") return { ...base, ok: false, signature, why: "the checkpoint's signature is not the log key's" };
   return { ...base, ok: true, signature };

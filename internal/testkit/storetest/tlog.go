@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"sync"
 	"testing"
@@ -142,7 +144,7 @@ func independentRoot(t *testing.T, b LogBackend, tenant string, size int64) tlog
 			t.Fatal(err)
 		}
 		raw, _ := json.Marshal(e)
-		hs, err := tlog.StoredHashes(i, CanonicalJSON(t, raw), mem)
+		hs, err := tlog.StoredHashes(i, Entry(e.ID, CanonicalJSON(t, raw)), mem)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,6 +222,15 @@ func testParallelSealers(t *testing.T, b LogBackend) {
 			t.Fatalf("tenant %s: %d leaves for %d events", tenant, len(seen), len(events))
 		}
 	}
+}
+
+// Entry is a leaf's entry as README documents it, written here from the
+// documentation (not with audit.LeafEntry): "auditlog-event-v2", the
+// event id, and the base64 SHA-256 of the canonical encoding, a line
+// each.
+func Entry(id string, canonical []byte) []byte {
+	d := sha256.Sum256(canonical)
+	return []byte("auditlog-event-v2\n" + id + "\n" + base64.StdEncoding.EncodeToString(d[:]) + "\n")
 }
 
 // CanonicalJSON is the leaf encoding as README documents it, written here
