@@ -20,10 +20,10 @@ import (
 var owners = map[string][]string{
 	"github.com/segmentio/kafka-go": {"kafka", "internal/testkit/testenv"},
 	"github.com/elastic/":           {"elasticsearch"},
-	// testenv registers logs in the test litewitness's own SQLite
+	// witnessrun registers logs in the test litewitness's own SQLite
 	// database, as witnessctl would (witnessctl cannot be built here).
-	"modernc.org/sqlite":                            {"sqlite", "internal/testkit/testenv"},
-	"database/sql":                                  {"sqlite", "internal/testkit/testenv"},
+	"modernc.org/sqlite":                            {"sqlite", "internal/witnessrun"},
+	"database/sql":                                  {"sqlite", "internal/witnessrun"},
 	"github.com/ncruces/":                           {},
 	"github.com/minio/minio-go":                     {"s3"},
 	"net/smtp":                                      {"smtp"},
