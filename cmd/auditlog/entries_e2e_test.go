@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
 // bearer adds a token to every request of a standard client.
@@ -35,7 +35,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // tenant's key alone); each entry is the documented record, and the
 // event the API returns matches it: the SHA-256 of its canonical
 // encoding (keys sorted, no white space, no HTML escaping, numbers as
-// given), computed here with encoding/json. On SQLite an event deleted
+// given), computed with encoding/json (storetest.CanonicalJSON). On SQLite an event deleted
 // behind the service keeps its entry.
 func TestAStandardClientReadsEveryEntry(t *testing.T) {
 	for name, vars := range logStores(t) {
@@ -97,7 +97,7 @@ func standardClientEntries(t *testing.T, storeVars map[string]string) {
 				if code != 200 {
 					t.Fatalf("event %s: %d", lines[1], code)
 				}
-				sum := sha256.Sum256(canonicalJSON(t, body))
+				sum := sha256.Sum256(storetest.CanonicalJSON(t, body))
 				if base64.StdEncoding.EncodeToString(sum[:]) != lines[2] {
 					t.Fatalf("event %s does not match its entry %q", lines[1], entry)
 				}
@@ -128,24 +128,4 @@ func standardClientEntries(t *testing.T, storeVars map[string]string) {
 	if err := again.Err(); err != nil || count < 256 {
 		t.Fatalf("after a deletion the client read %d entries: %v", count, err)
 	}
-}
-
-// canonicalJSON is the documented canonical encoding, by encoding/json:
-// decode keeping numbers as written, encode (map keys sorted) without
-// HTML escaping.
-func canonicalJSON(t *testing.T, raw []byte) []byte {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }

@@ -149,15 +149,7 @@ func witnessPolicy(keys audit.LogKeys, arg string, quorum int) (audit.LogKeys, e
 		}
 		return keys, nil
 	}
-	var text []string
-	for _, item := range strings.Split(arg, ",") {
-		item = strings.TrimSpace(item)
-		if b, err := os.ReadFile(item); err == nil {
-			item = string(b)
-		}
-		text = append(text, item)
-	}
-	ws, err := audit.ParseWitnessKeys(strings.Join(text, "\n"))
+	ws, err := audit.ParseWitnessKeys(keysOrFiles(arg))
 	if err != nil {
 		return keys, fmt.Errorf("--witness-key: %v", err)
 	}
@@ -203,15 +195,7 @@ func (a logArgs) source(ctx context.Context, c Config) (seal.Source, func() erro
 // them, separated by commas; several keys pin a deployment across a
 // rotation.
 func logKeys(name, arg string) (audit.LogKeys, error) {
-	var text []string
-	for _, item := range strings.Split(arg, ",") {
-		item = strings.TrimSpace(item)
-		if b, err := os.ReadFile(item); err == nil {
-			item = string(b)
-		}
-		text = append(text, item)
-	}
-	keys, err := audit.ParseLogKeys(strings.Join(text, "\n"))
+	keys, err := audit.ParseLogKeys(keysOrFiles(arg))
 	if err != nil {
 		return audit.LogKeys{}, fmt.Errorf("%s: %v", name, err)
 	}
@@ -231,4 +215,18 @@ func printLogReport(stdout io.Writer, tenant string, keys audit.LogKeys, rep sea
 	fmt.Fprintf(stdout, "ok: %d leaves, %d events stored and intact, %d deleted by retention as the log records; the tree matches the checkpoint %s (size %d) signed by %s\n",
 		cp.Size, rep.Events, rep.Expired, cp.Origin, cp.Size, keys.Name())
 	return nil
+}
+
+// keysOrFiles reads a key flag's comma-separated items, each a key or a
+// file holding keys, into one text of keys, a line each.
+func keysOrFiles(arg string) string {
+	var text []string
+	for _, item := range strings.Split(arg, ",") {
+		item = strings.TrimSpace(item)
+		if b, err := os.ReadFile(item); err == nil {
+			item = string(b)
+		}
+		text = append(text, item)
+	}
+	return strings.Join(text, "\n")
 }
