@@ -83,5 +83,11 @@ with_services() {
 		scripts/services.sh s3-up
 		eval "$(scripts/services.sh env | grep AUDITLOG_TEST_S3_)"
 	fi
-	echo "[services] ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS, S3 $AUDITLOG_TEST_S3_ENDPOINT"
+	# litewitness, the witness of the cosigning tests and benchmark: built
+	# once into the cache, each test starts its own.
+	if [ -z "${AUDITLOG_TEST_LITEWITNESS:-}" ]; then
+		scripts/services.sh litewitness
+		eval "$(scripts/services.sh env | grep AUDITLOG_TEST_LITEWITNESS)"
+	fi
+	echo "[services] ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS, S3 $AUDITLOG_TEST_S3_ENDPOINT, litewitness $AUDITLOG_TEST_LITEWITNESS"
 }

@@ -9,6 +9,7 @@
 #   scripts/services.sh es-stop / es-start   stop or restart Elasticsearch
 #                               alone (outage tests)
 #   scripts/services.sh s3-up / s3-down   start or stop only the S3 server
+#   scripts/services.sh litewitness   build litewitness (the tests start it)
 #
 # The S3-compatible server of the export tests is versitygw (a Go program
 # serving a directory as buckets), built once from the Go module proxy
@@ -283,6 +284,7 @@ s3-up)
 	wait_s3
 	;;
 s3-down) stop_pid "$RUN/s3.pid" versitygw ;;
+litewitness) fetch_litewitness ;;
 down)
 	stop_pid "$RUN/s3.pid" versitygw
 	stop_pid "$RUN/kafka.pid" Kafka
