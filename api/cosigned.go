@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -40,7 +39,7 @@ func (s *Server) latestCheckpoint(ctx context.Context, tenant string, cosigned b
 	if ls.Checkpoint == "" {
 		return "", time.Time{}, audit.Errorf(audit.ENOTFOUND, "the tenant's log has no checkpoint yet: no event sealed")
 	}
-	if cos.Size == ls.Size && noteText(cos.Note) == noteText(ls.Checkpoint) { // the same tree, cosigned
+	if cos.Holds(ls.Checkpoint) { // the same tree, cosigned
 		return cos.Note, ls.SealedAt, nil
 	}
 	return ls.Checkpoint, ls.SealedAt, nil
@@ -55,7 +54,7 @@ func (s *Server) cosignedInclusion(c *gin.Context, id string) {
 	var in seal.Inclusion
 	if err == nil {
 		var cp audit.Checkpoint
-		if cp, err = audit.ParseCheckpoint(noteText(note)); err == nil {
+		if cp, err = audit.ParseCheckpoint(audit.NoteText(note)); err == nil {
 			in, err = seal.ProveInclusion(ctx, s.logs.Store, tenant, id, cp.Size)
 		}
 	}
@@ -68,12 +67,6 @@ func (s *Server) cosignedInclusion(c *gin.Context, id string) {
 	}
 	c.JSON(http.StatusOK, InclusionView{EventID: id, LeafIndex: in.Leaf.Index, LeafHash: b64(in.Leaf.Hash), TreeSize: in.Size,
 		RootHash: b64(in.Root), Proof: b64s(in.Proof), Checkpoint: note, CheckpointTime: audit.NewTimestamp(at)})
-}
-
-// noteText is the signed text of a note (before its signatures).
-func noteText(note string) string {
-	text, _, _ := strings.Cut(note, "\n\n")
-	return text + "\n"
 }
 
 // cosignHealth is the cosigner's field of /healthz.

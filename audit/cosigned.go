@@ -24,6 +24,19 @@ func (c CosignedCheckpoint) Signatures() int {
 	return strings.Count(sigs, "\n— ") + map[bool]int{true: 1, false: 0}[strings.HasPrefix(sigs, "— ")]
 }
 
+// NoteText is the signed text of a signed note: its lines before the
+// blank line and the signatures.
+func NoteText(note string) string {
+	text, _, _ := strings.Cut(note, "\n\n")
+	return text + "\n"
+}
+
+// Holds reports whether c is signed (a checkpoint note) with its
+// cosignatures: the same checkpoint text, so the same tree.
+func (c CosignedCheckpoint) Holds(signed string) bool {
+	return c.Size > 0 && NoteText(c.Note) == NoteText(signed)
+}
+
 // Replaces reports whether c should replace old: a bigger tree, or the
 // same tree with more signatures.
 func (c CosignedCheckpoint) Replaces(old CosignedCheckpoint) bool {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -203,7 +202,7 @@ func (c *Cosigner) tenant(ctx context.Context, tenant string) error {
 	if err != nil {
 		return err
 	}
-	if cur.Size > st.Size || (cur.Size == st.Size && strings.HasPrefix(cur.Note, st.Checkpoint[:strings.Index(st.Checkpoint, "\n\n")+2])) {
+	if cur.Size > st.Size || cur.Holds(st.Checkpoint) {
 		c.caughtUp(tenant) // cosigned, or a bigger tree was (a log that went back is the witnesses' to refuse)
 		return nil
 	}

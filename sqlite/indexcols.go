@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 
@@ -42,4 +43,38 @@ func normalCell(v any) any {
 		return string(b)
 	}
 	return v
+}
+
+// indexedRowColumns are what indexedRow reads of an events row.
+var indexedRowColumns = strings.Join(indexColumns, ", ") + ", body, seq"
+
+// indexedRow reads events rows (indexedRowColumns) one at a time, for
+// the verifier's scan and the repair: the row's index columns as stored
+// (cols), its seq, and its body decoded on its own.
+type indexedRow struct {
+	cols []any
+	seq  int64
+	dest []any
+}
+
+func newIndexedRow() *indexedRow {
+	r := &indexedRow{cols: make([]any, len(indexColumns))}
+	r.dest = make([]any, len(indexColumns)+2)
+	for i := range r.cols {
+		r.dest[i] = &r.cols[i]
+	}
+	r.dest[len(indexColumns)+1] = &r.seq
+	return r
+}
+
+// scan reads the current row of rows, its body decoded as a stored row of
+// tenantID (audit.DecodeStoredRow: a malformed body is the row's Err).
+func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (audit.StoredRow, error) {
+	var body []byte
+	r.dest[len(indexColumns)] = &body
+	if err := rows.Scan(r.dest...); err != nil {
+		return audit.StoredRow{}, err
+	}
+	id, _ := normalCell(r.cols[0]).(string)
+	return audit.DecodeStoredRow(id, tenantID, body), nil
 }

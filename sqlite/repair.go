@@ -62,38 +62,26 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 }
 
 // recountRollups replaces the tenant's rollups with the counts of its
-// stored events (a row whose body is no event counts as its columns say,
-// as ScanRows counts it).
+// stored events, counted as ScanRows counts them (rollup.addRow).
 func recountRollups(ctx context.Context, tx *sql.Tx, tenantID string) error {
 	for _, q := range []string{`DELETE FROM event_rollup WHERE tenant_id = ?`, `DELETE FROM event_rollup_actor WHERE tenant_id = ?`} {
 		if _, err := tx.ExecContext(ctx, q, tenantID); err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body FROM events WHERE tenant_id = ?`, tenantID)
+	rows, err := tx.QueryContext(ctx, `SELECT `+indexedRowColumns+` FROM events WHERE tenant_id = ?`, tenantID)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 	}
 	counts := rollup{}
-	cols := make([]any, len(indexColumns))
-	dest := make([]any, len(indexColumns)+1)
-	for i := range cols {
-		dest[i] = &cols[i]
-	}
+	r := newIndexedRow()
 	for rows.Next() {
-		var body []byte
-		dest[len(cols)] = &body
-		if err := rows.Scan(dest...); err != nil {
+		row, err := r.scan(rows, tenantID)
+		if err != nil {
 			rows.Close()
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		id, _ := normalCell(cols[0]).(string)
-		if row := audit.DecodeStoredRow(id, tenantID, body); row.Err == nil {
-			counts.add(&row.Event)
-		} else {
-			e := eventOfColumns(cols)
-			counts.add(&e)
-		}
+		counts.addRow(&row, r.cols)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -91,3 +91,15 @@ func unrollup(ctx context.Context, tx *sql.Tx, cond string, args []any) error {
 	}
 	return nil
 }
+
+// addRow counts a stored row as the insert counted it: from its event,
+// or, for a row whose body is no event, from what its columns (cols, as
+// indexedRow read them) say of it.
+func (r rollup) addRow(row *audit.StoredRow, cols []any) {
+	if row.Err == nil {
+		r.add(&row.Event)
+		return
+	}
+	e := eventOfColumns(cols)
+	r.add(&e)
+}

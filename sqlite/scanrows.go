@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -31,39 +30,25 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+strings.Join(indexColumns, ", ")+`, body, seq FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
+	rows, err := tx.QueryContext(ctx, `SELECT `+indexedRowColumns+` FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 	}
 	defer rows.Close()
 	counts := rollup{}
 	batch := make([]audit.StoredRow, 0, scanBatch)
-	cols := make([]any, len(indexColumns))
-	dest := make([]any, len(indexColumns)+2)
-	var seq int64
-	dest[len(indexColumns)+1] = &seq
-	for i := range cols {
-		dest[i] = &cols[i]
-	}
+	r := newIndexedRow()
 	for rows.Next() {
-		var body []byte
-		dest[len(cols)] = &body
-		if err := rows.Scan(dest...); err != nil {
+		row, err := r.scan(rows, tenantID)
+		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 		}
-		id, _ := normalCell(cols[0]).(string)
-		row := audit.DecodeStoredRow(id, tenantID, body)
-		// The rollups are counted as the insert counted them: from the
-		// event, or, for a row whose body is no event, from what its
-		// columns say of it.
+		counts.addRow(&row, r.cols)
 		if row.Err == nil {
-			row.Misindexed = misindexed(&row.Event, cols)
-			counts.add(&row.Event)
-			err = text.add(ctx, seq, &row.Event)
+			row.Misindexed = misindexed(&row.Event, r.cols)
+			err = text.add(ctx, r.seq, &row.Event)
 		} else {
-			err = text.add(ctx, seq, nil)
-			e := eventOfColumns(cols)
-			counts.add(&e)
+			err = text.add(ctx, r.seq, nil)
 		}
 		if err != nil {
 			return nil, err

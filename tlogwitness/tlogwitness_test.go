@@ -12,6 +12,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/tlogwitness"
 )
 
@@ -56,14 +57,17 @@ func TestAgainstLitewitness(t *testing.T) {
 	w := tlogwitness.Witness{URL: lw.URL, Key: key}
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	origin := "log.test/tenants/t1"
-	v, _ := note.NewVerifier(audit.VerifierKey(origin, pub))
+	logSigner, _, err := seal.NewSigner(origin, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sign := func(m *memTree) []byte {
 		size := m.size
 		root, err := tlog.TreeHash(size, m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := note.Sign(&note.Note{Text: audit.Checkpoint{Origin: origin, Size: size, Root: root}.Text()}, signer{origin, v.KeyHash(), priv})
+		n, err := note.Sign(&note.Note{Text: audit.Checkpoint{Origin: origin, Size: size, Root: root}.Text()}, logSigner)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,13 +111,3 @@ func TestAgainstLitewitness(t *testing.T) {
 		t.Fatal("a cosignature checked with another witness's key")
 	}
 }
-
-type signer struct {
-	name string
-	hash uint32
-	key  ed25519.PrivateKey
-}
-
-func (s signer) Name() string                    { return s.name }
-func (s signer) KeyHash() uint32                 { return s.hash }
-func (s signer) Sign(msg []byte) ([]byte, error) { return ed25519.Sign(s.key, msg), nil }

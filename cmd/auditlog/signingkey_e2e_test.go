@@ -111,15 +111,7 @@ func TestASigningKeyInTheStoreIsMovedOut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		caps, err := c.Detect(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		legacy := seedLegacyKey(t, s)
+		legacy := seedLegacyKey(t, storeOn(t, c))
 		vars := esServeEnv(t, prefix)
 		vars["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
 		m := startMain(t, "serve", vars)

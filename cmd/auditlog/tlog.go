@@ -100,16 +100,12 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 		}
 	}
 	sd := seal.Deps{Store: ls, Key: key, Logger: m.Logger, Registry: m.Registry}
-	if deps.Cosigner, err = m.startCosigner(ctx, store, ls); err != nil {
+	if deps.Cosigner, deps.Witnesses, err = m.startCosigner(ctx, store, ls); err != nil {
 		return api.LogDeps{}, err
 	}
 	if deps.Cosigner != nil {
 		sd.OnSealed = deps.Cosigner.Sealed
 		deps.Cosigned = store.(audit.CosignStore)
-		ws, _ := parseWitnesses(cfg.Witnesses) // checked by validate
-		for _, w := range ws {
-			deps.Witnesses = append(deps.Witnesses, fmt.Sprint(w.Key))
-		}
 	}
 	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, sd)
 	m.background(ctx, "sealer", s.Run)

@@ -45,23 +45,24 @@ func parseWitnesses(text string) ([]tlogwitness.Witness, error) {
 }
 
 // startCosigner runs the cosigner in the background when witnesses are
-// configured (nil otherwise).
-func (m *Main) startCosigner(ctx context.Context, store eventStore, ls audit.LogStore) (*seal.Cosigner, error) {
+// configured (nil otherwise), and returns it with the witnesses' keys in
+// note's text form, which the API publishes.
+func (m *Main) startCosigner(ctx context.Context, store eventStore, ls audit.LogStore) (*seal.Cosigner, []string, error) {
 	ws, err := parseWitnesses(m.Config.Log.Witnesses)
 	if err != nil || len(ws) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	cs, ok1 := store.(audit.CosignStore)
 	dir, ok2 := store.(audit.TenantDirectory)
 	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("AUDITLOG_LOG_WITNESSES: the %s store keeps no cosigned checkpoints", m.Config.Store)
+		return nil, nil, fmt.Errorf("AUDITLOG_LOG_WITNESSES: the %s store keeps no cosigned checkpoints", m.Config.Store)
 	}
 	c := seal.NewCosigner(seal.CosignConfig{Witnesses: ws}, seal.CosignDeps{Log: ls, Cosigned: cs, Tenants: dir, Logger: m.Logger, Registry: m.Registry})
 	m.background(ctx, "cosigner", c.Run)
-	names := make([]string, len(ws))
+	names, keys := make([]string, len(ws)), make([]string, len(ws))
 	for i, w := range ws {
-		names[i] = w.Key.Name()
+		names[i], keys[i] = w.Key.Name(), fmt.Sprint(w.Key)
 	}
 	m.Logger.Info("checkpoints are cosigned", "witnesses", names)
-	return c, nil
+	return c, keys, nil
 }
