@@ -15,17 +15,12 @@ import (
 // hashes come from the source's tiles, each checked against cp's root; a
 // tile that does not verify means the tree's stored hashes were rewritten
 // too, and no leaf can be named.
-func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts TileSource) {
+func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts TileSource) error {
 	thr := tlog.TileHashReader(tlog.Tree{N: cp.Size, Hash: cp.Root}, tileReader{ctx, ts})
+	listed := c.leaves.hashes[:cp.Size]
 	listedAt := make(map[tlog.Hash]int64, cp.Size)
-	for i := range cp.Size {
-		listedAt[(*c.mem)[tlog.StoredHashIndex(0, i)]] = i
-	}
-	ids := map[int64]string{}
-	for id, e := range c.stored {
-		if e.leaf >= 0 {
-			ids[e.leaf] = id
-		}
+	for i, h := range listed {
+		listedAt[h] = int64(i)
 	}
 	for i := int64(0); i < cp.Size; i += 1 << TileHeight {
 		idx := make([]int64, 0, 1<<TileHeight)
@@ -36,20 +31,30 @@ func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts Til
 		if err != nil {
 			c.rep.Findings = append(c.rep.Findings, Finding{Kind: "tree", Index: -1,
 				Detail: fmt.Sprintf("the tree's stored hashes do not verify against the signed root either (%v): they were rewritten too, and the changed leaves cannot be named", err)})
-			return
+			return nil
 		}
+		var ids []audit.Leaf // read again, for the event ids, when a leaf of this tile differs
 		for k, h := range signed {
 			j := i + int64(k)
-			if h == (*c.mem)[idx[k]] {
+			if h == listed[j] {
 				continue
 			}
-			f := Finding{Kind: "rewritten", Index: j, EventID: ids[j], Detail: "the leaf's hash is not the signed tree's"}
+			if ids == nil {
+				if ids, err = c.src.Leaves(ctx, i, len(idx)); err != nil {
+					return err
+				}
+			}
+			f := Finding{Kind: "rewritten", Index: j, Detail: "the leaf's hash is not the signed tree's"}
+			if k < len(ids) && ids[k].Index == j {
+				f.EventID = ids[k].EventID
+			}
 			if o, ok := listedAt[h]; ok && o != j {
 				f.Kind, f.Detail = "reordered", fmt.Sprintf("the signed tree has here the leaf now listed at #%d", o)
 			}
 			c.rep.Findings = append(c.rep.Findings, f)
 		}
 	}
+	return nil
 }
 
 // tileReader reads a TileSource's tiles for tlog.TileHashReader.

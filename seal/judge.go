@@ -1,0 +1,203 @@
+package seal
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+	"golang.org/x/mod/sumdb/tlog"
+)
+
+// row is what the check keeps of a stored row: its leaf hashes (of its
+// entry, and of the v1 format: a leaf holds it when its hash is either),
+// or, for a row that is no well-formed event, why (bad); what the store
+// keeps beside it for queries and disagrees with it
+// (audit.StoredRow.Misindexed); and, for a retention record, the leaves
+// it says retention deleted.
+type row struct {
+	id         string
+	hashes     [2]tlog.Hash
+	bad        string
+	misindexed []string
+	retention  []audit.LeafRange
+}
+
+func rowOf(sr *audit.StoredRow) row {
+	if sr.Err != nil {
+		return row{id: sr.Key, bad: audit.ErrorMessage(sr.Err)}
+	}
+	r := row{id: sr.Event.ID, hashes: audit.LeafHashes(sr.Event), misindexed: sr.Misindexed}
+	r.retention, _ = audit.RetentionLeaves(sr.Event)
+	return r
+}
+
+// readRows reads the stored rows once, and judges each against the leaf
+// of its event, or holds it as pending when no leaf read has it (yet). A
+// source that reads the store's rows themselves (RowSource) gives every
+// row, a malformed one included, and what the store keeps of many rows
+// at once (the returned findings).
+func (c *checker) readRows(ctx context.Context) ([]audit.IndexFinding, error) {
+	take := func(rows []audit.StoredRow) error {
+		for i := range rows {
+			c.take(rowOf(&rows[i]))
+		}
+		return nil
+	}
+	if rs, ok := c.src.(RowSource); ok {
+		return rs.Rows(ctx, take)
+	}
+	return nil, eventRows(ctx, c.src, take)
+}
+
+// take judges one stored row, or holds it as pending.
+func (c *checker) take(r row) {
+	k := keyOf(r.id)
+	j, ok := c.leaves.at(k)
+	switch {
+	case !ok && c.pending[k] != nil:
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "repeated", Index: -1, EventID: r.id, Detail: "stored twice, and in no leaf"})
+	case !ok:
+		c.pending[k] = &r
+	case c.leaves.state[j] != unjudged:
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "repeated", Index: j, EventID: r.id, Detail: "stored twice: another row has the same id"})
+	default:
+		c.judge(j, &r)
+	}
+}
+
+// judge judges leaf j's event by its stored row: the tree is rebuilt
+// from the stored leaves, so a rewritten leaf table shows as a wrong
+// root, and each event is judged on its own.
+func (c *checker) judge(j int64, r *row) {
+	t := c.leaves
+	switch h := t.hashes[j]; {
+	case r.bad != "":
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "malformed", Index: j, EventID: r.id, Detail: r.bad})
+		t.state[j] = malformed
+		return
+	case r.hashes[0] != h && r.hashes[1] != h: // neither an entry (v2) nor a v1 leaf of it
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "altered", Index: j, EventID: r.id, Detail: "stored content differs from the sealed leaf"})
+		t.state[j] = altered
+	case len(r.misindexed) > 0:
+		t.state[j] = intact
+		c.misindexed(j, r.id, strings.Join(r.misindexed, ", "))
+	default:
+		t.state[j] = intact
+	}
+	if t.judged(j) {
+		c.retained = append(c.retained, r.retention...)
+	}
+	c.rep.Events++
+}
+
+// misindexed names leaf j's intact event as misindexed for detail, in
+// the one finding of that leaf.
+func (c *checker) misindexed(j int64, id, detail string) {
+	if at, ok := c.misAt[j]; ok {
+		c.rep.Findings[at].Detail += ", " + detail
+		return
+	}
+	c.leaves.state[j] = misindexed
+	c.misAt[j] = len(c.rep.Findings)
+	c.rep.Findings = append(c.rep.Findings, Finding{Kind: "misindexed", Index: j, EventID: id,
+		Detail: "the sealed event is intact, but what the store keeps beside it for queries disagrees with it: " + detail})
+}
+
+// attach names what the store keeps of many rows at once and disagrees
+// with them: at the leaf of the event it names, when that event is
+// intact; covered by the finding of an altered one; on its own
+// otherwise.
+func (c *checker) attach(found []audit.IndexFinding) {
+	for _, f := range found {
+		if f.EventID != "" {
+			k := keyOf(f.EventID)
+			if j, ok := c.leaves.at(k); ok && c.leaves.judged(j) {
+				c.misindexed(j, f.EventID, f.Detail)
+				continue
+			} else if ok && c.leaves.state[j] == altered {
+				continue
+			}
+			if r := c.pending[k]; r != nil && r.bad == "" {
+				r.misindexed = append(r.misindexed, f.Detail)
+				continue
+			}
+		}
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "misindexed", Index: -1, EventID: f.Where, Detail: f.Detail})
+	}
+}
+
+// finish names the leaves of the first checkpoint whose events no row
+// had (missing, unless a sealed and intact retention record says
+// retention deleted them: Expired), and the rows in no leaf.
+func (c *checker) finish(ctx context.Context) error {
+	expired := newCoverage(c.retained)
+	var missing []int64
+	for i := range c.rep.First.Size {
+		switch {
+		case c.leaves.state[i] != unjudged:
+		case expired.covers(i):
+			c.rep.Expired++
+		default:
+			missing = append(missing, i)
+		}
+	}
+	if err := c.nameMissing(ctx, missing); err != nil {
+		return err
+	}
+	for _, r := range c.pending {
+		if r.bad != "" {
+			c.rep.Findings = append(c.rep.Findings, Finding{Kind: "malformed", Index: -1, EventID: r.id, Detail: r.bad + " (and in no leaf)"})
+			continue
+		}
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: r.id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
+	}
+	return nil
+}
+
+// nameMissing reads the leaves at the indexes missing (ascending) again,
+// for the ids of their events, and names each missing: the table keeps
+// no ids, and a log whose events are all there reads nothing more.
+func (c *checker) nameMissing(ctx context.Context, missing []int64) error {
+	for k := 0; k < len(missing); {
+		leaves, err := c.src.Leaves(ctx, missing[k], 1000)
+		if err != nil {
+			return err
+		}
+		if len(leaves) == 0 || leaves[0].Index != missing[k] {
+			return audit.Errorf(audit.EINTERNAL, "the log of %s no longer lists leaf %d", c.tenant, missing[k])
+		}
+		for _, l := range leaves {
+			if k < len(missing) && l.Index == missing[k] {
+				c.rep.Findings = append(c.rep.Findings, Finding{Kind: "missing", Index: l.Index, EventID: l.EventID, Detail: "in the log, no longer stored"})
+				k++
+			}
+		}
+	}
+	return nil
+}
+
+// coverage is leaf ranges, sorted and merged, to ask of a leaf whether
+// one of them holds it in log(ranges) steps.
+type coverage []audit.LeafRange
+
+func newCoverage(rs []audit.LeafRange) coverage {
+	rs = append([]audit.LeafRange(nil), rs...)
+	sort.Slice(rs, func(a, b int) bool { return rs[a].From < rs[b].From })
+	var out coverage
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.From <= out[n-1].To {
+			out[n-1].To = max(out[n-1].To, r.To)
+			continue
+		}
+		if r.From < r.To {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (c coverage) covers(i int64) bool {
+	k := sort.Search(len(c), func(k int) bool { return c[k].To > i })
+	return k < len(c) && c[k].From <= i
+}
