@@ -18,6 +18,7 @@ import (
 	"embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -56,6 +57,10 @@ type Config struct {
 	// created with (SQLite fixes it with the first table). Only the same
 	// benchmark sets it.
 	PageSize int
+	// CacheMiB is each connection's page cache (default 64). The
+	// service keeps the indexes' B-trees in it; `auditlog log verify`,
+	// which reads each page once, sets a small one.
+	CacheMiB int
 }
 
 // Store is the SQLite event store.
@@ -95,13 +100,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.CacheMiB <= 0 {
+		cfg.CacheMiB = 64
+	}
 	dsn := func(extra string) string {
 		q := url.Values{}
-		// A 64 MB page cache per connection keeps the B-trees of the indexes
+		// A 64 MB page cache (CacheMiB) per connection keeps the B-trees of the indexes
 		// in memory (the default 2 MB makes inserts read pages back), and a
 		// 64 MB WAL between checkpoints lets repeated writes to the same
 		// index pages coalesce.
-		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)", "cache_size(-65536)", "temp_store(MEMORY)", "wal_autocheckpoint(16384)"} {
+		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)", fmt.Sprintf("cache_size(%d)", -1024*cfg.CacheMiB), "temp_store(MEMORY)", "wal_autocheckpoint(16384)"} {
 			q.Add("_pragma", p)
 		}
 		return "file:" + cfg.Path + "?" + q.Encode() + extra

@@ -48,6 +48,10 @@ type Config struct {
 	DevTokenTenant string
 	// PanelFrameAncestors is AUDITLOG_PANEL_FRAME_ANCESTORS.
 	PanelFrameAncestors string
+	// SQLiteCacheMiB is the embedded store's page cache per connection
+	// (0: the store's default). No variable sets it: `log verify` sets
+	// a small one, as it reads each page once.
+	SQLiteCacheMiB int
 
 	ES        ESConfig
 	Kafka     KafkaConfig

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -100,6 +101,14 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
+	c.SQLiteCacheMiB = 8 // it reads each page once: a cache would only hold memory
+	if getenv("GOGC") == "" {
+		// What stays live is the leaf table (about 60 bytes a leaf, no
+		// pointers: cheap to collect often); the rest is each row's
+		// garbage. Collecting at 25% growth keeps the peak near the
+		// table (BENCHMARKS.md, log verify) for no measurable time.
+		debug.SetGCPercent(25)
+	}
 	src, done, err := a.source(ctx, c)
 	if err != nil {
 		return err

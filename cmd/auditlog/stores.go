@@ -131,7 +131,7 @@ func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, 
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir %s (AUDITLOG_DATA_DIR): %w", dir, err)
 	}
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: plan})
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: plan, CacheMiB: m.Config.SQLiteCacheMiB})
 	if err != nil {
 		return nil, err
 	}
