@@ -96,20 +96,26 @@ type Inclusion struct {
 	LeafIndex  int64
 	TreeSize   int64
 	Proof      tlog.RecordProof
-	Checkpoint string // the latest signed checkpoint
+	Checkpoint string // the latest signed checkpoint, or cosigned one
 }
 
-// Inclusion returns the inclusion proof of an event in the latest tree.
-// Errors: a *Refusal 404 when the event is in no leaf (not sealed yet, or
-// not the tenant's).
-func (c Client) Inclusion(ctx context.Context, eventID string) (Inclusion, error) {
+// Inclusion returns the inclusion proof of an event in the latest tree;
+// with cosigned, in the latest tree witnesses cosigned, whose checkpoint
+// comes with their cosignatures. Errors: a *Refusal 404 when the event
+// is in no leaf (not sealed yet, or not the tenant's), or, with
+// cosigned, in no cosigned tree yet.
+func (c Client) Inclusion(ctx context.Context, eventID string, cosigned bool) (Inclusion, error) {
 	var in struct {
 		LeafIndex  int64    `json:"leafIndex"`
 		TreeSize   int64    `json:"treeSize"`
 		Proof      []string `json:"proof"`
 		Checkpoint string   `json:"checkpoint"`
 	}
-	if err := c.GetJSON(ctx, "/api/log/proof?event="+url.QueryEscape(eventID), &in); err != nil {
+	path := "/api/log/proof?event=" + url.QueryEscape(eventID)
+	if cosigned {
+		path += "&cosigned=true"
+	}
+	if err := c.GetJSON(ctx, path, &in); err != nil {
 		return Inclusion{}, err
 	}
 	proof, err := DecodeHashes(in.Proof)

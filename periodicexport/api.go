@@ -97,8 +97,10 @@ func (a API) client() logapi.Client {
 // verifiable log records (audit.DeliveryRecord, read through the list
 // API), each proven in the log: its inclusion proof checked against a
 // checkpoint signed by one of keys (tlog.CheckRecord over the leaf hash
-// of the event as the API returns it). A record not in a checkpoint yet
-// (sealed within a second or two) still counts, marked so. Errors: a
+// of the event as the API returns it); with a witness policy in keys,
+// against the latest cosigned checkpoint, which must carry the
+// cosignatures. A record not in a checkpoint yet (sealed within a second
+// or two, cosigned within a few more) still counts, marked so. Errors: a
 // record whose proof or checkpoint does not verify.
 func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.LogKeys) ([]Checkpoint, error) {
 	var cps []Checkpoint
@@ -122,9 +124,11 @@ func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.Log
 
 // proveLogged checks e's inclusion in the tenant's log and says where.
 func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys audit.LogKeys) (string, error) {
-	in, err := a.client().Inclusion(ctx, e.ID)
+	in, err := a.client().Inclusion(ctx, e.ID, keys.Cosigned())
 	var refused *logapi.Refusal
-	if errors.As(err, &refused) && refused.Status == http.StatusNotFound {
+	if errors.As(err, &refused) && refused.Status == http.StatusNotFound && keys.Cosigned() {
+		return "not in a cosigned checkpoint yet", nil
+	} else if errors.As(err, &refused) && refused.Status == http.StatusNotFound {
 		return "not in a checkpoint yet", nil
 	}
 	if err != nil {

@@ -55,6 +55,12 @@ type Scheduler struct {
 	// tenant's log by Records (audit.DeliveryRecord).
 	Logs    audit.LogStore
 	Records audit.EventWriter
+	// Cosigned, when set (the deployment has witnesses), is where the
+	// cosigned checkpoints are: each digest then carries the tenant's
+	// latest cosigned checkpoint, with the witnesses' cosignatures, so
+	// that a verifier requiring them (auditlog verify --witness-key)
+	// checks it; the latest signed one while none is cosigned yet.
+	Cosigned audit.CosignStore
 }
 
 // RunOnce passes over every tenant of the directory. A tenant's failure
@@ -206,11 +212,11 @@ func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicSt
 		prev = &audit.Digest{TenantID: h.TenantID, WindowStart: h.WindowStart, WindowEnd: h.WindowEnd, Late: h.Late, Signature: h.Signature}
 	}
 	if s.Logs != nil {
-		ls, err := s.Logs.LogState(ctx, win.TenantID)
+		cp, err := s.logCheckpoint(ctx, win.TenantID)
 		if err != nil {
 			return err
 		}
-		w.Checkpoint = ls.Checkpoint
+		w.Checkpoint = cp
 	}
 	d, err := w.Seal(ctx, win, []audit.DigestFile{f}, prev)
 	if err != nil {
@@ -286,4 +292,23 @@ func (s *Scheduler) recordDelivery(ctx context.Context, d *audit.Digest, key str
 		return fmt.Errorf("recording the delivery of %s in the log: %s %s", key, r.Status, r.Reason)
 	}
 	return nil
+}
+
+// logCheckpoint is the checkpoint a tenant's next digest carries: the
+// latest cosigned one when witnesses cosign the log and one is, else the
+// latest signed one. The window's events were sealed long before it
+// settled, so either covers them; the cosigned one lags the latest by
+// the witnesses' round trip, or by an outage of theirs.
+func (s *Scheduler) logCheckpoint(ctx context.Context, tenant string) (string, error) {
+	if s.Cosigned != nil {
+		c, err := s.Cosigned.CosignedCheckpoint(ctx, tenant)
+		if err != nil {
+			return "", err
+		}
+		if c.Size > 0 {
+			return c.Note, nil
+		}
+	}
+	ls, err := s.Logs.LogState(ctx, tenant)
+	return ls.Checkpoint, err
 }

@@ -13,6 +13,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -97,8 +98,13 @@ type Options struct {
 	Expected []Checkpoint
 	// LogKey, when set, verifies the log checkpoint each digest carries
 	// (version 3): signed by it, of the tenant's log, never smaller than
-	// the one of the digest before.
+	// the one of the digest before; with witnesses (a policy,
+	// audit.LogKeys.WithWitnesses), cosigned by the quorum of them.
 	LogKey audit.LogKeys
+	// WitnessFrom, with a policy, is when the deployment's witnesses
+	// began: the checkpoints of digests of windows that start before it
+	// need the log key only (no witness cosigned them then).
+	WitnessFrom time.Time
 }
 
 // Verify checks a tenant's periodic export in b (a bucket, or a directory
@@ -396,10 +402,14 @@ func (v *verifier) logCheckpoints(chain []string) {
 		if d.LogCheckpoint == "" {
 			continue
 		}
-		cp, err := v.opts.LogKey.Open([]byte(d.LogCheckpoint))
+		keys := v.opts.LogKey
+		if d.WindowStart.Before(v.opts.WitnessFrom) {
+			keys = keys.LogOnly()
+		}
+		cp, err := keys.Open([]byte(d.LogCheckpoint))
 		switch {
 		case err != nil:
-			v.problem("LOGCHECKPOINT %s: its log checkpoint does not verify with the log key %s: %v", k, v.opts.LogKey.Name(), err)
+			v.problem("LOGCHECKPOINT %s: its log checkpoint does not verify with %s: %v", k, keys.Policy(), err)
 			continue
 		case cp.Origin != origin:
 			v.problem("LOGCHECKPOINT %s: its log checkpoint is of %s, not of %s", k, cp.Origin, origin)

@@ -35,11 +35,7 @@ func TestCheckpointsAreCosignedByLitewitness(t *testing.T) {
 }
 
 func cosignedEndToEnd(t *testing.T, storeVars map[string]string) {
-	lw := testenv.StartLitewitness(t, "witness.test/w1")
-	keyFile := testKeyFile(t)
-	key, _, _ := keyfile.Load(keyFile)
-	origin := audit.LogOrigin("auditlog.local", demoTenant)
-	lw.AddLog(origin, audit.VerifierKey(origin, key.Public().(ed25519.PublicKey)))
+	lw, keyFile, key := witnessedLog(t, storeVars)
 	vars := with(with(map[string]string{}, storeVars), map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_JWT_SECRET": "s3cret",
 		"AUDITLOG_INGEST_TOKEN": "svc", "AUDITLOG_LOG_SEAL_EVERY": "100ms", "AUDITLOG_PERIODIC_EXPORT": "false", "AUDITLOG_PERIODIC_SIGNING_KEY": keyFile,
 		"AUDITLOG_LOG_WITNESSES": lw.URL + " " + lw.Key})
@@ -48,7 +44,7 @@ func cosignedEndToEnd(t *testing.T, storeVars map[string]string) {
 	c := client{t, "http://" + m.Addr()}
 	ingestDemo(t, c, 51, 50)
 	total := waitCosigned(t, c, tok, 50)
-	if got := lw.Size(origin); got != total {
+	if got := lw.Size(audit.LogOrigin("auditlog.local", demoTenant)); got != total {
 		t.Fatalf("litewitness keeps size %d, the cosigned checkpoint is %d", got, total)
 	}
 	deployment := audit.VerifierKey("auditlog.local", key.Public().(ed25519.PublicKey))
@@ -147,4 +143,23 @@ func cosignedSize(t *testing.T, c client, tok string) int64 {
 	}
 	n, _ := strconv.ParseInt(strings.Split(string(body), "\n")[1], 10, 64)
 	return n
+}
+
+// witnessedLog starts a litewitness that witnesses demoTenant's log,
+// signed by the key file of storeVars (a new one when it has none), and
+// returns it with the key file and its key.
+func witnessedLog(t *testing.T, storeVars map[string]string) (*testenv.Litewitness, string, ed25519.PrivateKey) {
+	t.Helper()
+	lw := testenv.StartLitewitness(t, "witness.test/w1")
+	keyFile := storeVars["AUDITLOG_PERIODIC_SIGNING_KEY"]
+	if keyFile == "" {
+		keyFile = testKeyFile(t)
+	}
+	key, _, err := keyfile.Load(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	origin := audit.LogOrigin("auditlog.local", demoTenant)
+	lw.AddLog(origin, audit.VerifierKey(origin, key.Public().(ed25519.PublicKey)))
+	return lw, keyFile, key
 }

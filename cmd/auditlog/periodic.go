@@ -108,6 +108,9 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 	}
 	if ls, ok := raw.(audit.LogStore); ok && m.Config.Log.queue() {
 		sch.Logs, sch.Records = ls, raw
+		if cs, ok := raw.(audit.CosignStore); ok && strings.TrimSpace(m.Config.Log.Witnesses) != "" {
+			sch.Cosigned = cs // the digests carry the witnesses' cosignatures
+		}
 	}
 	return sch, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/localfs"
@@ -20,6 +21,8 @@ import (
 // verifyArgs are the arguments of `auditlog verify`.
 type verifyArgs struct {
 	dir, bucket, tenant, prefix, keyDir, api, token, logKey string
+	witnessKeys, witnessFrom                                string
+	quorum                                                  int
 	keyFiles, checkpoints                                   multiFlag
 	opts                                                    periodicexport.Options
 }
@@ -45,6 +48,9 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	b.fs.StringVar(&a.api, "api", "", "the service's base URL: trust the keys of its GET /api/export-keys and, with --token, require every window its GET /api/audit-logs/periodic-exports lists as delivered")
 	b.secret(&a.token, "token", "AUDITLOG_TOKEN", "a tenant admin's bearer token for --api's delivered windows")
 	b.fs.StringVar(&a.logKey, "log-key", "", "the verifiable log's key you pinned (GET /api/log-key), or a file holding it: checks the log checkpoint each digest carries and, with --api and --token, the deliveries the tenant's log records (without it, --api's own key is trusted)")
+	b.fs.StringVar(&a.witnessKeys, "witness-key", "", "witnesses' keys (cosignature/v1, as litewitness prints them), or files holding them, comma-separated: each digest's log checkpoint, and each logged delivery's proof, must carry their cosignatures (with --log-key or --api)")
+	b.fs.IntVar(&a.quorum, "witness-quorum", 0, "how many of the --witness-key witnesses must have cosigned (default: all)")
+	b.fs.StringVar(&a.witnessFrom, "witness-from", "", "when the witnesses began (RFC 3339, or a date): digests of windows that start before it need the log key only")
 	b.fs.Var(&a.checkpoints, "checkpoint", "a checkpoint an earlier verify printed (<digest key> <signature>), or a file holding it: the chain must still hold it (repeatable)")
 	b.fs.BoolVar(&a.opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
 	b.s3(&c.Export)
@@ -100,6 +106,17 @@ func (a *verifyArgs) check() error {
 		return errors.New("no public key to trust: give --api (the service's published keys) or --key/--keys (keys you pinned)")
 	case a.token != "" && a.api == "":
 		return errors.New("--token goes with --api")
+	case a.witnessKeys != "" && a.logKey == "" && a.api == "":
+		return errors.New("--witness-key goes with --log-key or --api: the witnesses cosign the log's checkpoints")
+	case a.witnessFrom != "" && a.witnessKeys == "":
+		return errors.New("--witness-from goes with --witness-key")
+	}
+	if a.witnessFrom != "" {
+		from, err := parseDateOrTime(a.witnessFrom)
+		if err != nil {
+			return fmt.Errorf("--witness-from %q: want RFC 3339 or YYYY-MM-DD", a.witnessFrom)
+		}
+		a.opts.WitnessFrom = from
 	}
 	if a.dir != "" {
 		if st, err := os.Stat(a.dir); err != nil || !st.IsDir() {
@@ -182,8 +199,21 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint,
 }
 
 // trustedLogKey is the log key: --log-key, else the service's (--api),
-// else none (the digests' log checkpoints are then not checked).
+// else none (the digests' log checkpoints are then not checked); with
+// --witness-key, the policy of the key and the witnesses.
 func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.LogKeys, error) {
+	keys, err := a.logKeyAlone(ctx, out)
+	if err != nil || keys.Len() == 0 || a.witnessKeys == "" {
+		return keys, err
+	}
+	if keys, err = witnessPolicy(keys, a.witnessKeys, a.quorum); err != nil {
+		return keys, usageError{err}
+	}
+	fmt.Fprintf(out, "requiring %s\n", keys.Policy())
+	return keys, nil
+}
+
+func (a *verifyArgs) logKeyAlone(ctx context.Context, out io.Writer) (audit.LogKeys, error) {
 	switch {
 	case a.logKey != "":
 		v, err := logKeys("--log-key", a.logKey)
@@ -194,6 +224,9 @@ func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.Lo
 		return v, nil
 	case a.api != "":
 		v, err := periodicexport.API{Base: a.api}.LogKeys(ctx)
+		if err != nil && a.witnessKeys != "" {
+			return audit.LogKeys{}, fmt.Errorf("no log key from %s/api/log-key for --witness-key: %w", a.api, err)
+		}
 		if err != nil {
 			fmt.Fprintf(out, "no log key from %s/api/log-key (%v): the digests' log checkpoints are not checked\n", a.api, err)
 			return audit.LogKeys{}, nil
@@ -248,3 +281,13 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// parseDateOrTime reads an RFC 3339 timestamp (audit.ParseTimestamp) or
+// a date alone, YYYY-MM-DD, as its midnight UTC.
+func parseDateOrTime(s string) (time.Time, error) {
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		return d, nil
+	}
+	ts, err := audit.ParseTimestamp(s)
+	return ts.Time, err
+}
