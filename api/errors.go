@@ -17,6 +17,7 @@ const codeMethodNotAllowed = "method_not_allowed"
 // Backends never choose a status; they return *audit.Error codes.
 var statusOf = map[string]int{
 	codeMethodNotAllowed: http.StatusMethodNotAllowed,
+	codeOverloaded:       http.StatusServiceUnavailable,
 	audit.EINVALID:       http.StatusBadRequest,
 	audit.ENOTFOUND:      http.StatusNotFound,
 	audit.ECONFLICT:      http.StatusConflict,
@@ -32,6 +33,7 @@ var statusOf = map[string]int{
 // titleOf is the RFC 9457 title of each code.
 var titleOf = map[string]string{
 	codeMethodNotAllowed: "Method not allowed",
+	codeOverloaded:       "Overloaded",
 	audit.EINVALID:       "Invalid request",
 	audit.ENOTFOUND:      "Not found",
 	audit.ECONFLICT:      "Conflict",
@@ -71,7 +73,7 @@ func writeError(c *gin.Context, log *slog.Logger, err error) {
 		code, status = audit.EINTERNAL, http.StatusInternalServerError
 	}
 	rid := requestID(c)
-	if status >= 500 {
+	if status >= 500 && code != codeOverloaded { // a shed request is counted (Shedder), not logged
 		log.ErrorContext(c.Request.Context(), "request failed", "requestId", rid, "code", code, "err", err.Error(),
 			"method", c.Request.Method, "path", c.Request.URL.Path)
 	}

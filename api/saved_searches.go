@@ -43,7 +43,7 @@ func savedView(s audit.SavedSearch) SavedSearchView {
 
 // savedRoutes mounts the caller's saved searches.
 func (s *Server) savedRoutes() {
-	g := s.engine.Group("/api/saved-searches", s.authenticate, s.limit, s.timeout)
+	g := s.engine.Group("/api/saved-searches", s.authenticate, s.bound, s.limit, s.timeout)
 	g.GET("", s.listSavedSearches)
 	g.POST("", func(c *gin.Context) { s.saveSearch(c, "") })
 	g.PUT("/:id", func(c *gin.Context) { s.saveSearch(c, c.Param("id")) })

@@ -36,6 +36,8 @@ type Config struct {
 	// of the records the service writes about it. Entries must be valid
 	// (the configuration checks them); an invalid list trusts none.
 	TrustedProxies []string
+	// Shed bounds the requests in flight (Shedder); zero bounds: none.
+	Shed ShedConfig
 }
 
 // Deps are what the server needs from the rest of the program.
@@ -74,6 +76,9 @@ type Server struct {
 	periodic PeriodicDeps
 	logs     LogDeps
 	engine   *gin.Engine
+	// bound and boundIngest take a slot of the in-flight bound for a
+	// tenant's request and for an ingest request.
+	bound, boundIngest gin.HandlerFunc
 
 	requests  *prometheus.CounterVec
 	latency   *prometheus.HistogramVec
@@ -102,6 +107,9 @@ func NewServer(cfg Config, deps Deps) *Server {
 		_ = s.engine.SetTrustedProxies(nil)
 	}
 	s.registerMetrics()
+	shed := NewShedder(cfg.Shed, deps.Registry)
+	s.bound = shed.middleware(s, func(c *gin.Context) string { return principalOf(c).TenantID })
+	s.boundIngest = shed.middleware(s, func(*gin.Context) string { return "ingest" })
 	s.routes()
 	return s
 }
@@ -149,7 +157,7 @@ func (s *Server) routes() {
 		s.logRoutes()
 	}
 	if s.ingest.Writer != nil {
-		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.ingestEvents)
+		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.boundIngest, s.ingestEvents)
 	}
 }
 
@@ -157,7 +165,7 @@ func (s *Server) routes() {
 // restore endpoints. Streaming answers (exports, files) are bounded by
 // their own deadlines, not by the request timeout.
 func (s *Server) readRoutes() {
-	g := s.engine.Group("/api/audit-logs", s.authenticate, s.limit)
+	g := s.engine.Group("/api/audit-logs", s.authenticate, s.bound, s.limit)
 	g.GET("", s.timeout, s.listEvents)
 	g.GET("/stats", s.timeout, s.stats)
 	if s.export.Service != nil {
@@ -176,14 +184,14 @@ func (s *Server) readRoutes() {
 		s.engine.GET("/api/export-keys", s.exportKeys)
 	}
 	g.GET("/:id", s.timeout, s.getEvent)
-	r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.limit)
+	r := s.engine.Group("/api/resources/:type/:id", s.authenticate, s.bound, s.limit)
 	r.GET("/history", s.timeout, s.history)
 	r.GET("/compare", s.timeout, s.compare)
 	if s.restores.Store != nil {
 		// Any tenant role reaches the restore, so that a refused attempt
 		// is recorded too.
-		s.engine.POST("/api/audit-logs/:id/restore", s.authenticateRestore, s.limit, s.timeout, s.restore)
-		s.engine.GET("/api/restores/:id", s.authenticate, s.limit, s.timeout, s.getRestore)
+		s.engine.POST("/api/audit-logs/:id/restore", s.authenticateRestore, s.bound, s.limit, s.timeout, s.restore)
+		s.engine.GET("/api/restores/:id", s.authenticate, s.bound, s.limit, s.timeout, s.getRestore)
 	}
 }
 

@@ -90,7 +90,7 @@ func b64s(hs []tlog.Hash) []string {
 // logRoutes mounts the tenant's verifiable log.
 func (s *Server) logRoutes() {
 	s.engine.GET("/api/log-key", s.logKey)
-	g := s.engine.Group("/api/log", s.authenticate, s.limit, s.timeout)
+	g := s.engine.Group("/api/log", s.authenticate, s.bound, s.limit, s.timeout)
 	g.GET("/checkpoint", s.checkpoint)
 	g.GET("/proof", s.inclusionProof)
 	g.GET("/consistency", s.consistencyProof)

@@ -149,7 +149,8 @@ func (m *Main) runServe(ctx context.Context) error {
 	if deps.Log, err = m.startSealer(ctx, store); err != nil {
 		return err
 	}
-	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies)}, deps)
+	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies),
+		Shed: api.ShedConfig{Global: cfg.MaxInFlight, PerTenant: cfg.MaxInFlightPerTenant}}, deps)
 	ancestors, _ := frameAncestors(cfg.PanelFrameAncestors) // checked by validate
 	mountPanel(srv.Engine(), ancestors)
 	return m.serveHTTP(srv.Handler())

@@ -40,12 +40,16 @@ type Config struct {
 	Seed           int
 	SeedTenant     string
 	// SeedEnd is the end of the demo events' 30 days: RFC 3339, or "now".
-	SeedEnd        string
-	RateLimit      int
-	RateBurst      int
-	IngestToken    string
-	DefaultPlan    string
-	DevTokenTenant string
+	SeedEnd   string
+	RateLimit int
+	RateBurst int
+	// MaxInFlight and MaxInFlightPerTenant bound the API requests in
+	// flight (api.Shedder).
+	MaxInFlight          int
+	MaxInFlightPerTenant int
+	IngestToken          string
+	DefaultPlan          string
+	DevTokenTenant       string
 	// PanelFrameAncestors is AUDITLOG_PANEL_FRAME_ANCESTORS.
 	PanelFrameAncestors string
 	// SQLiteCacheMiB is the embedded store's page cache per connection
@@ -366,6 +370,8 @@ func (b *binder) api(c *Config) {
 	b.secret(&c.CursorSecret, "cursor-secret", "AUDITLOG_CURSOR_SECRET", "key that signs page cursors (default: derived from the JWT secret; required with RS256)")
 	b.int(&c.RateLimit, "rate-limit", "AUDITLOG_RATE_LIMIT", 50, "API requests per second per tenant (0: no limit)")
 	b.int(&c.RateBurst, "rate-burst", "AUDITLOG_RATE_BURST", 100, "API request burst per tenant")
+	b.int(&c.MaxInFlight, "max-in-flight", "AUDITLOG_MAX_IN_FLIGHT", 64, "API requests in flight at once; past it a request is refused at once with 503 and Retry-After (0: no bound)")
+	b.int(&c.MaxInFlightPerTenant, "max-in-flight-per-tenant", "AUDITLOG_MAX_IN_FLIGHT_PER_TENANT", 16, "API requests in flight at once of one tenant; past it 429 with Retry-After (0: no bound)")
 	b.str(&c.TrustedProxies, "trusted-proxies", "AUDITLOG_TRUSTED_PROXIES", "", "proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For / X-Real-IP name the client; empty: none, the peer address is the client")
 }
 

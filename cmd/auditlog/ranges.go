@@ -15,20 +15,22 @@ import (
 // (zero, negative); they stay low enough for the short timings of tests
 // and small deployments. Each command checks the options it binds.
 var intRanges = map[string][2]int64{
-	"AUDITLOG_SEED":              {0, 10_000_000},
-	"AUDITLOG_RATE_LIMIT":        {0, 1_000_000},
-	"AUDITLOG_RATE_BURST":        {1, 1_000_000},
-	"AUDITLOG_EXPORT_WORKERS":    {1, 64},
-	"AUDITLOG_EXPORT_MAX_ACTIVE": {1, 1000},
-	"AUDITLOG_EXPORT_ATTEMPTS":   {1, 20},
-	"AUDITLOG_EXPORT_SCAN_PAGE":  {10, 10_000},
-	"AUDITLOG_KAFKA_PARTITIONS":  {1, 10_000},
-	"AUDITLOG_BATCH_SIZE":        {1, 10_000},
-	"AUDITLOG_BATCH_BYTES":       {1 << 10, 64 << 20},
-	"AUDITLOG_ES_REPLICAS":       {0, 10},
-	"AUDITLOG_ES_PROMOTE_ABOVE":  {0, 1 << 40},
-	"AUDITLOG_SMTP_PORT":         {1, 65535},
-	"AUDITLOG_WITNESS_QUORUM":    {0, 100},
+	"AUDITLOG_SEED":                     {0, 10_000_000},
+	"AUDITLOG_RATE_LIMIT":               {0, 1_000_000},
+	"AUDITLOG_RATE_BURST":               {1, 1_000_000},
+	"AUDITLOG_MAX_IN_FLIGHT":            {0, 100_000},
+	"AUDITLOG_MAX_IN_FLIGHT_PER_TENANT": {0, 100_000},
+	"AUDITLOG_EXPORT_WORKERS":           {1, 64},
+	"AUDITLOG_EXPORT_MAX_ACTIVE":        {1, 1000},
+	"AUDITLOG_EXPORT_ATTEMPTS":          {1, 20},
+	"AUDITLOG_EXPORT_SCAN_PAGE":         {10, 10_000},
+	"AUDITLOG_KAFKA_PARTITIONS":         {1, 10_000},
+	"AUDITLOG_BATCH_SIZE":               {1, 10_000},
+	"AUDITLOG_BATCH_BYTES":              {1 << 10, 64 << 20},
+	"AUDITLOG_ES_REPLICAS":              {0, 10},
+	"AUDITLOG_ES_PROMOTE_ABOVE":         {0, 1 << 40},
+	"AUDITLOG_SMTP_PORT":                {1, 65535},
+	"AUDITLOG_WITNESS_QUORUM":           {0, 100},
 }
 
 var durationRanges = map[string][2]time.Duration{
