@@ -54,7 +54,7 @@ func benchLogElasticsearch(ctx context.Context, e *env) ([]result, error) {
 				"(one ticket per `_bulk`) with a sealer running on it as `serve` runs one, next to the same run into a store that queues nothing. One warm-up pair, then %d pairs.", n, benchPartitions, benchBatch, e.runs)},
 		{Name: "Elasticsearch sealing vs the indexer's write rate", Unit: "events/s", Samples: sealed, Ceiling: written, Target: "≥ 1.5× the write rate", MinRatio: 1.5,
 			Method: fmt.Sprintf("The same %d events indexed into a store that queues them with no sealer running (the ceiling: that indexer's rate), then sealed from the first ticket to the last by "+
-				"`seal.Sealer.Round` with rounds of 5,000 events (real-time reads of the events, the check against the log, one compare-and-set and one tile write per tenant and round). A ratio above 1 means sealing keeps up with the indexer.", n)},
+				"`seal.Sealer.Round` with rounds of 5,000 events (real-time reads of the events, the check against the log, one compare-and-set and one tile write per tenant and round). A ratio above 1 means sealing keeps up with the indexer.", n), Notes: entryFormatNote[1:]},
 	}
 	out = append(out, latencyRows("Elasticsearch", p50, p99, e)...)
 	proofs, err := esProofs(ctx, e)

@@ -59,7 +59,7 @@ func benchLogSQLite(ctx context.Context, e *env) ([]result, error) {
 				"(rounds back to back while events are pending, every second otherwise), next to the same run without; the order alternates. One warm-up pair, then %d pairs.", n, sqliteBatch, e.runs)},
 		{Name: "SQLite sealing vs the store's write rate", Unit: "events/s", Samples: sealed, Ceiling: written, Target: "≥ 1.5× the write rate", MinRatio: 1.5,
 			Method: fmt.Sprintf("%d events of 10 tenants written with `Store.WriteEvents` in batches of %d on a fresh database (the ceiling: the write rate), then sealed from the first to the last "+
-				"by `seal.Sealer.Round` with rounds of 5,000 (leaf hashes, tree hashes, one signed checkpoint per tenant and round, one transaction each). A ratio above 1 means sealing keeps up with the writes.", n, sqliteBatch)},
+				"by `seal.Sealer.Round` with rounds of 5,000 (leaf hashes, tree hashes, one signed checkpoint per tenant and round, one transaction each). A ratio above 1 means sealing keeps up with the writes.", n, sqliteBatch), Notes: entryFormatNote[1:]},
 	}
 	out = append(out, latencyRows("SQLite", p50, p99, e)...)
 	proofs, err := sqliteProofs(ctx, e, filepath.Join(dir, "proofs.db"))
