@@ -107,6 +107,11 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		return nil, err
 	}
 	queries = append(queries, searches...)
+	filters, err := filterQueries(ctx, r, tenant)
+	if err != nil {
+		return nil, err
+	}
+	queries = append(queries, filters...)
 	queries = append(queries, historyQueries(tenant, versions)...)
 	sm, err := sampleQueries(e, store, queries, call, direct)
 	if err != nil {
@@ -200,6 +205,12 @@ func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, ten
 	secret := []byte("bench-secret")
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	cursors := audit.NewCursorCodec([]byte("bench-cursor"))
+	// Reads go through the plan's retention as serve's do: every query
+	// then has a time range (the cut-off), which chooses the planner's
+	// index on SQLite.
+	if dir, ok := r.(audit.TenantDirectory); ok {
+		r = &audit.Retained{Reader: r, Directory: dir, Default: audit.PlanEnterprise}
+	}
 	mux := http.NewServeMux()
 	mux.Handle("/", api.NewServer(api.Config{RequestTimeout: 30 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -309,6 +320,11 @@ func queryResults(e *env, store string, n int, loaded time.Duration, maxP99 floa
 		// the filtered, sorted page (issue 6).
 		if hasDirect || strings.HasPrefix(q.name, "filtered") {
 			r.Target, r.Max = fmt.Sprintf("p99 ≤ %.0f ms", maxP99), maxP99
+		}
+		// Each filter of the panel and the spec's typical queries: 100 ms
+		// on both stores (issue 45).
+		if strings.HasPrefix(q.name, "filter:") {
+			r.Target, r.Max = "p99 ≤ 100 ms", 100
 		}
 		// Stats: 300 ms on both stores (issue 15: the panel's histogram);
 		// Elasticsearch keeps its stricter target above.

@@ -12,7 +12,7 @@ var sections = []struct {
 	name     string
 	prefixes []string
 }{
-	{"HTTP", []string{"AUDITLOG_HTTP_", "AUDITLOG_REQUEST_", "AUDITLOG_RATE_", "AUDITLOG_TRUSTED_", "AUDITLOG_CURSOR_", "AUDITLOG_SHUTDOWN_"}},
+	{"HTTP", []string{"AUDITLOG_HTTP_", "AUDITLOG_REQUEST_", "AUDITLOG_RATE_", "AUDITLOG_MAX_IN_FLIGHT", "AUDITLOG_TRUSTED_", "AUDITLOG_CURSOR_", "AUDITLOG_SHUTDOWN_"}},
 	{"Auth", []string{"AUDITLOG_JWT_", "AUDITLOG_INGEST_"}},
 	{"Store", []string{"AUDITLOG_STORE", "AUDITLOG_DATA_", "AUDITLOG_SEED", "AUDITLOG_DEFAULT_PLAN", "AUDITLOG_LIFECYCLE_"}},
 	{"Elasticsearch", []string{"AUDITLOG_ES_"}},
