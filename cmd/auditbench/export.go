@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -215,37 +214,13 @@ func startServer(ctx context.Context, e *env, prefix string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p, err := startProcess(ctx, bin, dir, []string{"AUDITLOG_DATA_DIR=" + filepath.Join(dir, "data"),
+		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + e.esURL, "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_PERIODIC_SIGNING_KEY=" + e.keyFile,
+		"AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", fmt.Sprintf("AUDITLOG_EXPORT_SCAN_PAGE=%d", exportPage)})
 	if err != nil {
 		return nil, err
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_DATA_DIR="+filepath.Join(dir, "data"), "AUDITLOG_JWT_SECRET=bench",
-		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_PERIODIC_SIGNING_KEY="+e.keyFile,
-		"AUDITLOG_PERIODIC_EXPORT=false", "AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", "AUDITLOG_LOG_LEVEL=warn",
-		fmt.Sprintf("AUDITLOG_EXPORT_SCAN_PAGE=%d", exportPage))
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	s := &server{cmd: cmd, base: "http://" + addr, dir: dir}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		res, err := http.Get(s.base + "/readyz")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				return s, nil
-			}
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return nil, fmt.Errorf("auditlog serve not ready after a minute")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return &server{cmd: p.cmd, base: p.base, dir: dir}, nil
 }
 
 func (s *server) stop() {
