@@ -126,9 +126,10 @@ func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.Log
 func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys audit.LogKeys) (string, error) {
 	in, err := a.client().Inclusion(ctx, e.ID, keys.Cosigned())
 	var refused *logapi.Refusal
-	if errors.As(err, &refused) && refused.Status == http.StatusNotFound && keys.Cosigned() {
-		return "not in a cosigned checkpoint yet", nil
-	} else if errors.As(err, &refused) && refused.Status == http.StatusNotFound {
+	if errors.As(err, &refused) && refused.Status == http.StatusNotFound {
+		if keys.Cosigned() {
+			return "not in a cosigned checkpoint yet", nil
+		}
 		return "not in a checkpoint yet", nil
 	}
 	if err != nil {

@@ -80,8 +80,7 @@ func (c *checker) judge(j int64, r *row) {
 		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "altered", Index: j, EventID: r.id, Detail: "stored content differs from the sealed leaf"})
 		t.state[j] = altered
 	case len(r.misindexed) > 0:
-		t.state[j] = intact
-		c.misindexed(j, r.id, strings.Join(r.misindexed, ", "))
+		c.misindexed(j, r.id, strings.Join(r.misindexed, ", ")) // its state: misindexed
 	default:
 		t.state[j] = intact
 	}

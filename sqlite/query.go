@@ -207,7 +207,7 @@ func (s *Store) total(ctx context.Context, q audit.Query, hint, cond string, arg
 		return t, nil
 	}
 	var n int64
-	if src := statsSource(audit.StatsQuery{Filter: q.Filter}); src.count != "count(*)" && !s.cfg.SkipRollup {
+	if src := statsSource(audit.StatsQuery{Filter: q.Filter}); src.rollup && !s.cfg.SkipRollup {
 		// The filter is one the hourly rollups answer (the stats' source:
 		// whole hours from the rollup, the edges from the events): the
 		// total costs a few thousand rollup rows, not a walk of up to

@@ -16,6 +16,9 @@ type source struct {
 	from  string
 	args  []any
 	count string
+	// rollup is set when the source reads the rollups (with the events
+	// of the partial hours), not the events alone.
+	rollup bool
 }
 
 // rollupFilters are the fields of audit.Filter the rollups can answer:
@@ -92,7 +95,7 @@ func statsSource(q audit.StatsQuery) source {
 		parts = append(parts, "SELECT ts, "+cols+", 1 AS n FROM events WHERE "+cond+" AND "+e)
 		args = append(append(args, dimArgs...), edgeArgs[2*i:2*i+2]...)
 	}
-	return source{from: "(" + strings.Join(parts, " UNION ALL ") + ")", args: args, count: "coalesce(sum(n), 0)"}
+	return source{from: "(" + strings.Join(parts, " UNION ALL ") + ")", args: args, count: "coalesce(sum(n), 0)", rollup: true}
 }
 
 func floorHour(ms int64) int64 {
