@@ -33,6 +33,9 @@ type ListResponse struct {
 	Total      audit.Total   `json:"total"`
 	Page       *int          `json:"page,omitempty"`
 	PageSize   int           `json:"pageSize"`
+	// Suggestions: for a first page of a search that found nothing, the
+	// searches read another way that find something (suggest).
+	Suggestions []Suggestion `json:"suggestions,omitempty"`
 }
 
 const principalKey = "principal"
@@ -201,6 +204,9 @@ func (s *Server) listEvents(c *gin.Context) {
 	if q.After == nil {
 		page := q.Page
 		out.Page = &page
+		if search := c.Query("q"); res.Total.Value == 0 && search != "" {
+			out.Suggestions = s.suggest(c.Request.Context(), search, q.Filter)
+		}
 	}
 	if res.HasMore && res.Next != nil {
 		// The cursor carries the total on: later pages answer the walk's

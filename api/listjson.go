@@ -61,6 +61,22 @@ func (r *ListResponse) AppendJSON(b []byte) ([]byte, error) {
 	}
 	b = append(b, `,"pageSize":`...)
 	b = strconv.AppendInt(b, int64(r.PageSize), 10)
+	if len(r.Suggestions) > 0 {
+		b = append(b, `,"suggestions":[`...)
+		for i, sg := range r.Suggestions {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"q":`...)
+			b = jsonenc.AppendHTMLString(b, sg.Q)
+			b = append(b, `,"total":{"value":`...)
+			b = strconv.AppendInt(b, sg.Total.Value, 10)
+			b = append(b, `,"relation":`...)
+			b = jsonenc.AppendHTMLString(b, sg.Total.Relation)
+			b = append(b, "}}"...)
+		}
+		b = append(b, ']')
+	}
 	return append(b, '}'), nil
 }
 

@@ -49,9 +49,16 @@ const (
 	SearchOutcome     SearchField = "outcome"     // outcome
 	SearchCrossTenant SearchField = "crossTenant" // crossTenant, true or false
 	SearchCreated     SearchField = "created"     // timestamp, compared or a range
-	// SearchText is free text: a negated or ORed word or phrase (a
-	// plain one stays in Filter.Q).
+	// SearchText is free text only: a negated or ORed word or phrase,
+	// as searches parsed before SearchAny stored it.
 	SearchText SearchField = "text"
+	// SearchAny is a pasted value: free text, and, when the value is one
+	// word (Paste), the event whose id, request id, actor e-mail or
+	// resource id it is, or whose actor IP it is or holds. A word that is
+	// more than letters (an IP, an e-mail, an id, a URL) and every negated
+	// or ORed word or phrase is one; a plain word of letters, a phrase and
+	// a prefix alone stay in Filter.Q, free text only.
+	SearchAny SearchField = "any"
 )
 
 // searchFields are the qualifiers a user may type, by lower-cased name.
@@ -110,6 +117,8 @@ func ParseSearch(q string) (text string, terms []Term, err error) {
 		switch {
 		case m != "":
 			msgs = append(msgs, fmt.Sprintf("%q: %s", strings.Join(g, " OR "), m))
+		case word != "" && pasted(word):
+			terms = append(terms, Term{Field: SearchAny, Values: []TermValue{textValue(word)}})
 		case word != "":
 			words = append(words, word)
 		default:
@@ -190,7 +199,7 @@ func parseGroup(g []string) (t Term, word, msg string) {
 			return Term{}, w, ""
 		}
 		if w != "" {
-			ti = Term{Field: SearchText, Values: []TermValue{textValue(w)}}
+			ti = Term{Field: SearchAny, Values: []TermValue{textValue(w)}}
 		}
 		if i == 0 {
 			t = ti
@@ -222,7 +231,7 @@ func parseTerm(tok string) (t Term, word, msg string) {
 			return Term{}, "", msg
 		}
 		if neg {
-			return Term{Field: SearchText, Negate: true, Values: []TermValue{textValue(body)}}, "", ""
+			return Term{Field: SearchAny, Negate: true, Values: []TermValue{textValue(body)}}, "", ""
 		}
 		return Term{}, body, ""
 	}

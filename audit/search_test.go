@@ -35,8 +35,15 @@ func TestParseSearch(t *testing.T) {
 		{"action:create OR action:delete", "", []audit.Term{{Field: audit.SearchAction, Values: []audit.TermValue{v("create"), v("delete")}}}},
 		{"CrossTenant:true type:ivr", "", []audit.Term{{Field: audit.SearchCrossTenant, Values: []audit.TermValue{v("true")}}, {Field: audit.SearchType, Values: []audit.TermValue{v("ivr")}}}},
 		{`resource:"AB-1"`, "", []audit.Term{{Field: audit.SearchResource, Values: []audit.TermValue{v("ab-1")}}}},
-		{"-zendesk", "", []audit.Term{{Field: audit.SearchText, Negate: true, Values: []audit.TermValue{v("zendesk")}}}},
-		{"zendesk OR welc*", "", []audit.Term{{Field: audit.SearchText, Values: []audit.TermValue{v("zendesk"), p("welc")}}}},
+		{"-zendesk", "", []audit.Term{{Field: audit.SearchAny, Negate: true, Values: []audit.TermValue{v("zendesk")}}}},
+		{"zendesk OR welc*", "", []audit.Term{{Field: audit.SearchAny, Values: []audit.TermValue{v("zendesk"), p("welc")}}}},
+		// Pasted values (issue 42): a word with more than letters is
+		// matched exactly as well; letters, phrases and prefixes stay text.
+		{"198.51.100.23", "", []audit.Term{{Field: audit.SearchAny, Values: []audit.TermValue{v("198.51.100.23")}}}},
+		{"grace@acme.example queue", "queue", []audit.Term{{Field: audit.SearchAny, Values: []audit.TermValue{v("grace@acme.example")}}}},
+		{"2001:db8::/32", "", []audit.Term{{Field: audit.SearchAny, Values: []audit.TermValue{v("2001:db8::/32")}}}},
+		{`"198.51.100.23" q-12*`, `"198.51.100.23" q-12*`, nil},
+		{"-", "-", nil},
 		{"created:2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-11T00:00:00Z"), To: day("2026-11-12T00:00:00Z")}}},
 		{"created:>=2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-11T00:00:00Z")}}},
 		{"created:>2026-11-11", "", []audit.Term{{Field: audit.SearchCreated, From: day("2026-11-12T00:00:00Z")}}},
@@ -149,5 +156,41 @@ func TestSearchValues(t *testing.T) {
 	big := audit.Event{Diff: map[string]audit.Change{"x": {To: []byte(`"` + strings.Repeat("w", audit.MaxSearchValueBytes) + `"`)}, "a": {To: []byte(`"kept"`)}}}
 	if got := big.SearchValues(); !reflect.DeepEqual(got, []string{"kept"}) {
 		t.Fatalf("over the bound: %q", got)
+	}
+}
+
+// TestPaste: what a pasted value finds exactly besides the text.
+func TestPaste(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		prefix bool
+		ok     bool
+		ip     string
+		email  string
+		id     string
+	}{
+		{text: "198.51.100.23", ok: true, ip: "198.51.100.23/32", email: "198.51.100.23", id: "198.51.100.23"},
+		{text: "::ffff:198.51.100.23", ok: true, ip: "198.51.100.23/32", email: "::ffff:198.51.100.23", id: "::ffff:198.51.100.23"},
+		{text: "2001:DB8::/32", ok: true, ip: "2001:db8::/32", email: "2001:db8::/32", id: "2001:DB8::/32"},
+		{text: "Grace@Acme.example", ok: true, email: "grace@acme.example", id: "Grace@Acme.example"},
+		{text: "evt_audit_0193A0B2-7C3D-7E4F-8A5B-6C7D8E9F0A1B", ok: true, email: "evt_audit_0193a0b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", id: "evt_audit_0193a0b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b"},
+		{text: "q-12", prefix: true},
+		{text: "welcome screen"},
+	} {
+		p, ok := audit.TermValue{Text: tc.text, Prefix: tc.prefix}.Paste()
+		if ok != tc.ok {
+			t.Errorf("%q: ok %v, want %v", tc.text, ok, tc.ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		ip := ""
+		if p.IPOK {
+			ip = p.IP.String()
+		}
+		if ip != tc.ip || p.Email != tc.email || p.ID != tc.id || p.Exact != tc.text {
+			t.Errorf("%q: %+v (ip %q), want ip %q email %q id %q", tc.text, p, ip, tc.ip, tc.email, tc.id)
+		}
 	}
 }

@@ -71,6 +71,9 @@ func appendDoc(b []byte, e *audit.Event) []byte {
 	if v := nonReason(e); len(v) > 0 {
 		b = docStrings(jsonenc.AppendField(b, "values"), v)
 	}
+	if w := joinedWords(e); len(w) > 0 {
+		b = docStrings(jsonenc.AppendField(b, "words"), w)
+	}
 	return append(b, '}')
 }
 

@@ -66,7 +66,7 @@ func FilterClauses(f audit.Filter) []any {
 	}
 	if q := strings.TrimSpace(f.Q); q != "" {
 		clauses = append(clauses, map[string]any{"simple_query_string": map[string]any{
-			"query": q, "fields": []string{"search"}, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
+			"query": q, "fields": textFields, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
 		}})
 	}
 	return clauses

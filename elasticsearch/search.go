@@ -33,11 +33,14 @@ func termClause(t audit.Term) any {
 		for _, v := range t.Values {
 			should = append(should, map[string]any{"match_phrase": map[string]any{"reasonText": v.Text}})
 		}
-	case audit.SearchText:
+	case audit.SearchText, audit.SearchAny:
 		for _, v := range t.Values {
 			should = append(should, map[string]any{"simple_query_string": map[string]any{
-				"query": textQuery(v), "fields": []string{"search"}, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
+				"query": textQuery(v), "fields": textFields, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
 			}})
+			if t.Field == audit.SearchAny {
+				should = append(should, pasteClauses(v)...)
+			}
 		}
 	default:
 		field := termFields[t.Field]
@@ -58,6 +61,27 @@ func termClause(t audit.Term) any {
 	}
 	return q
 }
+
+// pasteClauses are the exact matches of a pasted value (audit.Paste).
+func pasteClauses(v audit.TermValue) []any {
+	p, ok := v.Paste()
+	if !ok {
+		return nil
+	}
+	out := []any{
+		map[string]any{"term": map[string]any{"id": p.ID}}, map[string]any{"term": map[string]any{"requestId": p.Exact}},
+		map[string]any{"term": map[string]any{"resource.id": p.Exact}}, map[string]any{"term": map[string]any{"actor.email": p.Email}},
+	}
+	if p.IPOK {
+		out = append(out, map[string]any{"term": map[string]any{"actor.ip": p.IP.String()}})
+	}
+	return out
+}
+
+// textFields are what free text searches: search, which holds the
+// event's texts and, split into words where the standard analyzer would
+// keep a host name whole, words (words.go).
+var textFields = []string{"search"}
 
 // textQuery is one free-text value for simple_query_string: a phrase in
 // quotes (its tokens in order), a prefix with its *.

@@ -34,10 +34,11 @@ type doc struct {
 	After         json.RawMessage         `json:"after,omitempty"`
 	RequestID     string                  `json:"requestId,omitempty"`
 	RestoredFrom  string                  `json:"restoredFrom,omitempty"`
-	// ReasonText and Values are indexed for free text (copied into
-	// search) and reason:; they are left out of the event read back.
+	// ReasonText, Values and Words are indexed for free text (copied
+	// into search) and reason:; they are left out of the event read back.
 	ReasonText string   `json:"reasonText,omitempty"`
 	Values     []string `json:"values,omitempty"`
+	Words      []string `json:"words,omitempty"`
 }
 
 type docActor struct {
@@ -55,7 +56,7 @@ func toDoc(e *audit.Event) doc {
 		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
 		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
 		Before: e.Before, After: e.After, RequestID: e.RequestID, RestoredFrom: e.RestoredFrom,
-		ReasonText: e.Reason, Values: nonReason(e),
+		ReasonText: e.Reason, Values: nonReason(e), Words: joinedWords(e),
 	}
 }
 

@@ -35,6 +35,11 @@ func termCond(t audit.Term) (string, []any) {
 		ors, args = ftsCond(t.Values, "reason : ", ors, args)
 	case audit.SearchText:
 		ors, args = ftsCond(t.Values, "", ors, args)
+	case audit.SearchAny:
+		ors, args = ftsCond(t.Values, "", ors, args)
+		for _, v := range t.Values {
+			ors, args = pasteConds(v, ors, args)
+		}
 	default:
 		col := termColumns[t.Field]
 		for _, v := range t.Values {
@@ -61,6 +66,22 @@ func termCond(t audit.Term) (string, []any) {
 		cond = "NOT " + cond
 	}
 	return cond, args
+}
+
+// pasteConds appends the exact matches of a pasted value (audit.Paste):
+// each an index of the events table (0003, 0008, 0014) under the tenant.
+func pasteConds(v audit.TermValue, ors []string, args []any) ([]string, []any) {
+	p, ok := v.Paste()
+	if !ok {
+		return ors, args
+	}
+	ors = append(ors, "id = ?", "request_id = ?", "resource_id = ?", "actor_email_lc = ?")
+	args = append(args, p.ID, p.Exact, p.Exact, p.Email)
+	if p.IPOK {
+		lo, hi := ipRange(p.IP)
+		ors, args = append(ors, "(actor_ip_key >= ? AND actor_ip_key <= ?)"), append(args, lo, hi)
+	}
+	return ors, args
 }
 
 // ftsCond appends the condition of free-text values, ORed, each under

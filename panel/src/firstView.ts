@@ -3,10 +3,12 @@
 // histogram are then already on their way when the components that show
 // them mount and ask (useAsync takes a request started early by its key).
 import { api, must, type AuditEvent, type ListQuery, type Stats } from "./api/client";
+import type { components } from "./api/schema";
 import { apiQuery, filtersSearch, histogramInterval, parseFilters, timeWindow, type Filters } from "./filters";
 
-export type Page = { events: AuditEvent[]; cursor?: string | null; total?: number; relation?: string };
-export type Request<T> = { key: string; load: () => Promise<T> };
+export type Suggestion = NonNullable<components["schemas"]["ListResponse"]["suggestions"]>[number];
+export type Page = { events: AuditEvent[]; cursor?: string | null; total?: number; relation?: string; suggestions?: Suggestion[] };
+export type Request<T> = { key: string; load: (signal?: AbortSignal) => Promise<T> };
 
 /** viewFilters are the filters a view shows: the operator view is the
  * log fixed to crossTenant=true. */
@@ -24,9 +26,9 @@ export function listQuery(f: Filters, now: Date): ListQuery {
 export function listRequest(f: Filters, now: Date): Request<Page> {
   return {
     key: `list ${filtersSearch(f)} ${now.getTime()}`,
-    load: async () => {
-      const r = await must(api.GET("/api/audit-logs", { params: { query: listQuery(f, now) } }));
-      return { events: r.data, cursor: r.nextCursor, total: r.total.value, relation: r.total.relation };
+    load: async (signal) => {
+      const r = await must(api.GET("/api/audit-logs", { params: { query: listQuery(f, now) }, signal }));
+      return { events: r.data, cursor: r.nextCursor, total: r.total.value, relation: r.total.relation, suggestions: r.suggestions };
     },
   };
 }
@@ -46,7 +48,7 @@ export function statsRequest(f: Filters, now: Date): Request<Stats> & { interval
     interval,
     toMs,
     key: `stats ${JSON.stringify(query)}`,
-    load: () => must(api.GET("/api/audit-logs/stats", { params: { query: query as never } })),
+    load: (signal) => must(api.GET("/api/audit-logs/stats", { params: { query: query as never }, signal })),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { flatten, show, sideBySide } from "./state";
+import { diffSides, flatten, show, sideBySide } from "./state";
 
 describe("state paths", () => {
   it("names fields as the service's diff does", () => {
@@ -19,5 +19,16 @@ describe("state paths", () => {
   it("never shows a masked secret's marker", () => {
     expect(show("masked:v1:abc")).toBe("•••• (secret)");
     expect(show(undefined, false)).toBe("—");
+  });
+});
+
+describe("diffSides", () => {
+  it("gives a deletion's value on the left and nothing on the right", () => {
+    const { before, after } = diffSides({ name: { from: "Sales EMEA", to: null }, maxWait: { from: 30, to: 60 } });
+    expect(before).toEqual({ name: "Sales EMEA", maxWait: 30 });
+    expect(after).toEqual({ maxWait: 60 });
+    const rows = sideBySide(before, after);
+    expect(rows.map((r) => [r.path, show(r.left, r.leftHas), show(r.right, r.rightHas), r.changed])).toEqual([
+      ["maxWait", "30", "60", true], ["name", '"Sales EMEA"', "—", true]]);
   });
 });

@@ -52,3 +52,16 @@ export function show(v: unknown, has = true): string {
   if (typeof v === "string") return v.startsWith("masked:v1:") ? "•••• (secret)" : JSON.stringify(v);
   return JSON.stringify(v);
 }
+
+/** diffSides are an event's diff as two states, field by field: what
+ * each changed field was and became, a null (created, deleted) left out
+ * so that it shows as "—". */
+export function diffSides(diff: Record<string, { from?: unknown; to?: unknown }> | undefined): { before: Record<string, unknown>; after: Record<string, unknown> } {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const [k, c] of Object.entries(diff ?? {})) {
+    if (c.from !== null && c.from !== undefined) before[k] = c.from;
+    if (c.to !== null && c.to !== undefined) after[k] = c.to;
+  }
+  return { before, after };
+}

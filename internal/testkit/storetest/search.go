@@ -90,7 +90,67 @@ func firefox(e *audit.Event) bool { return strings.Contains(e.Actor.UserAgent, "
 // prefixes and time comparisons, each with its expectation written
 // directly over the events.
 func searchCases() []Case {
-	return append(fieldCases(), addressCases()...)
+	return append(append(fieldCases(), addressCases()...), pasteCases()...)
+}
+
+// pastedIn is what a pasted word finds, computed from the event: its
+// text, or its id, request id, resource id or e-mail equal to the word
+// (the id and e-mail in any case), or its address in the word's block.
+func pastedIn(e *audit.Event, w string) bool {
+	if findable(e, w) || strings.EqualFold(e.ID, w) || e.RequestID == w || e.Resource.ID == w || strings.EqualFold(e.Actor.Email, w) {
+		return true
+	}
+	a, err := netip.ParseAddr(e.Actor.IP)
+	if err != nil {
+		return false
+	}
+	if b, err := netip.ParseAddr(w); err == nil {
+		return a.Unmap() == b.Unmap()
+	}
+	p, err := netip.ParsePrefix(w)
+	return err == nil && p.Contains(a.Unmap())
+}
+
+// pasteCases (issue 42): what people paste into the search box, alone,
+// found on both stores alike.
+func pasteCases() []Case {
+	desc := audit.DefaultSort
+	paste := func(name string, word func(d *Dataset) string) Case {
+		return Case{"paste: " + name, func(d *Dataset) audit.Filter { return searched(word(d))(d) },
+			func(d *Dataset, e *audit.Event) bool { return pastedIn(e, word(d)) }, desc}
+	}
+	firstIP := func(v6 bool) func(d *Dataset) string {
+		return func(d *Dataset) string {
+			for _, e := range d.Events {
+				if a := netip.MustParseAddr(e.Actor.IP); a.Is6() == v6 {
+					if v6 {
+						return strings.ToUpper(netip.AddrFrom16(a.As16()).StringExpanded())
+					}
+					return e.Actor.IP
+				}
+			}
+			panic("no such address in the data")
+		}
+	}
+	negated := paste("an address, negated", firstIP(false))
+	negated.Filter = func(d *Dataset) audit.Filter { return searched("-" + firstIP(false)(d))(d) }
+	negated.Keep = func(d *Dataset, e *audit.Event) bool { return !pastedIn(e, firstIP(false)(d)) }
+	return []Case{
+		paste("an IPv4 address", firstIP(false)),
+		paste("an IPv6 address, expanded and upper-case", firstIP(true)),
+		paste("an IPv4 block", func(d *Dataset) string {
+			return netip.PrefixFrom(netip.MustParseAddr(firstIP(false)(d)), 16).Masked().String()
+		}),
+		paste("an e-mail in capitals", func(d *Dataset) string { return strings.ToUpper(d.Events[3].Actor.Email) }),
+		paste("an event id", func(d *Dataset) string { return d.Events[4].ID }),
+		paste("a request id", func(d *Dataset) string { return d.Events[9].RequestID }),
+		paste("a resource id", func(d *Dataset) string { return d.Events[17].Resource.ID }),
+		paste("a ticket in a reason", func(*Dataset) string { return "INC-207" }),
+		paste("a word inside a host name", func(*Dataset) string { return "relay" }),
+		paste("a host name", func(*Dataset) string { return "hooks.zendesk-relay.example" }),
+		paste("a word inside a URL's path", func(*Dataset) string { return "inbound" }),
+		negated,
+	}
 }
 
 // addressCases are ip:, role: and request:.

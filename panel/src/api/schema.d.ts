@@ -614,6 +614,15 @@ export interface components {
             /** @description Present for page-number requests. */
             page?: number;
             pageSize: number;
+            /** @description Present only on a first page of a search (q) that found nothing: the same search with one term read another way (resource:X as type:X, reason:V as any text, actor:X as a prefix, a word as a user, kind or action), each with what it finds; only those that find something. */
+            suggestions?: {
+                q: string;
+                total: {
+                    value: number;
+                    /** @enum {string} */
+                    relation: "eq" | "gte";
+                };
+            }[];
         };
         Stats: {
             total: number;

@@ -26,7 +26,7 @@ export function ErrorState({ error, retry }: { error: unknown; retry?: () => voi
     <Alert color={e.status >= 500 || e.status === 0 ? "red" : "orange"} title={title} data-testid="error-state">
       <Text size="sm">{e.message}</Text>
       <Text size="sm" c="dimmed">{hint}{e.problem?.requestId ? ` (request ${e.problem.requestId})` : ""}</Text>
-      {retry && (
+      {retry && e.status !== 400 && ( // the same request would be refused again
         <Group mt="sm">
           <Button size="xs" variant="light" onClick={retry}>Retry</Button>
         </Group>

@@ -4,6 +4,7 @@ import { useState } from "react";
 import { api, must } from "../api/client";
 import { navigate, useSearch } from "../location";
 import { pivots } from "../pivots";
+import { diffSides } from "../state";
 import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
@@ -44,6 +45,10 @@ export function EventDrawer({ id }: { id: string }) {
   };
   const e = ev.data;
   const stateful = e && e.action !== "access" && (e.before !== undefined || e.after !== undefined);
+  // The change first, for every event with a diff: which queue was
+  // deleted, what a setting became (issue 42). An event with whole states
+  // shows them compared below instead, changed fields first.
+  const change = e && !stateful && Object.keys(e.diff ?? {}).length > 0 ? diffSides(e.diff as never) : undefined;
   return (
     <Drawer opened onClose={close} position="right" size={phone ? "100%" : "60%"} closeOnEscape={!dialog} returnFocus={false} closeButtonProps={{ "aria-label": "Close the event" }} title={<Title order={4}>Event</Title>} data-testid="event-drawer">
       {ev.error ? <ErrorState error={ev.error} retry={ev.reload} /> : !e ? <Loader /> : (
@@ -59,6 +64,12 @@ export function EventDrawer({ id }: { id: string }) {
             {formatTime(e.timestamp, zone)} by {e.actor.email} ({e.actor.role}){e.actor.ip ? ` from ${e.actor.ip}` : ""}
             {e.reason ? ` — reason: ${e.reason}` : ""}
           </Text>
+          {change && (
+            <div data-testid="the-change">
+              <Title order={5}>The change</Title>
+              <SideBySide left={change.before} right={change.after} leftLabel="Before" rightLabel="After" />
+            </div>
+          )}
           <LogProof id={e.id} />
           <CopyButton value={eventLink(e.id)}>
             {({ copied, copy }) => <Button size="compact-xs" variant="subtle" w="fit-content" onClick={copy} data-testid="copy-link">{copied ? "Link copied" : "Copy link to this event"}</Button>}

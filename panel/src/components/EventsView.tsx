@@ -1,7 +1,7 @@
 import { Button, Group, Stack, Switch, Text } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
 import { useEffect, useState } from "react";
-import { api, must, type AuditEvent } from "../api/client";
+import { ApiError, api, must, type AuditEvent } from "../api/client";
 import { activeFilters, filtersSearch, parseFilters, type Filters } from "../filters";
 import { firstNow, listQuery, listRequest, viewFilters, type Page } from "../firstView";
 import { navigate, useSearch } from "../location";
@@ -34,7 +34,11 @@ export function EventsView({ operator }: { operator: boolean }) {
     setMore({ events: [] });
     setFresh([]);
   }, [key]);
-  const page = first.data;
+  const page = first.error ? undefined : first.data;
+  // A search the service refuses is said under the search box (and in
+  // the table's place, for a phone whose filters are folded).
+  const searchError = first.error instanceof ApiError && first.error.status === 400
+    ? (first.error.problem?.errors ?? []).filter((e) => e.field === "q").map((e) => e.message).join("; ") || undefined : undefined;
   // The filter bar (its comboboxes: about 100 ms of script on a first
   // visit) renders in the frame after the first page of rows, so that the
   // rows do not wait for it; until then a skeleton of the same size keeps
@@ -83,8 +87,8 @@ export function EventsView({ operator }: { operator: boolean }) {
           {unfolded ? "Hide the filters" : `Filters${active ? ` (${active} active)` : ""}`}
         </Button>
       )}
-      {phone ? unfolded && <FilterBar filters={filters} onChange={setFilters} operator={operator} />
-        : barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} />
+      {phone ? unfolded && <FilterBar filters={filters} onChange={setFilters} operator={operator} searchError={searchError} sample={shown[0]} />
+        : barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} searchError={searchError} sample={shown[0]} />
           : <FilterBarSkeleton custom={filters.range === "custom"} operator={operator} />}
       <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
       <Group justify="space-between" gap="xs">
@@ -98,7 +102,19 @@ export function EventsView({ operator }: { operator: boolean }) {
           <ExportButton filters={filters} now={now} total={page?.total} />
         </Group>
       </Group>
-      {first.error ? (
+      {page?.total === 0 && (page.suggestions?.length ?? 0) > 0 && (
+        <Group gap="xs" data-testid="suggestions">
+          <Text size="sm">Nothing matches this search as typed. Read another way:</Text>
+          {page.suggestions!.map((s) => (
+            <Button key={s.q} size="compact-sm" variant="light" onClick={() => setFilters({ ...filters, q: s.q })} data-testid="suggestion">
+              {`${s.q} finds ${s.total.relation === "gte" ? "at least " : ""}${s.total.value.toLocaleString("en-US")}`}
+            </Button>
+          ))}
+        </Group>
+      )}
+      {searchError ? (
+        <Text size="sm" c="red.9" data-testid="search-error">The search is not valid: {searchError}</Text>
+      ) : first.error ? (
         <ErrorState error={first.error} retry={first.reload} />
       ) : (
         <EventsTable events={shown} loading={first.loading && !page} busy={first.loading} filters={filters} onFilter={setFilters} operator={operator}

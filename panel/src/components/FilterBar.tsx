@@ -1,12 +1,14 @@
 import { ActionIcon, Button, Code, Group, MultiSelect, Popover, SegmentedControl, Select, Stack, Switch, Text, TextInput, rem } from "@mantine/core";
 import { useEffect, useState } from "react";
+import type { AuditEvent } from "../api/client";
 import { defaultFilters, type Filters } from "../filters";
 import { qualifiers, searchExamples } from "../searchHelp";
+import { looksFinished, searchPause } from "../searchInput";
 import { fromZonedInput, toZonedInput, useTimeZone } from "../time";
 
 /** SearchHelp explains the search language, with examples that fill the
  * box when clicked. */
-function SearchHelp({ onPick }: { onPick: (q: string) => void }) {
+function SearchHelp({ onPick, sample }: { onPick: (q: string) => void; sample?: AuditEvent }) {
   return (
     <Popover width={380} position="bottom-end" withinPortal>
       <Popover.Target>
@@ -15,7 +17,7 @@ function SearchHelp({ onPick }: { onPick: (q: string) => void }) {
       <Popover.Dropdown>
         <Stack gap={6}>
           <Text size="sm" fw={600}>Words, prefixes (grace*), or field:value</Text>
-          {searchExamples.map((x) => (
+          {searchExamples(new Date(), sample).map((x) => (
             <div key={x.query}>
               <button type="button" className="al-link" onClick={() => onPick(x.query)} data-testid="search-example"><Code>{x.query}</Code></button>
               <Text size="xs" c="dimmed">{x.means}</Text>
@@ -61,17 +63,22 @@ export function FilterBarSkeleton({ custom, operator }: { custom: boolean; opera
   );
 }
 
-/** FilterBar edits the filters; text fields apply when typing pauses. */
-export function FilterBar({ filters, onChange, operator }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean }) {
+/** FilterBar edits the filters; text fields apply when typing pauses,
+ * the search on Enter or on a pause once it looks finished
+ * (searchInput.ts). searchError is the service's word on the search
+ * last sent, shown under the box. */
+export function FilterBar({ filters, onChange, operator, searchError, sample }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean; searchError?: string; sample?: AuditEvent }) {
   const [zone] = useTimeZone();
   const [text, setText] = useState({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" });
   useEffect(() => setText({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" }),
     [filters.actorEmail, filters.resourceId, filters.q]);
+  const apply = (q: string | undefined) => {
+    const next = { actorEmail: text.actorEmail.trim() || undefined, resourceId: text.resourceId.trim() || undefined, q: q?.trim() || undefined };
+    if (next.actorEmail !== filters.actorEmail || next.resourceId !== filters.resourceId || next.q !== filters.q) onChange({ ...filters, ...next });
+  };
   useEffect(() => {
-    const t = setTimeout(() => {
-      const next = { actorEmail: text.actorEmail.trim() || undefined, resourceId: text.resourceId.trim() || undefined, q: text.q.trim() || undefined };
-      if (next.actorEmail !== filters.actorEmail || next.resourceId !== filters.resourceId || next.q !== filters.q) onChange({ ...filters, ...next });
-    }, 400);
+    const q = looksFinished(text.q) ? text.q : filters.q;
+    const t = setTimeout(() => apply(q), text.q !== (filters.q ?? "") ? searchPause : 400);
     return () => clearTimeout(t);
   });
   return (
@@ -92,8 +99,9 @@ export function FilterBar({ filters, onChange, operator }: { filters: Filters; o
       <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={W.kind} styles={oneLine} />
       <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={W.id} />
       <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={W.outcome} />
-      <TextInput label="Search" w={W.search} placeholder="words, actor:grace*, ip:10.0.0.0/8" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
-        rightSection={<SearchHelp onPick={(q) => setText({ ...text, q })} />} />
+      <TextInput label="Search" w={W.search} placeholder="paste an IP, e-mail, id; words; actor:grace*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
+        onKeyDown={(e) => e.key === "Enter" && apply(text.q)} error={searchError} data-testid="search"
+        rightSection={<SearchHelp sample={sample} onPick={(q) => setText({ ...text, q })} />} />
       {!operator && (
         <Switch label="Operator team only (cross_tenant)" w={W.operator} checked={filters.crossTenant === true}
           onChange={(e) => onChange({ ...filters, crossTenant: e.currentTarget.checked ? true : undefined })} />

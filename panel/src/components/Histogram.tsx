@@ -20,7 +20,9 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   const ref = useRef<SVGSVGElement>(null);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
   const bars = stats.data?.histogram ?? [];
-  if (stats.error) return null; // the table shows the error
+  // On an error (a search that does not parse, say) the bars last drawn
+  // stay, dimmed: the table says what went wrong.
+  const stale = stats.error !== undefined;
   const max = Math.max(1, ...bars.map((b) => b.count));
   const W = 1000;
   const H = 80;
@@ -41,7 +43,7 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   };
   return (
     <Box>
-      <svg ref={ref} viewBox={`0 0 ${W} ${H}`} width="100%" height={H} preserveAspectRatio="none" data-testid="histogram" role="img" aria-label={`Events per ${interval} over the chosen dates; drag across to narrow them`} style={{ cursor: "crosshair", userSelect: "none" }}
+      <svg ref={ref} opacity={stale ? 0.4 : 1} viewBox={`0 0 ${W} ${H}`} width="100%" height={H} preserveAspectRatio="none" data-testid="histogram" role="img" aria-label={`Events per ${interval} over the chosen dates; drag across to narrow them`} style={{ cursor: "crosshair", userSelect: "none" }}
         onMouseDown={(e) => setDrag({ a: x(e), b: x(e) })} onMouseMove={(e) => drag && setDrag({ ...drag, b: x(e) })} onMouseUp={finish} onMouseLeave={() => setDrag(null)}>
         {bars.map((b, i) => {
           const h = (b.count / max) * (H - 2);

@@ -74,7 +74,7 @@ export function LogProof({ id }: { id: string }) {
   if (c.pending) {
     return (
       <Group gap="xs" data-testid="log-proof" data-ok="pending">
-        <Badge color="yellow.9" variant="light">not yet cosigned</Badge>
+        <Badge color="yellow.4" autoContrast>not yet cosigned</Badge>
         <Text size="xs">
           In the log at #{c.index}, checkpoint of {formatTime(c.time, zone)}; the witnesses have not cosigned a checkpoint that holds it yet.
         </Text>
@@ -83,7 +83,7 @@ export function LogProof({ id }: { id: string }) {
   }
   return (
     <Group gap="xs" data-testid="log-proof" data-ok="true">
-      <Badge color="teal.9" variant="light">verified in this browser</Badge>
+      <Badge color="teal.9">verified in this browser</Badge>
       <Text size="xs">
         In the log at #{c.index}, checkpoint of {formatTime(c.time, zone)} ({c.size} events)
         {c.signature === "valid" ? ", signature checked" : c.signature === "unchecked" ? "; this browser cannot check Ed25519 signatures" : ""}

@@ -1,6 +1,6 @@
 import { Alert, Anchor, Badge, Button, Group, Modal, Stack, Text, TextInput, Title } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useRef, useState, useSyncExternalStore } from "react";
 import { ApiError, api, must, type AuditEvent, type Restore } from "../api/client";
 import { auth } from "../auth";
 import { navigate } from "../location";
@@ -28,9 +28,15 @@ export function RestorePanel({ event, onDialog, onChanged }: { event: AuditEvent
   const a = useSyncExternalStore(auth.subscribe, auth.state);
   const [ask, setAskState] = useState<Ask | null>(null);
   const [done, setDone] = useState<Restore | null>(null);
+  // The control that opened the dialog takes the focus back when it
+  // closes (Escape, Cancel, done): the dialog unmounts, so the modal's
+  // own focus return has nothing to go back to.
+  const opener = useRef<HTMLElement | null>(null);
   const setAsk = (x: Ask | null) => {
+    if (x) opener.current = document.activeElement as HTMLElement | null;
     setAskState(x);
     onDialog(x !== null);
+    if (!x) requestAnimationFrame(() => opener.current?.isConnected && opener.current.focus());
   };
   const role = a.claims?.role;
   if (role !== "admin" && role !== "superadmin") return null;
@@ -111,8 +117,14 @@ function Confirm({ event, ask, superadmin, onClose, onDone, onConflict }: Confir
       onDone(r);
     } catch (e) {
       const err = e instanceof ApiError ? e : new ApiError(0);
+      if (err.status === 409) {
+        // Changed since the dialog read it: read the current state again,
+        // so that "Current" shows what "Restore anyway" would replace.
+        setLatest(null);
+        await latestVersion(event).then(setLatest, () => {});
+        onConflict();
+      }
       setError(err);
-      if (err.status === 409) onConflict();
     } finally {
       setBusy(false);
     }
@@ -171,7 +183,7 @@ function RestoreStatus({ first, onFinal }: { first: Restore; onFinal: () => void
     // Runs on each new answer only: onFinal once, when it stops pending.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [r]);
-  const color = r.status === "applied" ? "teal.9" : r.status === "failed" ? "red.9" : "orange.9";
+  const color = r.status === "applied" ? "teal.9" : r.status === "failed" ? "red.9" : "blue.9";
   return (
     <Alert color={color} title="Restore requested" data-testid="restore-status">
       <Group gap="xs">

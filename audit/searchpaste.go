@@ -1,0 +1,57 @@
+package audit
+
+import (
+	"net/netip"
+	"strings"
+	"unicode"
+)
+
+// What people paste into the search box (issue 42): an IP address or
+// block, an e-mail, an event id, a request id, a resource id. Free text
+// alone does not find all of them (an event's id, request id and actor IP
+// are not text of the event), so a value that is one word matches them
+// exactly as well (SearchAny).
+
+// Paste is what one free-text value finds besides the text: the events
+// whose id (ID), request id or resource id (Exact), actor e-mail (Email)
+// equals it, or whose actor IP is in IP when IPOK.
+type Paste struct {
+	Exact string
+	ID    string
+	Email string
+	IP    netip.Prefix
+	IPOK  bool
+}
+
+// Paste returns what v finds exactly besides the text, or false when v
+// is a prefix or holds white space (a phrase is text only).
+func (v TermValue) Paste() (Paste, bool) {
+	if v.Prefix || v.Text == "" || strings.ContainsFunc(v.Text, unicode.IsSpace) {
+		return Paste{}, false
+	}
+	p := Paste{Exact: v.Text, ID: NormalizeID(v.Text), Email: strings.ToLower(v.Text)}
+	if ip, err := ParseIPBlock(v.Text); err == nil {
+		p.IP, p.IPOK = ip, true
+	}
+	return p, true
+}
+
+// pasted reports whether a plain word alone is a pasted value rather
+// than a word of text: it holds a letter or digit and something other
+// than letters (a digit, a dot, an @, a colon, a dash…), and is not a
+// prefix or a phrase.
+func pasted(w string) bool {
+	if strings.HasSuffix(w, "*") || strings.HasPrefix(w, `"`) || alnum(w) == 0 {
+		return false
+	}
+	return strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
+}
+
+// Words splits s as free text does on both stores: into the runs of
+// letters, digits and underscores, everything else a separator (the
+// embedded store's FTS5 unicode61 tokenizer with '_' as a token
+// character). A host name, a URL, an e-mail or an address is so many
+// words: "hooks.zendesk-relay.example" holds "zendesk".
+func Words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+}
