@@ -286,15 +286,15 @@ const walkAbove = 5000
 
 // sortHint is " INDEXED BY <index>" when the planner, which has no
 // statistics, would choose badly for q with total matches: for a sort by
-// user over many matches, the walk of the e-mail index in that order
-// (where it would read the time range's events and sort them all: 0.5 s
-// at 500,000 events); for a filter on a user with few matches sorted by
-// time, that user's events (where it would walk the tenant in time
-// order). "" otherwise.
+// user over many matches, or of one user's events, the walk of the
+// e-mail index in that order (where it would read the time range's
+// events and sort them all: 0.5 s at 500,000 events); for a filter on a
+// user with few matches sorted by time, that user's events (where it
+// would walk the tenant in time order). "" otherwise.
 func sortHint(q audit.Query, total audit.Total) string {
 	many := total.Relation == audit.TotalAtLeast || total.Value > walkAbove
 	switch {
-	case q.Sort.Field == audit.SortActorEmail && many:
+	case q.Sort.Field == audit.SortActorEmail && (many || q.Filter.ActorEmail != ""):
 		return " INDEXED BY events_by_email"
 	case q.Sort.Field == audit.SortTimestamp && q.Filter.ActorEmail != "" && !many:
 		return " INDEXED BY events_by_email"

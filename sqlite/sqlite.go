@@ -57,10 +57,17 @@ type Config struct {
 	// created with (SQLite fixes it with the first table). Only the same
 	// benchmark sets it.
 	PageSize int
-	// CacheMiB is each connection's page cache (default 64). The
-	// service keeps the indexes' B-trees in it; `auditlog log verify`,
-	// which reads each page once, sets a small one.
+	// CacheMiB is the write connection's page cache (default 64): it
+	// keeps the B-trees of the indexes that every insert descends in
+	// memory; `auditlog log verify`, which reads each page once, sets a
+	// small one.
 	CacheMiB int
+	// ReadCacheMiB is each of the four read connections' page cache
+	// (default 8). A query reads a few pages of an index in time order,
+	// which the operating system's page cache holds as well; a larger
+	// cache per reader multiplied the server's memory under load without
+	// making the queries faster (BENCHMARKS.md, panel load).
+	ReadCacheMiB int
 }
 
 // Store is the SQLite event store.
@@ -103,13 +110,16 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.CacheMiB <= 0 {
 		cfg.CacheMiB = 64
 	}
-	dsn := func(extra string) string {
+	if cfg.ReadCacheMiB <= 0 {
+		cfg.ReadCacheMiB = 8
+	}
+	dsn := func(extra string, cacheMiB int) string {
 		q := url.Values{}
-		// A 64 MB page cache (CacheMiB) per connection keeps the B-trees of the indexes
-		// in memory (the default 2 MB makes inserts read pages back), and a
-		// 64 MB WAL between checkpoints lets repeated writes to the same
-		// index pages coalesce.
-		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)", fmt.Sprintf("cache_size(%d)", -1024*cfg.CacheMiB), "temp_store(MEMORY)", "wal_autocheckpoint(16384)"} {
+		// The writer's 64 MB page cache (CacheMiB) keeps the B-trees of the
+		// indexes in memory (the default 2 MB makes inserts read pages back),
+		// and a 64 MB WAL between checkpoints lets repeated writes to the
+		// same index pages coalesce.
+		for _, p := range []string{"journal_mode(WAL)", "synchronous(FULL)", "busy_timeout(10000)", "foreign_keys(ON)", fmt.Sprintf("cache_size(%d)", -1024*cacheMiB), "temp_store(MEMORY)", "wal_autocheckpoint(16384)"} {
 			q.Add("_pragma", p)
 		}
 		return "file:" + cfg.Path + "?" + q.Encode() + extra
@@ -118,12 +128,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := createWithPageSize(ctx, cfg.Path, cfg.PageSize, open); err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating %s", cfg.Path)
 	}
-	w, err := open(dsn("&_txlock=immediate"))
+	w, err := open(dsn("&_txlock=immediate", cfg.CacheMiB))
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)
 	}
 	w.SetMaxOpenConns(1)
-	r, err := open(dsn("&mode=ro"))
+	r, err := open(dsn("&mode=ro", cfg.ReadCacheMiB))
 	if err != nil {
 		w.Close()
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: opening %s", cfg.Path)

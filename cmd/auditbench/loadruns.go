@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -12,6 +13,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -85,7 +88,7 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 				codes[r.Code]++
 			}
 		}
-		log.Printf("  %s: %d requests/s offered: p99 %.0f ms, %d of %d not answered 200 %v", store, rate, p99, failed, len(rs), codes)
+		log.Printf("  %s: %d requests/s offered: p99 %.0f ms, %d of %d not answered 200 %v; %s", store, rate, p99, failed, len(rs), codes, memOf(srv))
 		if p99 > 500 || failed > 0 {
 			break
 		}
@@ -95,7 +98,9 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", srv.cmd.Process.Pid), []byte("5"), 0); err != nil {
 		return nil, fmt.Errorf("resetting the peak RSS: %w", err)
 	}
+	log.Printf("  %s: before overload: %s", store, memOf(srv))
 	rs := attack(targets, over, d)
+	log.Printf("  %s: after overload: %s", store, memOf(srv))
 	shed, fast, other := 0, 0, 0
 	for _, r := range rs {
 		switch r.Code {
@@ -172,4 +177,32 @@ func ingestAlongside(ctx context.Context, srv *process, g *gen.Generator) func()
 		}
 	}()
 	return func() { cancel(); <-done }
+}
+
+// memOf says the server's resident memory now, its peak, and the Go
+// heap in use (from /metrics), so a peak can be told apart as Go's or
+// SQLite's.
+func memOf(srv *process) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.cmd.Process.Pid))
+	var rss, hwm string
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			rss = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			hwm = strings.TrimSpace(v)
+		}
+	}
+	heap := "?"
+	if res, err := http.Get(srv.base + "/metrics"); err == nil {
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		for _, l := range strings.Split(string(body), "\n") {
+			if v, ok := strings.CutPrefix(l, "go_memstats_heap_inuse_bytes "); ok {
+				f, _ := strconv.ParseFloat(v, 64)
+				heap = fmt.Sprintf("%.0f MB", f/1e6)
+			}
+		}
+	}
+	return fmt.Sprintf("RSS %s, peak %s, Go heap in use %s", rss, hwm, heap)
 }
