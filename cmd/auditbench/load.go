@@ -39,7 +39,7 @@ func benchLoad(ctx context.Context, e *env) ([]result, error) {
 		return nil, err
 	}
 	var out []result
-	for _, store := range []string{"SQLite", "Elasticsearch"} {
+	for _, store := range loadStores() {
 		g := gen.New(gen.Config{Seed: 45, Tenants: 10, WithIDs: true}, n)
 		vars, err := loadStore(ctx, e, store, dir, g, n)
 		if err != nil {
@@ -140,4 +140,13 @@ func (p *process) getJSON(path string, h http.Header, v any) error {
 		return fmt.Errorf("GET %s: %d", path, res.StatusCode)
 	}
 	return json.NewDecoder(res.Body).Decode(v)
+}
+
+// loadStores are the stores the load benchmark runs on: both, or the one
+// BENCH_LOAD_STORE names (a run that looks into one).
+func loadStores() []string {
+	if s := os.Getenv("BENCH_LOAD_STORE"); s != "" {
+		return []string{s}
+	}
+	return []string{"SQLite", "Elasticsearch"}
 }
