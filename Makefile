@@ -17,8 +17,14 @@ build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/auditlog
 
 ## run: start `auditlog serve` on the embedded default (SQLite, no Elasticsearch or Kafka)
+# The banner comes first, and again once serve is ready (healthcheck): a
+# seeded demo's start-up lines would scroll the first one away. Ctrl-C
+# stops serve gracefully.
 run: build banner
-	$(BIN) serve
+	@$(BIN) serve & pid=$$!; trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' INT TERM; \
+	for i in $$(seq 1 1200); do kill -0 $$pid 2>/dev/null || break; $(BIN) healthcheck >/dev/null 2>&1 && break; sleep 0.5; done; \
+	if kill -0 $$pid 2>/dev/null; then echo; echo "auditlog is ready."; $(MAKE) -s --no-print-directory banner; fi; \
+	wait $$pid
 
 # banner prints the URL and a working token before serve starts: token
 # --init-dev-secret writes the data directory's development secret first

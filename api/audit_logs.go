@@ -132,7 +132,7 @@ func (s *Server) recordQuestion(c *gin.Context, what string, f audit.Filter) err
 	e := s.selfEvent(c, audit.ActionAccess, audit.Resource{Type: audit.ResourceAuditLog, ID: p.TenantID},
 		map[string]any{"operation": what, "request": map[string]any{"query": c.Request.URL.RawQuery}})
 	minute := strconv.FormatInt(e.Timestamp.Unix()/60, 10)
-	e.ID = audit.DerivedID("question", p.TenantID, p.UserID, p.Reason, e.Actor.IP, e.Actor.UserAgent, f.Question(), minute)
+	e.ID = audit.DerivedID("question", p.TenantID, p.UserID, p.Reason, e.Actor.IP, e.Actor.UserAgent, f.Question(e.Timestamp.Time), minute)
 	return s.writeSelfOnce(c, e)
 }
 

@@ -145,9 +145,11 @@ func TestAnOperatorsQuestionIsRecordedOnce(t *testing.T) {
 		t.Fatalf("first page: %d %s", first.status, first.body)
 	}
 	// The same question: its histogram (the range computed a moment
-	// later), its next page, another sort.
+	// later, open or closed at now, as the panel asks it), its next page,
+	// another sort.
 	for _, path := range []string{
 		"/api/audit-logs/stats?interval=1d&from=" + from.Add(1500*time.Millisecond).Format(time.RFC3339Nano),
+		"/api/audit-logs/stats?interval=1d&from=" + from.Add(1500*time.Millisecond).Format(time.RFC3339Nano) + "&to=" + time.Now().UTC().Format(time.RFC3339Nano),
 		"/api/audit-logs?pageSize=10&from=" + from.Format(time.RFC3339Nano) + "&cursor=" + url.QueryEscape(*lr.NextCursor),
 		"/api/audit-logs?sort=action&from=" + from.Format(time.RFC3339Nano),
 	} {
@@ -162,7 +164,7 @@ func TestAnOperatorsQuestionIsRecordedOnce(t *testing.T) {
 		return len(out.Data)
 	}
 	if n := records(); n != 1 {
-		t.Fatalf("one question asked four ways wrote %d records, want 1", n)
+		t.Fatalf("one question asked five ways wrote %d records, want 1", n)
 	}
 	h.get(t, "/api/audit-logs?action=delete&from="+from.Format(time.RFC3339Nano), op)
 	h.get(t, "/api/audit-logs?action=delete&from="+from.Format(time.RFC3339Nano), token(t, tenantX, audit.RoleSuperadmin, "Incident INC-43"))

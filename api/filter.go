@@ -20,7 +20,7 @@ import (
 // accepted for crossTenant.
 var filterParams = map[string]bool{
 	"from": true, "to": true, "actorId": true, "actorEmail": true, "action": true, "resourceType": true,
-	"resourceId": true, "crossTenant": true, "cross_tenant": true, "category": true, "outcome": true, "q": true,
+	"resourceId": true, "crossTenant": true, "cross_tenant": true, "category": true, "outcome": true, "q": true, "system": true,
 }
 
 // sortParams order the list and the exports (not the stats).
@@ -182,6 +182,9 @@ func (p *queryParser) filter(tenant string) audit.Filter {
 		if f.Outcome = audit.Outcome(o); !f.Outcome.Valid() {
 			p.fail("outcome", "must be success or failure")
 		}
+	}
+	if p.single("system") != "" {
+		f.HideSystem = !p.boolean("system")
 	}
 	if q := p.single("q"); q != "" {
 		var err error

@@ -150,13 +150,17 @@ func (s *Server) leaves(c *gin.Context) {
 // then checks an event from the API against it. A tile's bytes never
 // change, so it may be cached for good.
 func (s *Server) tile(c *gin.Context) {
-	p := &queryParser{v: c.Request.URL.Query()}
-	p.unknown()
 	path := "tile" + c.Param("path")
 	t, perr := torchwood.ParseTilePath(path)
 	if perr != nil || t.L < -1 || t.L > 7 {
-		p.fail("path", "must be a tile path of C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] (L from 0 to 7) or tile/entries/<N>[.p/<W>], N in groups of three digits (x001/234)")
+		// The path is what is wrong, not a query parameter: the problem
+		// says so (issue 42).
+		writeError(c, s.deps.Logger, &audit.Error{Code: audit.EINVALID, Message: "invalid tile path", Fields: []audit.FieldError{{Field: "path",
+			Message: "must be a tile path of C2SP tlog-tiles: tile/<L>/<N>[.p/<W>] (L from 0 to 7) or tile/entries/<N>[.p/<W>], N in groups of three digits (x001/234)"}}})
+		return
 	}
+	p := &queryParser{v: c.Request.URL.Query()}
+	p.unknown()
 	err := p.err()
 	if err == nil {
 		err = s.recordAccess(c, "log tile", map[string]any{"tile": path})

@@ -190,8 +190,13 @@ func testLogProofs(t *testing.T, b logBackend) {
 		"/api/log/consistency?from=5&to=99999":            "to",
 		"/api/log/checkpoint?x=1":                         "x",
 	} {
-		if r := h.get(t, path, tok); r.status != 400 || !hasField(r.problem(t), field) {
+		r := h.get(t, path, tok)
+		if r.status != 400 || !hasField(r.problem(t), field) {
 			t.Fatalf("%s: %d %s, want a 400 naming %s", path, r.status, r.body, field)
+		}
+		// A path is not a query parameter: the problem says which it is.
+		if field == "path" && !strings.Contains(string(r.body), "invalid tile path") {
+			t.Fatalf("%s: %s, want the problem to name the tile path", path, r.body)
 		}
 	}
 	if r := h.get(t, "/api/log/proof?event="+theirs.ID, tok); r.status != 404 {

@@ -114,6 +114,9 @@ type ExportJobQuery struct {
 	ExpiresBefore time.Time
 	// Limit bounds the answer (default 100).
 	Limit int
+	// NewestFirst orders the answer by creation, newest first (a user's
+	// list of jobs, as downloads are); otherwise oldest first (the queue).
+	NewestFirst bool
 }
 
 // ExportJobStore keeps export jobs.

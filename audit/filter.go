@@ -58,12 +58,18 @@ func normalTerms(terms []Term) []Term {
 
 func termKey(t Term) string { return fmt.Sprint(t.Field, t.Negate, t.Values, t.From, t.To) }
 
-// Question is the canonical form of what f asks, to tell whether two
-// requests ask the same thing (a list and its histogram, the pages of one
-// walk): the normalised filter with its time bounds to the minute (a
-// relative range is computed anew by each request), without sort or page.
-func (f Filter) Question() string {
+// Question is the canonical form of what f asks at time now, to tell
+// whether two requests ask the same thing (a list and its histogram, the
+// pages of one walk): the normalised filter with its time bounds to the
+// minute (a relative range is computed anew by each request), without
+// sort or page. An end at now or later is no end: the panel's histogram
+// closes its window at now where its list leaves it open, and both are
+// one question (issue 42).
+func (f Filter) Question(now time.Time) string {
 	f = f.normalized()
+	if f.To != nil && !f.To.Before(now.Truncate(time.Minute)) {
+		f.To = nil
+	}
 	for _, t := range []**time.Time{&f.From, &f.To} {
 		if *t != nil {
 			m := (*t).Truncate(time.Minute)

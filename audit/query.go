@@ -60,7 +60,16 @@ type Filter struct {
 	// restore request. It has no query parameter: the restore status
 	// endpoint uses it.
 	RestoredFrom string
+	// HideSystem leaves out the service's own records (the resource
+	// types of SystemResourceTypes): the panel's default view, so that
+	// periodic deliveries do not fill the first screen (issue 42).
+	HideSystem bool
 }
+
+// SystemResourceTypes are the resource types of the records the service
+// writes of its own work, as SystemActor: periodic export deliveries,
+// retention deletions, plan changes.
+var SystemResourceTypes = []string{ResourcePeriodicExport, ResourceLogRetention, ResourceTenantPlan}
 
 // Sort orders results.
 type Sort struct {

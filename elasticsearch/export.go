@@ -249,10 +249,14 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	if limit <= 0 {
 		limit = 100
 	}
+	dir := "asc"
+	if q.NewestFirst {
+		dir = "desc"
+	}
 	body := map[string]any{
 		"size": limit, "seq_no_primary_term": true,
 		"query": map[string]any{"bool": map[string]any{"filter": filter}},
-		"sort":  []any{map[string]any{"createdAt": "asc"}, map[string]any{"id": "asc"}},
+		"sort":  []any{map[string]any{"createdAt": dir}, map[string]any{"id": dir}},
 	}
 	var out struct {
 		Hits struct {

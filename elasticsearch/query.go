@@ -49,6 +49,9 @@ func FilterClauses(f audit.Filter) []any {
 	if f.ResourceID != "" {
 		clauses = append(clauses, term("resource.id", f.ResourceID))
 	}
+	if f.HideSystem {
+		clauses = append(clauses, map[string]any{"bool": map[string]any{"must_not": []any{map[string]any{"terms": map[string]any{"resource.type": audit.SystemResourceTypes}}}}})
+	}
 	if f.RestoredFrom != "" {
 		clauses = append(clauses, term("restoredFrom", f.RestoredFrom))
 	}

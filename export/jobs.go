@@ -58,7 +58,7 @@ func (s *Service) Job(ctx context.Context, p audit.Principal, id string) (audit.
 
 // Jobs lists the principal's jobs, oldest first.
 func (s *Service) Jobs(ctx context.Context, p audit.Principal, limit int) ([]audit.ExportJob, error) {
-	return s.deps.Jobs.FindExportJobs(ctx, audit.ExportJobQuery{TenantID: p.TenantID, OwnerID: p.UserID, Limit: limit})
+	return s.deps.Jobs.FindExportJobs(ctx, audit.ExportJobQuery{TenantID: p.TenantID, OwnerID: p.UserID, Limit: limit, NewestFirst: true})
 }
 
 // Cancel cancels a queued or running job, or deletes the file of a done

@@ -1,8 +1,10 @@
 package periodicexport_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +33,17 @@ func TestThreeDaysThenALateEventThenARotation(t *testing.T) {
 		tenant, sample := seed(t, s, 3000, oct1, oct4, audit.Daily)
 		c := &clock{t: oct4.Add(30 * time.Minute)}
 		keyA := newKey(t)
-		must(t, scheduler(t, s, b, "a", keyA, c).RunOnce(ctx))
+		// A backfill is one line at info, each window one at debug.
+		var logged bytes.Buffer
+		first := scheduler(t, s, b, "a", keyA, c)
+		first.Log = slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		must(t, first.RunOnce(ctx))
 		if files := union(t, s, b, tenant); files != 3 {
 			t.Fatalf("%d data files for three days, want 3", files)
+		}
+		if lines := strings.Split(strings.TrimSpace(logged.String()), "\n"); len(lines) != 1 ||
+			!strings.Contains(lines[0], `msg="periodic export pass delivered" windows=3 tenants=1 events=3000`) {
+			t.Fatalf("the pass logged:\n%s", logged.String())
 		}
 		if ok, out := verifyChain(t, b, tenant, pubKeys(keyA)); !ok || !strings.Contains(out, "verified 3 digests") {
 			t.Fatalf("verify:\n%s", out)

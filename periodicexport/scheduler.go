@@ -61,6 +61,8 @@ type Scheduler struct {
 	// that a verifier requiring them (auditlog verify --witness-key)
 	// checks it; the latest signed one while none is cosigned yet.
 	Cosigned audit.CosignStore
+
+	tally passTally // of the pass under way (RunOnce)
 }
 
 // RunOnce passes over every tenant of the directory. A tenant's failure
@@ -69,6 +71,8 @@ type Scheduler struct {
 func (s *Scheduler) RunOnce(ctx context.Context) error {
 	var first error
 	after := ""
+	s.tally = passTally{tenants: map[string]bool{}}
+	defer s.logPass()
 	for {
 		page, err := s.Tenants.Tenants(ctx, after, audit.MaxTenantPage)
 		if err != nil {
@@ -109,6 +113,42 @@ func (s *Scheduler) Run(ctx context.Context, every time.Duration) {
 }
 
 var errHeld = errors.New("held by another replica")
+
+// passTally counts what one pass delivered, for its one summary line: a
+// backfill of months of daily windows is one line at info, each window
+// one at debug (issue 42: the demo's first screen scrolled away under
+// 170 lines).
+type passTally struct {
+	windows     int
+	events      int64
+	tenants     map[string]bool
+	first, last time.Time
+}
+
+func (t *passTally) add(win Window, events int64) {
+	if t.tenants == nil {
+		t.tenants = map[string]bool{}
+	}
+	t.windows++
+	t.events += events
+	t.tenants[win.TenantID] = true
+	if t.first.IsZero() || win.Start.Before(t.first) {
+		t.first = win.Start
+	}
+	if win.Start.After(t.last) {
+		t.last = win.Start
+	}
+}
+
+// logPass says what the pass delivered, when it delivered anything.
+func (s *Scheduler) logPass() {
+	t := s.tally
+	if t.windows == 0 {
+		return
+	}
+	s.Log.Info("periodic export pass delivered", "windows", t.windows, "tenants", len(t.tenants), "events", t.events,
+		"from", t.first.Format(time.RFC3339), "to", t.last.Format(time.RFC3339))
+}
 
 // pass exports a tenant's due windows and late files under its lease.
 func (s *Scheduler) pass(ctx context.Context, t audit.Tenant) error {
@@ -232,7 +272,8 @@ func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicSt
 		return err
 	}
 	st.Advance(&d, key)
-	s.Log.Info("periodic export delivered", "tenant", win.TenantID, "window", win.Start.Format(time.RFC3339), "late", win.Late, "events", f.Count, "key", f.Key)
+	s.Log.Debug("periodic export delivered", "tenant", win.TenantID, "window", win.Start.Format(time.RFC3339), "late", win.Late, "events", f.Count, "key", f.Key)
+	s.tally.add(win, f.Count)
 	return s.renew(ctx, st)
 }
 

@@ -135,7 +135,11 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM export_jobs WHERE `+strings.Join(conds, " AND ")+` ORDER BY created_at, id LIMIT ?`, append(args, limit)...)
+	order := "created_at, id"
+	if q.NewestFirst {
+		order = "created_at DESC, id DESC"
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM export_jobs WHERE `+strings.Join(conds, " AND ")+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: finding export jobs")
 	}

@@ -37,7 +37,7 @@ func (s *Store) indexHint(ctx context.Context, f audit.Filter) string {
 	}
 	best, least := "", int64(hintProbe)
 	for _, t := range candidates {
-		cond, args := termCond(t)
+		cond, args := termCond(f.TenantID, t)
 		var n int64
 		err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events INDEXED BY `+termIndexes[t.Field]+
 			` WHERE tenant_id = ? AND `+cond+` LIMIT ?)`, append(append([]any{f.TenantID}, args...), hintProbe)...).Scan(&n)

@@ -67,6 +67,13 @@ func where(f audit.Filter) (string, []any) {
 	if f.ResourceID != "" {
 		add("resource_id = ?", f.ResourceID)
 	}
+	if f.HideSystem {
+		args := make([]any, len(audit.SystemResourceTypes))
+		for i, t := range audit.SystemResourceTypes {
+			args[i] = t
+		}
+		add("resource_type NOT IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(args)), ", ")+")", args...)
+	}
 	if f.RestoredFrom != "" {
 		// No column: few events carry it, and the filter comes with the
 		// resource's, which the resource index narrows first.
@@ -90,7 +97,7 @@ func where(f audit.Filter) (string, []any) {
 		}
 	}
 	for _, t := range f.Terms {
-		c, a := termCond(t)
+		c, a := termCond(f.TenantID, t)
 		add(c, a...)
 	}
 	if m := ftsQuery(f.Q); m != "" {
@@ -290,7 +297,8 @@ const walkAbove = 5000
 // e-mail index in that order (where it would read the time range's
 // events and sort them all: 0.5 s at 500,000 events); for a filter on a
 // user with few matches sorted by time, that user's events (where it
-// would walk the tenant in time order). "" otherwise.
+// would walk the tenant in time order); for a search term an index serves
+// with few matches, that index. "" otherwise.
 func sortHint(q audit.Query, total audit.Total) string {
 	many := total.Relation == audit.TotalAtLeast || total.Value > walkAbove
 	switch {
@@ -298,6 +306,17 @@ func sortHint(q audit.Query, total audit.Total) string {
 		return " INDEXED BY events_by_email"
 	case q.Sort.Field == audit.SortTimestamp && q.Filter.ActorEmail != "" && !many:
 		return " INDEXED BY events_by_email"
+	case !many:
+		// A search term an index serves (actor:an*, ip:, resource:…) with
+		// few matches: read them through its index and sort them, where
+		// the planner would walk the tenant in the sort's order checking
+		// each event (actor:an* -action:access: 330 ms at 490,000 events
+		// of a tenant, 1.5 ms through the e-mail index).
+		for _, t := range q.Filter.Terms {
+			if idx, ok := termIndexes[t.Field]; ok && !t.Negate {
+				return " INDEXED BY " + idx
+			}
+		}
 	}
 	return ""
 }

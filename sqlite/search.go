@@ -18,7 +18,7 @@ var termColumns = map[audit.SearchField]string{
 
 // termCond is the condition of one term of the search language: its
 // values ORed, the whole negated with NOT.
-func termCond(t audit.Term) (string, []any) {
+func termCond(tenant string, t audit.Term) (string, []any) {
 	var ors []string
 	var args []any
 	switch t.Field {
@@ -36,10 +36,7 @@ func termCond(t audit.Term) (string, []any) {
 	case audit.SearchText:
 		ors, args = ftsCond(t.Values, "", ors, args)
 	case audit.SearchAny:
-		ors, args = ftsCond(t.Values, "", ors, args)
-		for _, v := range t.Values {
-			ors, args = pasteConds(v, ors, args)
-		}
+		ors, args = anyCond(tenant, t.Values, ors, args)
 	default:
 		col := termColumns[t.Field]
 		for _, v := range t.Values {
@@ -68,20 +65,43 @@ func termCond(t audit.Term) (string, []any) {
 	return cond, args
 }
 
-// pasteConds appends the exact matches of a pasted value (audit.Paste):
-// each an index of the events table (0003, 0008, 0014) under the tenant.
-func pasteConds(v audit.TermValue, ors []string, args []any) ([]string, []any) {
-	p, ok := v.Paste()
-	if !ok {
-		return ors, args
+// anyCond appends the condition of pasted values (audit.SearchAny): the
+// rows free text matches, or whose id, request id, resource id or e-mail
+// is a value, or whose address is in it. One IN over a UNION ALL, each
+// part a search of its own index under the tenant (0003, 0008, 0014): as
+// an OR of conditions, the planner walked the tenant's every event (1.5 s
+// for a pasted address at 490,000 events of a tenant).
+func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) ([]string, []any) {
+	var parts []string
+	var m []string
+	for _, v := range values {
+		if p := ftsValue(v); p != "" {
+			m = append(m, p)
+		}
 	}
-	ors = append(ors, "id = ?", "request_id = ?", "resource_id = ?", "actor_email_lc = ?")
-	args = append(args, p.ID, p.Exact, p.Exact, p.Email)
-	if p.IPOK {
-		lo, hi := ipRange(p.IP)
-		ors, args = append(ors, "(actor_ip_key >= ? AND actor_ip_key <= ?)"), append(args, lo, hi)
+	if len(m) > 0 {
+		parts, args = append(parts, "SELECT rowid FROM events_fts WHERE events_fts MATCH ?"), append(args, strings.Join(m, " OR "))
 	}
-	return ors, args
+	for _, v := range values {
+		p, ok := v.Paste()
+		if !ok {
+			continue
+		}
+		for _, c := range []struct {
+			col string
+			v   string
+		}{{"id", p.ID}, {"request_id", p.Exact}, {"resource_id", p.Exact}, {"actor_email_lc", p.Email}} {
+			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND "+c.col+" = ?"), append(args, tenant, c.v)
+		}
+		if p.IPOK {
+			lo, hi := ipRange(p.IP)
+			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND actor_ip_key >= ? AND actor_ip_key <= ?"), append(args, tenant, lo, hi)
+		}
+	}
+	if len(parts) == 0 {
+		return append(ors, "0"), args
+	}
+	return append(ors, "seq IN ("+strings.Join(parts, " UNION ALL ")+")"), args
 }
 
 // ftsCond appends the condition of free-text values, ORed, each under

@@ -28,7 +28,7 @@ type source struct {
 // A field added to audit.Filter must be added to one of the two:
 // TestEveryFilterFieldHasAStatsSource fails until it is, since a filter
 // the rollup ignores would count events it should not.
-var rollupFilters = []string{"TenantID", "From", "To", "ActorEmail", "Actions", "ResourceTypes", "CrossTenant", "Category", "Outcome"}
+var rollupFilters = []string{"TenantID", "From", "To", "ActorEmail", "Actions", "ResourceTypes", "CrossTenant", "Category", "Outcome", "HideSystem"}
 
 // notInRollup reports whether f filters on something the rollups do not
 // hold.
@@ -51,7 +51,7 @@ func statsSource(q audit.StatsQuery) source {
 		table, cols = "event_rollup_actor", "actor_email_lc"
 	}
 	if notInRollup(f) || (q.Interval > 0 && q.Interval%time.Hour != 0) ||
-		(byActor && (len(f.Actions) > 0 || len(f.ResourceTypes) > 0 || f.CrossTenant != nil || f.Category != "" || f.Outcome != "" ||
+		(byActor && (len(f.Actions) > 0 || len(f.ResourceTypes) > 0 || f.HideSystem || f.CrossTenant != nil || f.Category != "" || f.Outcome != "" ||
 			(q.GroupBy != "" && q.GroupBy != audit.GroupActorEmail))) {
 		cond, args := where(f)
 		return source{from: "events WHERE " + cond, args: args, count: "count(*)"}

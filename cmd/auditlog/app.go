@@ -40,11 +40,13 @@ type Main struct {
 	Logger   *slog.Logger
 	Registry *prometheus.Registry
 
-	ln      net.Listener
-	http    *http.Server
-	closers []func(context.Context) error
-	failed  chan error
-	signing *signingKeySet // loaded once (signingkey.go)
+	ln       net.Listener
+	http     *http.Server
+	handler  handlerSwitch // 503 "starting" until the wiring is done
+	httpDown bool          // Close shut the server down
+	closers  []func(context.Context) error
+	failed   chan error
+	signing  *signingKeySet // loaded once (signingkey.go)
 }
 
 // NewMain returns a Main for cmd with the resolved configuration.
@@ -89,8 +91,9 @@ func (m *Main) defaultPlan() (audit.Plan, error) { return audit.ParsePlan(m.Conf
 
 func (m *Main) runServe(ctx context.Context) error {
 	cfg := m.Config
-	// Listen first: the links in export e-mails need the address.
-	if err := m.listen(); err != nil {
+	// Listen first: the links in export e-mails need the address. Until
+	// the wiring is done every request gets a fast 503 (starting.go).
+	if err := m.startHTTP(); err != nil {
 		return err
 	}
 	opened, err := m.openStore(ctx)
@@ -421,20 +424,31 @@ func (m *Main) listen() error {
 	return nil
 }
 
+// serveHTTP serves h, starting the server if startHTTP has not.
 func (m *Main) serveHTTP(h http.Handler) error {
+	if err := m.startHTTP(); err != nil {
+		return err
+	}
+	m.handler.set(h)
+	return nil
+}
+
+// startHTTP listens and serves at once, a fast 503 "starting" to every
+// request until serveHTTP hands the server its handler.
+func (m *Main) startHTTP() error {
+	if m.http != nil {
+		return nil
+	}
 	if err := m.listen(); err != nil {
 		return err
 	}
 	ln := m.ln
-	m.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	m.http = &http.Server{Handler: &m.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	go func() {
 		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.failed <- fmt.Errorf("http server: %w", err)
 		}
 	}()
-	// Registered last, so Close stops it first: no new work while the
-	// rest drains.
-	m.onClose(m.http.Shutdown)
 	return nil
 }
 
@@ -448,6 +462,12 @@ func (m *Main) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	var errs []error
+	// The HTTP server first, whenever it started: no new work while the
+	// rest drains.
+	if m.http != nil && !m.httpDown {
+		errs = append(errs, m.http.Shutdown(ctx))
+		m.httpDown = true
+	}
 	for i := len(m.closers) - 1; i >= 0; i-- {
 		if err := m.closers[i](ctx); err != nil {
 			errs = append(errs, err)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -250,10 +251,26 @@ func (b *binder) parse(args []string) error {
 
 // resolved returns every option with its value, secrets masked, for the
 // start-up log.
-func (b *binder) resolved() []any {
+func (b *binder) resolved() []any { return b.masked(func(option) bool { return true }) }
+
+// changed is resolved restricted to what a variable or a flag set: the
+// short start-up line (issue 42: the whole configuration was a line of
+// 2,000 characters on the demo's first screen; it is logged at debug).
+func (b *binder) changed(except ...string) []any {
+	set := map[string]bool{}
+	b.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return b.masked(func(o option) bool { return (set[o.flag] || b.getenv(o.env) != "") && !slices.Contains(except, o.flag) })
+}
+
+// masked lists the options keep selects, secrets and URL passwords
+// masked, by flag name.
+func (b *binder) masked(keep func(option) bool) []any {
 	sort.Slice(b.options, func(i, j int) bool { return b.options[i].flag < b.options[j].flag })
 	out := make([]any, 0, len(b.options))
 	for _, o := range b.options {
+		if !keep(o) {
+			continue
+		}
 		v := b.fs.Lookup(o.flag).Value.String()
 		switch {
 		case o.secret && v != "":
@@ -307,7 +324,7 @@ func (b *binder) elasticsearch(c *Config) {
 	b.str(&c.ES.ILM, "es-ilm", "AUDITLOG_ES_ILM", "backstop",
 		"the cluster's ILM, where it has it: backstop (the lifecycle pass rolls over and deletes at each plan's retention and records each deletion in the tenant's verifiable log; ILM deletes only a week later, should the pass not have run), retention (ILM rolls over and deletes, unrecorded in the log) or off")
 	b.int(&c.ES.PromoteAbove, "es-promote-above", "AUDITLOG_ES_PROMOTE_ABOVE", 1000000,
-		"a shared tenant with more events than this in the last 7 days moves to a dedicated stream at the next lifecycle pass (0: only by `auditlog tenant promote`)")
+		"a shared tenant with more events than this in the last 7 days moves to a dedicated stream at the next lifecycle pass (0: only by the command auditlog tenant promote)")
 }
 
 func (b *binder) kafka(c *Config) {
@@ -353,8 +370,8 @@ func (b *binder) auth(c *Config) {
 // audience (serve verifies with them, token mints with them).
 func (b *binder) signing(c *Config) {
 	b.secret(&c.JWTSecret, "jwt-secret", "AUDITLOG_JWT_SECRET", "HS256 secret for bearer tokens (embedded store default: the development secret of the data directory)")
-	b.str(&c.JWTIssuer, "jwt-issuer", "AUDITLOG_JWT_ISSUER", api.Issuer, "iss claim every bearer token must carry (- accepts any); `auditlog token` mints it")
-	b.str(&c.JWTAudience, "jwt-audience", "AUDITLOG_JWT_AUDIENCE", api.Audience, "aud value every bearer token must carry (- accepts any); `auditlog token` mints it")
+	b.str(&c.JWTIssuer, "jwt-issuer", "AUDITLOG_JWT_ISSUER", api.Issuer, "iss claim every bearer token must carry (- accepts any); the command auditlog token mints it")
+	b.str(&c.JWTAudience, "jwt-audience", "AUDITLOG_JWT_AUDIENCE", api.Audience, "aud value every bearer token must carry (- accepts any); the command auditlog token mints it")
 }
 
 // claimCheck is the value of an issuer or audience setting as the

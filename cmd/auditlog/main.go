@@ -181,7 +181,8 @@ func runServer(cmd string, args []string, getenv func(string) string, stdout, st
 		return err
 	}
 	logger := newLogger(&cfg, stdout)
-	logger.Info("starting", append([]any{"command", cmd, "version", version}, b.resolved()...)...)
+	logger.Info("starting", append([]any{"command", cmd, "version", version, "store", cfg.Store, "http-addr", cfg.HTTPAddr}, b.changed("store", "http-addr")...)...)
+	logger.Debug("configuration", b.resolved()...)
 	if cmd == "index" {
 		logger.Info("garbage collector", "GOGC", indexGC(getenv))
 	}

@@ -83,6 +83,18 @@ func TestConfigFromEnvAndFlags(t *testing.T) {
 	if !strings.Contains(logged.String(), `"jwt-secret":"****"`) || !strings.Contains(logged.String(), `"es-url":"http://****@es:9200"`) {
 		t.Fatalf("resolved configuration not logged with masks: %s", logged.String())
 	}
+	// The start-up line holds what was set, masked the same way, and
+	// nothing left at its default.
+	logged.Reset()
+	newLogger(&cfg, &logged).Info("starting", b.changed()...)
+	for _, want := range []string{`"jwt-secret":"****"`, `"es-url":"http://****@es:9200"`, `"http-addr":"127.0.0.1:9999"`, `"kafka-topic":"events"`} {
+		if !strings.Contains(logged.String(), want) {
+			t.Errorf("the start-up line lacks %s: %s", want, logged.String())
+		}
+	}
+	if strings.Contains(logged.String(), "topsecret") || strings.Contains(logged.String(), `"rate-limit"`) || len(logged.String()) > 600 {
+		t.Errorf("the start-up line holds a secret or a default: %s", logged.String())
+	}
 }
 
 func TestConfigErrors(t *testing.T) {
@@ -296,4 +308,28 @@ func testKeyFile(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// TestNoFlagTakesAQuotedWordAsItsValueName (issue 42): Go's flag package
+// prints a back-quoted word of a flag's usage as the name of its value
+// ("-es-promote-above auditlog tenant promote"). No command's help has a
+// flag whose value name is more than one word.
+func TestNoFlagTakesAQuotedWordAsItsValueName(t *testing.T) {
+	for _, args := range [][]string{{"serve"}, {"index"}, {"token"}, {"gen"}, {"healthcheck"}, {"verify"}, {"log", "verify"},
+		{"export-periodic"}, {"tenant", "promote"}, {"tenant", "set-plan"}} {
+		var out bytes.Buffer
+		run(append(args, "--help"), env(nil), &out, &out)
+		for _, line := range strings.Split(out.String(), "\n") {
+			// Go's format: "  -name value" on a line of its own, the usage
+			// on the next (the grouped help of serve and index pads with
+			// runs of spaces instead).
+			l := strings.TrimSpace(line)
+			if strings.HasPrefix(l, "-") && !strings.Contains(l, "  ") && len(strings.Fields(l)) > 2 {
+				t.Errorf("%v --help: %q: the value's name is more than one word", args, line)
+			}
+		}
+		if out.Len() == 0 {
+			t.Errorf("%v --help printed nothing", args)
+		}
+	}
 }

@@ -212,7 +212,8 @@ func runExportPeriodic(args []string, getenv func(string) string, stdout, stderr
 		return fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 	}
 	logger := newLogger(&c, stdout)
-	logger.Info("starting", append([]any{"command", "export-periodic", "version", version}, b.resolved()...)...)
+	logger.Info("starting", append([]any{"command", "export-periodic", "version", version}, b.changed()...)...)
+	logger.Debug("configuration", b.resolved()...)
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	m := NewMain("export-periodic", c, logger)

@@ -282,6 +282,17 @@ check("the histogram covers the whole window, silence included, with labels", as
   if (!titles.some((t) => t.endsWith(": 0 events"))) throw new Error("no empty bucket is drawn");
   const caption = await page.getByTestId("histogram-caption").innerText();
   if (!/^\d+ bars of 3h, highest [\d,]+ · drag to narrow$/.test(caption)) throw new Error(`caption: ${caption}`);
+  // Bars are placed by time: the last bucket, which ends now, is as wide
+  // as the part of it that has passed, and ends at the right edge.
+  await page.goto(`${PANEL}?range=all`);
+  await page.getByTestId("histogram-axis").waitFor({ timeout: T });
+  const geo = await page.getByTestId("histogram").locator("rect[data-start]").evaluateAll((rs) => rs.map((r) => ({ x: +r.getAttribute("x"), w: +r.getAttribute("width"), start: r.dataset.start })));
+  const [prev, last] = geo.slice(-2);
+  const step = Date.parse(last.start) - Date.parse(prev.start);
+  const passed = Math.min(1, (Date.now() - Date.parse(last.start)) / step);
+  if (last.x + last.w > 1000.5 || Math.abs((last.w + 1) / (prev.w + 1) - passed) > 0.1) {
+    throw new Error(`the last bucket of "All": ${JSON.stringify(last)} beside ${JSON.stringify(prev)}; ${Math.round(passed * 100)}% of it has passed`);
+  }
 });
 
 check("a saved search round-trips: saved, listed after a reload, opened, shared by link, deleted", async ({ page }) => {
@@ -483,6 +494,8 @@ check("a superadmin must declare a reason to restore", async ({ browser }) => {
   await page.getByTestId("reason-tenant").getByText(TENANT).waitFor({ timeout: T });
   await page.getByLabel("Declared reason").fill("ticket INC-7");
   await page.getByLabel("Declared reason").press("Enter");
+  // The reason stays in view in the header (issue 42).
+  await page.getByTestId("declared-reason").getByText("ticket INC-7").waitFor({ timeout: T });
   await page.getByTestId("restore-before").click();
   await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });
   const reason = page.getByTestId("restore-reason");
@@ -520,7 +533,9 @@ check("Export downloads exactly the filters on screen, CSV or JSON lines, named 
   await page.goto(`${PANEL}?range=all&action=delete&resourceType=queue`);
   await page.getByTestId("total").getByText(`${want} events`).waitFor({ timeout: T });
   const { readFile } = await import("node:fs/promises");
-  const name = (ext) => new RegExp(`^audit-log_start_\\d{4}-\\d{2}-\\d{2}T\\d{4}Z_action-delete_resourceType-queue_[0-9a-f]{8}\\.${ext}$`);
+  // The name holds the filters, the default view's system=false (the
+  // service's own records left out) included.
+  const name = (ext) => new RegExp(`^audit-log_start_\\d{4}-\\d{2}-\\d{2}T\\d{4}Z_action-delete_resourceType-queue_system-false_[0-9a-f]{8}\\.${ext}$`);
   let [dl] = await Promise.all([page.waitForEvent("download", { timeout: T }), page.getByTestId("export").click()]);
   let raw = await readFile(await dl.path());
   if (!name("csv").test(dl.suggestedFilename()) || raw[0] === 0x1f) throw new Error(`${dl.suggestedFilename()} holds ${raw.subarray(0, 20)}`);
@@ -560,12 +575,16 @@ check("above 10,000 events the export is a job: queued, followed in Exports, dow
 check("a job queued elsewhere appears in Exports without a reload, its criteria as filters", async ({ page }) => {
   await page.goto(`${PANEL}?view=exports`);
   await page.getByTestId("exports").waitFor({ timeout: T });
-  const res = await fetch(`${BASE}/api/audit-logs/exports?async=true&format=jsonl&action=update&resourceType=recording_policy`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN}` } });
+  const from = new Date(Date.now() - 30 * 86_400_000).toISOString();
+  const res = await fetch(`${BASE}/api/audit-logs/exports?async=true&format=jsonl&action=update&resourceType=recording_policy&from=${from}`, { method: "POST", headers: { Authorization: `Bearer ${ADMIN}` } });
   if (res.status !== 202) throw new Error(`queueing: ${res.status}`);
   const { id } = await res.json();
   const job = page.getByTestId("export-job").filter({ hasText: id.slice(0, 8) });
   await job.getByText("Resource kind: recording_policy").waitFor({ timeout: T });
   await job.getByText("JSON lines").waitFor({ timeout: T });
+  // Newest first, as downloads are; an open range says where it ended.
+  if (!(await page.getByTestId("export-job").first().innerText()).includes(id.slice(0, 8))) throw new Error("the newest job is not listed first");
+  await job.getByText(/^To: .* \(when asked\)$/).waitFor({ timeout: T });
 });
 
 check("periodic exports: settings, keys, the exact verify command, delivered windows whose files download as named", async ({ page }) => {
@@ -726,6 +745,21 @@ check("the search box: a pasted IP finds its events, half-typed text sends nothi
   await offer.click();
   await page.waitForURL((u) => u.searchParams.get("q") === "type:queue", { timeout: T });
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
+});
+
+check("a quiet first screen: the service's own records are left out, one switch shows them", async ({ page }) => {
+  const own = await apiGet("/api/audit-logs?pageSize=1&resourceType=periodic_export,audit_log_retention,tenant_plan");
+  if (!own.data.length) throw new Error("the demo has none of the service's own records to leave out");
+  await page.goto(`${PANEL}?range=all`);
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  const users = () => page.getByTestId("event-row").evaluateAll((rows) => rows.map((r) => r.innerText));
+  if ((await users()).some((t) => t.includes("system@auditlog.invalid"))) throw new Error("the default view shows the service's own records");
+  await page.getByTestId("show-system").click();
+  await page.waitForURL(/system=true/, { timeout: T });
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  const shown = await apiGet(`/api/audit-logs?pageSize=50`);
+  const newest = shown.data.findIndex((e) => e.actor.email === "system@auditlog.invalid");
+  if (newest >= 0 && !(await users()).some((t) => t.includes("system@auditlog.invalid"))) throw new Error("the switch does not show the service's own records");
 });
 
 check("an event with a diff shows the change first, whatever its type: which queue was deleted", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { Badge, Container, Group, Loader, SegmentedControl, Select, Title } from "@mantine/core";
+import { Badge, Container, Group, Loader, SegmentedControl, Select, Text, Title } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
 import { lazy, Suspense, useSyncExternalStore } from "react";
 import { auth } from "./auth";
@@ -42,7 +42,10 @@ export function App() {
         </Group>
         <Group gap="sm">
           <Select aria-label="Time zone" data-testid="zone" data={zones().includes(zone) ? zones() : [zone, ...zones()]} value={zone} onChange={(v) => v && setZone(v)} searchable allowDeselect={false} w={200} comboboxProps={{ width: 260 }} />
-          <Badge variant="light">{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
+          <Badge variant="light" tt="none" style={{ maxWidth: "100%" }}>{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
+          {/* The operator team reads a tenant's log for a declared reason: it
+              stays in view, as it is recorded with every request. */}
+          {a.reason && <Text size="sm" data-testid="declared-reason" style={{ overflowWrap: "anywhere" }}>Reason: {a.reason}</Text>}
         </Group>
       </Group>
       <main>

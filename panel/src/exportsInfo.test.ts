@@ -12,6 +12,14 @@ describe("an export's criteria and file", () => {
     expect(criteria("", "UTC")).toEqual([]);
   });
 
+  it("say where an open range ended: when the export was asked", () => {
+    expect(criteria("from=2026-11-11T08%3A00%3A00.000Z", "UTC", "2026-11-18T09:30:00.000Z")).toEqual([
+      { label: "From", value: "2026-11-11 08:00:00 UTC" },
+      { label: "To", value: "2026-11-18 09:30:00 UTC (when asked)" },
+    ]);
+    expect(criteria("from=2026-11-11T08%3A00%3A00.000Z&to=2026-11-12T00%3A00%3A00.000Z", "UTC", "2026-11-18T09:30:00.000Z").map((c) => c.label)).toEqual(["From", "To"]);
+  });
+
   it("take the name the service gives", () => {
     expect(attachmentName('attachment; filename=audit-log_start_2026-11-25T0904Z_1a2b3c4d.jsonl')).toBe("audit-log_start_2026-11-25T0904Z_1a2b3c4d.jsonl");
     expect(attachmentName('attachment; filename="a b.csv"')).toBe("a b.csv");

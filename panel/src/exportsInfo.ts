@@ -10,12 +10,21 @@ const labels: Record<string, string> = {
 };
 
 /** criteria lists the filters of an export's query as label and value;
- * parameters that do not choose rows (async) are left out. */
-export function criteria(query: string, zone: string): { label: string; value: string }[] {
+ * parameters that do not choose rows (async) are left out. A query with a
+ * start but no end (the panel's ranges are open, up to now) ends when it
+ * was asked, askedAt: that end is shown too, so that a job says which
+ * span it holds. */
+export function criteria(query: string, zone: string, askedAt?: string): { label: string; value: string }[] {
   const out: { label: string; value: string }[] = [];
-  for (const [k, v] of new URLSearchParams(query)) {
+  const p = new URLSearchParams(query);
+  for (const [k, v] of p) {
     if (k === "async" || !v) continue;
+    if (k === "system") {
+      if (v === "false") out.push({ label: "Service's own records", value: "left out" });
+      continue;
+    }
     out.push({ label: labels[k] ?? k, value: k === "from" || k === "to" ? formatTime(v, zone) : v });
+    if (k === "from" && !p.get("to") && askedAt) out.push({ label: "To", value: `${formatTime(askedAt, zone)} (when asked)` });
   }
   return out;
 }

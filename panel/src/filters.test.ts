@@ -6,7 +6,7 @@ describe("filters in the URL", () => {
     const f = {
       ...defaultFilters, range: "custom" as const, from: "2026-11-01T00:00:00.000Z", to: "2026-11-02T00:00:00.000Z",
       actorEmail: "a@x.example", action: ["delete", "update"], resourceType: ["queue"], resourceId: "5c6d7e8f-9a0b-4c2d-8e3f-4a5b6c7d8e9f",
-      crossTenant: true, outcome: "failure" as const, q: "maxWait*", sort: "action" as const, order: "desc" as const,
+      crossTenant: true, outcome: "failure" as const, q: "maxWait*", system: true, sort: "action" as const, order: "desc" as const,
     };
     expect(parseFilters(filtersSearch(f))).toEqual(f);
   });
@@ -26,7 +26,7 @@ describe("filters in the URL", () => {
     expect(timeWindow({ ...defaultFilters, range: "24h" }, now)).toEqual({ from: "2026-11-21T12:00:00.000Z" });
     expect(timeWindow({ ...defaultFilters, range: "all" }, now)).toEqual({});
     expect(apiQuery({ ...defaultFilters, range: "30d", action: ["delete"], crossTenant: false }, now)).toEqual({
-      from: "2026-10-23T12:00:00.000Z", action: "delete", crossTenant: false,
+      from: "2026-10-23T12:00:00.000Z", action: "delete", crossTenant: false, system: false,
     });
   });
   it("sizes histogram buckets to the window", () => {
@@ -41,5 +41,15 @@ describe("active filters", () => {
     expect(activeFilters(parseFilters(""))).toBe(0);
     expect(activeFilters(parseFilters("?range=all&action=delete,update&q=ip%3A10.0.0.0%2F8&crossTenant=true"))).toBe(4);
     expect(activeFilters(parseFilters("?crossTenant=true"), true)).toBe(0);
+  });
+});
+
+describe("the service's own records", () => {
+  const now = new Date("2026-11-26T12:00:00Z");
+  it("are left out by default, shown on request or when their kind is asked for", () => {
+    expect(apiQuery(defaultFilters, now).system).toBe(false);
+    expect(apiQuery({ ...defaultFilters, system: true }, now).system).toBeUndefined();
+    expect(apiQuery({ ...defaultFilters, resourceType: ["periodic_export"] }, now).system).toBeUndefined();
+    expect(filtersSearch({ ...defaultFilters, system: true })).toBe("?system=true");
   });
 });

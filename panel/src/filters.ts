@@ -13,6 +13,9 @@ export type Filters = {
   crossTenant?: boolean;
   outcome?: "success" | "failure";
   q?: string;
+  /** system shows the service's own records (periodic deliveries,
+   * retention deletions, plan changes), left out by default. */
+  system?: boolean;
   sort: "timestamp" | "actor.email" | "action" | "resource.type";
   order?: "asc" | "desc";
 };
@@ -42,6 +45,7 @@ export function parseFilters(search: string): Filters {
     crossTenant: ct === "true" ? true : ct === "false" ? false : undefined,
     outcome: outcome === "success" || outcome === "failure" ? outcome : undefined,
     q: p.get("q") || undefined,
+    system: p.get("system") === "true" ? true : undefined,
     sort: (sorts as readonly string[]).includes(sort ?? "") ? (sort as Filters["sort"]) : "timestamp",
     order: order === "asc" || order === "desc" ? order : undefined,
   };
@@ -62,6 +66,7 @@ export function filtersSearch(f: Filters, extra: Record<string, string | undefin
   if (f.crossTenant !== undefined) p.set("crossTenant", String(f.crossTenant));
   if (f.outcome) p.set("outcome", f.outcome);
   if (f.q) p.set("q", f.q);
+  if (f.system) p.set("system", "true");
   if (f.sort !== "timestamp") p.set("sort", f.sort);
   if (f.order) p.set("order", f.order);
   for (const [k, v] of Object.entries(extra)) if (v) p.set(k, v);
@@ -90,7 +95,18 @@ export function apiQuery(f: Filters, now: Date): Record<string, string | boolean
   if (f.crossTenant !== undefined) q.crossTenant = f.crossTenant;
   if (f.outcome) q.outcome = f.outcome;
   if (f.q) q.q = f.q;
+  if (hidesSystem(f)) q.system = false;
   return q;
+}
+
+/** systemKinds are the resource kinds of the service's own records
+ * (audit.SystemResourceTypes). */
+export const systemKinds = ["periodic_export", "audit_log_retention", "tenant_plan"];
+
+/** hidesSystem reports whether f leaves the service's own records out:
+ * by default, unless shown (system) or asked for by kind. */
+export function hidesSystem(f: Filters): boolean {
+  return !f.system && !f.resourceType.some((k) => systemKinds.includes(k));
 }
 
 /** histogramInterval picks a bucket width giving about 60 bars. */

@@ -175,6 +175,8 @@ func testFindExportJobs(t *testing.T, b Backend, base time.Time, tenantA, alice,
 	}{
 		{"tenant and owner", audit.ExportJobQuery{TenantID: tenantA, OwnerID: alice}, []string{a1}},
 		{"tenant, oldest first", audit.ExportJobQuery{TenantID: tenantA}, []string{a1, a2}},
+		{"tenant, newest first (a user's list)", audit.ExportJobQuery{TenantID: tenantA, NewestFirst: true}, []string{a2, a1}},
+		{"newest first, bounded", audit.ExportJobQuery{OwnerID: alice, NewestFirst: true, Limit: 1}, []string{b1}},
 		{"queued anywhere", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued}}, []string{a2, b1}},
 		{"queued or running", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 2}, []string{a1, a2}},
 		{"owner across tenants", audit.ExportJobQuery{OwnerID: alice}, []string{a1, b1}},

@@ -94,6 +94,12 @@ func NewDataset(n int) *Dataset {
 			d.Others = append(d.Others, e)
 		}
 	}
+	// The service's own records (audit.SystemResourceTypes), which the
+	// panel's default view leaves out: two plan changes of tenant A.
+	for i, plans := range [][2]audit.Plan{{audit.PlanPro, audit.PlanEnterprise}, {audit.PlanEnterprise, audit.PlanPro}} {
+		e := audit.PlanChangeRecord(d.A, plans[0], plans[1], time.Date(2026, 10, 7+i*14, 9, 0, 0, 0, time.UTC))
+		d.All, d.Events = append(d.All, e), append(d.Events, e)
+	}
 	return d
 }
 
@@ -180,6 +186,14 @@ func Cases() []Case {
 	desc := audit.DefaultSort
 	return append([]Case{
 		{"everything", func(*Dataset) audit.Filter { return audit.Filter{} }, func(*Dataset, *audit.Event) bool { return true }, desc},
+		{"the service's own records left out (system=false)", func(*Dataset) audit.Filter { return audit.Filter{HideSystem: true} },
+			func(_ *Dataset, e *audit.Event) bool {
+				return !slices.Contains(audit.SystemResourceTypes, e.Resource.Type)
+			}, desc},
+		{"the service's own records alone", func(*Dataset) audit.Filter { return audit.Filter{ResourceTypes: audit.SystemResourceTypes} },
+			func(_ *Dataset, e *audit.Event) bool {
+				return slices.Contains(audit.SystemResourceTypes, e.Resource.Type)
+			}, desc},
 		{"spec: deleted queues", func(*Dataset) audit.Filter {
 			return audit.Filter{Actions: []audit.Action{"delete"}, ResourceTypes: []string{"queue"}}
 		}, func(_ *Dataset, e *audit.Event) bool { return e.Action == "delete" && e.Resource.Type == "queue" }, desc},

@@ -11,12 +11,15 @@ const active = (j: ExportJob) => j.state === "queued" || j.state === "running";
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Criteria shows an export's query as the filters it chose. */
-function Criteria({ query, zone }: { query: string; zone: string }) {
-  const c = criteria(query, zone);
+function Criteria({ query, zone, askedAt }: { query: string; zone: string; askedAt?: string }) {
+  const c = criteria(query, zone, askedAt);
   if (!c.length) return <Text size="xs" c="dimmed">Everything</Text>;
   return (
     <Group gap={4} data-testid="export-criteria">
-      {c.map((x, i) => <Badge key={i} variant="light" color="gray" tt="none" style={{ maxWidth: "100%" }}>{x.label}: {x.value}</Badge>)}
+      {c.map((x, i) => (
+        // A long value (a time with its zone) wraps on a phone, never cut.
+        <Badge key={i} variant="light" color="gray" tt="none" h="auto" styles={{ root: { maxWidth: "100%" }, label: { whiteSpace: "normal", overflow: "visible" } }}>{x.label}: {x.value}</Badge>
+      ))}
     </Group>
   );
 }
@@ -56,7 +59,7 @@ export function ExportsView() {
                       <Badge color={j.state === "done" ? "teal.9" : j.state === "failed" ? "red.9" : "blue.9"}>{j.state}</Badge>
                       <Badge variant="outline" color="gray.8">{j.format === "jsonl" ? "JSON lines" : "CSV"}</Badge>
                     </Group>
-                    <Criteria query={j.query} zone={zone} />
+                    <Criteria query={j.query} zone={zone} askedAt={j.createdAt} />
                     {active(j) && <Progress value={j.rowsExpected ? (100 * j.rowsWritten) / j.rowsExpected : 0} />}
                     <Text size="xs">{j.rowsWritten} / {j.rowsExpected} rows{j.error ? ` — ${j.error}` : ""}</Text>
                     <Text size="xs" c="dimmed" ff="monospace" style={{ overflowWrap: "anywhere" }}>{j.fileName}</Text>
@@ -86,7 +89,7 @@ export function ExportsView() {
                     <Badge variant="outline" color="gray.8">{a.format === "jsonl" ? "JSON lines" : "CSV"}</Badge>
                     <Text size="xs">{a.rows ?? 0} rows</Text>
                   </Group>
-                  <Criteria query={a.query ?? ""} zone={zone} />
+                  <Criteria query={a.query ?? ""} zone={zone} askedAt={e.timestamp} />
                 </Stack>
               );
             })}

@@ -34,13 +34,15 @@ const actions = ["create", "update", "delete", "access"];
 const kinds = [
   "agent", "queue", "ivr", "recording_policy", "user_role", "integration", "did", "recording", "transcript", "audit_export", "audit_log",
   "session", "user_mfa", "user_credentials", "crm_connection", "transcript_push", "webhook_delivery", "restore_request",
+  // The service's own records.
+  "periodic_export", "audit_log_retention", "tenant_plan",
 ];
 
 
 /** Sizes of the bar's items, in px at the default scale: the real bar
  * fixes the widths, and FilterBarSkeleton draws boxes of the same widths
  * and of the items' heights, so that both wrap alike at every width. */
-const W = { range: 256, date: 200, email: 200, action: 200, kind: 240, id: 300, outcome: 130, search: 200, operator: 264, reset: 76 };
+const W = { range: 256, date: 200, email: 200, action: 200, kind: 240, id: 300, outcome: 130, search: 200, operator: 264, system: 200, reset: 76 };
 /** oneLine keeps a multi-select one line high whatever it holds: the
  * chosen values scroll sideways instead of growing the bar. */
 const oneLine = { pillsList: { flexWrap: "nowrap", overflowX: "auto", scrollbarWidth: "none" }, inputField: { minWidth: rem(32) } } as const;
@@ -55,7 +57,7 @@ export function FilterBarSkeleton({ custom, operator }: { custom: boolean; opera
   if (custom) items.push([W.date, H.input], [W.date, H.input]);
   items.push([W.email, H.input], [W.action, H.input], [W.kind, H.input], [W.id, H.input], [W.outcome, H.input], [W.search, H.input]);
   if (!operator) items.push([W.operator, H.operator]);
-  items.push([W.reset, H.reset]);
+  items.push([W.system, H.operator], [W.reset, H.reset]);
   return (
     <Group align="end" gap="sm" wrap="wrap" data-testid="filters" data-skeleton aria-hidden>
       {items.map(([w, h], i) => <div key={i} style={{ width: rem(w), height: rem(h) }} />)}
@@ -106,6 +108,8 @@ export function FilterBar({ filters, onChange, operator, searchError, sample }: 
         <Switch label="Operator team only (cross_tenant)" w={W.operator} checked={filters.crossTenant === true}
           onChange={(e) => onChange({ ...filters, crossTenant: e.currentTarget.checked ? true : undefined })} />
       )}
+      <Switch label="Service's own records" w={W.system} checked={filters.system === true} data-testid="show-system"
+        onChange={(e) => onChange({ ...filters, system: e.currentTarget.checked ? true : undefined })} />
       <Button variant="subtle" w={W.reset} onClick={() => onChange({ ...defaultFilters })}>Reset</Button>
     </Group>
   );

@@ -26,7 +26,18 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   const max = Math.max(1, ...bars.map((b) => b.count));
   const W = 1000;
   const H = 80;
-  const bw = bars.length ? W / bars.length : W;
+  // Bars are placed by time: the last bucket of an open window ends now,
+  // so it is drawn as wide as the part of it that has passed (issue 42).
+  const t0 = bars.length ? Date.parse(bars[0]!.start) : 0;
+  const step = bars.length > 1 ? Date.parse(bars[1]!.start) - t0 : Math.max(toMs - t0, 1);
+  const t1 = bars.length ? Math.min(Date.parse(bars[bars.length - 1]!.start) + step, Math.max(toMs, Date.parse(bars[bars.length - 1]!.start) + 1)) : 1;
+  const px = (t: number) => ((t - t0) / Math.max(t1 - t0, 1)) * W;
+  const spans = bars.map((b, i) => {
+    const a = Date.parse(b.start);
+    const end = i + 1 < bars.length ? Date.parse(bars[i + 1]!.start) : Math.min(a + step, t1);
+    return { b, x: px(a), w: px(end) - px(a) };
+  });
+  const at = (x: number) => Math.max(0, spans.findIndex((s) => x < s.x + s.w) === -1 ? spans.length - 1 : spans.findIndex((s) => x < s.x + s.w));
   const x = (e: React.MouseEvent) => {
     const r = ref.current!.getBoundingClientRect();
     return Math.min(Math.max(((e.clientX - r.left) / r.width) * W, 0), W);
@@ -34,10 +45,9 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   const finish = () => {
     if (drag && bars.length && Math.abs(drag.b - drag.a) > 4) {
       const [l, r] = [Math.min(drag.a, drag.b), Math.max(drag.a, drag.b)];
-      const first = bars[Math.floor(l / bw)];
-      const last = bars[Math.min(Math.floor(r / bw), bars.length - 1)];
-      const next = bars[Math.min(Math.floor(r / bw), bars.length - 1) + 1];
-      if (first && last) onRange(first.start, next ? next.start : new Date(toMs).toISOString());
+      const first = bars[at(l)];
+      const next = bars[at(r) + 1];
+      if (first) onRange(first.start, next ? next.start : new Date(toMs).toISOString());
     }
     setDrag(null);
   };
@@ -45,10 +55,10 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
     <Box>
       <svg ref={ref} opacity={stale ? 0.4 : 1} viewBox={`0 0 ${W} ${H}`} width="100%" height={H} preserveAspectRatio="none" data-testid="histogram" role="img" aria-label={`Events per ${interval} over the chosen dates; drag across to narrow them`} style={{ cursor: "crosshair", userSelect: "none" }}
         onMouseDown={(e) => setDrag({ a: x(e), b: x(e) })} onMouseMove={(e) => drag && setDrag({ ...drag, b: x(e) })} onMouseUp={finish} onMouseLeave={() => setDrag(null)}>
-        {bars.map((b, i) => {
+        {spans.map(({ b, x: bx, w }) => {
           const h = (b.count / max) * (H - 2);
           return (
-            <rect key={b.start} x={i * bw + 0.5} y={H - h} width={Math.max(bw - 1, 0.5)} height={h} fill="var(--mantine-color-blue-5)">
+            <rect key={b.start} x={bx + 0.5} y={H - h} width={Math.max(w - 1, 0.5)} height={h} fill="var(--mantine-color-blue-5)" data-start={b.start}>
               <title>{`${formatTime(b.start, zone)}: ${b.count.toLocaleString("en-US")} ${b.count === 1 ? "event" : "events"}`}</title>
             </rect>
           );
