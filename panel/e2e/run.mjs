@@ -762,6 +762,20 @@ check("a quiet first screen: the service's own records are left out, one switch 
   if (newest >= 0 && !(await users()).some((t) => t.includes("system@auditlog.invalid"))) throw new Error("the switch does not show the service's own records");
 });
 
+check("who listened to recordings, by user: the counts beside a list sorted by user, each a click from its events", async ({ page }) => {
+  await page.goto(`${PANEL}?range=all&action=access&resourceType=recording&sort=actor.email`);
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  await page.getByTestId("user-counts").click();
+  const first = page.getByTestId("user-count").first();
+  await first.waitFor({ timeout: T });
+  const email = await first.getAttribute("data-email");
+  const count = Number(await first.getAttribute("data-count"));
+  const want = await apiTotal(`action=access&resourceType=recording&actorEmail=${encodeURIComponent(email)}`);
+  if (count !== want || !(await first.innerText()).includes(want.toLocaleString("en-US"))) throw new Error(`${email}: ${await first.innerText()} shown, the API counts ${want}`);
+  await first.click();
+  await page.waitForURL((u) => u.searchParams.get("actorEmail") === email, { timeout: T });
+});
+
 check("an event with a diff shows the change first, whatever its type: which queue was deleted", async ({ page }) => {
   const del = (await apiGet("/api/audit-logs?pageSize=1&action=delete&resourceType=queue")).data[0];
   if (!del) throw new Error("no queue deletion in the demo data");

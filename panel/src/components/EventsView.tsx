@@ -12,6 +12,7 @@ import { ExportButton } from "./ExportButton";
 import { FilterBar, FilterBarSkeleton } from "./FilterBar";
 import { Histogram } from "./Histogram";
 import { SavedSearches } from "./SavedSearches";
+import { UserCounts } from "./UserCounts";
 
 /** EventsView is the log: filters, histogram, table, load more, follow
  * mode. The operator view is the same, fixed to crossTenant=true. */
@@ -98,6 +99,7 @@ export function EventsView({ operator }: { operator: boolean }) {
         <Group gap="xs" wrap="wrap" justify="flex-end">
           <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow"
             disabled={!canFollow} />
+          {filters.sort === "actor.email" && !filters.actorEmail && <UserCounts filters={filters} now={now} onUser={(actorEmail) => setFilters({ ...filters, actorEmail })} />}
           <SavedSearches filters={filters} />
           <ExportButton filters={filters} now={now} total={page?.total} />
         </Group>
