@@ -13,8 +13,8 @@ import (
 // TestASearchThatFindsNothingSaysWhatWould (issue 42): a first page of a
 // search with no match carries the searches read another way that find
 // something, each with its count, counted from the tenant's events here;
-// a search that finds something, a cursor page and another tenant's data
-// carry none.
+// a search that finds something, or whose readings find nothing either,
+// carries none.
 func TestASearchThatFindsNothingSaysWhatWould(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	d := loadDataset(t, h)

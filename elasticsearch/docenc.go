@@ -68,10 +68,11 @@ func appendDoc(b []byte, e *audit.Event) []byte {
 	b = jsonenc.AppendOptional(b, "requestId", e.RequestID, true)
 	b = jsonenc.AppendOptional(b, "restoredFrom", e.RestoredFrom, true)
 	b = jsonenc.AppendOptional(b, "reasonText", e.Reason, true)
-	if v := nonReason(e); len(v) > 0 {
+	vals := e.SearchValues() // once: values and words both read it
+	if v := nonReason(e, vals); len(v) > 0 {
 		b = docStrings(jsonenc.AppendField(b, "values"), v)
 	}
-	if w := joinedWords(e); len(w) > 0 {
+	if w := joinedWords(e, vals); len(w) > 0 {
 		b = docStrings(jsonenc.AppendField(b, "words"), w)
 	}
 	return append(b, '}')

@@ -21,9 +21,10 @@ import (
 // other tokenizer to split with, and documents written before mapping
 // version 4 are found through it as they always were.
 
-// joinedWords returns the searchable texts of e that the standard
-// analyzer joins, each as its words separated by spaces.
-func joinedWords(e *audit.Event) []string {
+// joinedWords returns the searchable texts of e (its e-mail, user agent,
+// resource id and values, its SearchValues) that the standard analyzer
+// joins, each as its words separated by spaces.
+func joinedWords(e *audit.Event, values []string) []string {
 	var out []string
 	add := func(s string) {
 		if joins(s) {
@@ -33,7 +34,7 @@ func joinedWords(e *audit.Event) []string {
 	add(e.Actor.Email)
 	add(e.Actor.UserAgent)
 	add(e.Resource.ID)
-	for _, v := range e.SearchValues() {
+	for _, v := range values {
 		add(v)
 	}
 	return out

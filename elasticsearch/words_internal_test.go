@@ -22,7 +22,7 @@ func TestJoinedWords(t *testing.T) {
 	}
 	e := audit.Event{Actor: audit.Actor{Email: "Grace@Acme.example", UserAgent: "curl/8.5.0"}, Resource: audit.Resource{ID: "q-1"},
 		Diff: map[string]audit.Change{"callbackUrl": {From: json.RawMessage("null"), To: json.RawMessage(`"https://hooks.zendesk-relay.example/v1"`)}}}
-	got := joinedWords(&e)
+	got := joinedWords(&e, e.SearchValues())
 	want := []string{"Grace Acme example", "curl 8 5 0", "https hooks zendesk relay example v1"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("joinedWords = %q, want %q", got, want)

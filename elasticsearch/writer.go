@@ -50,20 +50,20 @@ type docActor struct {
 }
 
 func toDoc(e *audit.Event) doc {
+	v := e.SearchValues()
 	return doc{
 		Timestamp: e.Timestamp, ID: e.ID, TenantID: e.TenantID,
 		Actor:  docActor{ID: e.Actor.ID, Email: e.Actor.Email, Role: e.Actor.Role, IP: e.Actor.IP, UserAgent: e.Actor.UserAgent},
 		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
 		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
 		Before: e.Before, After: e.After, RequestID: e.RequestID, RestoredFrom: e.RestoredFrom,
-		ReasonText: e.Reason, Values: nonReason(e), Words: joinedWords(e),
+		ReasonText: e.Reason, Values: nonReason(e, v), Words: joinedWords(e, v),
 	}
 }
 
-// nonReason is what Event.SearchValues holds besides the reason, which
-// reasonText already copies into search.
-func nonReason(e *audit.Event) []string {
-	v := e.SearchValues()
+// nonReason is what v, the event's SearchValues, holds besides the
+// reason, which reasonText already copies into search.
+func nonReason(e *audit.Event, v []string) []string {
 	if len(v) > 0 && e.Reason != "" && v[0] == e.Reason {
 		return v[1:]
 	}

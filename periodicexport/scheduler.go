@@ -71,7 +71,7 @@ type Scheduler struct {
 func (s *Scheduler) RunOnce(ctx context.Context) error {
 	var first error
 	after := ""
-	s.tally = passTally{tenants: map[string]bool{}}
+	s.tally = passTally{}
 	defer s.logPass()
 	for {
 		page, err := s.Tenants.Tenants(ctx, after, audit.MaxTenantPage)

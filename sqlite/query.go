@@ -46,33 +46,29 @@ func where(f audit.Filter) (string, []any) {
 	if f.ActorEmail != "" {
 		add("actor_email_lc = ?", f.ActorEmail)
 	}
-	in := func(col string, vals []string) {
+	in := func(col, op string, vals []string) {
 		marks := strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")
 		a := make([]any, len(vals))
 		for i, v := range vals {
 			a[i] = v
 		}
-		add(col+" IN ("+marks+")", a...)
+		add(col+" "+op+" ("+marks+")", a...)
 	}
 	if len(f.Actions) > 0 {
 		vals := make([]string, len(f.Actions))
 		for i, a := range f.Actions {
 			vals[i] = string(a)
 		}
-		in("action", vals)
+		in("action", "IN", vals)
 	}
 	if len(f.ResourceTypes) > 0 {
-		in("resource_type", f.ResourceTypes)
+		in("resource_type", "IN", f.ResourceTypes)
 	}
 	if f.ResourceID != "" {
 		add("resource_id = ?", f.ResourceID)
 	}
 	if f.HideSystem {
-		args := make([]any, len(audit.SystemResourceTypes))
-		for i, t := range audit.SystemResourceTypes {
-			args[i] = t
-		}
-		add("resource_type NOT IN ("+strings.TrimSuffix(strings.Repeat("?, ", len(args)), ", ")+")", args...)
+		in("resource_type", "NOT IN", audit.SystemResourceTypes)
 	}
 	if f.RestoredFrom != "" {
 		// No column: few events carry it, and the filter comes with the

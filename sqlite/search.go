@@ -73,14 +73,8 @@ func termCond(tenant string, t audit.Term) (string, []any) {
 // for a pasted address at 490,000 events of a tenant).
 func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) ([]string, []any) {
 	var parts []string
-	var m []string
-	for _, v := range values {
-		if p := ftsValue(v); p != "" {
-			m = append(m, p)
-		}
-	}
-	if len(m) > 0 {
-		parts, args = append(parts, "SELECT rowid FROM events_fts WHERE events_fts MATCH ?"), append(args, strings.Join(m, " OR "))
+	if m := ftsMatch(values, ""); m != "" {
+		parts, args = append(parts, "SELECT rowid FROM events_fts WHERE events_fts MATCH ?"), append(args, m)
 	}
 	for _, v := range values {
 		p, ok := v.Paste()
@@ -108,16 +102,23 @@ func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) 
 // column ("reason : ", or "" for every column): the rows the index
 // matches, or none when no value has a letter or digit.
 func ftsCond(values []audit.TermValue, column string, ors []string, args []any) ([]string, []any) {
+	m := ftsMatch(values, column)
+	if m == "" {
+		return append(ors, "0"), args
+	}
+	return append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, m)
+}
+
+// ftsMatch is the FTS5 query of free-text values, ORed, each under
+// column: "" when no value has a letter or digit.
+func ftsMatch(values []audit.TermValue, column string) string {
 	var m []string
 	for _, v := range values {
 		if p := ftsValue(v); p != "" {
 			m = append(m, column+p)
 		}
 	}
-	if len(m) == 0 {
-		return append(ors, "0"), args
-	}
-	return append(ors, "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH ?)"), append(args, strings.Join(m, " OR "))
+	return strings.Join(m, " OR ")
 }
 
 // ftsValue is one free-text value as an FTS5 query: a phrase (its tokens

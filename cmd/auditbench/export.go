@@ -291,19 +291,23 @@ func (s *server) export(ctx context.Context, tok, query string) (api.ExportJobVi
 }
 
 // vmHWM is the peak resident set of a process, in MB.
-func vmHWM(pid int) (float64, error) {
+func vmHWM(pid int) (float64, error) { return procStatusMB(pid, "VmHWM") }
+
+// procStatusMB is a memory field of /proc/<pid>/status (VmHWM, VmRSS),
+// in MB.
+func procStatusMB(pid int, field string) (float64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
 			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 64)
 			return kb / 1024, err
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+	return 0, fmt.Errorf("no %s in /proc/%d/status", field, pid)
 }
 
 func thousands(n int64) string {

@@ -81,9 +81,9 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 	}
 	best, bestP99, bestCPU := 0, 0.0, 0.0
 	for _, rate := range []int{25, 50, 100, 150, 200, 300, 400, 600} {
-		cpu0 := cpuSeconds(srv.cmd.Process.Pid)
+		cpu0 := cpuTime(srv.cmd.Process.Pid)
 		rs := attack(targets, rate, d)
-		cpuPerRequest := 1000 * (cpuSeconds(srv.cmd.Process.Pid) - cpu0) / float64(max(len(rs), 1))
+		cpuPerRequest := ms(cpuTime(srv.cmd.Process.Pid)-cpu0) / float64(max(len(rs), 1))
 		p99, failed, codes := p99Of(rs), 0, map[uint16]int{}
 		for _, r := range rs {
 			if r.Code != 200 {
@@ -190,16 +190,8 @@ func ingestAlongside(ctx context.Context, srv *process, g *gen.Generator) func()
 // heap in use (from /metrics), so a peak can be told apart as Go's or
 // SQLite's.
 func memOf(srv *process) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", srv.cmd.Process.Pid))
-	var rss, hwm string
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			rss = strings.TrimSpace(v)
-		}
-		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-			hwm = strings.TrimSpace(v)
-		}
-	}
+	rss, _ := procStatusMB(srv.cmd.Process.Pid, "VmRSS")
+	hwm, _ := vmHWM(srv.cmd.Process.Pid)
 	heap := "?"
 	if res, err := http.Get(srv.base + "/metrics"); err == nil {
 		body, _ := io.ReadAll(res.Body)
@@ -211,7 +203,7 @@ func memOf(srv *process) string {
 			}
 		}
 	}
-	return fmt.Sprintf("RSS %s, peak %s, Go heap in use %s", rss, hwm, heap)
+	return fmt.Sprintf("RSS %.0f MB, peak %.0f MB, Go heap in use %s", rss, hwm, heap)
 }
 
 // slowest names the n slowest requests of rs, by path and latency, so
@@ -228,21 +220,4 @@ func slowest(rs []*vegeta.Result, n int) string {
 		out = append(out, fmt.Sprintf("%s %d in %.0f ms", path, r.Code, ms(r.Latency)))
 	}
 	return strings.Join(out, "; ")
-}
-
-// cpuSeconds is the user and system CPU time the process has used
-// (/proc/<pid>/stat, in clock ticks of 1/100 s).
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// The fields after the command name, which is in parentheses.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100
 }

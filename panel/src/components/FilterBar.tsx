@@ -1,7 +1,7 @@
 import { ActionIcon, Button, Code, Group, MultiSelect, Popover, SegmentedControl, Select, Stack, Switch, Text, TextInput, rem } from "@mantine/core";
 import { useEffect, useState } from "react";
 import type { AuditEvent } from "../api/client";
-import { defaultFilters, type Filters } from "../filters";
+import { defaultFilters, systemKinds, type Filters } from "../filters";
 import { qualifiers, searchExamples } from "../searchHelp";
 import { looksFinished, searchPause } from "../searchInput";
 import { fromZonedInput, toZonedInput, useTimeZone } from "../time";
@@ -34,8 +34,7 @@ const actions = ["create", "update", "delete", "access"];
 const kinds = [
   "agent", "queue", "ivr", "recording_policy", "user_role", "integration", "did", "recording", "transcript", "audit_export", "audit_log",
   "session", "user_mfa", "user_credentials", "crm_connection", "transcript_push", "webhook_delivery", "restore_request",
-  // The service's own records.
-  "periodic_export", "audit_log_retention", "tenant_plan",
+  ...systemKinds, // the service's own records
 ];
 
 

@@ -28,16 +28,19 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   const H = 80;
   // Bars are placed by time: the last bucket of an open window ends now,
   // so it is drawn as wide as the part of it that has passed (issue 42).
-  const t0 = bars.length ? Date.parse(bars[0]!.start) : 0;
-  const step = bars.length > 1 ? Date.parse(bars[1]!.start) - t0 : Math.max(toMs - t0, 1);
-  const t1 = bars.length ? Math.min(Date.parse(bars[bars.length - 1]!.start) + step, Math.max(toMs, Date.parse(bars[bars.length - 1]!.start) + 1)) : 1;
+  const starts = bars.map((b) => Date.parse(b.start));
+  const t0 = starts[0] ?? 0;
+  const last = starts.at(-1) ?? 0;
+  const step = starts.length > 1 ? starts[1]! - t0 : Math.max(toMs - t0, 1);
+  // The last bar ends a step after its start, or now if that is sooner.
+  const t1 = Math.max(Math.min(last + step, toMs), last + 1);
   const px = (t: number) => ((t - t0) / Math.max(t1 - t0, 1)) * W;
-  const spans = bars.map((b, i) => {
-    const a = Date.parse(b.start);
-    const end = i + 1 < bars.length ? Date.parse(bars[i + 1]!.start) : Math.min(a + step, t1);
-    return { b, x: px(a), w: px(end) - px(a) };
-  });
-  const at = (x: number) => Math.max(0, spans.findIndex((s) => x < s.x + s.w) === -1 ? spans.length - 1 : spans.findIndex((s) => x < s.x + s.w));
+  const spans = bars.map((b, i) => ({ b, x: px(starts[i]!), w: px(starts[i + 1] ?? t1) - px(starts[i]!) }));
+  /** at is the index of the bar under x (the last one past the end). */
+  const at = (x: number) => {
+    const i = spans.findIndex((s) => x < s.x + s.w);
+    return i === -1 ? spans.length - 1 : i;
+  };
   const x = (e: React.MouseEvent) => {
     const r = ref.current!.getBoundingClientRect();
     return Math.min(Math.max(((e.clientX - r.left) / r.width) * W, 0), W);
