@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -79,28 +78,16 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 	if e.scale < 0.5 {
 		d = 2 * time.Second
 	}
-	best, bestP99, bestCPU := 0, 0.0, 0.0
+	var best, miss loadStep
 	for _, rate := range []int{25, 50, 100, 150, 200, 300, 400, 600} {
-		cpu0 := cpuTime(srv.cmd.Process.Pid)
-		rs := attack(targets, rate, d)
-		cpuPerRequest := ms(cpuTime(srv.cmd.Process.Pid)-cpu0) / float64(max(len(rs), 1))
-		p99, failed, codes := p99Of(rs), 0, map[uint16]int{}
-		for _, r := range rs {
-			if r.Code != 200 {
-				failed++
-				codes[r.Code]++
-			}
-		}
-		log.Printf("  %s: %d requests/s offered: p99 %.0f ms, %d of %d not answered 200 %v; server CPU %.1f ms a request (ingest included); %s", store, rate, p99, failed, len(rs), codes, cpuPerRequest, memOf(srv))
-		if p99 > 500 || failed > 0 {
-			log.Printf("  %s: the slowest requests at %d/s: %s", store, rate, slowest(rs, 5))
-		}
-		if p99 > 500 || failed > 0 {
+		st := runStep(e, store, srv, targets, rate, d)
+		if st.p99 > 500 || st.failed > 0 {
+			miss = st
 			break
 		}
-		best, bestP99, bestCPU = rate, p99, cpuPerRequest
+		best = st
 	}
-	over := 10 * max(best, 25)
+	over := 10 * max(best.rate, 25)
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", srv.cmd.Process.Pid), []byte("5"), 0); err != nil {
 		return nil, fmt.Errorf("resetting the peak RSS: %w", err)
 	}
@@ -134,9 +121,8 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 		share = 100 * float64(fast) / float64(shed)
 	}
 	return []result{
-		{Name: store + " panel load: highest rate served (p99 ≤ 500 ms, no error)", Unit: "requests/s", Samples: []float64{float64(best)}, Target: "≥ 200 requests/s", Min: 200, Method: method,
-			Notes: fmt.Sprintf("p99 at that rate: %.0f ms. The server used %.1f ms of CPU a request there, the 1,000 events/s of ingest alongside included: "+
-				"%d cores at full use would serve about %.0f requests/s, before vegeta, the ingest client and this benchmark, which share them.", bestP99, bestCPU, runtime.NumCPU(), float64(runtime.NumCPU())*1000/max(bestCPU, 0.001))},
+		{Name: store + " panel load: highest rate served (p99 ≤ 500 ms, no error)", Unit: "requests/s", Samples: []float64{float64(best.rate)}, Target: "≥ 200 requests/s", Min: 200, Method: method,
+			Notes: loadNote(store, best, miss)},
 		{Name: store + " overload at 10×: refusals answered within 50 ms", Unit: "%", Samples: []float64{share}, Target: "(reported)", Method: method,
 			Notes: fmt.Sprintf("%d requests/s offered: %d answered 200, %d refused with 503 or 429.", over, len(rs)-shed-other, shed)},
 		{Name: store + " overload at 10×: answers other than 200, 503 and 429", Unit: "requests", Samples: []float64{float64(other)}, Target: "0", Max: 0.5, Method: method},
