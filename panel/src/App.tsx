@@ -1,4 +1,4 @@
-import { Badge, Container, Group, Loader, SegmentedControl, Select, Text, Title } from "@mantine/core";
+import { Badge, Container, Group, Loader, SegmentedControl, Text, Title } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
 import { lazy, Suspense, useSyncExternalStore } from "react";
 import { auth } from "./auth";
@@ -6,7 +6,8 @@ import { ReasonPrompt, TokenPrompt } from "./components/TokenPrompt";
 import { EventsView } from "./components/EventsView";
 import { filtersSearch, parseFilters } from "./filters";
 import { navigate, useSearch } from "./location";
-import { useTimeZone, zones } from "./time";
+import { PhoneHeader, views, ZonePicker } from "./components/Header";
+import { useTimeZone } from "./time";
 
 // The first view (the log) is in the main bundle; the exports view and
 // the event drawer (compare, history, restore) load when first opened, so
@@ -27,27 +28,25 @@ export function App() {
   const p = new URLSearchParams(search);
   const view = (["events", "operator", "exports", "periodic"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
   const event = p.get("event");
+  const who = `${a.claims?.email ?? "signed in"} · ${a.claims?.role}`;
   const setView = (v: string) => navigate(filtersSearch(parseFilters(search), { view: v === "events" ? undefined : v }));
   return (
-    <Container fluid p="md">
-      <Group justify="space-between" pb="sm" mb="md" gap="sm" style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}>
-        <Group gap="sm">
-          <Title order={3}>Settings · Audit</Title>
-          <SegmentedControl
-            value={view}
-            onChange={setView}
-            data={[{ value: "events", label: "Events" }, { value: "operator", label: phone ? "Operator" : "Operator accesses" }, { value: "exports", label: "Exports" },
-              { value: "periodic", label: phone ? "Periodic" : "Periodic exports" }]}
-          />
+    <Container fluid p={phone ? "xs" : "md"}>
+      {phone ? <PhoneHeader view={view} setView={setView} zone={zone} setZone={setZone} who={who} reason={a.reason} /> : (
+        <Group justify="space-between" pb="sm" mb="md" gap="sm" style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}>
+          <Group gap="sm">
+            <Title order={3}>Settings · Audit</Title>
+            <SegmentedControl value={view} onChange={setView} data={views(false)} />
+          </Group>
+          <Group gap="sm">
+            <ZonePicker zone={zone} setZone={setZone} w={200} />
+            <Badge variant="light" tt="none" style={{ maxWidth: "100%" }}>{who}</Badge>
+            {/* The operator team reads a tenant's log for a declared reason: it
+                stays in view, as it is recorded with every request. */}
+            {a.reason && <Text size="sm" data-testid="declared-reason" style={{ overflowWrap: "anywhere" }}>Reason: {a.reason}</Text>}
+          </Group>
         </Group>
-        <Group gap="sm">
-          <Select aria-label="Time zone" data-testid="zone" data={zones().includes(zone) ? zones() : [zone, ...zones()]} value={zone} onChange={(v) => v && setZone(v)} searchable allowDeselect={false} w={200} comboboxProps={{ width: 260 }} />
-          <Badge variant="light" tt="none" style={{ maxWidth: "100%" }}>{a.claims?.email ?? "signed in"} · {a.claims?.role}</Badge>
-          {/* The operator team reads a tenant's log for a declared reason: it
-              stays in view, as it is recorded with every request. */}
-          {a.reason && <Text size="sm" data-testid="declared-reason" style={{ overflowWrap: "anywhere" }}>Reason: {a.reason}</Text>}
-        </Group>
-      </Group>
+      )}
       <main>
         {view === "exports" || view === "periodic" ? (
           <Suspense fallback={<Loader aria-label="Loading" />}>

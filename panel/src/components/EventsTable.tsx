@@ -1,7 +1,9 @@
 import { Center, Loader, Table, Text, UnstyledButton } from "@mantine/core";
+import { useMediaQuery } from "@mantine/hooks";
 import { useState } from "react";
 import "./EventsTable.css";
 import type { AuditEvent } from "../api/client";
+import { Card } from "./EventCards";
 import type { Filters } from "../filters";
 import { show } from "../state";
 import { browserZone, formatTime, useTimeZone } from "../time";
@@ -65,17 +67,19 @@ function Row({ e, zone, operator, filter, onOpen, tabStop }: {
           <code>{e.resource.id.slice(0, 8)}</code>
         </button>
       </td>
-      <td className="al-wide">
-        {operator ? e.reason : <span className={`al-outcome al-outcome-${e.outcome === "failure" ? "failure" : "success"}`}>{e.outcome ?? "success"}</span>}
+      <td><span className={`al-outcome al-outcome-${e.outcome === "failure" ? "failure" : "success"}`}>{e.outcome ?? "success"}</span></td>
+      {operator && <td>{e.reason}</td>}
+      <td>
+        <DiffPreview e={e} />
+        {!operator && e.reason && <div data-testid="row-reason">Reason: {e.reason}</div>}
       </td>
-      <td className="al-wide">{!operator && <DiffPreview e={e} />}</td>
     </tr>
   );
 }
 
 /** focusRow moves the focus to the row at i of the table holding from. */
 function focusRow(from: HTMLElement, i: number) {
-  const rows = from.closest("tbody")?.querySelectorAll<HTMLElement>("[data-testid=event-row]") ?? [];
+  const rows = from.closest("[data-testid=events]")?.querySelectorAll<HTMLElement>("[data-testid=event-row]") ?? [];
   rows[Math.max(0, Math.min(i, rows.length - 1))]?.focus();
 }
 
@@ -84,11 +88,12 @@ function focusRow(from: HTMLElement, i: number) {
  * row focused, the arrows, Home and End move between rows, Enter opens
  * one, and the next Tab leaves the table. A row's links (filter on this
  * user, this resource) are for the pointer: the drawer's pivots do the
- * same from the keyboard. At phone width the rows show time, user,
- * action and resource (EventsTable.css). */
+ * same from the keyboard. At phone width the events are cards
+ * (EventCards.tsx) with the same keys; sorting is in the filters' sheet. */
 export function EventsTable({ events, loading, busy, filters, operator, onFilter, onOpen }: Props) {
   const [zone] = useTimeZone();
   const [active, setActive] = useState(0);
+  const phone = useMediaQuery("(max-width: 40em)", false, { getInitialValueInEffect: false });
   if (loading) return <Center py="xl"><Loader /></Center>;
   if (!events.length)
     return (
@@ -101,7 +106,7 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
     onFilter({ ...filters, sort: field, order: filters.sort === field ? (desc ? "asc" : "desc") : undefined });
   };
   const order = (field: Filters["sort"]) => (filters.sort !== field ? undefined : (filters.order ?? (field === "timestamp" ? "desc" : "asc")));
-  const keys = (ev: React.KeyboardEvent<HTMLTableSectionElement>) => {
+  const keys = (ev: React.KeyboardEvent<HTMLElement>) => {
     const row = (ev.target as HTMLElement).closest<HTMLElement>("[data-testid=event-row]");
     if (!row) return;
     const i = events.findIndex((e) => e.id === row.dataset.id);
@@ -110,6 +115,19 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
     ev.preventDefault();
     focusRow(row, to);
   };
+  const focus = (ev: React.FocusEvent) => {
+    const i = events.findIndex((e) => e.id === (ev.target as HTMLElement).dataset.id);
+    if (i >= 0) setActive(i);
+  };
+  const filter = (f: Partial<Filters>) => onFilter({ ...filters, ...f });
+  if (phone)
+    return (
+      <ul className="al-cards" data-testid="events" aria-label="Events" aria-busy={busy} style={{ opacity: busy ? 0.6 : 1 }} onKeyDown={keys} onFocus={focus}>
+        {events.map((e, i) => (
+          <Card key={e.id} e={e} zone={zone} filter={filter} onOpen={onOpen} tabStop={i === Math.min(active, events.length - 1)} />
+        ))}
+      </ul>
+    );
   const arrow = (field: Filters["sort"]) => (filters.sort !== field ? "" : (filters.order ?? (field === "timestamp" ? "desc" : "asc")) === "desc" ? " ▼" : " ▲");
   return (
     <Table.ScrollContainer minWidth={0} className="al-scroll">
@@ -121,16 +139,14 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
               <UnstyledButton fw={600} onClick={() => sortBy(c.field)} data-testid={`sort-${c.field}`}>{c.label}{arrow(c.field)}</UnstyledButton>
             </Table.Th>
           ))}
-          <Table.Th className="al-wide">{operator ? "Declared reason" : "Outcome"}</Table.Th>
-          <Table.Th className="al-wide">{operator ? "Details" : "Changes"}</Table.Th>
+          <Table.Th>Outcome</Table.Th>
+          {operator && <Table.Th>Declared reason</Table.Th>}
+          <Table.Th>Changes</Table.Th>
         </Table.Tr>
       </Table.Thead>
-      <Table.Tbody onKeyDown={keys} onFocus={(ev) => {
-        const i = events.findIndex((e) => e.id === (ev.target as HTMLElement).dataset.id);
-        if (i >= 0) setActive(i);
-      }}>
+      <Table.Tbody onKeyDown={keys} onFocus={focus}>
         {events.map((e, i) => (
-          <Row key={e.id} e={e} zone={zone} operator={operator} filter={(f) => onFilter({ ...filters, ...f })} onOpen={onOpen} tabStop={i === Math.min(active, events.length - 1)} />
+          <Row key={e.id} e={e} zone={zone} operator={operator} filter={filter} onOpen={onOpen} tabStop={i === Math.min(active, events.length - 1)} />
         ))}
       </Table.Tbody>
     </Table>

@@ -1,6 +1,6 @@
 import { Button, Group, Stack, Switch, Text } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
-import { useEffect, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { ApiError, api, must, type AuditEvent } from "../api/client";
 import { activeFilters, filtersSearch, parseFilters, type Filters } from "../filters";
 import { firstNow, listQuery, listRequest, viewFilters, type Page } from "../firstView";
@@ -13,6 +13,10 @@ import { FilterBar, FilterBarSkeleton } from "./FilterBar";
 import { Histogram } from "./Histogram";
 import { SavedSearches } from "./SavedSearches";
 import { UserCounts } from "./UserCounts";
+
+// The phone's sheet (a drawer) loads when first opened: the first view's
+// bundle stays the size it was.
+const FilterSheet = lazy(() => import("./FilterSheet").then((m) => ({ default: m.FilterSheet })));
 
 /** EventsView is the log: filters, histogram, table, load more, follow
  * mode. The operator view is the same, fixed to crossTenant=true. */
@@ -45,10 +49,19 @@ export function EventsView({ operator }: { operator: boolean }) {
   // rows do not wait for it; until then a skeleton of the same size keeps
   // its place, so the histogram and the rows never move.
   const barShown = useAfterPaint(page !== undefined || first.error !== undefined);
-  // On a phone the filters fold behind one button that counts them, so
-  // that the first screen shows rows.
+  // On a phone the filters, the order, following and saved searches are
+  // in a sheet behind one button that counts the filters, so that the
+  // first screen shows events (six or more at 390×844).
   const phone = useMediaQuery("(max-width: 40em)", false, { getInitialValueInEffect: false });
   const [unfolded, setUnfolded] = useState(false);
+  const [sheetLoaded, setSheetLoaded] = useState(false);
+  // Closing the sheet returns the focus to its button: Mantine's own
+  // return misses a drawer that mounts open, as this lazy one first does.
+  const toggle = useRef<HTMLButtonElement>(null);
+  const closeSheet = () => {
+    setUnfolded(false);
+    toggle.current?.focus();
+  };
   const active = activeFilters(filters, operator);
   // Followed events can repeat the newest one (from is inclusive).
   const seen = new Set<string>();
@@ -81,29 +94,44 @@ export function EventsView({ operator }: { operator: boolean }) {
       setMoreError(e);
     }
   };
+  const count = (page?.total ?? 0) + followed;
+  const totalText = page ? `${page.relation === "gte" ? "at least " : ""}${count} ${count === 1 && page.relation !== "gte" ? "event" : "events"}` : " ";
+  const bar = (full?: boolean) => <FilterBar filters={filters} onChange={setFilters} operator={operator} searchError={searchError} sample={shown[0]} full={full} />;
+  const counts = filters.sort === "actor.email" && !filters.actorEmail && <UserCounts filters={filters} now={now} onUser={(actorEmail) => setFilters({ ...filters, actorEmail })} />;
   return (
-    <Stack>
-      {phone && (
-        <Button variant="default" onClick={() => setUnfolded(!unfolded)} aria-expanded={unfolded} data-testid="filters-toggle">
-          {unfolded ? "Hide the filters" : `Filters${active ? ` (${active} active)` : ""}`}
-        </Button>
-      )}
-      {phone ? unfolded && <FilterBar filters={filters} onChange={setFilters} operator={operator} searchError={searchError} sample={shown[0]} />
-        : barShown ? <FilterBar filters={filters} onChange={setFilters} operator={operator} searchError={searchError} sample={shown[0]} />
-          : <FilterBarSkeleton custom={filters.range === "custom"} operator={operator} />}
-      <Histogram filters={filters} now={now} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
-      <Group justify="space-between" gap="xs">
-        <Text size="sm" c="dimmed" data-testid="total" style={phone ? { flexBasis: "100%" } : undefined}>
-          {page ? `${page.relation === "gte" ? "at least " : ""}${(page.total ?? 0) + followed} events` : " "}
-        </Text>
-        <Group gap="xs" wrap="wrap" justify="flex-end">
-          <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow"
-            disabled={!canFollow} />
-          {filters.sort === "actor.email" && !filters.actorEmail && <UserCounts filters={filters} now={now} onUser={(actorEmail) => setFilters({ ...filters, actorEmail })} />}
-          <SavedSearches filters={filters} />
-          <ExportButton filters={filters} now={now} total={page?.total} />
+    <Stack gap={phone ? "xs" : undefined}>
+      {phone ? (
+        <>
+          {sheetLoaded && (
+            <Suspense fallback={null}>
+              <FilterSheet opened={unfolded} onClose={closeSheet} filters={filters} onChange={setFilters} follow={follow} onFollow={setFollow} canFollow={canFollow} total={totalText}>
+                {bar(true)}
+                <SavedSearches filters={filters} />
+              </FilterSheet>
+            </Suspense>
+          )}
+          <Group gap="xs" wrap="nowrap">
+            <Button ref={toggle} variant="default" onClick={() => { setSheetLoaded(true); setUnfolded(true); }} aria-expanded={unfolded} data-testid="filters-toggle" style={{ flexShrink: 0 }}>
+              {`Filters${active ? ` (${active} active)` : ""}`}
+            </Button>
+            <Text size="sm" c="dimmed" data-testid="total" style={{ flex: 1 }}>{totalText}</Text>
+            <ExportButton filters={filters} now={now} total={page?.total} compact />
+          </Group>
+          {counts}
+        </>
+      ) : barShown ? bar() : <FilterBarSkeleton custom={filters.range === "custom"} operator={operator} />}
+      <Histogram filters={filters} now={now} compact={phone} onRange={(from, to) => setFilters({ ...filters, range: "custom", from, to })} />
+      {!phone && (
+        <Group justify="space-between" gap="xs">
+          <Text size="sm" c="dimmed" data-testid="total">{totalText}</Text>
+          <Group gap="xs" wrap="wrap" justify="flex-end">
+            <Switch label="Follow new events" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} data-testid="follow" disabled={!canFollow} />
+            {counts}
+            <SavedSearches filters={filters} />
+            <ExportButton filters={filters} now={now} total={page?.total} />
+          </Group>
         </Group>
-      </Group>
+      )}
       {page?.total === 0 && (page.suggestions?.length ?? 0) > 0 && (
         <Group gap="xs" data-testid="suggestions">
           <Text size="sm">Nothing matches this search as typed. Read another way:</Text>

@@ -11,7 +11,7 @@ import { ErrorState } from "./ErrorState";
  * lines: up to the sync limit the file downloads at once, under the name
  * the service gives it (the window and filters); above, the service
  * queues a job and e-mails its link, and the Exports view follows it. */
-export function ExportButton({ filters, now }: { filters: Filters; now: Date; total?: number }) {
+export function ExportButton({ filters, now, compact }: { filters: Filters; now: Date; total?: number; compact?: boolean }) {
   const [busy, setBusy] = useState<"csv" | "jsonl" | null>(null);
   const [job, setJob] = useState<ExportJob | null>(null);
   const [error, setError] = useState<unknown>();
@@ -35,8 +35,12 @@ export function ExportButton({ filters, now }: { filters: Filters; now: Date; to
   return (
     <Stack gap={4} align="flex-end">
       <Group gap={4} wrap="nowrap">
-        <Button onClick={() => void run("csv")} loading={busy === "csv"} disabled={busy !== null} data-testid="export">Export CSV</Button>
-        <Button variant="default" onClick={() => void run("jsonl")} loading={busy === "jsonl"} disabled={busy !== null} data-testid="export-jsonl">JSON lines</Button>
+        {/* A phone's toolbar is one line: the formats' short names, the
+            action in their labels. */}
+        <Button onClick={() => void run("csv")} loading={busy === "csv"} disabled={busy !== null} data-testid="export" px={compact ? "xs" : undefined}
+          aria-label={compact ? "Export CSV" : undefined}>{compact ? "CSV" : "Export CSV"}</Button>
+        <Button variant="default" onClick={() => void run("jsonl")} loading={busy === "jsonl"} disabled={busy !== null} data-testid="export-jsonl" px={compact ? "xs" : undefined}
+          aria-label={compact ? "Export JSON lines" : undefined}>{compact ? "JSON" : "JSON lines"}</Button>
       </Group>
       {job && (
         <Alert color="blue" data-testid="export-queued" title="Export queued">

@@ -68,8 +68,13 @@ export function FilterBarSkeleton({ custom, operator }: { custom: boolean; opera
  * the search on Enter or on a pause once it looks finished
  * (searchInput.ts). searchError is the service's word on the search
  * last sent, shown under the box. */
-export function FilterBar({ filters, onChange, operator, searchError, sample }: { filters: Filters; onChange: (f: Filters) => void; operator: boolean; searchError?: string; sample?: AuditEvent }) {
+export function FilterBar({ filters, onChange, operator, searchError, sample, full }: {
+  filters: Filters; onChange: (f: Filters) => void; operator: boolean; searchError?: string; sample?: AuditEvent;
+  /** full: one item a line, each as wide as the bar (the phone's sheet). */
+  full?: boolean;
+}) {
   const [zone] = useTimeZone();
+  const w = (px: number) => (full ? "100%" : px);
   const [text, setText] = useState({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" });
   useEffect(() => setText({ actorEmail: filters.actorEmail ?? "", resourceId: filters.resourceId ?? "", q: filters.q ?? "" }),
     [filters.actorEmail, filters.resourceId, filters.q]);
@@ -84,32 +89,33 @@ export function FilterBar({ filters, onChange, operator, searchError, sample }: 
   });
   return (
     <Group align="end" gap="sm" wrap="wrap" data-testid="filters">
-      <SegmentedControl w={W.range}
+      <SegmentedControl w={w(W.range)} fullWidth={full}
         value={filters.range}
         onChange={(v) => onChange({ ...filters, range: v as Filters["range"], from: filters.from, to: filters.to })}
         data={[{ value: "24h", label: "24 h" }, { value: "7d", label: "7 d" }, { value: "30d", label: "30 d" }, { value: "all", label: "All" }, { value: "custom", label: "Custom" }]}
       />
       {filters.range === "custom" && (
         <>
-          <TextInput type="datetime-local" label="From" w={W.date} value={toZonedInput(filters.from, zone)} onChange={(e) => onChange({ ...filters, from: fromZonedInput(e.currentTarget.value, zone) })} />
-          <TextInput type="datetime-local" label="To" w={W.date} value={toZonedInput(filters.to, zone)} onChange={(e) => onChange({ ...filters, to: fromZonedInput(e.currentTarget.value, zone) })} />
+          <TextInput type="datetime-local" label="From" w={w(W.date)} value={toZonedInput(filters.from, zone)} onChange={(e) => onChange({ ...filters, from: fromZonedInput(e.currentTarget.value, zone) })} />
+          <TextInput type="datetime-local" label="To" w={w(W.date)} value={toZonedInput(filters.to, zone)} onChange={(e) => onChange({ ...filters, to: fromZonedInput(e.currentTarget.value, zone) })} />
         </>
       )}
-      <TextInput label="User e-mail" w={W.email} placeholder="name@company.com" value={text.actorEmail} onChange={(e) => setText({ ...text, actorEmail: e.currentTarget.value })} />
-      <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={W.action} styles={oneLine} />
-      <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={W.kind} styles={oneLine} />
-      <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={W.id} />
-      <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={W.outcome} />
-      <TextInput label="Search" w={W.search} placeholder="paste an IP, e-mail, id; words; actor:grace*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
+      <TextInput label="User e-mail" w={w(W.email)} placeholder="name@company.com" value={text.actorEmail} onChange={(e) => setText({ ...text, actorEmail: e.currentTarget.value })} />
+      <MultiSelect label="Action" data={actions} value={filters.action} onChange={(v) => onChange({ ...filters, action: v })} clearable w={w(W.action)} styles={oneLine} />
+      <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={w(W.kind)} styles={oneLine} />
+      <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={w(W.id)} />
+      <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={w(W.outcome)} />
+      {/* First in the phone's sheet: what an investigator reaches for. */}
+      <TextInput label="Search" w={w(W.search)} style={full ? { order: -1 } : undefined} placeholder="paste an IP, e-mail, id; words; actor:grace*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
         onKeyDown={(e) => e.key === "Enter" && apply(text.q)} error={searchError} data-testid="search"
         rightSection={<SearchHelp sample={sample} onPick={(q) => setText({ ...text, q })} />} />
       {!operator && (
-        <Switch label="Operator team only (cross_tenant)" w={W.operator} checked={filters.crossTenant === true}
+        <Switch label="Operator team only (cross_tenant)" w={w(W.operator)} checked={filters.crossTenant === true}
           onChange={(e) => onChange({ ...filters, crossTenant: e.currentTarget.checked ? true : undefined })} />
       )}
-      <Switch label="Service's own records" w={W.system} checked={filters.system === true} data-testid="show-system"
+      <Switch label="Service's own records" w={w(W.system)} checked={filters.system === true} data-testid="show-system"
         onChange={(e) => onChange({ ...filters, system: e.currentTarget.checked ? true : undefined })} />
-      <Button variant="subtle" w={W.reset} onClick={() => onChange({ ...defaultFilters })}>Reset</Button>
+      <Button variant="subtle" w={w(W.reset)} onClick={() => onChange({ ...defaultFilters })}>Reset</Button>
     </Group>
   );
 }

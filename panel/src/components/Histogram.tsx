@@ -11,7 +11,7 @@ const axisTime = (iso: string, zone: string, days: boolean) => formatTime(iso, z
 
 /** Histogram draws the events over time for the filters (GET /stats);
  * dragging across it narrows the date filter to the range dragged. */
-export function Histogram({ filters, now, onRange }: { filters: Filters; now: Date; onRange: (from: string, to: string) => void }) {
+export function Histogram({ filters, now, onRange, compact }: { filters: Filters; now: Date; onRange: (from: string, to: string) => void; compact?: boolean }) {
   const req = statsRequest(filters, now);
   const { interval, toMs } = req;
   const stats = useAsync(req.load, req.key);
@@ -25,7 +25,9 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
   const stale = stats.error !== undefined;
   const max = Math.max(1, ...bars.map((b) => b.count));
   const W = 1000;
-  const H = 80;
+  // A phone keeps its first screen for the events: lower bars, and the
+  // caption (also the chart's label) left out.
+  const H = compact ? 44 : 80;
   // Bars are placed by time: the last bucket of an open window ends now,
   // so it is drawn as wide as the part of it that has passed (issue 42).
   const starts = bars.map((b) => Date.parse(b.start));
@@ -74,9 +76,9 @@ export function Histogram({ filters, now, onRange }: { filters: Filters; now: Da
         <Text size="xs" c="dimmed" visibleFrom="sm">{bars.length ? axisTime(bars[Math.floor(bars.length / 2)]!.start, zone, days) : ""}</Text>
         <Text size="xs" c="dimmed">{bars.length ? axisTime(new Date(toMs).toISOString(), zone, days) : ""}</Text>
       </Group>
-      <Text size="xs" c="dimmed" data-testid="histogram-caption">
+      {!compact && <Text size="xs" c="dimmed" data-testid="histogram-caption">
         {bars.length ? `${bars.length} bars of ${interval}, highest ${max.toLocaleString("en-US")} · drag to narrow` : `Events per ${interval}`}
-      </Text>
+      </Text>}
     </Box>
   );
 }
