@@ -168,6 +168,10 @@ type binder struct {
 	getenv  func(string) string
 	options []option
 	errs    []string
+	// What --help prints, and where (describe).
+	helpOut   io.Writer
+	helpUsage string
+	primary   []string
 }
 
 func newBinder(name string, getenv func(string) string, out io.Writer) *binder {
@@ -234,6 +238,10 @@ func (b *binder) boolean(p *bool, name, env string, def bool, usage string) {
 
 // parse parses args and reports every environment and flag problem.
 func (b *binder) parse(args []string) error {
+	if topic, ok := helpTopic(args); ok && b.helpOut != nil {
+		b.printHelp(b.helpOut, topic)
+		return flag.ErrHelp
+	}
 	if err := b.fs.Parse(args); err != nil {
 		return err
 	}

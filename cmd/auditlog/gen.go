@@ -77,10 +77,7 @@ func runGen(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	b := newBinder("auditlog gen", getenv, stderr)
 	var o genOptions
 	o.bind(b)
-	b.fs.Usage = func() {
-		fmt.Fprintf(b.fs.Output(), "Usage: auditlog gen [flags]\n\nGenerates realistic contact-center audit events (the same generator as make demo and make bench).\n\nFlags:\n")
-		b.fs.PrintDefaults()
-	}
+	b.describe(stdout, "Usage: auditlog gen [flags]\n\nGenerates realistic contact-center audit events (the same generator as make demo and make bench).\n")
 	if err := b.parse(args); err != nil {
 		return err
 	}

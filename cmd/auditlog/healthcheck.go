@@ -21,9 +21,9 @@ func runHealthcheck(args []string, getenv func(string) string, stdout, stderr io
 	b.str(&addr, "http-addr", "AUDITLOG_HTTP_ADDR", "127.0.0.1:8080", "address the server listens on")
 	b.fs.StringVar(&path, "path", "/readyz", "path to ask: /readyz (ready to serve) or /healthz (alive)")
 	b.fs.DurationVar(&timeout, "timeout", 5*time.Second, "time limit of the check")
-	if wantsHelp(args) {
-		b.fs.SetOutput(stdout)
-	}
+	b.describe(stdout, "Usage: auditlog healthcheck [--path /readyz|/healthz] [--timeout 5s]\n\n"+
+		"Asks the server at AUDITLOG_HTTP_ADDR for /readyz (or /healthz) and exits 0 when it answers 200: the\n"+
+		"container image's health check, which has no curl.\n")
 	if err := b.parse(args); err != nil {
 		return err
 	}

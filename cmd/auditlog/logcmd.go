@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,42 +16,21 @@ import (
 	"github.com/auditlog/auditlog/seal"
 )
 
-const logUsage = `usage: auditlog log verify --tenant <uuid> --key <verifier key or file>[,…]
+const logUsage = `Usage: auditlog log verify --tenant <uuid> --key <verifier key or file>[,…]
                           [--witness-key <witness key or file>[,…] [--witness-quorum k]]
                           [--api <url> --token <jwt> [--save <dir>] | --dir <dir> | --repair] [--grace 30s]
 
-verify checks a tenant's verifiable log: the latest checkpoint's signature
-with the pinned keys (GET /api/log-key gives them; keep a copy of your own:
-a key read from the source under test proves nothing; after a rotation,
-pin the new key next to the old), the tree rebuilt from the leaves against
-the checkpoint's root, and every event against its leaf. It names each
-altered, missing, repeated or unsealed event; a leaf whose event retention
-deleted, as a sealed retention record says, is counted, not named.
+Checks a tenant's verifiable log against keys you pinned (GET /api/log-key
+gives them; a key read from the source under test proves nothing): the
+latest checkpoint's signature (and, with --witness-key, its witnesses'
+cosignatures), the tree rebuilt from the leaves, every event against its
+leaf. It names each altered, missing, repeated or unsealed event.
 
-With --witness-key, the checkpoint must also carry the cosignatures of
---witness-quorum (default: all) of those witnesses (C2SP tlog-cosignature):
-verify then reads the latest cosigned checkpoint, and refuses one that
-lacks them, so a history the log showed to this verifier alone (a fork, a
-rewrite re-signed with the log's own key) fails with no state kept here.
-
-It reads the log from one of:
-  the configured store (default), as auditlog tenant reads it;
-  --api and --token: a running service, with a token of the tenant
-    (GET /api/log/checkpoint, /api/log/leaves, /api/audit-logs); --save
-    writes what it read into a directory;
-  --dir: such a directory, offline (checkpoint, leaves.jsonl, events.jsonl).
-
---repair (the store only): after the verification, what the store keeps
-beside each event named misindexed (columns, text index row, search
-fields; the hourly rollups when one is named) is written again from the
-event as stored, which its leaf has just proved intact, and the log is
-verified again. Nothing else is touched: an altered, missing or unsealed
-event is evidence, not an index to repair.
-
-An event stored after the checkpoint was signed is no leaf yet: verify
-waits up to --grace for later checkpoints (each checked to extend the
-tree) before it names an event unsealed. Exit 0: intact; 1: something does
-not verify; 2: usage.
+It reads the configured store (default), a running service (--api and
+--token; --save keeps what it read) or such a saved directory (--dir).
+--repair rewrites the index data of events named misindexed from their
+proven bodies. Exit 0: intact; 1: something does not verify; 2: usage.
+The README's "Verifiable log" section says more.
 `
 
 // logArgs are auditlog log verify's arguments.
@@ -67,16 +45,16 @@ type logArgs struct {
 // runLog runs `auditlog log verify`.
 func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "verify" {
-		if len(args) > 0 && (args[0] == "help" || args[0] == "--help" || args[0] == "-h") {
-			fmt.Fprint(stdout, logUsage)
-			return flag.ErrHelp
+		if len(args) == 0 || !wantsHelp(args[:1]) {
+			fmt.Fprint(stderr, logUsage)
+			return usageError{errors.New("want the subcommand verify")}
 		}
-		fmt.Fprint(stderr, logUsage)
-		return usageError{errors.New("want the subcommand verify")}
+		args = append([]string{"verify"}, args...) // auditlog log --help: verify's page
 	}
 	var c Config
 	var a logArgs
 	b := newBinder("auditlog log verify", getenv, stderr)
+	b.describe(stdout, logUsage, "Store")
 	b.store(&c)
 	b.fs.StringVar(&a.tenant, "tenant", "", "tenant UUID (required)")
 	b.fs.StringVar(&a.key, "key", "", "the checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required)")

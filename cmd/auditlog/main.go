@@ -103,15 +103,30 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	}
 }
 
+const serveUsage = `Usage: auditlog serve [flags]
+
+Serves the API (/api/...), the admin panel (/settings/audit/) and HTTP
+ingest, on the embedded SQLite store by default or on Elasticsearch
+(--store elasticsearch), and runs the export jobs, periodic exports,
+retention and the verifiable log's sealing beside them.
+`
+
+const indexUsage = `Usage: auditlog index [flags]
+
+Consumes audit events from Kafka, validates them (invalid ones go to the
+dead-letter topic with the reason) and writes them into the tenants'
+Elasticsearch data streams; offsets are committed once a batch is stored.
+`
+
 // parseServerConfig binds the flags of serve or index.
 func parseServerConfig(cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) (Config, *binder, error) {
 	var c Config
 	b := newBinder("auditlog "+cmd, getenv, stderr)
 	bindServer(cmd, b, &c)
-	b.fs.Usage = func() { b.printHelp(b.fs.Output(), cmd) }
-	if wantsHelp(args) {
-		b.printHelp(stdout, cmd)
-		return c, b, flag.ErrHelp
+	if cmd == "serve" {
+		b.describe(stdout, serveUsage, "HTTP", "Auth", "Store", "Logging")
+	} else {
+		b.describe(stdout, indexUsage, "HTTP", "Elasticsearch", "Kafka", "Logging")
 	}
 	if err := b.parse(args); err != nil {
 		return c, b, err
@@ -230,12 +245,9 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 	b.fs.StringVar(&reason, "reason", "", "declared reason of a superadmin access")
 	b.fs.DurationVar(&ttl, "ttl", 12*time.Hour, "lifetime of the token (1m to 30d)")
 	initSecret := b.fs.Bool("init-dev-secret", false, "with no secret configured, write the data directory's development secret first if it is missing (as serve does on its first start)")
-	b.fs.Usage = func() {
-		fmt.Fprintf(b.fs.Output(), "Usage: auditlog token --tenant <uuid> --role <role> [--email <e>] [--user <uuid>] [--reason <text>] [--ttl <duration>]\n\n"+
-			"Prints a signed JWT on stdout, signed with AUDITLOG_JWT_SECRET (the server's secret) or, when it is not set, the\n"+
-			"development secret that `auditlog serve` writes into the data directory on the embedded store.\n\nFlags:\n")
-		b.fs.PrintDefaults()
-	}
+	b.describe(stdout, "Usage: auditlog token --tenant <uuid> --role <role> [--email <e>] [--user <uuid>] [--reason <text>] [--ttl <duration>]\n\n"+
+		"Prints a signed JWT on stdout, signed with AUDITLOG_JWT_SECRET (the server's secret) or, when it is not set, the\n"+
+		"development secret that `auditlog serve` writes into the data directory on the embedded store.\n")
 	if err := b.parse(args); err != nil {
 		return err
 	}

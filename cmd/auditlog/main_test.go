@@ -150,7 +150,7 @@ func TestConfigErrors(t *testing.T) {
 
 func TestHelpNamesEveryVariableAndHidesSecrets(t *testing.T) {
 	var out bytes.Buffer
-	code := run([]string{"serve", "--help"}, env(map[string]string{"AUDITLOG_JWT_SECRET": "topsecret"}), &out, &out)
+	code := run([]string{"serve", "--help", "all"}, env(map[string]string{"AUDITLOG_JWT_SECRET": "topsecret"}), &out, &out)
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -247,29 +247,79 @@ func TestMainServesHealth(t *testing.T) {
 }
 
 // TestServeHelpIsGroupedOnStdout: --help goes to stdout, one line per
-// flag, grouped by section in a fixed order, every variable named once.
+// flag, grouped by section in a fixed order; --help all lists every
+// variable once, the page itself fits a screen with the other groups
+// named, and --help <group> lists one group.
 func TestServeHelpIsGroupedOnStdout(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := run([]string{"serve", "--help"}, env(nil), &out, &errb); code != 0 || errb.Len() != 0 {
-		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	help := func(args ...string) string {
+		var out, errb bytes.Buffer
+		if code := run(append([]string{"serve", "--help"}, args...), env(nil), &out, &errb); code != 0 || errb.Len() != 0 {
+			t.Fatalf("serve --help %v: exit %d, stderr %q", args, code, errb.String())
+		}
+		return out.String()
 	}
-	help := out.String()
+	all := help("all")
 	last := -1
 	for _, s := range []string{"HTTP:", "Auth:", "Store:", "Elasticsearch:", "Kafka:", "Export:", "S3:", "SMTP:", "Logging:"} {
-		i := strings.Index(help, "\n"+s+"\n")
+		i := strings.Index(all, "\n"+s+"\n")
 		if i < 0 || i < last {
-			t.Fatalf("section %s missing or out of order:\n%s", s, help)
+			t.Fatalf("section %s missing or out of order:\n%s", s, all)
 		}
 		last = i
 	}
-	if strings.Contains(help, "Other:") {
-		t.Errorf("an option belongs to no section:\n%s", help)
+	if strings.Contains(all, "Other:") {
+		t.Errorf("an option belongs to no section:\n%s", all)
 	}
 	_, b, _ := parseServerConfig("serve", nil, env(nil), io.Discard, io.Discard)
 	for _, o := range b.options {
-		if n := strings.Count(help, " "+o.env+" "); n != 1 {
+		if n := strings.Count(all, " "+o.env+" "); n != 1 {
 			t.Errorf("%s named %d times", o.env, n)
 		}
+	}
+	page := help()
+	if n := strings.Count(page, "\n"); n > 60 || strings.Contains(page, "AUDITLOG_ES_URL") || !strings.Contains(page, "AUDITLOG_HTTP_ADDR") ||
+		!strings.Contains(page, "  elasticsearch ") || !strings.Contains(page, "--help all") {
+		t.Errorf("serve --help: %d lines, the Elasticsearch group folded, HTTP whole:\n%s", n, page)
+	}
+	es := help("elasticsearch")
+	if !strings.Contains(es, "AUDITLOG_ES_URL") || strings.Contains(es, "AUDITLOG_HTTP_ADDR") {
+		t.Errorf("serve --help elasticsearch:\n%s", es)
+	}
+	if bad := help("nonsense"); !strings.Contains(bad, `No group named "nonsense"`) || !strings.Contains(bad, "elasticsearch, export") {
+		t.Errorf("serve --help nonsense:\n%s", bad)
+	}
+}
+
+// TestEveryCommandsHelpIsOneScreenOnStdout (issues 42 and 44): every
+// command answers --help on stdout with exit 0, its own flags first, in
+// at most 60 lines, the groups it rarely uses folded: log verify, which
+// most run on the embedded store, names no Elasticsearch flag until asked
+// (--help elasticsearch or all).
+func TestEveryCommandsHelpIsOneScreenOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"serve"}, {"index"}, {"token"}, {"gen"}, {"healthcheck"}, {"verify"}, {"log", "verify"}, {"log"},
+		{"witness"}, {"export-periodic"}, {"tenant", "promote"}, {"tenant", "set-plan"}, {"tenant", "periodic"}} {
+		var out, errb bytes.Buffer
+		code := run(append(args, "--help"), env(nil), &out, &errb)
+		help := out.String()
+		if code != 0 || errb.Len() != 0 || !strings.HasPrefix(help, "Usage: auditlog ") {
+			t.Errorf("%v --help: exit %d, stderr %q, stdout %.80q", args, code, errb.String(), help)
+		}
+		if n := strings.Count(help, "\n"); n > 60 {
+			t.Errorf("%v --help: %d lines", args, n)
+		}
+		if strings.Contains(help, "Usage of ") {
+			t.Errorf("%v --help: Go's default flag format", args)
+		}
+	}
+	var out bytes.Buffer
+	run([]string{"log", "verify", "--help"}, env(nil), &out, &out)
+	if strings.Contains(out.String(), "-es-url ") || !strings.Contains(out.String(), "-data-dir ") || !strings.Contains(out.String(), "-tenant ") {
+		t.Errorf("log verify --help shows its Elasticsearch flags or misses its own:\n%s", out.String())
+	}
+	out.Reset()
+	run([]string{"log", "verify", "--help", "elasticsearch"}, env(nil), &out, &out)
+	if !strings.Contains(out.String(), "-es-url ") {
+		t.Errorf("log verify --help elasticsearch:\n%s", out.String())
 	}
 }
 
@@ -316,15 +366,16 @@ func testKeyFile(t testing.TB) string {
 // flag whose value name is more than one word.
 func TestNoFlagTakesAQuotedWordAsItsValueName(t *testing.T) {
 	for _, args := range [][]string{{"serve"}, {"index"}, {"token"}, {"gen"}, {"healthcheck"}, {"verify"}, {"log", "verify"},
-		{"export-periodic"}, {"tenant", "promote"}, {"tenant", "set-plan"}} {
+		{"export-periodic"}, {"tenant", "promote"}, {"tenant", "set-plan"}, {"witness"}} {
 		var out bytes.Buffer
-		run(append(args, "--help"), env(nil), &out, &out)
+		run(append(args, "--help", "all"), env(nil), &out, &out)
 		for _, line := range strings.Split(out.String(), "\n") {
-			// Go's format: "  -name value" on a line of its own, the usage
-			// on the next (the grouped help of serve and index pads with
-			// runs of spaces instead).
-			l := strings.TrimSpace(line)
-			if strings.HasPrefix(l, "-") && !strings.Contains(l, "  ") && len(strings.Fields(l)) > 2 {
+			// "  -name value" padded to 29 characters, then the variable
+			// or the usage.
+			if !strings.HasPrefix(line, "  -") || len(line) < 29 {
+				continue
+			}
+			if f := strings.Fields(line[:29]); len(f) > 2 {
 				t.Errorf("%v --help: %q: the value's name is more than one word", args, line)
 			}
 		}

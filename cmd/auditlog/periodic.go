@@ -181,8 +181,6 @@ periodic export's destination: once with --once (for cron; it waits for a
 tenant another replica is exporting, at most AUDITLOG_PERIODIC_LEASE), else
 every AUDITLOG_PERIODIC_EVERY until SIGTERM. serve does the same unless
 AUDITLOG_PERIODIC_EXPORT=false; a lease in the store lets them all run.
-
-Flags:
 `
 
 // runExportPeriodic is auditlog export-periodicexport.
@@ -198,13 +196,7 @@ func runExportPeriodic(args []string, getenv func(string) string, stdout, stderr
 	b.boolean(&c.Export.S3Create, "s3-create-bucket", "AUDITLOG_S3_CREATE_BUCKET", false, "create the bucket when it is missing")
 	b.periodic(&c)
 	b.fs.BoolVar(&once, "once", false, "export what is due, then exit (exit 1 when a tenant's pass failed)")
-	b.fs.Usage = func() {
-		fmt.Fprint(b.fs.Output(), exportPeriodicUsage)
-		b.fs.PrintDefaults()
-	}
-	if wantsHelp(args) {
-		b.fs.SetOutput(stdout)
-	}
+	b.describe(stdout, exportPeriodicUsage, "Store", "Periodic export", "Logging")
 	if err := b.parse(args); err != nil {
 		return err
 	}

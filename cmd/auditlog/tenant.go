@@ -90,13 +90,7 @@ func parseTenantCmd(args []string, getenv func(string) string, stdout, stderr io
 	if tc.sub == "periodic" {
 		periodicFlags(b.fs, &tc.settings)
 	}
-	b.fs.Usage = func() {
-		fmt.Fprint(b.fs.Output(), tenantUsage+"\nFlags of "+tc.sub+":\n")
-		b.fs.PrintDefaults()
-	}
-	if wantsHelp(args[1:]) {
-		b.fs.SetOutput(stdout)
-	}
+	b.describe(stdout, tenantUsage, "Store")
 	if err := b.parse(args[1:]); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,17 @@ type verifyArgs struct {
 	opts                                                    periodicexport.Options
 }
 
+const verifyUsage = `Usage: auditlog verify (--dir <copy> | --bucket <bucket>) --tenant <uuid>
+                       (--key <pem>… | --keys <dir> | --api <url> [--token <jwt>])
+                       [--log-key <key> [--witness-key <keys> [--witness-quorum k]]] [--checkpoint <c>…] [--deep]
+
+Checks a tenant's periodic export offline: the signed digest chain with
+keys you pinned (or the service's), every file against its digest, and,
+with --api and --token, that every window the service delivered is there.
+It prints one line per valid digest and per problem, and the checkpoint
+to record; exit 1 when the export fails, 2 on a usage error.
+`
+
 // runVerify checks a tenant's periodic export, from a directory (a copy
 // downloaded from the bucket) or the bucket itself. It trusts only what
 // the copy under test cannot forge: public keys from the service's API or
@@ -54,9 +65,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	b.fs.Var(&a.checkpoints, "checkpoint", "a checkpoint an earlier verify printed (<digest key> <signature>), or a file holding it: the chain must still hold it (repeatable)")
 	b.fs.BoolVar(&a.opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
 	b.s3(&c.Export)
-	if wantsHelp(args) {
-		b.fs.SetOutput(stdout)
-	}
+	b.describe(stdout, verifyUsage, "Auth")
 	if err := b.parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

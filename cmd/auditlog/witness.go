@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,9 +22,9 @@ import (
 	"github.com/auditlog/auditlog/witness"
 )
 
-const witnessUsage = `usage: auditlog witness --api <url> --key <verifier key or file> --token <jwt> [--token <jwt>…] [--dir <dir>] [--every 1m] [--once] [--metrics-addr <addr>]
+const witnessUsage = `Usage: auditlog witness --api <url> --key <verifier key or file> --token <jwt> [--token <jwt>…] [--dir <dir>] [--every 1m] [--once] [--metrics-addr <addr>]
 
-witness keeps the latest checkpoint of each tenant's verifiable log (one
+Keeps the latest checkpoint of each tenant's verifiable log (one
 --token per tenant, an admin's token of that tenant) in --dir, and checks
 that each new checkpoint is signed by the pinned key and extends the kept
 one (a consistency proof from the API, checked here). A fork (another tree
@@ -59,16 +58,13 @@ func newWitnessMetrics(reg prometheus.Registerer) witnessMetrics {
 var errUnchecked = errors.New("not every tenant could be checked")
 
 func runWitness(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	if wantsHelp(args) {
-		fmt.Fprint(stdout, witnessUsage)
-		return flag.ErrHelp
-	}
 	var api, key, dir, metricsAddr, tokenList, witnessKeys string
 	var quorum int
 	var every time.Duration
 	var once bool
 	var tokens multiFlag
 	b := newBinder("auditlog witness", getenv, stderr)
+	b.describe(stdout, witnessUsage)
 	b.str(&api, "api", "AUDITLOG_WITNESS_API", "", "the service's base URL (required)")
 	b.str(&key, "key", "AUDITLOG_WITNESS_KEY", "", "the pinned checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required; after a rotation, the new key next to the old)")
 	b.str(&witnessKeys, "witness-key", "AUDITLOG_WITNESS_COSIGNERS", "", "witnesses' keys (cosignature/v1), or files holding them, comma-separated: only checkpoints they cosigned are taken")
