@@ -35,13 +35,13 @@ const (
 	ResourceTranscriptPush  = "transcript_push"
 	ResourceWebhookDelivery = "webhook_delivery"
 	// ResourceRestoreRequest is the service's own record of a restore
-	// asked through it (not a spec §6 occurrence; the README's restore
+	// asked through it (not a spec §6 occurrence; docs/api.md's restore
 	// section documents it).
 	ResourceRestoreRequest = "restore_request"
 )
 
 // Catalog is the event catalog: every occurrence the platform records
-// (spec §1.1, §6), in the order of the README table. Operator-team access
+// (spec §1.1, §6), in the order of docs/event.md's table. Operator-team access
 // is not a row: any of these performed by a superadmin carries
 // crossTenant true, category cross_tenant and a reason.
 var Catalog = []CatalogEntry{

@@ -11,7 +11,7 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
-// referenceLeafData is the leaf encoding as README defines it, computed
+// referenceLeafData is the leaf encoding as docs/event.md defines it, computed
 // the slow way (storetest.CanonicalJSON of the event's JSON).
 func referenceLeafData(t testing.TB, e audit.Event) []byte {
 	t.Helper()

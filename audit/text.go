@@ -11,7 +11,7 @@ import (
 // character (U+0000–U+001F) or DEL (U+007F). Inside the free JSON of
 // before, after and diff values, tab, line feed and carriage return are
 // allowed (an IVR prompt may hold a line break); every other control
-// character, NUL above all, is refused there too. README "Event limits"
+// character, NUL above all, is refused there too. docs/event.md "Event limits"
 // documents the rule.
 
 // CleanText reports whether s is valid UTF-8 with no control character.

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 )
 
-// Limits on one event. They are part of the contract (README, "Event
+// Limits on one event. They are part of the contract (docs/event.md, "Event
 // limits"); an event beyond any of them is rejected, never truncated.
 const (
 	// MaxEventBytes is the largest encoded event accepted. It leaves room

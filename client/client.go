@@ -50,7 +50,7 @@ type Config struct {
 	// client sends the state as it is, over the authenticated channel,
 	// and only the service masks. Either way the service masks every
 	// value under a secret field again with its own key, so what is
-	// stored never depends on this key (README, "Who masks secrets").
+	// stored never depends on this key (docs/ingest.md, "Who masks secrets").
 	MaskKey []byte
 	// SecretFields and SensitiveTypes default to the service's defaults.
 	SecretFields   []string

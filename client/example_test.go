@@ -8,13 +8,13 @@ import (
 	"github.com/auditlog/auditlog/client"
 )
 
-// What the README's example takes from the service's configuration.
+// What docs/ingest.md's example takes from the service's configuration.
 var (
-	maskKey       = client.NewMaskKey() // the producer's own key, from its secret store (optional: README, "Who masks secrets")
+	maskKey       = client.NewMaskKey() // the producer's own key, from its secret store (optional: docs/ingest.md, "Who masks secrets")
 	restoreSecret = []byte("the service's AUDITLOG_RESTORE_SECRET")
 )
 
-// The README's example (README.md, "Producer client"; TestREADMEExample
+// The README's example (docs/ingest.md, "Producer client"; TestREADMEExample
 // keeps the two the same): record a change of an IVR, then apply the
 // restore requests the audit log sends.
 func Example() {

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestREADMEExample: the README's client example is Example's body, which
+// TestREADMEExample: docs/ingest.md's client example is Example's body, which
 // the compiler checks.
 func TestREADMEExample(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/ingest.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +25,11 @@ func TestREADMEExample(t *testing.T) {
 	}
 	_, block, ok := strings.Cut(string(readme), "```go\nctx := context.Background()\n")
 	if !ok {
-		t.Fatal("the README has no client example (a go block starting with ctx := context.Background())")
+		t.Fatal("docs/ingest.md has no client example (a go block starting with ctx := context.Background())")
 	}
 	block, _, _ = strings.Cut("ctx := context.Background()\n"+block, "```")
 	if got := strings.TrimSpace(block); got != strings.TrimSpace(strings.Join(want, "\n")) {
-		t.Fatalf("README example differs from Example:\n--- README\n%s\n--- example_test.go\n%s", got, strings.Join(want, "\n"))
+		t.Fatalf("docs/ingest.md example differs from Example:\n--- docs/ingest.md\n%s\n--- example_test.go\n%s", got, strings.Join(want, "\n"))
 	}
 	if n := len(want); n > 22 {
 		t.Fatalf("the example is %d lines; keep it about 20", n)

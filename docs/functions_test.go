@@ -10,12 +10,12 @@ import (
 	"testing"
 )
 
-// maxFunctionLines is the house rule the README's Contributing states:
+// maxFunctionLines is the house rule docs/contributing.md states:
 // no function of the production code (test files aside) is longer.
 const maxFunctionLines = 80
 
 // TestNoFunctionIsOverTheLimit holds the rule scripts/codefigures
-// measures, so that the README's "none over" stays true.
+// measures, so that docs/contributing.md's "none over" stays true.
 func TestNoFunctionIsOverTheLimit(t *testing.T) {
 	fset := token.NewFileSet()
 	funcs := 0

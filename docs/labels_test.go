@@ -8,14 +8,14 @@ import (
 )
 
 // TestREADMEExplainsEveryVerifyLabel: each label `auditlog verify` prints
-// before an object key (periodicexport/verify.go) has a row in the README's
-// table of problems, so an auditor can look up every line it reads.
+// before an object key (periodicexport/verify.go) has a row in
+// docs/periodic-export.md's table of problems, so an auditor can look up every line it reads.
 func TestREADMEExplainsEveryVerifyLabel(t *testing.T) {
 	src, err := os.ReadFile("../periodicexport/verify.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("periodic-export.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +25,7 @@ func TestREADMEExplainsEveryVerifyLabel(t *testing.T) {
 	}
 	for _, l := range labels {
 		if !strings.Contains(string(readme), "| `"+l[1]+"` |") {
-			t.Errorf("the README's table of verify problems has no row for %s", l[1])
+			t.Errorf("docs/periodic-export.md's table of verify problems has no row for %s", l[1])
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // owners says which folders' production code may import a dependency:
-// one package per dependency (README, Architecture). cmd/auditlog is the
+// one package per dependency (docs/architecture.md). cmd/auditlog is the
 // wiring and mounts the panel on the Gin engine; internal/testkit is what
 // only tests import. Test files may use a driver directly to observe a
 // service from outside.

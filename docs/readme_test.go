@@ -1,5 +1,6 @@
-// Package docs_test proves the README: its shell blocks are run, as a new
-// user pastes them, against a real `make demo`.
+// Package docs_test proves the documentation: the shell blocks of the
+// README and of every page of docs/ are run, as a new user pastes them,
+// against a real `make demo`, and every relative link resolves.
 package docs_test
 
 import (
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -20,25 +22,43 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
-// runSections are the README sections whose shell blocks a newcomer
-// pastes; each block runs unless the line before it is a skip marker that
-// says why.
-var runSections = map[string]bool{"What you'll see": true, "Quick start": true, "Periodic export": true, "The verifiable log": true, "API": true}
+// pages are the documentation's pages whose shell blocks run, in this
+// order (the order a newcomer follows: the README, then the pages whose
+// examples build on its demo), then every other page of docs/: each
+// block runs unless the line before it is a skip marker that says why.
+var pages = []string{"../README.md", "periodic-export.md", "verifiable-log.md", "api.md", "ingest.md"}
 
 const skipMarker = "<!-- readme-test: skip"
 
-// block is one fenced shell block of the README.
+// block is one fenced shell block of a page.
 type block struct {
+	page string
 	line int
 	text string
 }
 
-// shellBlocks returns the ```sh blocks of the run sections, in order, and
-// how many were skipped by a marker.
-func shellBlocks(t *testing.T, readme string) (run []block, skipped int) {
+// allPages is pages followed by the rest of docs/*.md.
+func allPages(t *testing.T) []string {
 	t.Helper()
-	sc := bufio.NewScanner(strings.NewReader(readme))
-	section, prev := "", ""
+	rest, err := filepath.Glob("*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := slices.Clone(pages)
+	for _, p := range rest {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// shellBlocks returns the ```sh blocks of a page, in order, and how many
+// were skipped by a marker; a skip marker must say why.
+func shellBlocks(t *testing.T, page, text string) (run []block, skipped int) {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(text))
+	prev := ""
 	var cur *block
 	skip := false
 	for n := 1; sc.Scan(); n++ {
@@ -54,11 +74,13 @@ func shellBlocks(t *testing.T, readme string) (run []block, skipped int) {
 			cur = nil
 		case cur != nil:
 			cur.text += strings.TrimPrefix(line, "  ") + "\n"
-		case strings.HasPrefix(line, "## "):
-			section = strings.TrimPrefix(line, "## ")
-		case trimmed == "```sh" && runSections[section]:
-			cur = &block{line: n}
-			skip = strings.HasPrefix(strings.TrimSpace(prev), skipMarker)
+		case trimmed == "```sh" || trimmed == "```bash" || trimmed == "```shell":
+			cur = &block{page: page, line: n}
+			p := strings.TrimSpace(prev)
+			skip = strings.HasPrefix(p, skipMarker)
+			if skip && !strings.HasPrefix(p, skipMarker+" (") {
+				t.Errorf("%s:%d: a skip marker must say why: %s (reason) -->", page, n, skipMarker)
+			}
 		}
 		if trimmed != "" {
 			prev = line
@@ -68,8 +90,8 @@ func shellBlocks(t *testing.T, readme string) (run []block, skipped int) {
 }
 
 // TestREADME starts `make demo` in a copy of the repository, as the README
-// says, and pastes every shell block of its quick start and API sections,
-// in order, into one new bash (no AUDITLOG_* variable, `set -euo
+// says, and pastes every shell block of the README and of every page of
+// docs/ (pages gives the order), in order, into one new bash (no AUDITLOG_* variable, `set -euo
 // pipefail`). Any failing command fails the test; the documented answers
 // are checked where the README states them. Only the port changes.
 func TestREADME(t *testing.T) {
@@ -81,13 +103,18 @@ func TestREADME(t *testing.T) {
 			t.Skipf("the README test needs %s: %v", tool, err)
 		}
 	}
-	raw, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var blocks []block
+	skipped := 0
+	for _, page := range allPages(t) {
+		raw, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, s := shellBlocks(t, page, string(raw))
+		blocks, skipped = append(blocks, b...), skipped+s
 	}
-	blocks, skipped := shellBlocks(t, string(raw))
-	if len(blocks) < 7 || skipped < 3 {
-		t.Fatalf("found %d shell blocks to run and %d skipped: the README's sections or markers changed", len(blocks), skipped)
+	if len(blocks) < 15 || skipped < 5 {
+		t.Fatalf("found %d shell blocks to run and %d skipped: the pages or their markers changed", len(blocks), skipped)
 	}
 	dir := copyRepo(t, "..")
 	addr := testenv.FreeAddr(t)
@@ -95,7 +122,7 @@ func TestREADME(t *testing.T) {
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
 	for _, b := range blocks {
-		fmt.Fprintf(&script, "printf '\\n### README.md:%d\\n'\n%s", b.line, b.text)
+		fmt.Fprintf(&script, "printf '\\n### %s:%d\\n'\n%s", strings.TrimPrefix(b.page, "../"), b.line, b.text)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -13,7 +13,7 @@ import (
 // Capabilities is what the cluster supports, detected at start and never
 // assumed. A full Elasticsearch 8.19 distribution has everything; the
 // JDK-less integ-test-zip build that `make test` runs without Docker has
-// the server and x-pack core only (README, "What the test build lacks").
+// the server and x-pack core only (docs/testing.md, "What the Elasticsearch test build lacks").
 type Capabilities struct {
 	// Version is the node version, e.g. "8.19.7".
 	Version string

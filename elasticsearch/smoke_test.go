@@ -70,7 +70,7 @@ func TestRootEndpointReportsVersion(t *testing.T) {
 }
 
 // TestServerFeatures checks, against the real cluster, every server
-// feature the service relies on in all modes (README, testing section):
+// feature the service relies on in all modes (docs/testing.md):
 // composable templates, data streams auto-created on op_type=create,
 // _rollover, _resolve/index, PIT with search_after, _count, aggregations
 // and scroll.
@@ -161,7 +161,7 @@ func TestServerFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	// idc lives in the old backing index, so the new write index accepts
-	// it: the documented limit of _id uniqueness (README, delivery).
+	// it: the documented limit of _id uniqueness (docs/indexer.md).
 	if res.Status != http.StatusCreated {
 		t.Fatalf("duplicate id after rollover: status %d, want 201 (unique per backing index only)", res.Status)
 	}

@@ -27,7 +27,7 @@
 #
 # Elasticsearch is the JDK-less integ-test-zip build: it has the server and
 # x-pack core only (no ILM, no data-stream REST API, no GET /). See the
-# README's testing section for exactly what it supports.
+# docs/testing.md for exactly what it supports.
 set -euo pipefail
 
 ES_VERSION=${AUDITLOG_ES_VERSION:-8.19.7}
@@ -52,7 +52,7 @@ die() { log "error: $*"; exit 1; }
 
 java_home() {
 	local j
-	j=$(command -v java) || die "java not found: install a JDK 17 (the README lists what make test needs)"
+	j=$(command -v java) || die "java not found: install a JDK 17 (docs/testing.md lists what make test needs)"
 	dirname "$(dirname "$(readlink -f "$j")")"
 }
 
@@ -263,7 +263,7 @@ print_env() {
 
 case "${1:-}" in
 up)
-	command -v mvn >/dev/null || die "mvn not found: install Maven (the README lists what make test needs)"
+	command -v mvn >/dev/null || die "mvn not found: install Maven (docs/testing.md lists what make test needs)"
 	"$0" down || true
 	fetch_es
 	fetch_kafka

@@ -40,7 +40,7 @@ var ingestVariants = []ingestVariant{
 		"INSERT INTO events_fts (events_fts, rank) VALUES ('automerge', 16)", "INSERT INTO events_fts (events_fts, rank) VALUES ('crisismerge', 64)"},
 		verdict: "Rejected: no gain beyond the runs' spread (FTS5 already buffers a transaction's terms and writes them as one segment), and fewer merges leave more segments for every MATCH to read."},
 	{name: "batches of 2,000 events", batch: 2000,
-		verdict: "The client's lever, kept as advice (README): a commit writes every page its batch dirtied, and four times the events dirty far fewer than four times the pages. The API accepts up to 1,000 events per request and group-commits concurrent requests."},
+		verdict: "The client's lever, kept as advice (docs/storage.md): a commit writes every page its batch dirtied, and four times the events dirty far fewer than four times the pages. The API accepts up to 1,000 events per request and group-commits concurrent requests."},
 	{name: "without the three sort indexes (e-mail, action, resource type)", tune: dropSortIndexes,
 		verdict: "Rejected: the spec's filtered, sorted page (action and resource type, sorted by e-mail, all time) and the sorts by action and resource type need them to stay within 50 ms at 1M events."},
 	{name: "without the free-text index", tune: []string{"DROP TABLE events_fts", "CREATE TABLE events_fts (search TEXT, reason TEXT)"},

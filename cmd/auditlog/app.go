@@ -160,7 +160,7 @@ func (m *Main) runServe(ctx context.Context) error {
 }
 
 // DemoEnd ends the 30 days of the seeded demo events by default. It is
-// fixed, so that the demo is the same on every machine and the README can
+// fixed, so that the demo is the same on every machine and the documentation can
 // show real ids and ranges; AUDITLOG_SEED_END=now makes recent events.
 const DemoEnd = "2026-11-22T00:00:00Z"
 

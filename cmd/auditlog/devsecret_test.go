@@ -87,7 +87,7 @@ func TestTokenFlags(t *testing.T) {
 	if _, ing, code := mint(vars, "--role", "ingest"); code != 0 {
 		t.Fatalf("an ingest token needs no tenant: %s", ing)
 	}
-	_, help, _ := mint(vars, "--help")
+	help, _, _ := mint(vars, "--help") // on stdout
 	if strings.Contains(help, "jwt-public-key") || !strings.Contains(help, "derived from the e-mail") {
 		t.Fatalf("token --help: %s", help)
 	}

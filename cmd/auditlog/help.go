@@ -67,12 +67,19 @@ func helpTopic(args []string) (string, bool) {
 	return "", false
 }
 
+// onDescribe, when set (by the test that writes docs/configuration.md
+// from the commands' own flag tables), sees every binder described.
+var onDescribe func(*binder)
+
 // describe sets what the command's --help prints (on out) before its
 // flags, and the sections it lists flag by flag; every other section is
 // one line, listed whole by --help <section> or --help all, so that a
 // command's help is one screen and one that most run on the embedded
 // store does not open with ten Elasticsearch flags.
 func (b *binder) describe(out io.Writer, usage string, primary ...string) {
+	if onDescribe != nil {
+		onDescribe(b)
+	}
 	b.helpOut, b.helpUsage, b.primary = out, usage, primary
 	b.fs.Usage = func() { b.printHelp(b.fs.Output(), "") }
 }

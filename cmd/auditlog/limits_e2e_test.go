@@ -17,7 +17,7 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
-// MaxWorstCaseRSS is the documented bound (README, "Limits") on the peak
+// MaxWorstCaseRSS is the documented bound (docs/api.md, "Limits") on the peak
 // resident memory of one `serve` (the production build, not the test
 // binary: the race detector of make test multiplies memory) answering the
 // worst requests of every read endpoint, one at a time, over a tenant
@@ -28,7 +28,7 @@ import (
 // years reached 1,728 MiB with fewer events) exceeds it.
 const MaxWorstCaseRSS = 768 << 20
 
-// MaxSettledRSS is the documented bound (README, "Limits") on the resident
+// MaxSettledRSS is the documented bound (docs/api.md, "Limits") on the resident
 // memory of that `serve` once the worst requests are over: the Go heap is
 // back near its idle size and returned to the system, and what stays is
 // the embedded store's page caches, at most 64 MiB for each of its five

@@ -30,7 +30,7 @@ It reads the configured store (default), a running service (--api and
 --token; --save keeps what it read) or such a saved directory (--dir).
 --repair rewrites the index data of events named misindexed from their
 proven bodies. Exit 0: intact; 1: something does not verify; 2: usage.
-The README's "Verifiable log" section says more.
+docs/verifiable-log.md says more.
 `
 
 // logArgs are auditlog log verify's arguments.

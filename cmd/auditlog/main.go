@@ -167,7 +167,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.api(c)
 		b.int(&c.Seed, "seed", "AUDITLOG_SEED", 0, "load this many generated demo events at start when the store is empty (make demo)")
 		b.str(&c.SeedTenant, "seed-tenant", "AUDITLOG_SEED_TENANT", "7c9e6679-7425-40de-944b-e07fc1f90ae7", "the demo tenant that gets the biggest share of the seeded events")
-		b.str(&c.SeedEnd, "seed-end", "AUDITLOG_SEED_END", DemoEnd, "end of the 30 days the seeded events span: RFC 3339 (fixed by default, so the demo's ids are the README's) or now")
+		b.str(&c.SeedEnd, "seed-end", "AUDITLOG_SEED_END", DemoEnd, "end of the 30 days the seeded events span: RFC 3339 (fixed by default, so the demo's ids are the documentation's) or now")
 		b.secret(&c.IngestToken, "ingest-token", "AUDITLOG_INGEST_TOKEN", "static service credential for POST /api/audit-events")
 		b.kafka(c)
 		b.lifecycle(c)

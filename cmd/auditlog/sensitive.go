@@ -40,7 +40,7 @@ func (s SensitiveConfig) check() []string {
 // sensitivePolicy builds the policy both entry points apply. Without
 // AUDITLOG_MASK_KEY the key is generated once and kept in the store, so
 // every serve and index process on that store masks alike (a configured
-// key, kept outside the store, is the stronger choice: README, "Sensitive
+// key, kept outside the store, is the stronger choice: docs/event.md, "Sensitive
 // changes").
 func (m *Main) sensitivePolicy(ctx context.Context, keys audit.KeyStore) (*audit.SensitivePolicy, error) {
 	s := m.Config.Sensitive

@@ -5,7 +5,7 @@
 // service's code or mistakes. It fetches the checkpoint key, the signed
 // checkpoint, and for each event given its JSON and inclusion proof;
 // computes the leaf hash from the event itself (the canonical encoding
-// README documents); and checks the proof, then a consistency proof from
+// docs/event.md documents); and checks the proof, then a consistency proof from
 // an earlier tree size. Exit 0: everything checks; 1: something does not
 // (said on stderr); 2: usage.
 //
@@ -126,7 +126,7 @@ func checkEvent(c client, id string, size int64, root tlog.Hash) error {
 	if err != nil {
 		return err
 	}
-	// The leaf is the RFC 6962 leaf hash of the entry README documents
+	// The leaf is the RFC 6962 leaf hash of the entry docs/event.md documents
 	// (auditlog-event-v2: the format's name, the event id and the
 	// base64 SHA-256 of the canonical encoding, a line each), or, for a
 	// leaf sealed before that format, of the canonical encoding itself.
@@ -145,7 +145,7 @@ func checkEvent(c client, id string, size int64, root tlog.Hash) error {
 	return nil
 }
 
-// canonical is the leaf encoding README documents: the event's JSON with
+// canonical is the leaf encoding docs/event.md documents: the event's JSON with
 // object keys sorted, no white space, no HTML escaping, numbers as given.
 func canonical(raw []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))

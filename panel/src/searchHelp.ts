@@ -1,5 +1,5 @@
 // The search language as the panel explains it beside the Search box:
-// the same grammar as the API's q (README, "The search language"). Each
+// the same grammar as the API's q (docs/search.md). Each
 // example finds something in the tenant's own log: the pasted address is
 // one of the events on screen, the dates are the last week (issue 42;
 // the browser test runs every example against the demo data).

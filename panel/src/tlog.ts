@@ -1,6 +1,6 @@
 // The verifiable log, checked in the browser: the event's leaf hash is
 // computed here from the event the API returned (its canonical encoding,
-// README "The verifiable log"), the inclusion proof is run here (RFC 9162
+// docs/verifiable-log.md), the inclusion proof is run here (RFC 9162
 // §2.1.3.2) against the root of the signed checkpoint, and the
 // checkpoint's Ed25519 signature is checked here when the browser has
 // Ed25519 in WebCrypto. Nothing the server says about validity is taken.
@@ -91,7 +91,7 @@ export const leafHashV1 = (eventJSON: string) => sha256(new Uint8Array([0]), utf
 
 /** leafHash is the event's leaf (auditlog-event-v2): SHA-256 of 0x00
  * then its entry, "auditlog-event-v2\n<id>\n<base64 SHA-256 of the
- * canonical encoding>\n" (README, "The verifiable log"). */
+ * canonical encoding>\n" (docs/event.md, "Canonical encoding"). */
 export async function leafHash(eventJSON: string): Promise<Uint8Array> {
   const digest = await sha256(utf8.encode(canonical(parse(eventJSON))));
   const id = (JSON.parse(eventJSON) as { id: string }).id;

@@ -1,5 +1,4 @@
-// Command codefigures prints the figures of the README's Contributing
-// section for the non-test, non-generated Go files tracked by git: how
+// Command codefigures prints the figures of docs/contributing.md for the non-test, non-generated Go files tracked by git: how
 // many, their median length, the longest functions, and the share of
 // comment lines among non-blank lines. Run it from the repository root:
 //

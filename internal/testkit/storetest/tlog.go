@@ -224,7 +224,7 @@ func testParallelSealers(t *testing.T, b LogBackend) {
 	}
 }
 
-// Entry is a leaf's entry as README documents it, written here from the
+// Entry is a leaf's entry as docs/event.md documents it, written here from the
 // documentation (not with audit.LeafEntry): "auditlog-event-v2", the
 // event id, and the base64 SHA-256 of the canonical encoding, a line
 // each.
@@ -233,7 +233,7 @@ func Entry(id string, canonical []byte) []byte {
 	return []byte("auditlog-event-v2\n" + id + "\n" + base64.StdEncoding.EncodeToString(d[:]) + "\n")
 }
 
-// CanonicalJSON is the leaf encoding as README documents it, written here
+// CanonicalJSON is the leaf encoding as docs/event.md documents it, written here
 // from the documentation (not with audit.LeafData): the event's JSON
 // decoded, numbers kept as written, and encoded again with object keys
 // sorted, no white space, no HTML escaping.

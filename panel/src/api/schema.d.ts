@@ -457,7 +457,7 @@ export interface paths {
         };
         /**
          * An event's inclusion proof
-         * @description The event's leaf index and an RFC 6962 inclusion proof against the tree of `size` (default: the latest checkpoint's). Check it with `tlog.CheckRecord(proof, treeSize, rootHash, leafIndex, leafHash)`, where the leaf hash is SHA-256 of 0x00 then the event's canonical encoding (README, "The verifiable log"), computed from the event you hold, not taken from this answer.
+         * @description The event's leaf index and an RFC 6962 inclusion proof against the tree of `size` (default: the latest checkpoint's). Check it with `tlog.CheckRecord(proof, treeSize, rootHash, leafIndex, leafHash)`, where the leaf hash is SHA-256 of 0x00 then the event's canonical encoding (docs/event.md, "Canonical encoding"), computed from the event you hold, not taken from this answer.
          */
         get: operations["logInclusionProof"];
         put?: never;

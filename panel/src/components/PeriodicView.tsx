@@ -9,7 +9,7 @@ import { ErrorState } from "./ErrorState";
 type Settings = { enabled: "on" | "off" | "plan"; interval: "hourly" | "daily" };
 
 /** verifyCommand is the exact command that checks the tenant's chain
- * offline against the service's keys and list of windows (README,
+ * offline against the service's keys and list of windows (docs/periodic-export.md,
  * "Verifying an export"), for a copy of the files in ./periodic-exports. */
 export function verifyCommand(origin: string, tenant: string): string {
   return `auditlog verify --dir ./periodic-exports --tenant ${tenant} --api ${origin} --token "$TOKEN"`;
