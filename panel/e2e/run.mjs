@@ -910,6 +910,8 @@ for (const [w, h] of [[1280, 900], [390, 844]]) {
     await page.getByTestId("compare").click();
     await page.getByTestId("comparison").waitFor({ timeout: T });
     if (w < 600 && (await page.locator(".mantine-Drawer-content").evaluate((d) => d.getBoundingClientRect().width)) < w - 1) throw new Error("the drawer is not full-screen on a phone");
+    // Who made each version stays in view on a phone, under its time.
+    if (w < 600 && !(await page.getByTestId("version-actor").first().isVisible())) throw new Error("a version's author is hidden on a phone");
     await fits(page, "the drawer and compare");
     await page.getByTestId("restore-before").click();
     await page.getByTestId("restore-confirm").getByText("Current").waitFor({ timeout: T });

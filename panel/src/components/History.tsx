@@ -39,7 +39,13 @@ export function History({ type, resourceId, current, refresh = 0 }: { type: stri
           {entries.map((h) => (
             <Table.Tr key={h.eventId} data-testid="version">
               <Table.Td w={36}><Checkbox checked={picked.includes(h.eventId)} disabled={!h.hasState} onChange={() => toggle(h.eventId)} aria-label={`compare ${h.eventId}`} /></Table.Td>
-              <Table.Td>{formatTime(h.timestamp, zone)}</Table.Td>
+              <Table.Td>
+                {formatTime(h.timestamp, zone)}
+                {/* On a phone who made the version and what changed go
+                    under its time, in one wide column. */}
+                <div className="al-phone-only" data-testid="version-actor">{h.actor.email}</div>
+                <div className="al-phone-only"><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></div>
+              </Table.Td>
               <Table.Td className="al-wide">{h.actor.email}</Table.Td>
               <Table.Td w={130}>
                 <Stack gap={2} align="flex-start">
@@ -48,7 +54,7 @@ export function History({ type, resourceId, current, refresh = 0 }: { type: stri
                   {h.restoredFrom && <Badge color={h.outcome === "failure" ? "red.9" : "teal.9"}>{h.outcome === "failure" ? "refused" : "restored"}</Badge>}
                 </Stack>
               </Table.Td>
-              <Table.Td><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></Table.Td>
+              <Table.Td className="al-wide"><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></Table.Td>
             </Table.Tr>
           ))}
         </Table.Tbody>
