@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"context"
+	"time"
+)
+
+// Streams deliver a tenant's events, as they are sealed into its
+// verifiable log, to a destination the tenant runs: its SIEM (Splunk's
+// HTTP Event Collector), an HTTPS webhook, or S3-compatible storage
+// (issue 43). They go beyond the spec, so they are opt-in: off until a
+// tenant admin creates one, and only for the plans the deployment allows.
+//
+// Decisions, written here because the code follows them:
+//   - Delivery is at least once, in log order per tenant: a stream's
+//     cursor is the next leaf index of the tenant's log to deliver, and it
+//     moves only after the destination accepted a batch. Each delivered
+//     event carries its tenant and leaf index, so a receiver deduplicates
+//     by index and detects a gap; the checkpoint covering it proves it.
+//   - A stream reads sealed events only: the log's order is the one
+//     order every replica and every store agree on, and an event not yet
+//     sealed has no index to deduplicate by.
+//   - A destination that refuses the credentials (401, 403) pauses the
+//     stream with the reason; anything else (429, 5xx, a timeout) is
+//     retried with backoff, honouring Retry-After, and the stream says it
+//     is failing until a batch goes through.
+
+// Stream destinations.
+const (
+	StreamWebhook = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
+	StreamSplunk  = "splunk_hec" // Splunk HTTP Event Collector
+	StreamS3      = "s3"         // gzip NDJSON objects and signed hourly manifests
+)
+
+// StreamKinds lists the destinations, in the order the API documents them.
+var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3}
+
+// Stream formats.
+const (
+	FormatEvent = "event" // the API's Event JSON
+	FormatOCSF  = "ocsf"  // OCSF 1.x classes (API Activity, Account Change, Authentication)
+)
+
+// StreamFormats lists the formats a stream can deliver.
+var StreamFormats = []string{FormatEvent, FormatOCSF}
+
+// Stream states.
+const (
+	StreamActive  = "active"  // delivering
+	StreamPaused  = "paused"  // stopped by an admin, or by a destination refusing the credentials (Reason says which)
+	StreamFailing = "failing" // delivering, but the destination has refused or failed the latest attempts (Reason)
+)
+
+// Personal-data masking of a stream's events, per field.
+const (
+	MaskHash = "hash" // the value replaced by its keyed SHA-256, so equal values still match
+	MaskDrop = "drop" // the field left out
+)
+
+// StreamMaskFields are the fields of personal data a stream can hash or
+// drop.
+var StreamMaskFields = []string{"actor.email", "actor.ip", "actor.userAgent", "actor.id"}
+
+// StreamDestination is where a stream delivers, and with what
+// credentials. Secret fields are write-only: Redacted masks them.
+type StreamDestination struct {
+	Kind string `json:"kind"`
+	// Webhook and Splunk HEC: the endpoint, https only.
+	URL string `json:"url,omitempty"`
+	// Webhook: headers sent with every request (their values secret), and
+	// the key of the HMAC-SHA256 signature (generated when empty).
+	Headers map[string]string `json:"headers,omitempty"`
+	Secret  string            `json:"secret,omitempty"`
+	// Splunk HEC: the token (a GUID), and the index to write to (optional).
+	Token string `json:"token,omitempty"`
+	Index string `json:"index,omitempty"`
+	// S3: the bucket and key prefix, on the deployment's S3 server.
+	Bucket string `json:"bucket,omitempty"`
+	Prefix string `json:"prefix,omitempty"`
+}
+
+// Stream is one tenant's stream.
+type Stream struct {
+	ID          string            `json:"id"`
+	TenantID    string            `json:"tenantId"`
+	Name        string            `json:"name"`
+	Destination StreamDestination `json:"destination"`
+	Format      string            `json:"format"`
+	// Filter is a search-language query (the API's q): only the events it
+	// matches are delivered; empty delivers every event.
+	Filter string `json:"filter,omitempty"`
+	// Mask hashes or drops fields of personal data: field → MaskHash or
+	// MaskDrop.
+	Mask   map[string]string `json:"mask,omitempty"`
+	State  string            `json:"state"`
+	Reason string            `json:"reason,omitempty"`
+	// Cursor is the next leaf index of the tenant's log to deliver.
+	Cursor    uint64    `json:"cursor"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+	Rev       string    `json:"-"` // "" before the first write
+}
+
+// StreamStore keeps the tenants' streams.
+type StreamStore interface {
+	// Streams lists a tenant's streams, oldest first. Errors: EUNAVAILABLE.
+	Streams(ctx context.Context, tenantID string) ([]Stream, error)
+	// Stream returns one. Errors: ENOTFOUND (also for another tenant's),
+	// EUNAVAILABLE.
+	Stream(ctx context.Context, tenantID, id string) (Stream, error)
+	// PutStream writes s when it is unchanged since it was read (Rev; ""
+	// creates it) and sets its new Rev. Errors: ECONFLICT when it changed
+	// meanwhile, EUNAVAILABLE.
+	PutStream(ctx context.Context, s *Stream) error
+	// DeleteStream deletes one. Errors: ENOTFOUND, EUNAVAILABLE.
+	DeleteStream(ctx context.Context, tenantID, id string) error
+}

@@ -1,0 +1,167 @@
+package audit_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func webhook() audit.Stream {
+	return audit.Stream{Name: " SIEM relay ", Destination: audit.StreamDestination{Kind: audit.StreamWebhook,
+		URL: "https://siem.example.com/hooks/audit", Headers: map[string]string{"X-Api-Key": "k-123"}}}
+}
+
+// TestStreamConfigurationNamesEveryBadField: each rule of a stream's
+// configuration refuses its case with EINVALID naming the field, and a
+// valid one is normalised (name trimmed, format defaulted).
+func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
+	hec := audit.StreamDestination{Kind: audit.StreamSplunk, URL: "https://hec.example.com:8088", Token: "12345678-9abc-def0-1234-56789abcdef0"}
+	s3 := audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-audit", Prefix: "streams/acme"}
+	cases := []struct {
+		name  string
+		edit  func(s *audit.Stream)
+		field string // "" when valid
+	}{
+		{"a webhook", func(*audit.Stream) {}, ""},
+		{"Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
+		{"S3 in OCSF, filtered and masked", func(s *audit.Stream) {
+			s.Destination, s.Format, s.Filter, s.Mask = s3, audit.FormatOCSF, "-action:access", map[string]string{"actor.ip": "drop", "actor.email": "hash"}
+		}, ""},
+		{"no name", func(s *audit.Stream) { s.Name = "  " }, "name"},
+		{"a long name", func(s *audit.Stream) { s.Name = strings.Repeat("n", 81) }, "name"},
+		{"an unknown destination", func(s *audit.Stream) { s.Destination.Kind = "kinesis" }, "destination.kind"},
+		{"http", func(s *audit.Stream) { s.Destination.URL = "http://siem.example.com/hooks" }, "destination.url"},
+		{"no URL", func(s *audit.Stream) { s.Destination.URL = "" }, "destination.url"},
+		{"a relative URL", func(s *audit.Stream) { s.Destination.URL = "/hooks" }, "destination.url"},
+		{"credentials in the URL", func(s *audit.Stream) { s.Destination.URL = "https://u:p@siem.example.com/" }, "destination.url"},
+		{"loopback", func(s *audit.Stream) { s.Destination.URL = "https://127.0.0.1:9000/" }, "destination.url"},
+		{"localhost", func(s *audit.Stream) { s.Destination.URL = "https://localhost/" }, "destination.url"},
+		{"a private address", func(s *audit.Stream) { s.Destination.URL = "https://10.1.2.3/" }, "destination.url"},
+		{"link-local (cloud metadata)", func(s *audit.Stream) { s.Destination.URL = "https://169.254.169.254/latest" }, "destination.url"},
+		{"IPv6 loopback", func(s *audit.Stream) { s.Destination.URL = "https://[::1]:8443/" }, "destination.url"},
+		{"IPv6 unique local", func(s *audit.Stream) { s.Destination.URL = "https://[fd00::1]/" }, "destination.url"},
+		{"IPv4-mapped loopback", func(s *audit.Stream) { s.Destination.URL = "https://[::ffff:127.0.0.1]/" }, "destination.url"},
+		{"a reserved header", func(s *audit.Stream) { s.Destination.Headers = map[string]string{"Content-Type": "text/plain"} }, "destination.headers.Content-Type"},
+		{"the signature header", func(s *audit.Stream) { s.Destination.Headers = map[string]string{"x-auditlog-signature": "x"} }, "destination.headers.x-auditlog-signature"},
+		{"a bad header name", func(s *audit.Stream) { s.Destination.Headers = map[string]string{"Bad Name": "x"} }, "destination.headers"},
+		{"a header value with a line break", func(s *audit.Stream) { s.Destination.Headers = map[string]string{"X-Key": "a\r\nInjected: 1"} }, "destination.headers.X-Key"},
+		{"a short secret", func(s *audit.Stream) { s.Destination.Secret = "short" }, "destination.secret"},
+		{"a token on a webhook", func(s *audit.Stream) { s.Destination.Token = "12345678-9abc-def0-1234-56789abcdef0" }, "destination.token"},
+		{"a HEC token that is no GUID", func(s *audit.Stream) { s.Destination = hec; s.Destination.Token = "secret" }, "destination.token"},
+		{"a Splunk index with capitals", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "Audit" }, "destination.index"},
+		{"headers on Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Headers = map[string]string{"X-A": "b"} }, "destination.headers"},
+		{"a bad bucket", func(s *audit.Stream) { s.Destination = s3; s.Destination.Bucket = "Acme_Audit" }, "destination.bucket"},
+		{"a bad prefix", func(s *audit.Stream) { s.Destination = s3; s.Destination.Prefix = "/abs/../x" }, "destination.prefix"},
+		{"a URL on S3", func(s *audit.Stream) { s.Destination = s3; s.Destination.URL = "https://s3.example.com" }, "destination.url"},
+		{"an unknown format", func(s *audit.Stream) { s.Format = "cef" }, "format"},
+		{"a filter that does not parse", func(s *audit.Stream) { s.Filter = `actor:"unclosed` }, "filter"},
+		{"an unknown qualifier", func(s *audit.Stream) { s.Filter = "colour:red" }, "filter"},
+		{"masking a field that is no personal data", func(s *audit.Stream) { s.Mask = map[string]string{"action": "hash"} }, "mask.action"},
+		{"an unknown masking", func(s *audit.Stream) { s.Mask = map[string]string{"actor.email": "encrypt"} }, "mask.actor.email"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := webhook()
+			tc.edit(&s)
+			err := s.Normalize(audit.StreamRules{})
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if s.Name != "SIEM relay" || s.Format == "" {
+					t.Fatalf("not normalised: %q %q", s.Name, s.Format)
+				}
+				return
+			}
+			fields := audit.ErrorFields(err)
+			if audit.ErrorCode(err) != audit.EINVALID || len(fields) == 0 || fields[0].Field != tc.field {
+				t.Fatalf("got %v (%+v), want EINVALID naming %s first", err, fields, tc.field)
+			}
+		})
+	}
+}
+
+// TestStreamPrivateAddressesInDevelopment: a deployment that allows them
+// (development, tests) takes a loopback destination; production does not.
+func TestStreamPrivateAddressesInDevelopment(t *testing.T) {
+	s := webhook()
+	s.Destination.URL = "https://127.0.0.1:9443/hook"
+	if err := s.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
+		t.Fatalf("development: %v", err)
+	}
+	if err := s.Normalize(audit.StreamRules{}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("production: %v", err)
+	}
+	for host, private := range map[string]bool{"siem.example.com": false, "8.8.8.8": false, "2001:4860::8888": false, "100.64.1.1": true,
+		"printer.local": true, "db.internal": true, "LOCALHOST.": true, "224.0.0.1": true, "0.0.0.0": true} {
+		if audit.PrivateHost(host) != private {
+			t.Errorf("PrivateHost(%q) = %v", host, !private)
+		}
+	}
+}
+
+// TestStreamSecretsAreMaskedWhereShown: a stream shown (API, panel, the
+// tenant's log) masks the webhook's secret and header values and the
+// Splunk token, and leaves the stream it came from intact; %v never
+// prints them.
+func TestStreamSecretsAreMaskedWhereShown(t *testing.T) {
+	s := webhook()
+	s.Destination.Secret = strings.Repeat("s", 40)
+	s.Destination.Token = "tok"
+	shown := s.Redacted()
+	if shown.Destination.Secret != audit.MaskedSecret || shown.Destination.Token != audit.MaskedSecret || shown.Destination.Headers["X-Api-Key"] != audit.MaskedSecret {
+		t.Fatalf("shown: %+v", shown.Destination)
+	}
+	if s.Destination.Headers["X-Api-Key"] != "k-123" || s.Destination.Secret == audit.MaskedSecret {
+		t.Fatal("Redacted changed the stream it was called on")
+	}
+	if out := fmt.Sprintf("%v %+v", s.Destination, s.Destination); strings.Contains(out, "k-123") || strings.Contains(out, "sss") {
+		t.Fatalf("printed: %s", out)
+	}
+}
+
+// TestStreamStateChanges: the cursor only moves forward by delivery and
+// back by replay; 401/403 pause, other failures mark the stream failing
+// until a delivery; pause and resume are each refused twice in a row.
+func TestStreamStateChanges(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := audit.Stream{State: audit.StreamActive}
+	if err := s.Delivered(100, now); err != nil || s.Cursor != 100 {
+		t.Fatalf("delivered: %v %d", err, s.Cursor)
+	}
+	if err := s.Delivered(100, now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("the same cursor again: %v", err)
+	}
+	s.Failed("429 Too Many Requests", now)
+	if s.State != audit.StreamFailing || s.Reason == "" {
+		t.Fatalf("failed: %+v", s)
+	}
+	if err := s.Delivered(150, now); err != nil || s.State != audit.StreamActive || s.Reason != "" {
+		t.Fatalf("a delivery after a failure: %v %+v", err, s)
+	}
+	if err := s.Pause("401 from the destination: the token was refused", now); err != nil || s.State != audit.StreamPaused {
+		t.Fatalf("pause: %v", err)
+	}
+	s.Failed("500", now)
+	if s.State != audit.StreamPaused {
+		t.Fatal("a failure unpaused the stream")
+	}
+	if err := s.Pause("again", now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("pause twice: %v", err)
+	}
+	if err := s.Resume(now); err != nil || s.State != audit.StreamActive || s.Reason != "" {
+		t.Fatalf("resume: %v %+v", err, s)
+	}
+	if err := s.Resume(now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("resume twice: %v", err)
+	}
+	if err := s.Replay(200, now); audit.ErrorCode(err) != audit.EINVALID || audit.ErrorFields(err)[0].Field != "from" {
+		t.Fatalf("a replay forward: %v", err)
+	}
+	if err := s.Replay(10, now); err != nil || s.Cursor != 10 {
+		t.Fatalf("replay: %v %d", err, s.Cursor)
+	}
+}

@@ -1,0 +1,236 @@
+package audit
+
+import (
+	"fmt"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of a stream's configuration.
+const (
+	MaxStreamName    = 80 // characters
+	MaxStreamURL     = 2048
+	MaxStreamHeaders = 20
+	MaxHeaderValue   = 1024
+	MinStreamSecret  = 32 // bytes of a webhook's signing key
+	MaxStreamSecret  = 256
+)
+
+// StreamRules are the deployment's rules a stream's configuration is held
+// to.
+type StreamRules struct {
+	// AllowPrivate admits destinations on loopback, private and link-local
+	// addresses (a development deployment, a test); production refuses
+	// them, so that a tenant cannot make the service call into its own
+	// network.
+	AllowPrivate bool
+}
+
+// reservedHeaders are the headers a webhook's own headers cannot set: the
+// service writes them (the body's, the signature's) or HTTP does.
+var reservedHeaders = []string{"content-type", "content-length", "content-encoding", "transfer-encoding", "host", "connection",
+	"x-auditlog-signature", "x-auditlog-timestamp"}
+
+var (
+	hecToken   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	splunkIdx  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
+	headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
+)
+
+// Normalize trims s's name, defaults its format to FormatEvent, and
+// checks every rule of its configuration: a name of 1 to MaxStreamName
+// printable characters; a known destination with what it needs (an
+// https URL that is no private address unless rules allow one, for the
+// webhook and Splunk; a bucket for S3) and nothing another destination
+// uses; webhook headers the service does not write itself; a known
+// format; a filter in the search language; masking of known personal
+// fields only. Errors: EINVALID naming each field, with its JSON path
+// ("destination.url").
+func (s *Stream) Normalize(rules StreamRules) error {
+	var fe fieldErrors
+	s.Name = strings.TrimSpace(s.Name)
+	if n := utf8.RuneCountInString(s.Name); n == 0 || n > MaxStreamName || strings.ContainsFunc(s.Name, unicode.IsControl) {
+		fe.add("name", "want 1 to %d printable characters", MaxStreamName)
+	}
+	s.Destination.check(&fe, rules)
+	if s.Format == "" {
+		s.Format = FormatEvent
+	}
+	if !slices.Contains(StreamFormats, s.Format) {
+		fe.add("format", "want one of %s", strings.Join(StreamFormats, ", "))
+	}
+	if _, _, err := ParseSearch(s.Filter); err != nil {
+		fe.add("filter", "%s", ErrorMessage(err))
+	}
+	for field, mode := range s.Mask {
+		if !slices.Contains(StreamMaskFields, field) {
+			fe.add("mask."+field, "not a field a stream masks: want one of %s", strings.Join(StreamMaskFields, ", "))
+		} else if mode != MaskHash && mode != MaskDrop {
+			fe.add("mask."+field, "want %s or %s", MaskHash, MaskDrop)
+		}
+	}
+	return fe.sorted().err("invalid stream")
+}
+
+// check adds the problems of d to fe.
+func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
+	unused := func(field, value string) {
+		if value != "" {
+			fe.add("destination."+field, "not used by %s streams", d.Kind)
+		}
+	}
+	switch d.Kind {
+	case StreamWebhook:
+		checkEndpoint(fe, d.URL, rules)
+		checkHeaders(fe, d.Headers)
+		if d.Secret != "" && (len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret) {
+			fe.add("destination.secret", "want %d to %d bytes, or none for one the service makes", MinStreamSecret, MaxStreamSecret)
+		}
+		unused("token", d.Token)
+		unused("index", d.Index)
+		unused("bucket", d.Bucket)
+		unused("prefix", d.Prefix)
+	case StreamSplunk:
+		checkEndpoint(fe, d.URL, rules)
+		if !hecToken.MatchString(d.Token) {
+			fe.add("destination.token", "want the HTTP Event Collector token, a GUID like 12345678-9abc-def0-1234-56789abcdef0")
+		}
+		if d.Index != "" && !splunkIdx.MatchString(d.Index) {
+			fe.add("destination.index", "want a Splunk index name: 1 to 80 of a-z 0-9 _ -, starting with a letter or digit")
+		}
+		if len(d.Headers) > 0 {
+			fe.add("destination.headers", "not used by %s streams", d.Kind)
+		}
+		unused("secret", d.Secret)
+		unused("bucket", d.Bucket)
+		unused("prefix", d.Prefix)
+	case StreamS3:
+		if !validBucket(d.Bucket) {
+			fe.add("destination.bucket", "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit")
+		}
+		if d.Prefix != "" && !ValidPrefix(d.Prefix) {
+			fe.add("destination.prefix", "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without ..")
+		}
+		if len(d.Headers) > 0 {
+			fe.add("destination.headers", "not used by %s streams", d.Kind)
+		}
+		unused("url", d.URL)
+		unused("secret", d.Secret)
+		unused("token", d.Token)
+		unused("index", d.Index)
+	default:
+		fe.add("destination.kind", "want one of %s", strings.Join(StreamKinds, ", "))
+	}
+}
+
+// checkEndpoint holds a destination URL to https, a host, no credentials
+// in the URL, and (unless rules allow them) no loopback, private,
+// link-local or unspecified address nor a name of the local machine. A
+// name that resolves to such an address is refused when the stream
+// connects, not here: DNS answers change.
+func checkEndpoint(fe *fieldErrors, raw string, rules StreamRules) {
+	const field = "destination.url"
+	u, err := url.Parse(raw)
+	switch {
+	case raw == "":
+		fe.add(field, "is required")
+	case len(raw) > MaxStreamURL:
+		fe.add(field, "must be at most %d bytes", MaxStreamURL)
+	case err != nil || u.Host == "" || u.Opaque != "":
+		fe.add(field, "want an absolute URL like https://siem.example.com/collector")
+	case u.Scheme != "https":
+		fe.add(field, "must be an https:// URL: events leave the service only encrypted")
+	case u.User != nil:
+		fe.add(field, "must not hold credentials: put them in the token, the secret or a header, which are masked")
+	case u.Fragment != "":
+		fe.add(field, "must not have a #fragment")
+	case !rules.AllowPrivate && PrivateHost(u.Hostname()):
+		fe.add(field, "names a loopback, private or link-local address: a stream delivers only to public endpoints")
+	}
+}
+
+// PrivateHost reports whether host (a name or an IP literal) is the local
+// machine or an address no public endpoint has: loopback, private (RFC
+// 1918, fc00::/7), link-local, unspecified, multicast, or CGNAT
+// (100.64.0.0/10). The stream's dialer applies the same test to every
+// address a name resolves to.
+func PrivateHost(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal") {
+		return true
+	}
+	a, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	if err != nil {
+		return false
+	}
+	return PrivateAddr(a)
+}
+
+// PrivateAddr reports whether a is an address no public endpoint has.
+func PrivateAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	cgnat := netip.MustParsePrefix("100.64.0.0/10")
+	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
+		a.IsMulticast() || a.IsUnspecified() || cgnat.Contains(a)
+}
+
+// checkHeaders holds a webhook's headers to token names the service does
+// not write itself and values of printable characters.
+func checkHeaders(fe *fieldErrors, h map[string]string) {
+	if len(h) > MaxStreamHeaders {
+		fe.add("destination.headers", "at most %d headers", MaxStreamHeaders)
+		return
+	}
+	for name, value := range h {
+		field := "destination.headers." + name
+		switch {
+		case !headerName.MatchString(name):
+			fe.add("destination.headers", "%q is no header name: want 1 to 64 of A-Z a-z 0-9 and !#$%%&'*+.^_`|~-", name)
+		case slices.Contains(reservedHeaders, strings.ToLower(name)):
+			fe.add(field, "is written by the service: want another header")
+		case value == "" || len(value) > MaxHeaderValue || strings.ContainsFunc(value, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }):
+			fe.add(field, "want 1 to %d bytes of printable characters", MaxHeaderValue)
+		}
+	}
+}
+
+// sorted orders fe by field, so that a map's problems come in one order.
+func (fe fieldErrors) sorted() fieldErrors {
+	slices.SortStableFunc(fe, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return fe
+}
+
+// MaskedSecret stands for a secret value wherever a stream is shown.
+const MaskedSecret = "****"
+
+// Redacted is s as it is shown (API, panel, logs, the tenant's log): the
+// webhook's secret and header values and the Splunk token masked.
+func (s Stream) Redacted() Stream {
+	d := s.Destination
+	mask := func(v string) string {
+		if v == "" {
+			return ""
+		}
+		return MaskedSecret
+	}
+	d.Secret, d.Token = mask(d.Secret), mask(d.Token)
+	if len(d.Headers) > 0 {
+		h := make(map[string]string, len(d.Headers))
+		for k, v := range d.Headers {
+			h[k] = mask(v)
+		}
+		d.Headers = h
+	}
+	s.Destination = d
+	return s
+}
+
+// String keeps a stream's secrets out of any %v.
+func (d StreamDestination) String() string {
+	return fmt.Sprintf("%s %s%s", d.Kind, d.URL, d.Bucket)
+}
