@@ -29,7 +29,7 @@ func conformance(t *testing.T, layout elasticsearch.Layout) {
 			short[plan] = p
 		}
 		s, _ := newStore(t, elasticsearch.StoreConfig{Policies: short, TenantCacheTTL: time.Millisecond, NewTenants: layout})
-		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s,
+		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s, Streams: s,
 			Visible: func(t testing.TB) {
 				if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
 					t.Fatal(err)

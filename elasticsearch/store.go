@@ -240,6 +240,7 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 	}{{s.TenantsIndex(), "the tenant directory", mappings.Tenants()}, {s.ExportJobsIndex(), "the export jobs index", mappings.ExportJobs()},
 		{s.KeysIndex(), "the keys index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
 		{s.SavedSearchesIndex(), "the saved searches index", json.RawMessage(`{"mappings":{"dynamic":false}}`)},
+		{s.StreamsIndex(), "the streams index", streamsMapping},
 		{s.RestoresIndex(), "the restores index", mappings.Restores()},
 		{s.TlogIndex(), "the verifiable log index", mappings.Tlog()},
 		{s.SealQueueIndex(), "the sealing queue", mappings.Tlog()},

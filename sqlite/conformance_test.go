@@ -22,7 +22,7 @@ func open(t testing.TB) *sqlite.Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
 		s := open(t)
-		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s,
+		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s, Streams: s,
 			Visible: func(testing.TB) {}, // a committed write is visible at once
 			EnforceRetention: func(t testing.TB) {
 				if _, err := s.Purge(context.Background()); err != nil {

@@ -39,6 +39,8 @@ type Backend struct {
 	Periodic audit.PeriodicStore
 	// Saved keeps users' saved searches.
 	Saved audit.SavedSearchStore
+	// Streams keeps the tenants' streams.
+	Streams audit.StreamStore
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.
@@ -64,6 +66,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("PeriodicState", func(t *testing.T) { testPeriodicState(t, newBackend(t)) })
 	t.Run("PeriodicRecords", func(t *testing.T) { testPeriodicRecords(t, newBackend(t)) })
 	t.Run("SavedSearches", func(t *testing.T) { testSavedSearches(t, newBackend(t)) })
+	t.Run("Streams", func(t *testing.T) { testStreams(t, newBackend(t)) })
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 }

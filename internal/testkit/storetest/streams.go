@@ -1,0 +1,87 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// testStreams: a tenant's streams are created once each, listed oldest
+// first with every field kept, changed only at the revision read, deleted
+// once; another tenant neither lists, reads, changes nor deletes them.
+func testStreams(t *testing.T, b Backend) {
+	ctx := context.Background()
+	tenant, other := uuid.NewString(), uuid.NewString()
+	if l, err := b.Streams.Streams(ctx, tenant); err != nil || len(l) != 0 {
+		t.Fatalf("a new tenant's streams: %+v %v", l, err)
+	}
+	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
+	hook := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "SIEM relay", Format: audit.FormatOCSF, Filter: "-action:access",
+		Mask: map[string]string{"actor.ip": audit.MaskDrop}, State: audit.StreamActive, Cursor: 7, CreatedAt: t0, UpdatedAt: t0,
+		Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: "https://siem.example.com/hook", Secret: "s3cret-s3cret-s3cret-s3cret-s3cret", Headers: map[string]string{"X-Key": "k"}}}
+	bucket := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "Lake", Format: audit.FormatEvent, State: audit.StreamPaused, Reason: "paused by an admin",
+		CreatedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Minute), Destination: audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-lake", Prefix: "audit"}}
+	for _, st := range []*audit.Stream{&bucket, &hook} {
+		if err := b.Streams.PutStream(ctx, st); err != nil || st.Rev == "" {
+			t.Fatalf("create %s: %v (rev %q)", st.Name, err, st.Rev)
+		}
+	}
+	again := hook
+	again.Rev = ""
+	if err := b.Streams.PutStream(ctx, &again); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("a second create of one id: %v, want a conflict", err)
+	}
+	list, err := b.Streams.Streams(ctx, tenant)
+	if err != nil || len(list) != 2 || list[0].ID != hook.ID || list[1].ID != bucket.ID {
+		t.Fatalf("the list: %+v %v, want the webhook then the bucket (oldest first)", list, err)
+	}
+	got := list[0]
+	if got.Rev != hook.Rev || got.Destination.Secret != hook.Destination.Secret || got.Destination.Headers["X-Key"] != "k" || got.Mask["actor.ip"] != audit.MaskDrop ||
+		got.Filter != hook.Filter || got.Cursor != 7 || !got.CreatedAt.Equal(t0) || got.Format != audit.FormatOCSF {
+		t.Fatalf("read back %+v, want %+v", got, hook)
+	}
+	stale := got
+	if err := got.Delivered(42, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Streams.PutStream(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.Pause("x", t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Streams.PutStream(ctx, &stale); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("a write at a stale revision: %v, want a conflict", err)
+	}
+	if one, err := b.Streams.Stream(ctx, tenant, hook.ID); err != nil || one.Cursor != 42 || one.State != audit.StreamActive || one.Rev != got.Rev {
+		t.Fatalf("after the delivery: %+v %v", one, err)
+	}
+	// Another tenant, with the same ids.
+	if l, err := b.Streams.Streams(ctx, other); err != nil || len(l) != 0 {
+		t.Fatalf("tenant B lists %+v %v", l, err)
+	}
+	if _, err := b.Streams.Stream(ctx, other, hook.ID); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("tenant B reads A's stream: %v", err)
+	}
+	theirs := got
+	theirs.TenantID = other
+	if err := b.Streams.PutStream(ctx, &theirs); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("tenant B writes A's stream at its revision: %v, want not found", err)
+	}
+	if err := b.Streams.DeleteStream(ctx, other, hook.ID); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("tenant B deletes A's stream: %v", err)
+	}
+	if err := b.Streams.DeleteStream(ctx, tenant, hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Streams.DeleteStream(ctx, tenant, hook.ID); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("a second delete: %v", err)
+	}
+	if l, err := b.Streams.Streams(ctx, tenant); err != nil || len(l) != 1 || l[0].ID != bucket.ID || l[0].Reason != "paused by an admin" {
+		t.Fatalf("after the delete: %+v %v", l, err)
+	}
+}

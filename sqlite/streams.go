@@ -1,0 +1,72 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func setStreamRev(st *audit.Stream, rev string) { st.Rev = rev }
+
+// Streams implements audit.StreamStore.
+func (s *Store) Streams(ctx context.Context, tenantID string) ([]audit.Stream, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM streams WHERE tenant_id = ? ORDER BY created_at, id`, tenantID)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: listing streams")
+	}
+	out, err := scanAll(rows, func(r scanner) (audit.Stream, error) { return scanRevisioned(r, setStreamRev, "stream") }, "listing streams")
+	if out == nil && err == nil {
+		out = []audit.Stream{}
+	}
+	return out, err
+}
+
+// Stream implements audit.StreamStore.
+func (s *Store) Stream(ctx context.Context, tenantID, id string) (audit.Stream, error) {
+	st, found, err := getRevisioned(ctx, s, setStreamRev, "stream "+id, `SELECT body, rev FROM streams WHERE tenant_id = ? AND id = ?`, tenantID, id)
+	if err == nil && !found {
+		err = audit.Errorf(audit.ENOTFOUND, "no stream %s", id)
+	}
+	return st, err
+}
+
+// PutStream implements audit.StreamStore.
+func (s *Store) PutStream(ctx context.Context, st *audit.Stream) error {
+	what := "stream " + st.ID
+	body, err := json.Marshal(st)
+	if err != nil {
+		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding %s", what)
+	}
+	if st.Rev == "" {
+		created, err := s.insertOnce(ctx, what, `INSERT INTO streams (tenant_id, id, created_at, rev, body) VALUES (?, ?, ?, 1, ?) ON CONFLICT DO NOTHING`,
+			st.TenantID, st.ID, st.CreatedAt.UnixNano(), body)
+		if err != nil {
+			return err
+		}
+		if !created {
+			return audit.Errorf(audit.ECONFLICT, "%s exists", what)
+		}
+		st.Rev = "1"
+		return nil
+	}
+	rev, err := s.updateIfUnchanged(ctx, `UPDATE streams SET rev = rev + 1, body = ? WHERE tenant_id = ? AND id = ? AND rev = ?`,
+		[]any{body, st.TenantID, st.ID}, st.Rev, what, func() error { _, err := s.Stream(ctx, st.TenantID, st.ID); return err })
+	if err != nil {
+		return err
+	}
+	st.Rev = rev
+	return nil
+}
+
+// DeleteStream implements audit.StreamStore.
+func (s *Store) DeleteStream(ctx context.Context, tenantID, id string) error {
+	res, err := s.w.ExecContext(ctx, `DELETE FROM streams WHERE tenant_id = ? AND id = ?`, tenantID, id)
+	if err != nil {
+		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: deleting stream %s", id)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return audit.Errorf(audit.ENOTFOUND, "no stream %s", id)
+	}
+	return nil
+}
