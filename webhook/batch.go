@@ -1,0 +1,50 @@
+package webhook
+
+import (
+	"encoding/json"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Batch is one delivery: the leaf indexes [From, To) of one tenant's log,
+// and, in log order, those of their events the stream's filter kept, each
+// with its leaf index. Consecutive batches cover consecutive ranges, so a
+// receiver that keeps each index once and each range's end sees a lost
+// batch as a range that does not start where the last one ended, and a
+// repeat as indexes it has. Checkpoint, when set, is the signed checkpoint
+// (the note's text) of a tree that holds the whole range.
+type Batch struct {
+	TenantID   string  `json:"tenantId"`
+	StreamID   string  `json:"streamId"`
+	From       uint64  `json:"from"`
+	To         uint64  `json:"to"`
+	Events     []Entry `json:"events"`
+	Checkpoint string  `json:"checkpoint,omitempty"`
+}
+
+// Entry is one event of a batch and its place in the tenant's log.
+type Entry struct {
+	LeafIndex uint64          `json:"leafIndex"`
+	Event     json.RawMessage `json:"event"` // in the stream's format
+}
+
+// Check holds a batch to the stream's promises: one tenant, a range that
+// starts at the cursor it was read at and is not empty, and events inside
+// it with strictly rising leaf indexes. The delivery loop checks every
+// batch before it sends it; a receiver can too.
+func (b Batch) Check(tenantID string, cursor uint64) error {
+	switch {
+	case b.TenantID != tenantID:
+		return audit.Errorf(audit.EINTERNAL, "a batch of tenant %s in a stream of tenant %s", b.TenantID, tenantID)
+	case b.From != cursor || b.To <= b.From:
+		return audit.Errorf(audit.EINTERNAL, "a batch covering [%d, %d) read at cursor %d", b.From, b.To, cursor)
+	}
+	next := b.From
+	for _, e := range b.Events {
+		if e.LeafIndex < next || e.LeafIndex >= b.To {
+			return audit.Errorf(audit.EINTERNAL, "leaf %d out of order or outside [%d, %d)", e.LeafIndex, b.From, b.To)
+		}
+		next = e.LeafIndex + 1
+	}
+	return nil
+}

@@ -1,0 +1,35 @@
+package webhook
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"syscall"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Dialer is the dialer of every stream connection. Unless allowPrivate
+// (development, tests), it refuses an address audit.PrivateAddr names,
+// checked on the address actually dialled, after name resolution: a
+// public name that resolves, or later rebinds, to 127.0.0.1 or
+// 169.254.169.254 is refused too, so that a tenant's stream cannot make
+// the service call into its own network.
+func Dialer(allowPrivate bool) *net.Dialer {
+	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	if !allowPrivate {
+		d.Control = func(_, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			a, err := netip.ParseAddr(host)
+			if err != nil || audit.PrivateAddr(a) {
+				return fmt.Errorf("webhook: %s is a loopback, private or link-local address: a stream delivers only to public endpoints", host)
+			}
+			return nil
+		}
+	}
+	return d
+}

@@ -1,0 +1,69 @@
+package webhook
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Outcome is what a destination's answer means for the stream.
+type Outcome int
+
+// The outcomes of a delivery.
+const (
+	Accepted Outcome = iota // 2xx: the cursor moves past the batch
+	Retry                   // 408, 425, 429, 5xx, or no answer: retried with backoff, the stream failing meanwhile
+	Refused                 // 401, 403: the credentials are refused; the stream pauses and says why
+	Rejected                // any other 4xx: the destination refuses this batch; its range is parked and retried apart
+)
+
+// Classify maps an HTTP status to its outcome, and reads Retry-After
+// (seconds or an HTTP date, relative to now; 0 when absent or invalid).
+func Classify(status int, retryAfter string, now time.Time) (Outcome, time.Duration) {
+	wait := parseRetryAfter(retryAfter, now)
+	switch {
+	case status >= 200 && status < 300:
+		return Accepted, 0
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return Refused, 0
+	case status == http.StatusRequestTimeout || status == http.StatusTooEarly || status == http.StatusTooManyRequests || status >= 500:
+		return Retry, wait
+	}
+	return Rejected, wait
+}
+
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// Backoff is the wait before attempt n (1-based) of a batch: the
+// destination's Retry-After when it gave one (at most max), else 1 s
+// doubling to max.
+func Backoff(n int, retryAfter, max time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, max)
+	}
+	d := time.Second
+	for i := 1; i < n && d < max; i++ {
+		d *= 2
+	}
+	return min(d, max)
+}
+
+// String names an outcome.
+func (o Outcome) String() string {
+	if s, ok := map[Outcome]string{Accepted: "accepted", Retry: "retry", Refused: "refused", Rejected: "rejected"}[o]; ok {
+		return s
+	}
+	return fmt.Sprintf("outcome(%d)", int(o))
+}

@@ -1,0 +1,129 @@
+package webhook_test
+
+import (
+	"crypto/tls"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// TestSignatureVerifies: what Sign writes, Verify accepts, within the
+// window, with the same body and secret only; a rotated secret's two
+// signatures are both tried.
+func TestSignatureVerifies(t *testing.T) {
+	secret, body := []byte("0123456789abcdef0123456789abcdef"), []byte(`{"tenantId":"t","events":[]}`)
+	now := time.Unix(1_790_000_000, 0)
+	sig := webhook.Sign(secret, now, body)
+	ts := "1790000000"
+	if err := webhook.Verify(secret, ts, sig, body, now.Add(time.Minute), webhook.DefaultWindow); err != nil {
+		t.Fatalf("a fresh delivery: %v", err)
+	}
+	for name, c := range map[string]struct {
+		secret     []byte
+		ts, sig    string
+		body       string
+		at         time.Time
+		wantSubstr string
+	}{
+		"another body":         {secret, ts, sig, `{"tenantId":"u","events":[]}`, now, "does not match"},
+		"another secret":       {[]byte("another-secret-another-secret-xx"), ts, sig, string(body), now, "does not match"},
+		"replayed later":       {secret, ts, sig, string(body), now.Add(6 * time.Minute), "window"},
+		"signed in the future": {secret, ts, sig, string(body), now.Add(-6 * time.Minute), "window"},
+		"a moved timestamp":    {secret, "1790000060", sig, string(body), now, "does not match"},
+		"no timestamp":         {secret, "", sig, string(body), now, webhook.TimestampHeader},
+	} {
+		if err := webhook.Verify(c.secret, c.ts, c.sig, []byte(c.body), c.at, webhook.DefaultWindow); err == nil || !strings.Contains(err.Error(), c.wantSubstr) {
+			t.Errorf("%s: %v, want an error saying %q", name, err, c.wantSubstr)
+		}
+	}
+	rotated := webhook.Sign([]byte("the-old-secret-the-old-secret-xx"), now, body) + "," + sig
+	if err := webhook.Verify(secret, ts, rotated, body, now, webhook.DefaultWindow); err != nil {
+		t.Fatalf("two signatures, one matching: %v", err)
+	}
+}
+
+// TestBatchCheck: a batch is one tenant's, starts at the cursor, and
+// holds rising leaf indexes inside its range.
+func TestBatchCheck(t *testing.T) {
+	ok := webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 10}, {LeafIndex: 13}, {LeafIndex: 19}}}
+	if err := ok.Check("a", 10); err != nil {
+		t.Fatal(err)
+	}
+	for name, c := range map[string]struct {
+		b      webhook.Batch
+		cursor uint64
+	}{
+		"another tenant's":  {webhook.Batch{TenantID: "b", From: 10, To: 20}, 10},
+		"not at the cursor": {webhook.Batch{TenantID: "a", From: 11, To: 20}, 10},
+		"an empty range":    {webhook.Batch{TenantID: "a", From: 10, To: 10}, 10},
+		"a repeated index":  {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 12}, {LeafIndex: 12}}}, 10},
+		"out of order":      {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 15}, {LeafIndex: 11}}}, 10},
+		"outside its range": {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 20}}}, 10},
+		"before its range":  {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 9}}}, 10},
+	} {
+		if err := c.b.Check("a", c.cursor); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestClassify: each answer's meaning for the stream, and the waits.
+func TestClassify(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		status int
+		ra     string
+		want   webhook.Outcome
+		wait   time.Duration
+	}{
+		{200, "", webhook.Accepted, 0}, {204, "", webhook.Accepted, 0},
+		{401, "", webhook.Refused, 0}, {403, "", webhook.Refused, 0},
+		{429, "7", webhook.Retry, 7 * time.Second}, {503, now.Add(30 * time.Second).Format(http.TimeFormat), webhook.Retry, 30 * time.Second},
+		{500, "", webhook.Retry, 0}, {408, "", webhook.Retry, 0}, {502, "soon", webhook.Retry, 0},
+		{400, "", webhook.Rejected, 0}, {413, "", webhook.Rejected, 0}, {404, "", webhook.Rejected, 0},
+	} {
+		got, wait := webhook.Classify(c.status, c.ra, now)
+		if got != c.want || wait != c.wait {
+			t.Errorf("%d %q: %s %s, want %s %s", c.status, c.ra, got, wait, c.want, c.wait)
+		}
+	}
+	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 12: time.Minute} {
+		if got := webhook.Backoff(n, 0, time.Minute); got != want {
+			t.Errorf("attempt %d: %s, want %s", n, got, want)
+		}
+	}
+	if got := webhook.Backoff(1, 2*time.Hour, time.Minute); got != time.Minute {
+		t.Errorf("a Retry-After past the bound: %s", got)
+	}
+}
+
+// TestDialerReachesPublicAddressesOnly: in production the dialer refuses
+// a destination on loopback, whatever name it was reached by; in
+// development it connects.
+func TestDialerReachesPublicAddressesOnly(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	defer srv.Close()
+	client := func(allowPrivate bool) *http.Client {
+		tr := srv.Client().Transport.(*http.Transport).Clone()
+		tr.DialContext = webhook.Dialer(allowPrivate).DialContext
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test server's own certificate
+		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	}
+	for _, u := range []string{srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)} {
+		if _, err := client(false).Get(u); err == nil || !strings.Contains(err.Error(), "private") {
+			t.Errorf("production, %s: %v, want a refusal naming the private address", u, err)
+		}
+	}
+	res, err := client(true).Get(srv.URL)
+	if err != nil {
+		t.Fatalf("development: %v", err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusNoContent {
+		t.Fatalf("development: %d", res.StatusCode)
+	}
+}
