@@ -28,6 +28,13 @@ func (f *Filter) Normalize() {
 	if len(f.ResourceTypes) > 0 {
 		f.ResourceTypes = slices.Compact(slices.Sorted(slices.Values(f.ResourceTypes)))
 	}
+	if len(f.EventIDs) > 0 {
+		ids := make([]string, len(f.EventIDs))
+		for i, id := range f.EventIDs {
+			ids[i] = NormalizeID(id)
+		}
+		f.EventIDs = slices.Compact(slices.Sorted(slices.Values(ids)))
+	}
 	f.Terms = normalTerms(f.Terms)
 }
 

@@ -60,6 +60,11 @@ type Filter struct {
 	// restore request. It has no query parameter: the restore status
 	// endpoint uses it.
 	RestoredFrom string
+	// EventIDs, when set, selects among these events only (at most
+	// MaxEventIDs): a stream applies its filter to the events of a range
+	// of its tenant's log through the store, so that a stream's filter
+	// means what the same search means in the API, on either store.
+	EventIDs []string
 	// HideSystem leaves out the service's own records (the resource
 	// types of SystemResourceTypes): the panel's default view, so that
 	// periodic deliveries do not fill the first screen (issue 42).
@@ -79,6 +84,9 @@ type Sort struct {
 
 // DefaultSort is newest first.
 var DefaultSort = Sort{Field: SortTimestamp, Desc: true}
+
+// MaxEventIDs bounds Filter.EventIDs.
+const MaxEventIDs = 1000
 
 // Page limits.
 const (

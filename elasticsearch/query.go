@@ -49,6 +49,9 @@ func FilterClauses(f audit.Filter) []any {
 	if f.ResourceID != "" {
 		clauses = append(clauses, term("resource.id", f.ResourceID))
 	}
+	if len(f.EventIDs) > 0 {
+		clauses = append(clauses, map[string]any{"terms": map[string]any{"id": f.EventIDs}})
+	}
 	if f.HideSystem {
 		clauses = append(clauses, map[string]any{"bool": map[string]any{"must_not": []any{map[string]any{"terms": map[string]any{"resource.type": audit.SystemResourceTypes}}}}})
 	}

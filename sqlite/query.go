@@ -67,6 +67,9 @@ func where(f audit.Filter) (string, []any) {
 	if f.ResourceID != "" {
 		add("resource_id = ?", f.ResourceID)
 	}
+	if len(f.EventIDs) > 0 {
+		in("id", "IN", f.EventIDs)
+	}
 	if f.HideSystem {
 		in("resource_type", "NOT IN", audit.SystemResourceTypes)
 	}

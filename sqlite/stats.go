@@ -33,7 +33,7 @@ var rollupFilters = []string{"TenantID", "From", "To", "ActorEmail", "Actions", 
 // notInRollup reports whether f filters on something the rollups do not
 // hold.
 func notInRollup(f audit.Filter) bool {
-	return f.ActorID != "" || f.ResourceID != "" || f.Q != "" || f.RestoredFrom != "" || len(f.Terms) > 0
+	return f.ActorID != "" || f.ResourceID != "" || len(f.EventIDs) > 0 || f.Q != "" || f.RestoredFrom != "" || len(f.Terms) > 0
 }
 
 // statsSource reads the events themselves, or, when q allows it, the

@@ -213,6 +213,13 @@ func Cases() []Case {
 			func(d *Dataset, e *audit.Event) bool {
 				return strings.EqualFold(e.Actor.Email, d.Events[3].Actor.Email)
 			}, desc},
+		{"a stream's range of event ids (one in upper case, one of tenant B, one missing)", func(d *Dataset) audit.Filter {
+			return audit.Filter{EventIDs: streamIDs(d)}
+		}, func(d *Dataset, e *audit.Event) bool { return inStream(d, e) }, desc},
+		{"a stream's range of event ids and its filter", func(d *Dataset) audit.Filter {
+			_, terms, _ := audit.ParseSearch("-action:access")
+			return audit.Filter{EventIDs: streamIDs(d), Terms: terms}
+		}, func(d *Dataset, e *audit.Event) bool { return inStream(d, e) && e.Action != "access" }, desc},
 		{"two actions", func(*Dataset) audit.Filter { return audit.Filter{Actions: []audit.Action{"create", "update"}} },
 			func(_ *Dataset, e *audit.Event) bool { return e.Action == "create" || e.Action == "update" }, desc},
 		{"two resource types, ascending", func(*Dataset) audit.Filter { return audit.Filter{ResourceTypes: []string{"ivr", "recording_policy"}} },
@@ -697,4 +704,22 @@ func testPageByteBudget(t *testing.T, b Backend) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("the walk returned %d events, want %d in order (first difference at %d)", len(got), len(want), firstDiff(got, want))
 	}
+}
+
+// streamIDs are ids as a stream's range gives them to the store: every
+// seventh event of tenant A's first 300, one of them in upper case, one of
+// tenant B's (never found through A), one that no event has.
+func streamIDs(d *Dataset) []string {
+	var ids []string
+	for i := 0; i < min(300, len(d.Events)); i += 7 {
+		ids = append(ids, d.Events[i].ID)
+	}
+	ids[1] = audit.IDPrefix + strings.ToUpper(strings.TrimPrefix(ids[1], audit.IDPrefix))
+	return append(ids, d.Others[0].ID, audit.NewID())
+}
+
+// inStream is the oracle of streamIDs: event ids compare without regard
+// to case, as the API takes them.
+func inStream(d *Dataset, e *audit.Event) bool {
+	return slices.ContainsFunc(streamIDs(d), func(id string) bool { return strings.EqualFold(id, e.ID) })
 }
