@@ -41,8 +41,10 @@ const (
 	FormatOCSF  = "ocsf"  // OCSF 1.x classes (API Activity, Account Change, Authentication)
 )
 
-// StreamFormats lists the formats a stream can deliver.
-var StreamFormats = []string{FormatEvent, FormatOCSF}
+// StreamFormats lists the formats a stream can deliver. OCSF joins it
+// with its mapping (a documented table, a test per event type, validated
+// against the OCSF schema); until then a stream asking for it is refused.
+var StreamFormats = []string{FormatEvent}
 
 // Stream states.
 const (

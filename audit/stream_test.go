@@ -27,9 +27,10 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 	}{
 		{"a webhook", func(*audit.Stream) {}, ""},
 		{"Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
-		{"S3 in OCSF, filtered and masked", func(s *audit.Stream) {
-			s.Destination, s.Format, s.Filter, s.Mask = s3, audit.FormatOCSF, "-action:access", map[string]string{"actor.ip": "drop", "actor.email": "hash"}
+		{"S3, filtered and masked", func(s *audit.Stream) {
+			s.Destination, s.Format, s.Filter, s.Mask = s3, audit.FormatEvent, "-action:access", map[string]string{"actor.ip": "drop", "actor.email": "hash"}
 		}, ""},
+		{"OCSF, not built yet", func(s *audit.Stream) { s.Format = audit.FormatOCSF }, "format"},
 		{"no name", func(s *audit.Stream) { s.Name = "  " }, "name"},
 		{"a long name", func(s *audit.Stream) { s.Name = strings.Repeat("n", 81) }, "name"},
 		{"an unknown destination", func(s *audit.Stream) { s.Destination.Kind = "kinesis" }, "destination.kind"},

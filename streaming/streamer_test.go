@@ -1,0 +1,204 @@
+package streaming_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
+	"github.com/auditlog/auditlog/sqlite"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// receiver is a tenant's webhook endpoint: it checks each request's
+// signature and keeps the batches it accepted; answer, when set, chooses
+// another status.
+type receiver struct {
+	mu      sync.Mutex
+	secret  []byte
+	batches []webhook.Batch
+	answer  func(w http.ResponseWriter) bool
+	t       *testing.T
+}
+
+func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	if err := webhook.Verify(r.secret, req.Header.Get(webhook.TimestampHeader), req.Header.Get(webhook.SignatureHeader), body, time.Now(), webhook.DefaultWindow); err != nil {
+		r.t.Errorf("a delivery that does not verify: %v", err)
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if req.Header.Get("X-Tenant-Key") != "k-1" {
+		r.t.Errorf("the stream's header is missing: %v", req.Header)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.answer != nil && r.answer(w) {
+		return
+	}
+	var b webhook.Batch
+	if err := json.Unmarshal(body, &b); err != nil {
+		r.t.Errorf("a batch that does not decode: %v", err)
+	}
+	r.batches = append(r.batches, b)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// setup is a sealed SQLite store holding two tenants' events, a stream of
+// tenant A to a TLS webhook receiver, and its streamer.
+func setup(t *testing.T) (*streaming.Streamer, *audit.Stream, *receiver, *storetest.Dataset) {
+	ctx := context.Background()
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db"), DefaultPlan: audit.PlanEnterprise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	d := storetest.NewDataset(1200)
+	storetest.Write(t, store, d.All)
+	sealer, _ := storetest.NewSealer(t, store, 0)
+	storetest.SealAll(t, sealer)
+	rc := &receiver{secret: []byte(strings.Repeat("s", 32)), t: t}
+	srv := httptest.NewTLSServer(rc)
+	t.Cleanup(srv.Close)
+	client := webhook.NewClient(true, 10*time.Second)
+	client.HTTP.Transport.(*http.Transport).TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	st := &audit.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: d.A, Name: "SIEM", Format: audit.FormatEvent, Filter: "-action:access",
+		Mask: map[string]string{"actor.ip": audit.MaskDrop, "actor.email": audit.MaskHash}, State: audit.StreamActive, CreatedAt: time.Now(),
+		Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: srv.URL + "/audit", Secret: string(rc.secret), Headers: map[string]string{"X-Tenant-Key": "k-1"}}}
+	if err := st.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutStream(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 100, Now: time.Now,
+		Dest: func(kind string) streaming.Destination {
+			if kind == audit.StreamWebhook {
+				return client
+			}
+			return nil
+		}}
+	return s, st, rc, d
+}
+
+// drain steps st until it is idle.
+func drain(t *testing.T, s *streaming.Streamer, st *audit.Stream) {
+	t.Helper()
+	for i := 0; i < 1000; i++ {
+		res, err := s.Step(context.Background(), st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome == streaming.Idle {
+			return
+		}
+		if res.Outcome != streaming.Accepted {
+			t.Fatalf("step %d: outcome %d (%s)", i, res.Outcome, st.Reason)
+		}
+	}
+	t.Fatal("never idle")
+}
+
+// TestStreamDeliversTheTenantsLogInOrder: every event of tenant A the
+// filter keeps arrives once, in log order, with its leaf index; the
+// ranges join end to end up to the log's size; none of tenant B's; the
+// masked fields are hashed or gone; the cursor is the log's size.
+func TestStreamDeliversTheTenantsLogInOrder(t *testing.T) {
+	s, st, rc, d := setup(t)
+	drain(t, s, st)
+	ls, err := s.Log.LogState(context.Background(), d.A)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Cursor != uint64(ls.Size) || st.State != audit.StreamActive {
+		t.Fatalf("cursor %d state %s, want %d active", st.Cursor, st.State, ls.Size)
+	}
+	var got []string
+	next, last := uint64(0), int64(-1)
+	for _, b := range rc.batches {
+		if b.From != next || b.TenantID != d.A {
+			t.Fatalf("a batch of [%d, %d) of %s after %d", b.From, b.To, b.TenantID, next)
+		}
+		next = b.To
+		for _, e := range b.Events {
+			if int64(e.LeafIndex) <= last {
+				t.Fatalf("leaf %d after %d", e.LeafIndex, last)
+			}
+			last = int64(e.LeafIndex)
+			var ev map[string]any
+			_ = json.Unmarshal(e.Event, &ev)
+			actor, _ := ev["actor"].(map[string]any)
+			if _, has := actor["ip"]; has || !strings.HasPrefix(actor["email"].(string), "hmac-sha256:") {
+				t.Fatalf("the masked fields: %v", actor)
+			}
+			got = append(got, ev["id"].(string))
+		}
+	}
+	var want []string
+	for _, e := range d.Events {
+		if e.Action != "access" {
+			want = append(want, e.ID)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if next != uint64(ls.Size) || !slices.Equal(got, want) {
+		t.Fatalf("delivered %d events up to %d, want %d up to %d", len(got), next, len(want), ls.Size)
+	}
+}
+
+// TestStreamRetriesPausesAndReplays: a 429 keeps the cursor and marks the
+// stream failing with the destination's wait; the next accepted batch
+// ends it; a 401 pauses the stream with the reason, and a paused stream
+// sends nothing; a replay sends the events again from where it says.
+func TestStreamRetriesPausesAndReplays(t *testing.T) {
+	s, st, rc, _ := setup(t)
+	ctx := context.Background()
+	rc.answer = func(w http.ResponseWriter) bool {
+		w.Header().Set("Retry-After", "3")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return true
+	}
+	res, err := s.Step(ctx, st)
+	if err != nil || res.Outcome != streaming.Retry || res.Wait != 3*time.Second || st.Cursor != 0 || st.State != audit.StreamFailing || !strings.Contains(st.Reason, "429") {
+		t.Fatalf("a 429: %+v %v, stream %s %q at %d", res, err, st.State, st.Reason, st.Cursor)
+	}
+	rc.answer = nil
+	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Accepted || st.State != audit.StreamActive || st.Cursor == 0 {
+		t.Fatalf("after the 429: %+v %v %s", res, err, st.State)
+	}
+	at := st.Cursor
+	rc.answer = func(w http.ResponseWriter) bool { w.WriteHeader(http.StatusUnauthorized); return true }
+	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Refused || st.State != audit.StreamPaused || !strings.Contains(st.Reason, "401") {
+		t.Fatalf("a 401: %+v %v %s %q", res, err, st.State, st.Reason)
+	}
+	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Idle || st.Cursor != at {
+		t.Fatalf("a paused stream stepped: %+v %v", res, err)
+	}
+	stored, err := s.Streams.Stream(ctx, st.TenantID, st.ID)
+	if err != nil || stored.State != audit.StreamPaused || stored.Cursor != at {
+		t.Fatalf("stored: %+v %v", stored, err)
+	}
+	rc.answer = nil
+	if err := st.Resume(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Replay(0, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	n := len(rc.batches)
+	drain(t, s, st)
+	if rc.batches[n].From != 0 {
+		t.Fatalf("the replay started at %d", rc.batches[n].From)
+	}
+}

@@ -1,0 +1,63 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Client posts batches to webhook destinations.
+type Client struct {
+	HTTP *http.Client
+	Now  func() time.Time
+}
+
+// NewClient returns a Client whose connections reach public addresses
+// only, unless allowPrivate (Dialer), with timeout per request.
+func NewClient(allowPrivate bool, timeout time.Duration) *Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = Dialer(allowPrivate).DialContext
+	tr.Proxy = nil // a proxy would dial the destination where the dialer cannot check it
+	return &Client{HTTP: &http.Client{Transport: tr, Timeout: timeout,
+		// A redirect would lead the batch, and its signature, elsewhere.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, Now: time.Now}
+}
+
+// Send posts b to d, signed with d's secret and carrying d's headers, and
+// says what the answer means (Classify). err is set when no answer came
+// (the outcome is then Retry) or the batch could not be encoded.
+func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b Batch) (Outcome, time.Duration, string, error) {
+	body, err := json.Marshal(b)
+	if err != nil {
+		return Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch")
+	}
+	now := c.Now()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		return Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the webhook URL")
+	}
+	for k, v := range d.Headers {
+		req.Header.Set(k, v)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(TimestampHeader, fmt.Sprint(now.Unix()))
+	req.Header.Set(SignatureHeader, Sign([]byte(d.Secret), now, body))
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return Retry, 0, "no answer: " + err.Error(), err
+	}
+	defer res.Body.Close()
+	snippet, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+	outcome, wait := Classify(res.StatusCode, res.Header.Get("Retry-After"), now)
+	reason := ""
+	if outcome != Accepted {
+		reason = fmt.Sprintf("%s from the webhook: %s", res.Status, bytes.TrimSpace(snippet))
+	}
+	return outcome, wait, reason, nil
+}
