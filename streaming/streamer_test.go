@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
+	"github.com/auditlog/auditlog/splunk"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/webhook"
@@ -58,15 +60,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // tenant A to a TLS webhook receiver, and its streamer.
 func setup(t *testing.T) (*streaming.Streamer, *audit.Stream, *receiver, *storetest.Dataset) {
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db"), DefaultPlan: audit.PlanEnterprise})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	d := storetest.NewDataset(1200)
-	storetest.Write(t, store, d.All)
-	sealer, _ := storetest.NewSealer(t, store, 0)
-	storetest.SealAll(t, sealer)
+	store, d := sealedStore(t)
 	rc := &receiver{secret: []byte(strings.Repeat("s", 32)), t: t}
 	srv := httptest.NewTLSServer(rc)
 	t.Cleanup(srv.Close)
@@ -89,6 +83,20 @@ func setup(t *testing.T) (*streaming.Streamer, *audit.Stream, *receiver, *storet
 			return nil
 		}}
 	return s, st, rc, d
+}
+
+// sealedStore is a SQLite store holding two tenants' events, sealed.
+func sealedStore(t *testing.T) (*sqlite.Store, *storetest.Dataset) {
+	store, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db"), DefaultPlan: audit.PlanEnterprise})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	d := storetest.NewDataset(1200)
+	storetest.Write(t, store, d.All)
+	sealer, _ := storetest.NewSealer(t, store, 0)
+	storetest.SealAll(t, sealer)
+	return store, d
 }
 
 // drain steps st until it is idle.
@@ -200,5 +208,47 @@ func TestStreamRetriesPausesAndReplays(t *testing.T) {
 	drain(t, s, st)
 	if rc.batches[n].From != 0 {
 		t.Fatalf("the replay started at %d", rc.batches[n].From)
+	}
+}
+
+// TestStreamToSplunk: a stream to a Splunk HTTP Event Collector with
+// indexer acknowledgment delivers every event of its tenant once, in log
+// order, each with its leaf index as an indexed field, through a busy
+// answer (retried, the cursor kept) on the way.
+func TestStreamToSplunk(t *testing.T) {
+	store, d := sealedStore(t)
+	ctx := context.Background()
+	hec := splunkhec.Start("12345678-9abc-def0-1234-56789abcdef0")
+	t.Cleanup(hec.Close)
+	hec.Ack, hec.AckAfter = true, 1
+	client := splunk.NewClient(true, 10*time.Second)
+	client.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	client.AckPoll = 5 * time.Millisecond
+	st := &audit.Stream{ID: "0b7e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "Splunk", State: audit.StreamActive, CreatedAt: time.Now(),
+		Destination: audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: hec.Token}}
+	if err := st.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.PutStream(ctx, st); err != nil {
+		t.Fatal(err)
+	}
+	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 250, Now: time.Now,
+		Dest: func(string) streaming.Destination { return client }}
+	hec.Fail(splunkhec.Busy("2"))
+	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Retry || res.Wait != 2*time.Second || st.Cursor != 0 {
+		t.Fatalf("busy: %+v %v at %d", res, err, st.Cursor)
+	}
+	drain(t, s, st)
+	got := hec.Indexed()
+	if len(got) != len(d.Events) {
+		t.Fatalf("indexed %d events, want %d", len(got), len(d.Events))
+	}
+	last := -1.0
+	for _, e := range got {
+		idx, _ := e.Fields["leaf_index"].(float64)
+		if idx <= last || e.Fields["tenant_id"] != d.A {
+			t.Fatalf("leaf %v after %v of tenant %v", idx, last, e.Fields["tenant_id"])
+		}
+		last = idx
 	}
 }
