@@ -97,11 +97,29 @@ type Stream struct {
 	State  string            `json:"state"`
 	Reason string            `json:"reason,omitempty"`
 	// Cursor is the next leaf index of the tenant's log to deliver.
-	Cursor    uint64    `json:"cursor"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
-	Rev       string    `json:"-"` // "" before the first write
+	Cursor uint64 `json:"cursor"`
+	// Parked are ranges the destination rejected (a 4xx other than
+	// 401/403): the cursor went on past them, so that newer events are
+	// not held up, and each is retried apart until accepted.
+	Parked    []ParkedRange `json:"parked,omitempty"`
+	CreatedAt time.Time     `json:"createdAt"`
+	UpdatedAt time.Time     `json:"updatedAt"`
+	Rev       string        `json:"-"` // "" before the first write
 }
+
+// ParkedRange is a range of a stream's log [From, To) the destination
+// rejected, with why, how many times, and when it is tried again.
+type ParkedRange struct {
+	From     uint64    `json:"from"`
+	To       uint64    `json:"to"`
+	Reason   string    `json:"reason"`
+	Attempts int       `json:"attempts"`
+	NextAt   time.Time `json:"nextAt"`
+}
+
+// MaxParked bounds a stream's parked ranges: past it the stream pauses,
+// since a destination that rejects that much needs its admin.
+const MaxParked = 100
 
 // StreamStore keeps the tenants' streams.
 type StreamStore interface {

@@ -166,3 +166,39 @@ func TestStreamStateChanges(t *testing.T) {
 		t.Fatalf("replay: %v %d", err, s.Cursor)
 	}
 }
+
+// TestStreamParksARejectedRange: a rejected range moves the cursor past
+// it and is kept with its reason; the stream stays failing while any is
+// parked, a failed retry counts and reschedules, an accepted one goes;
+// past MaxParked the stream pauses instead.
+func TestStreamParksARejectedRange(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := audit.Stream{State: audit.StreamActive, Cursor: 100}
+	if err := s.Park(90, 150, "x", now, now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("parking a range not at the cursor: %v", err)
+	}
+	if err := s.Park(100, 150, "400 Bad Request: event too large", now.Add(time.Second), now); err != nil || s.Cursor != 150 || s.State != audit.StreamFailing || len(s.Parked) != 1 {
+		t.Fatalf("park: %v %+v", err, s)
+	}
+	if err := s.Delivered(200, now); err != nil || s.State != audit.StreamFailing || !strings.Contains(s.Reason, "1 ranges rejected") {
+		t.Fatalf("a delivery with a range parked: %v %s %q", err, s.State, s.Reason)
+	}
+	if err := s.Unpark(100, false, "400 again", now.Add(time.Minute), now); err != nil || s.Parked[0].Attempts != 2 || !s.Parked[0].NextAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("a failed retry: %v %+v", err, s.Parked)
+	}
+	if err := s.Unpark(7, true, "", now, now); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("an unknown range: %v", err)
+	}
+	if err := s.Unpark(100, true, "", now, now); err != nil || len(s.Parked) != 0 || s.State != audit.StreamActive || s.Reason != "" {
+		t.Fatalf("accepted at last: %v %+v", err, s)
+	}
+	for i := 0; i < audit.MaxParked; i++ {
+		if err := s.Park(s.Cursor, s.Cursor+1, "rejected", now, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := s.Cursor
+	if err := s.Park(at, at+1, "once more", now, now); err != nil || s.State != audit.StreamPaused || s.Cursor != at || len(s.Parked) != audit.MaxParked {
+		t.Fatalf("past the bound: %v %s at %d with %d parked", err, s.State, s.Cursor, len(s.Parked))
+	}
+}

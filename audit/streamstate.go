@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -40,14 +41,58 @@ func (s *Stream) Failed(reason string, now time.Time) {
 }
 
 // Delivered moves s's cursor to next, the leaf index after the last one
-// the destination accepted, and ends a failing state. Errors: ECONFLICT
+// the destination accepted, and ends a failing state unless ranges are
+// still parked. Errors: ECONFLICT
 // when next is not after the cursor (only Replay moves it back).
 func (s *Stream) Delivered(next uint64, now time.Time) error {
 	if next <= s.Cursor {
 		return Errorf(ECONFLICT, "the stream's cursor is %d; a delivery moves it forward only", s.Cursor)
 	}
 	s.Cursor, s.UpdatedAt = next, now
-	if s.State == StreamFailing {
+	switch {
+	case s.State != StreamFailing:
+	case len(s.Parked) == 0:
+		s.State, s.Reason = StreamActive, ""
+	default:
+		s.Reason = fmt.Sprintf("%d ranges rejected by the destination, retried apart; the first: %s", len(s.Parked), s.Parked[0].Reason)
+	}
+	return nil
+}
+
+// Park records that the destination rejected the range [from, to) at
+// the cursor: the cursor moves past it and the range is retried apart at
+// next. With MaxParked ranges parked already, s pauses instead (the
+// cursor stays), since its destination needs its admin. Errors: ECONFLICT
+// when from is not the cursor.
+func (s *Stream) Park(from, to uint64, reason string, next, now time.Time) error {
+	if from != s.Cursor || to <= from {
+		return Errorf(ECONFLICT, "the stream's cursor is %d; a range parked from %d", s.Cursor, from)
+	}
+	if len(s.Parked) >= MaxParked {
+		return s.Pause(fmt.Sprintf("%d ranges rejected by the destination; the latest: %s", len(s.Parked), reason), now)
+	}
+	s.Parked = append(s.Parked, ParkedRange{From: from, To: to, Reason: reason, Attempts: 1, NextAt: next})
+	s.Cursor, s.State, s.Reason, s.UpdatedAt = to, StreamFailing, reason, now
+	return nil
+}
+
+// Unpark records the outcome of a parked range's retry: accepted, it
+// leaves the list (and a failing s whose last parked range went is
+// active again); else it is tried again at next. Errors: ENOTFOUND when
+// no parked range starts at from.
+func (s *Stream) Unpark(from uint64, accepted bool, reason string, next, now time.Time) error {
+	i := slices.IndexFunc(s.Parked, func(p ParkedRange) bool { return p.From == from })
+	if i < 0 {
+		return Errorf(ENOTFOUND, "no parked range from %d", from)
+	}
+	s.UpdatedAt = now
+	if !accepted {
+		p := &s.Parked[i]
+		p.Attempts, p.Reason, p.NextAt = p.Attempts+1, reason, next
+		return nil
+	}
+	s.Parked = slices.Delete(s.Parked, i, i+1)
+	if len(s.Parked) == 0 && s.State == StreamFailing {
 		s.State, s.Reason = StreamActive, ""
 	}
 	return nil

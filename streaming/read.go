@@ -11,16 +11,20 @@ import (
 	"github.com/auditlog/auditlog/webhook"
 )
 
-// read builds the batch at st's cursor: the next leaves of the tenant's
-// log (none past its last checkpoint), and those of their events the
+// read builds the batch of st from leaf index from, ending before to (0:
+// as far as a batch goes): the next leaves of the tenant's log (none past
+// its last checkpoint), and those of their events the
 // stream's filter keeps, asked of the store (audit.Filter.EventIDs) so
 // that the filter means what it means in the API. An event retention
 // deleted is a leaf without an event: the range covers it, no entry
 // carries it.
-func (s *Streamer) read(ctx context.Context, st *audit.Stream) (webhook.Batch, error) {
-	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, From: st.Cursor, To: st.Cursor}
+func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) (webhook.Batch, error) {
+	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, From: from, To: from}
 	n := min(max(s.BatchSize, 1), audit.MaxEventIDs)
-	leaves, err := s.Log.Leaves(ctx, st.TenantID, int64(st.Cursor), n)
+	if to > from {
+		n = min(n, int(to-from))
+	}
+	leaves, err := s.Log.Leaves(ctx, st.TenantID, int64(from), n)
 	if err != nil || len(leaves) == 0 {
 		return b, err
 	}

@@ -43,36 +43,86 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 	if st.State == audit.StreamPaused {
 		return Result{Outcome: Idle}, nil
 	}
-	b, err := s.read(ctx, st)
+	if p := s.dueParked(st); p != nil {
+		return s.retryParked(ctx, st, *p)
+	}
+	b, err := s.read(ctx, st, st.Cursor, 0)
 	if err != nil || b.To == b.From {
 		return Result{Outcome: Idle}, err
 	}
 	if err := b.Check(st.TenantID, st.Cursor); err != nil {
 		return Result{}, err
 	}
-	dest := s.Dest(st.Destination.Kind)
-	if dest == nil {
-		return Result{}, audit.Errorf(audit.ENOTSUPPORTED, "no %s destination in this build", st.Destination.Kind)
+	outcome, wait, reason, err := s.send(ctx, st, b)
+	if err != nil && outcome != webhook.Retry {
+		return Result{}, err
 	}
-	outcome, wait, reason, _ := dest.Send(ctx, st.Destination, b)
 	now := s.Now()
 	res := Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait}
 	switch outcome {
 	case webhook.Accepted:
-		if err := st.Delivered(b.To, now); err != nil {
-			return res, err
-		}
+		err = st.Delivered(b.To, now)
 	case webhook.Refused:
-		if err := st.Pause(reason, now); err != nil {
-			return res, err
-		}
+		err = st.Pause(reason, now)
+	case webhook.Rejected:
+		// The destination refuses this batch: newer events go on, the
+		// range is retried apart.
+		err = st.Park(b.From, b.To, reason, now.Add(webhook.Backoff(1, wait, MaxBackoff)), now)
 	default:
-		// Retry and Rejected alike, for now: the range is retried with
-		// backoff, the stream failing meanwhile. Parking a rejected range
-		// apart, so that newer events go on, is still to be built.
 		st.Failed(reason, now)
 	}
+	if err != nil {
+		return res, err
+	}
 	return res, s.Streams.PutStream(ctx, st)
+}
+
+// MaxBackoff bounds the wait between two attempts of a batch.
+const MaxBackoff = 5 * time.Minute
+
+// send gives b to the destination of st's kind.
+func (s *Streamer) send(ctx context.Context, st *audit.Stream, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+	dest := s.Dest(st.Destination.Kind)
+	if dest == nil {
+		return webhook.Rejected, 0, "", audit.Errorf(audit.ENOTSUPPORTED, "no %s destination in this build", st.Destination.Kind)
+	}
+	return dest.Send(ctx, st.Destination, b)
+}
+
+// dueParked is the first parked range of st whose retry is due.
+func (s *Streamer) dueParked(st *audit.Stream) *audit.ParkedRange {
+	now := s.Now()
+	for i := range st.Parked {
+		if !st.Parked[i].NextAt.After(now) {
+			return &st.Parked[i]
+		}
+	}
+	return nil
+}
+
+// retryParked sends a parked range again, read as it was (the same leaves,
+// the stream's filter of now), and records the outcome: accepted, the
+// range goes; refused, the stream pauses; else it waits longer.
+func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.ParkedRange) (Result, error) {
+	b, err := s.read(ctx, st, p.From, p.To)
+	if err != nil {
+		return Result{}, err
+	}
+	outcome, wait, reason, err := s.send(ctx, st, b)
+	if err != nil && outcome != webhook.Retry {
+		return Result{}, err
+	}
+	now := s.Now()
+	switch outcome {
+	case webhook.Refused:
+		err = st.Pause(reason, now)
+	default:
+		err = st.Unpark(p.From, outcome == webhook.Accepted, reason, now.Add(webhook.Backoff(p.Attempts+1, wait, MaxBackoff)), now)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait, Parked: true}, s.Streams.PutStream(ctx, st)
 }
 
 // Outcome is what one Step did.
@@ -93,4 +143,6 @@ type Result struct {
 	Outcome Outcome
 	Events  int
 	Wait    time.Duration
+	// Parked says the batch was a parked range's retry.
+	Parked bool
 }

@@ -252,3 +252,53 @@ func TestStreamToSplunk(t *testing.T) {
 		last = idx
 	}
 }
+
+// TestStreamParksARejectedBatch: a batch the destination rejects (400) is
+// parked and the newer events go on; once its retry is due it is sent
+// again and accepted; in the end every event arrived, the rejected ones
+// after the others, and the stream is active with nothing parked.
+func TestStreamParksARejectedBatch(t *testing.T) {
+	s, st, rc, d := setup(t)
+	now := time.Now()
+	s.Now = func() time.Time { return now }
+	rejected := 0
+	rc.answer = func(w http.ResponseWriter) bool {
+		if rejected == 0 {
+			rejected++
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte("event too large"))
+			return true
+		}
+		return false
+	}
+	res, err := s.Step(context.Background(), st)
+	if err != nil || res.Outcome != streaming.Rejected || len(st.Parked) != 1 || st.Parked[0].From != 0 || st.Cursor != st.Parked[0].To || st.State != audit.StreamFailing {
+		t.Fatalf("the rejection: %+v %v, stream %+v", res, err, st)
+	}
+	drain(t, s, st)
+	if len(st.Parked) != 1 || st.State != audit.StreamFailing {
+		t.Fatalf("the parked range was retried before its time: %+v", st.Parked)
+	}
+	now = now.Add(time.Hour)
+	res, err = s.Step(context.Background(), st)
+	if err != nil || res.Outcome != streaming.Accepted || !res.Parked || len(st.Parked) != 0 || st.State != audit.StreamActive {
+		t.Fatalf("the retry: %+v %v, stream %+v", res, err, st)
+	}
+	last := rc.batches[len(rc.batches)-1]
+	if last.From != 0 {
+		t.Fatalf("the last batch covers [%d, %d), want the parked range", last.From, last.To)
+	}
+	n := 0
+	for _, b := range rc.batches {
+		n += len(b.Events)
+	}
+	want := 0
+	for _, e := range d.Events {
+		if e.Action != "access" {
+			want++
+		}
+	}
+	if n != want {
+		t.Fatalf("%d events arrived, want %d", n, want)
+	}
+}

@@ -20,8 +20,9 @@ func testStreams(t *testing.T, b Backend) {
 		t.Fatalf("a new tenant's streams: %+v %v", l, err)
 	}
 	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	hook := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "SIEM relay", Format: audit.FormatOCSF, Filter: "-action:access",
+	hook := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "SIEM relay", Format: audit.FormatEvent, Filter: "-action:access",
 		Mask: map[string]string{"actor.ip": audit.MaskDrop}, State: audit.StreamActive, Cursor: 7, CreatedAt: t0, UpdatedAt: t0,
+		Parked:      []audit.ParkedRange{{From: 1, To: 3, Reason: "400 from the webhook", Attempts: 2, NextAt: t0.Add(time.Minute)}},
 		Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: "https://siem.example.com/hook", Secret: "s3cret-s3cret-s3cret-s3cret-s3cret", Headers: map[string]string{"X-Key": "k"}}}
 	bucket := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "Lake", Format: audit.FormatEvent, State: audit.StreamPaused, Reason: "paused by an admin",
 		CreatedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Minute), Destination: audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-lake", Prefix: "audit"}}
@@ -41,7 +42,8 @@ func testStreams(t *testing.T, b Backend) {
 	}
 	got := list[0]
 	if got.Rev != hook.Rev || got.Destination.Secret != hook.Destination.Secret || got.Destination.Headers["X-Key"] != "k" || got.Mask["actor.ip"] != audit.MaskDrop ||
-		got.Filter != hook.Filter || got.Cursor != 7 || !got.CreatedAt.Equal(t0) || got.Format != audit.FormatOCSF {
+		got.Filter != hook.Filter || got.Cursor != 7 || !got.CreatedAt.Equal(t0) || got.Format != audit.FormatEvent ||
+		len(got.Parked) != 1 || got.Parked[0].To != 3 || got.Parked[0].Attempts != 2 || !got.Parked[0].NextAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("read back %+v, want %+v", got, hook)
 	}
 	stale := got
