@@ -24,8 +24,17 @@ targets=(
 	"./audit FuzzParseSearch the-parser's-own-contract"
 	"./audit FuzzStoredRow the-verifier's-contract:-any-bytes-a-row,-never-a-panic"
 )
+# Minimising each new interesting input may take 60 s by default: with
+# 10 s of fuzzing, a worker stuck minimising stalls the run (no execs for
+# tens of seconds) and, on a loaded machine, the run fails with nothing
+# found. 5 s bounds it, and leaves the time to fuzzing.
 for t in "${targets[@]}"; do
 	read -r pkg name ref <<<"$t"
 	echo "[fuzz] $name ($pkg) for $EACH, against ${ref//-/ }"
-	go test -run='^$' -fuzz="^${name}\$" -fuzztime="$EACH" "$pkg" 2>&1 | tail -n 3
+	if ! out=$(go test -run='^$' -fuzz="^${name}\$" -fuzztime="$EACH" -fuzzminimizetime=5s "$pkg" 2>&1); then
+		# The whole story of a failure: the input it found, or why it stopped.
+		echo "$out" | tail -n 40
+		exit 1
+	fi
+	echo "$out" | tail -n 3
 done
