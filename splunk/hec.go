@@ -29,15 +29,10 @@ type Client struct {
 	AckTimeout, AckPoll time.Duration
 }
 
-// NewClient returns a Client that dials public addresses only, unless
-// allowPrivate (webhook.Dialer), and follows no redirect.
+// NewClient returns a Client on webhook.HTTPClient: public addresses
+// only (unless allowPrivate), no proxy, no redirect.
 func NewClient(allowPrivate bool, timeout time.Duration) *Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.DialContext = webhook.Dialer(allowPrivate).DialContext
-	tr.Proxy = nil
-	return &Client{HTTP: &http.Client{Transport: tr, Timeout: timeout,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }},
-		Now: time.Now, AckTimeout: 2 * time.Minute, AckPoll: time.Second}
+	return &Client{HTTP: webhook.HTTPClient(allowPrivate, timeout), Now: time.Now, AckTimeout: 2 * time.Minute, AckPoll: time.Second}
 }
 
 // event is one HEC event object. The indexed fields carry what a search

@@ -18,15 +18,22 @@ type Client struct {
 	Now  func() time.Time
 }
 
-// NewClient returns a Client whose connections reach public addresses
-// only, unless allowPrivate (Dialer), with timeout per request.
+// NewClient returns a Client on HTTPClient.
 func NewClient(allowPrivate bool, timeout time.Duration) *Client {
+	return &Client{HTTP: HTTPClient(allowPrivate, timeout), Now: time.Now}
+}
+
+// HTTPClient is the HTTP client of every stream destination: its
+// connections reach public addresses only, unless allowPrivate (Dialer),
+// through no proxy (a proxy would dial the destination where the dialer
+// cannot check it), following no redirect (a redirect would lead the
+// batch, and its credentials, elsewhere), with timeout per request.
+func HTTPClient(allowPrivate bool, timeout time.Duration) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.DialContext = Dialer(allowPrivate).DialContext
-	tr.Proxy = nil // a proxy would dial the destination where the dialer cannot check it
-	return &Client{HTTP: &http.Client{Transport: tr, Timeout: timeout,
-		// A redirect would lead the batch, and its signature, elsewhere.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, Now: time.Now}
+	tr.Proxy = nil
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // Send posts b to d, signed with d's secret and carrying d's headers, and
