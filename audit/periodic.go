@@ -221,16 +221,23 @@ func (p PeriodicSettings) Validate() error {
 		}
 	}
 	if p.Bucket != nil && *p.Bucket != "" && !validBucket(*p.Bucket) {
-		errs = append(errs, FieldError{Field: "bucket", Message: "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit"})
+		errs = append(errs, FieldError{Field: "bucket", Message: bucketRule})
 	}
 	if p.Prefix != nil && *p.Prefix != "" && !ValidPrefix(*p.Prefix) {
-		errs = append(errs, FieldError{Field: "prefix", Message: "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without .."})
+		errs = append(errs, FieldError{Field: "prefix", Message: prefixRule})
 	}
 	if len(errs) > 0 {
 		return &Error{Code: EINVALID, Message: "invalid periodic export settings", Fields: errs}
 	}
 	return nil
 }
+
+// What a bucket and a prefix must be, as every setting that takes one
+// says it.
+const (
+	bucketRule = "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit"
+	prefixRule = "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without .."
+)
 
 func validBucket(b string) bool {
 	if len(b) < 3 || len(b) > 63 || strings.Contains(b, "..") {

@@ -111,10 +111,10 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		unused("prefix", d.Prefix)
 	case StreamS3:
 		if !validBucket(d.Bucket) {
-			fe.add("destination.bucket", "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit")
+			fe.add("destination.bucket", "%s", bucketRule)
 		}
 		if d.Prefix != "" && !ValidPrefix(d.Prefix) {
-			fe.add("destination.prefix", "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without ..")
+			fe.add("destination.prefix", "%s", prefixRule)
 		}
 		if len(d.Headers) > 0 {
 			fe.add("destination.headers", "not used by %s streams", d.Kind)
@@ -171,10 +171,12 @@ func PrivateHost(host string) bool {
 	return PrivateAddr(a)
 }
 
+// cgnat is the shared address space of carrier-grade NAT (RFC 6598).
+var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+
 // PrivateAddr reports whether a is an address no public endpoint has.
 func PrivateAddr(a netip.Addr) bool {
 	a = a.Unmap()
-	cgnat := netip.MustParsePrefix("100.64.0.0/10")
 	return a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() || a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
 		a.IsMulticast() || a.IsUnspecified() || cgnat.Contains(a)
 }

@@ -31,6 +31,16 @@ var sections = []struct {
 	{"Logging", []string{"AUDITLOG_LOG_"}},
 }
 
+// allSections is sections followed by "Other", which takes what matches
+// none of them.
+func allSections() []string {
+	out := make([]string, 0, len(sections)+1)
+	for _, s := range sections {
+		out = append(out, s.name)
+	}
+	return append(out, "Other")
+}
+
 func sectionOf(env string) string {
 	for _, s := range sections {
 		for _, p := range s.prefixes {
@@ -107,23 +117,20 @@ func (b *binder) printHelp(w io.Writer, topic string) {
 		fmt.Fprintf(w, "\nEach flag below is also read from its AUDITLOG_* variable; a flag wins over its variable.\n")
 	}
 	var folded []string
-	for _, s := range append(slices.Clone(sections), struct {
-		name     string
-		prefixes []string
-	}{name: "Other"}) {
+	for _, name := range allSections() {
 		var lines, flags []string
 		for _, o := range b.options {
-			if sectionOf(o.env) == s.name {
+			if sectionOf(o.env) == name {
 				lines = append(lines, fmt.Sprintf("  -%-26s %-34s %s%s", o.flag, o.env, o.usage, defaultOf(b.fs.Lookup(o.flag), o.secret)))
 				flags = append(flags, "-"+o.flag)
 			}
 		}
 		switch {
 		case len(lines) == 0:
-		case topic == "all" || topic == topicOf(s.name) || topic == "" && (b.primary == nil || slices.Contains(b.primary, s.name) || s.name == "Other"):
-			fmt.Fprintf(w, "\n%s:\n%s\n", s.name, strings.Join(lines, "\n"))
+		case topic == "all" || topic == topicOf(name) || topic == "" && (b.primary == nil || slices.Contains(b.primary, name) || name == "Other"):
+			fmt.Fprintf(w, "\n%s:\n%s\n", name, strings.Join(lines, "\n"))
 		default:
-			folded = append(folded, fmt.Sprintf("  %-18s %s", topicOf(s.name), shortList(flags)))
+			folded = append(folded, fmt.Sprintf("  %-18s %s", topicOf(name), shortList(flags)))
 		}
 	}
 	if len(folded) > 0 && topic == "" {
