@@ -101,10 +101,15 @@ type Stream struct {
 	// Parked are ranges the destination rejected (a 4xx other than
 	// 401/403): the cursor went on past them, so that newer events are
 	// not held up, and each is retried apart until accepted.
-	Parked    []ParkedRange `json:"parked,omitempty"`
-	CreatedAt time.Time     `json:"createdAt"`
-	UpdatedAt time.Time     `json:"updatedAt"`
-	Rev       string        `json:"-"` // "" before the first write
+	Parked []ParkedRange `json:"parked,omitempty"`
+	Health StreamHealth  `json:"health"`
+	// LeaseOwner, the replica delivering the stream, holds it until
+	// LeaseUntil (Claim).
+	LeaseOwner string    `json:"leaseOwner,omitempty"`
+	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
+	CreatedAt  time.Time `json:"createdAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+	Rev        string    `json:"-"` // "" before the first write
 }
 
 // ParkedRange is a range of a stream's log [From, To) the destination
@@ -134,4 +139,14 @@ type StreamStore interface {
 	PutStream(ctx context.Context, s *Stream) error
 	// DeleteStream deletes one. Errors: ENOTFOUND, EUNAVAILABLE.
 	DeleteStream(ctx context.Context, tenantID, id string) error
+	// StreamsAfter lists every tenant's streams, by tenant then id, after
+	// the key after (zero: from the first), at most limit: the delivery
+	// loop's walk. Errors: EUNAVAILABLE.
+	StreamsAfter(ctx context.Context, after StreamKey, limit int) ([]Stream, error)
 }
+
+// StreamKey is a stream's place in StreamsAfter's order.
+type StreamKey struct{ TenantID, ID string }
+
+// Key is s's StreamKey.
+func (s *Stream) Key() StreamKey { return StreamKey{s.TenantID, s.ID} }

@@ -130,17 +130,17 @@ func TestStreamSecretsAreMaskedWhereShown(t *testing.T) {
 func TestStreamStateChanges(t *testing.T) {
 	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 	s := audit.Stream{State: audit.StreamActive}
-	if err := s.Delivered(100, now); err != nil || s.Cursor != 100 {
+	if err := s.Delivered(100, 10, now); err != nil || s.Cursor != 100 {
 		t.Fatalf("delivered: %v %d", err, s.Cursor)
 	}
-	if err := s.Delivered(100, now); audit.ErrorCode(err) != audit.ECONFLICT {
+	if err := s.Delivered(100, 10, now); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("the same cursor again: %v", err)
 	}
 	s.Failed("429 Too Many Requests", now)
 	if s.State != audit.StreamFailing || s.Reason == "" {
 		t.Fatalf("failed: %+v", s)
 	}
-	if err := s.Delivered(150, now); err != nil || s.State != audit.StreamActive || s.Reason != "" {
+	if err := s.Delivered(150, 5, now); err != nil || s.State != audit.StreamActive || s.Reason != "" {
 		t.Fatalf("a delivery after a failure: %v %+v", err, s)
 	}
 	if err := s.Pause("401 from the destination: the token was refused", now); err != nil || s.State != audit.StreamPaused {
@@ -180,16 +180,16 @@ func TestStreamParksARejectedRange(t *testing.T) {
 	if err := s.Park(100, 150, "400 Bad Request: event too large", now.Add(time.Second), now); err != nil || s.Cursor != 150 || s.State != audit.StreamFailing || len(s.Parked) != 1 {
 		t.Fatalf("park: %v %+v", err, s)
 	}
-	if err := s.Delivered(200, now); err != nil || s.State != audit.StreamFailing || !strings.Contains(s.Reason, "1 ranges rejected") {
+	if err := s.Delivered(200, 5, now); err != nil || s.State != audit.StreamFailing || !strings.Contains(s.Reason, "1 ranges rejected") {
 		t.Fatalf("a delivery with a range parked: %v %s %q", err, s.State, s.Reason)
 	}
-	if err := s.Unpark(100, false, "400 again", now.Add(time.Minute), now); err != nil || s.Parked[0].Attempts != 2 || !s.Parked[0].NextAt.Equal(now.Add(time.Minute)) {
+	if err := s.Unpark(100, false, 0, "400 again", now.Add(time.Minute), now); err != nil || s.Parked[0].Attempts != 2 || !s.Parked[0].NextAt.Equal(now.Add(time.Minute)) {
 		t.Fatalf("a failed retry: %v %+v", err, s.Parked)
 	}
-	if err := s.Unpark(7, true, "", now, now); audit.ErrorCode(err) != audit.ENOTFOUND {
+	if err := s.Unpark(7, true, 0, "", now, now); audit.ErrorCode(err) != audit.ENOTFOUND {
 		t.Fatalf("an unknown range: %v", err)
 	}
-	if err := s.Unpark(100, true, "", now, now); err != nil || len(s.Parked) != 0 || s.State != audit.StreamActive || s.Reason != "" {
+	if err := s.Unpark(100, true, 50, "", now, now); err != nil || len(s.Parked) != 0 || s.State != audit.StreamActive || s.Reason != "" {
 		t.Fatalf("accepted at last: %v %+v", err, s)
 	}
 	for i := 0; i < audit.MaxParked; i++ {

@@ -34,21 +34,32 @@ func (s *Stream) Resume(now time.Time) error {
 // retries (429, 5xx, a timeout): s keeps delivering, and says so. A
 // paused s stays paused.
 func (s *Stream) Failed(reason string, now time.Time) {
+	s.Health.failure(reason, now)
 	if s.State == StreamPaused {
 		return
 	}
 	s.State, s.Reason, s.UpdatedAt = StreamFailing, reason, now
 }
 
+// Refused records that the destination refused the credentials (401,
+// 403): s pauses with the reason, until an admin resumes it.
+func (s *Stream) Refused(reason string, now time.Time) {
+	s.Health.failure(reason, now)
+	if s.State != StreamPaused {
+		s.State, s.Reason, s.UpdatedAt = StreamPaused, reason, now
+	}
+}
+
 // Delivered moves s's cursor to next, the leaf index after the last one
-// the destination accepted, and ends a failing state unless ranges are
-// still parked. Errors: ECONFLICT
-// when next is not after the cursor (only Replay moves it back).
-func (s *Stream) Delivered(next uint64, now time.Time) error {
+// the destination accepted in a batch of events events, and ends a
+// failing state unless ranges are still parked. Errors: ECONFLICT when
+// next is not after the cursor (only Replay moves it back).
+func (s *Stream) Delivered(next uint64, events int, now time.Time) error {
 	if next <= s.Cursor {
 		return Errorf(ECONFLICT, "the stream's cursor is %d; a delivery moves it forward only", s.Cursor)
 	}
 	s.Cursor, s.UpdatedAt = next, now
+	s.Health.success(events, len(s.Parked), now)
 	switch {
 	case s.State != StreamFailing:
 	case len(s.Parked) == 0:
@@ -71,6 +82,7 @@ func (s *Stream) Park(from, to uint64, reason string, next, now time.Time) error
 	if len(s.Parked) >= MaxParked {
 		return s.Pause(fmt.Sprintf("%d ranges rejected by the destination; the latest: %s", len(s.Parked), reason), now)
 	}
+	s.Health.failure(reason, now)
 	s.Parked = append(s.Parked, ParkedRange{From: from, To: to, Reason: reason, Attempts: 1, NextAt: next})
 	s.Cursor, s.State, s.Reason, s.UpdatedAt = to, StreamFailing, reason, now
 	return nil
@@ -80,18 +92,20 @@ func (s *Stream) Park(from, to uint64, reason string, next, now time.Time) error
 // leaves the list (and a failing s whose last parked range went is
 // active again); else it is tried again at next. Errors: ENOTFOUND when
 // no parked range starts at from.
-func (s *Stream) Unpark(from uint64, accepted bool, reason string, next, now time.Time) error {
+func (s *Stream) Unpark(from uint64, accepted bool, events int, reason string, next, now time.Time) error {
 	i := slices.IndexFunc(s.Parked, func(p ParkedRange) bool { return p.From == from })
 	if i < 0 {
 		return Errorf(ENOTFOUND, "no parked range from %d", from)
 	}
 	s.UpdatedAt = now
 	if !accepted {
+		s.Health.failure(reason, now)
 		p := &s.Parked[i]
 		p.Attempts, p.Reason, p.NextAt = p.Attempts+1, reason, next
 		return nil
 	}
 	s.Parked = slices.Delete(s.Parked, i, i+1)
+	s.Health.success(events, len(s.Parked), now)
 	if len(s.Parked) == 0 && s.State == StreamFailing {
 		s.State, s.Reason = StreamActive, ""
 	}

@@ -21,11 +21,26 @@ func streamDoc(tenantID, id string) string { return tenantID + ":" + id }
 
 // Streams implements audit.StreamStore.
 func (s *Store) Streams(ctx context.Context, tenantID string) ([]audit.Stream, error) {
-	body := map[string]any{
+	return s.searchStreams(ctx, map[string]any{
 		"size": 1000, "seq_no_primary_term": true,
 		"query": map[string]any{"term": map[string]any{"tenantId": tenantID}},
 		"sort":  []any{map[string]any{"createdAt": "asc"}, map[string]any{"id": "asc"}},
+	})
+}
+
+// StreamsAfter implements audit.StreamStore.
+func (s *Store) StreamsAfter(ctx context.Context, after audit.StreamKey, limit int) ([]audit.Stream, error) {
+	body := map[string]any{
+		"size": limit, "seq_no_primary_term": true, "query": map[string]any{"match_all": map[string]any{}},
+		"sort": []any{map[string]any{"tenantId": "asc"}, map[string]any{"id": "asc"}},
 	}
+	if after != (audit.StreamKey{}) {
+		body["search_after"] = []string{after.TenantID, after.ID}
+	}
+	return s.searchStreams(ctx, body)
+}
+
+func (s *Store) searchStreams(ctx context.Context, body map[string]any) ([]audit.Stream, error) {
 	var out struct {
 		Hits struct {
 			Hits []hit[audit.Stream] `json:"hits"`

@@ -70,3 +70,13 @@ func (s *Store) DeleteStream(ctx context.Context, tenantID, id string) error {
 	}
 	return nil
 }
+
+// StreamsAfter implements audit.StreamStore.
+func (s *Store) StreamsAfter(ctx context.Context, after audit.StreamKey, limit int) ([]audit.Stream, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM streams WHERE tenant_id > ? OR (tenant_id = ? AND id > ?) ORDER BY tenant_id, id LIMIT ?`,
+		after.TenantID, after.TenantID, after.ID, limit)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: listing streams")
+	}
+	return scanAll(rows, func(r scanner) (audit.Stream, error) { return scanRevisioned(r, setStreamRev, "stream") }, "listing streams")
+}

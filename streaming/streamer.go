@@ -61,9 +61,9 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 	res := Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait}
 	switch outcome {
 	case webhook.Accepted:
-		err = st.Delivered(b.To, now)
+		err = st.Delivered(b.To, len(b.Events), now)
 	case webhook.Refused:
-		err = st.Pause(reason, now)
+		st.Refused(reason, now)
 	case webhook.Rejected:
 		// The destination refuses this batch: newer events go on, the
 		// range is retried apart.
@@ -115,9 +115,9 @@ func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.Pa
 	now := s.Now()
 	switch outcome {
 	case webhook.Refused:
-		err = st.Pause(reason, now)
+		st.Refused(reason, now)
 	default:
-		err = st.Unpark(p.From, outcome == webhook.Accepted, reason, now.Add(webhook.Backoff(p.Attempts+1, wait, MaxBackoff)), now)
+		err = st.Unpark(p.From, outcome == webhook.Accepted, len(b.Events), reason, now.Add(webhook.Backoff(p.Attempts+1, wait, MaxBackoff)), now)
 	}
 	if err != nil {
 		return Result{}, err

@@ -67,6 +67,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("PeriodicRecords", func(t *testing.T) { testPeriodicRecords(t, newBackend(t)) })
 	t.Run("SavedSearches", func(t *testing.T) { testSavedSearches(t, newBackend(t)) })
 	t.Run("Streams", func(t *testing.T) { testStreams(t, newBackend(t)) })
+	t.Run("StreamsAfter", func(t *testing.T) { testStreamsAfter(t, newBackend(t)) })
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 }

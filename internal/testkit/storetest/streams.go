@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func testStreams(t *testing.T, b Backend) {
 		t.Fatalf("read back %+v, want %+v", got, hook)
 	}
 	stale := got
-	if err := got.Delivered(42, t0.Add(time.Hour)); err != nil {
+	if err := got.Delivered(42, 3, t0.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Streams.PutStream(ctx, &got); err != nil {
@@ -85,5 +86,52 @@ func testStreams(t *testing.T, b Backend) {
 	}
 	if l, err := b.Streams.Streams(ctx, tenant); err != nil || len(l) != 1 || l[0].ID != bucket.ID || l[0].Reason != "paused by an admin" {
 		t.Fatalf("after the delete: %+v %v", l, err)
+	}
+}
+
+// testStreamsAfter: the delivery loop's walk lists every tenant's streams
+// once, by tenant then id, page after page, with their revisions.
+func testStreamsAfter(t *testing.T, b Backend) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	want := map[audit.StreamKey]string{}
+	for i := range 3 {
+		tenant := uuid.NewString()
+		for j := range i + 1 {
+			st := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: fmt.Sprintf("s%d", j), Format: audit.FormatEvent, State: audit.StreamActive,
+				CreatedAt: t0, UpdatedAt: t0, Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: "https://siem.example.com/hook"}}
+			if err := b.Streams.PutStream(ctx, &st); err != nil {
+				t.Fatal(err)
+			}
+			want[st.Key()] = st.Rev
+		}
+	}
+	var after, last audit.StreamKey
+	seen := 0
+	for pages := 0; ; pages++ {
+		page, err := b.Streams.StreamsAfter(ctx, after, 2)
+		if err != nil || len(page) > 2 || pages > 10000 {
+			t.Fatalf("page %d: %d streams, %v", pages, len(page), err)
+		}
+		for _, st := range page {
+			k := st.Key()
+			if k.TenantID < last.TenantID || k.TenantID == last.TenantID && k.ID <= last.ID {
+				t.Fatalf("%v listed after %v", k, last)
+			}
+			last = k
+			if rev, ok := want[k]; ok {
+				if st.Rev != rev {
+					t.Fatalf("%v listed at revision %q, want %q", k, st.Rev, rev)
+				}
+				seen++
+			}
+		}
+		if len(page) < 2 {
+			break
+		}
+		after = page[len(page)-1].Key()
+	}
+	if seen != len(want) {
+		t.Fatalf("the walk listed %d of the %d streams", seen, len(want))
 	}
 }
