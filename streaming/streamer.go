@@ -53,6 +53,9 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 	if err := b.Check(st.TenantID, st.Cursor); err != nil {
 		return Result{}, err
 	}
+	if err := s.checkpoint(ctx, &b); err != nil {
+		return Result{}, err
+	}
 	outcome, wait, reason, err := s.send(ctx, st, b)
 	if err != nil && outcome != webhook.Retry {
 		return Result{}, err
@@ -68,13 +71,26 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 		// The destination refuses this batch: newer events go on, the
 		// range is retried apart.
 		err = st.Park(b.From, b.To, reason, now.Add(webhook.Backoff(1, wait, MaxBackoff)), now)
-	default:
+	default: // a retryable answer, or none (err: the connection failed)
 		st.Failed(reason, now)
+		err = nil
 	}
 	if err != nil {
 		return res, err
 	}
 	return res, s.Streams.PutStream(ctx, st)
+}
+
+// checkpoint gives b the tenant's latest signed checkpoint, which covers
+// its whole range (the log's leaves are read up to the last checkpoint
+// only): a receiver proves the batch's events against it.
+func (s *Streamer) checkpoint(ctx context.Context, b *webhook.Batch) error {
+	ls, err := s.Log.LogState(ctx, b.TenantID)
+	if err == nil && uint64(ls.Size) < b.To {
+		err = audit.Errorf(audit.EINTERNAL, "the log of tenant %s holds %d leaves, a batch covers [%d, %d)", b.TenantID, ls.Size, b.From, b.To)
+	}
+	b.Checkpoint = ls.Checkpoint
+	return err
 }
 
 // MaxBackoff bounds the wait between two attempts of a batch.
@@ -105,6 +121,9 @@ func (s *Streamer) dueParked(st *audit.Stream) *audit.ParkedRange {
 // range goes; refused, the stream pauses; else it waits longer.
 func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.ParkedRange) (Result, error) {
 	b, err := s.read(ctx, st, p.From, p.To)
+	if err == nil {
+		err = s.checkpoint(ctx, &b)
+	}
 	if err != nil {
 		return Result{}, err
 	}

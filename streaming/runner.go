@@ -1,0 +1,230 @@
+package streaming
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// Runner delivers every tenant's streams: each pass walks the streams
+// (audit.StreamStore.StreamsAfter) and, for each one with leaves to
+// deliver, takes its lease and steps it until it is idle, waits, or
+// pauses, several streams at a time.
+//
+// Replicas share the streams by lease, as they share the periodic export
+// (decision, issue 43): a lease is a field of the stream written at its
+// revision, so two replicas never deliver one stream at once, and a dead
+// replica's streams are taken over from their stored cursors once its
+// leases end. Kafka partition ownership was the other way; it would tie
+// delivery to the topic's partitions, which carry unsealed events in
+// another order than the log's, and would not exist on the embedded
+// store. One Runner serves both: inside serve on SQLite, as `auditlog
+// stream` on Elasticsearch.
+type Runner struct {
+	Streamer *Streamer
+	// Owner names this replica in leases, each held for Lease.
+	Owner string
+	Lease time.Duration
+	// Workers bounds the streams delivered at once.
+	Workers int
+	// Budget bounds the batches one stream sends before the others get a
+	// turn in a pass.
+	Budget int
+	Log    *slog.Logger
+	// Alert, when set, tells a stream's admins it has failed for
+	// audit.StreamAlertAfter (failing true) or recovered.
+	Alert func(ctx context.Context, st audit.Stream, failing bool) error
+	// Observed, when set, is told each stream's state and lag every pass.
+	Observed func(st audit.Stream, lag audit.StreamLag)
+	// Counted, when set, is told what each step delivered or failed.
+	Counted func(st *audit.Stream, res Result)
+
+	mu      sync.Mutex
+	running map[audit.StreamKey]bool
+	waiting map[audit.StreamKey]backoff
+	wg      sync.WaitGroup
+}
+
+// backoff is a stream's wait after failed attempts in a row.
+type backoff struct {
+	attempts int
+	until    time.Time
+}
+
+// Run runs a pass every interval until ctx ends, then waits for the
+// deliveries under way.
+func (r *Runner) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		if err := r.Pass(ctx); err != nil && ctx.Err() == nil {
+			r.Log.Warn("streams: a pass failed; retried next pass", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			r.wg.Wait()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Wait waits for the deliveries a pass started.
+func (r *Runner) Wait() { r.wg.Wait() }
+
+// Pass walks every stream once: observes it, gives its alerts, and starts
+// the delivery of each one that has work and is not delivered elsewhere.
+func (r *Runner) Pass(ctx context.Context) error {
+	r.init()
+	var after audit.StreamKey
+	for {
+		page, err := r.Streamer.Streams.StreamsAfter(ctx, after, 500)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			if err := r.consider(ctx, page[i]); err != nil {
+				r.Log.Warn("streams: a stream's turn failed", "tenant", page[i].TenantID, "stream", page[i].ID, "err", err)
+			}
+		}
+		if len(page) < 500 {
+			return nil
+		}
+		after = page[len(page)-1].Key()
+	}
+}
+
+func (r *Runner) init() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.running == nil {
+		r.running, r.waiting = map[audit.StreamKey]bool{}, map[audit.StreamKey]backoff{}
+	}
+}
+
+// consider observes st and starts its delivery when it has leaves or a
+// parked range due, is active, not backing off, not held by another
+// replica, and a worker is free.
+func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
+	now := r.Streamer.Now()
+	ls, err := r.Streamer.Log.LogState(ctx, st.TenantID)
+	if err != nil {
+		return err
+	}
+	size := uint64(ls.Size)
+	if r.Observed != nil {
+		r.Observed(st, st.Lag(size, now))
+	}
+	if err := r.alert(ctx, &st, now); err != nil {
+		return err
+	}
+	key := st.Key()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case r.running[key], st.State == audit.StreamPaused, r.waiting[key].until.After(now),
+		st.LeaseOwner != "" && st.LeaseOwner != r.Owner && st.LeaseUntil.After(now),
+		st.Cursor >= size && st.Health.BehindSince.IsZero() && r.Streamer.dueParked(&st) == nil,
+		len(r.running) >= max(r.Workers, 1):
+		return nil
+	}
+	r.running[key] = true
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		err := r.deliver(ctx, st, size)
+		r.mu.Lock()
+		delete(r.running, key)
+		r.mu.Unlock()
+		if err != nil && ctx.Err() == nil && audit.ErrorCode(err) != audit.ECONFLICT {
+			r.Log.Warn("streams: delivery stopped; retried next pass", "tenant", st.TenantID, "stream", st.ID, "err", err)
+		}
+	}()
+	return nil
+}
+
+// alert gives st's alert when one is due, once: the write at st's
+// revision decides which replica sends it.
+func (r *Runner) alert(ctx context.Context, st *audit.Stream, now time.Time) error {
+	if r.Alert == nil {
+		return nil
+	}
+	send, failing := st.Alert(now)
+	if !send {
+		return nil
+	}
+	if err := r.Streamer.Streams.PutStream(ctx, st); err != nil {
+		if audit.ErrorCode(err) == audit.ECONFLICT {
+			return nil // another replica, or a delivery, wrote it: the next pass decides again
+		}
+		return err
+	}
+	return r.Alert(ctx, *st, failing)
+}
+
+// deliver takes st's lease and steps it until it is idle, must wait, is
+// paused, has used its budget, or ctx ends.
+func (r *Runner) deliver(ctx context.Context, st audit.Stream, size uint64) error {
+	s := r.Streamer
+	if err := st.Claim(r.Owner, s.Now(), r.Lease); err != nil {
+		return err
+	}
+	if err := s.Streams.PutStream(ctx, &st); err != nil {
+		return err
+	}
+	for i := 0; i < max(r.Budget, 1) && ctx.Err() == nil; i++ {
+		now := s.Now()
+		if err := st.Claim(r.Owner, now, r.Lease); err != nil { // renewed with the step's write
+			return err
+		}
+		changed := st.Behind(size, now)
+		res, err := s.Step(ctx, &st)
+		if err != nil {
+			return err
+		}
+		if r.Counted != nil {
+			r.Counted(&st, res)
+		}
+		switch res.Outcome {
+		case Idle:
+			if changed {
+				return s.Streams.PutStream(ctx, &st)
+			}
+			return nil
+		case Retry:
+			r.backOff(st.Key(), res.Wait)
+			return nil
+		case Refused:
+			return nil
+		case Accepted:
+			r.clearBackoff(st.Key())
+		}
+		if st.Cursor >= size {
+			ls, err := s.Log.LogState(ctx, st.TenantID)
+			if err != nil {
+				return err
+			}
+			size = uint64(ls.Size)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) backOff(key audit.StreamKey, wait time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.waiting[key]
+	b.attempts++
+	b.until = r.Streamer.Now().Add(webhook.Backoff(b.attempts, wait, MaxBackoff))
+	r.waiting[key] = b
+}
+
+func (r *Runner) clearBackoff(key audit.StreamKey) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.waiting, key)
+}
