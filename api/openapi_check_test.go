@@ -138,6 +138,15 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"to", "a tree size from 1 to the log's size", "the log's size is stored data"},
 	{"from", "a tree size from 1 to to", "an order between two parameters"},
 	{"size", "at most the log's size", "the log's size and the leaf are stored data"},
+	{"filter", "", "a stream's filter is a query of the search language, a grammar"},
+	{"destination.url", "loopback, private or link-local", "whether a host is private depends on the deployment's rules"},
+	{"destination.*", "not used by", "which fields a destination takes depends on its kind"},
+	{"destination.*", "is required", "which fields a destination takes depends on its kind"},
+	{"destination.headers.*", "is written by the service", "the reserved names are compared without case"},
+	{"notify*", "want an e-mail address", "an RFC 5322 address is more than a pattern"},
+	{"from", "is after what the stream delivered", "the stream's cursor is stored data"},
+	{"from", "give from (a leaf index) or since", "one of two members"},
+	{"since", "no event at or after it", "the log is stored data"},
 }
 
 // statableRule returns the first error of a 400 problem that is not

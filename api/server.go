@@ -63,6 +63,9 @@ type Deps struct {
 	// Log enables the verifiable log's endpoints when its Store is set
 	// (with Read).
 	Log LogDeps
+	// Stream enables the streams' endpoints when its Store is set (with
+	// Read and Log).
+	Stream StreamDeps
 }
 
 // Server is the HTTP API.
@@ -75,6 +78,7 @@ type Server struct {
 	restores RestoreDeps
 	periodic PeriodicDeps
 	logs     LogDeps
+	streams  StreamDeps
 	engine   *gin.Engine
 	// bound and boundIngest take a slot of the in-flight bound for a
 	// tenant's request and for an ingest request.
@@ -100,7 +104,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, logs: deps.Log, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, logs: deps.Log, streams: deps.Stream, engine: gin.New()}
 	// gin trusts every proxy unless told otherwise.
 	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
@@ -155,6 +159,9 @@ func (s *Server) routes() {
 	}
 	if s.read.Reader != nil && s.logs.Store != nil {
 		s.logRoutes()
+	}
+	if s.read.Reader != nil && s.logs.Store != nil && s.streams.Store != nil {
+		s.streamRoutes()
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.boundIngest, s.ingestEvents)

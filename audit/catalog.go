@@ -38,6 +38,9 @@ const (
 	// asked through it (not a spec §6 occurrence; docs/api.md's restore
 	// section documents it).
 	ResourceRestoreRequest = "restore_request"
+	// ResourceAuditStream is the service's own record of a change of one
+	// of the tenant's streams (docs/streams.md).
+	ResourceAuditStream = "audit_stream"
 )
 
 // Catalog is the event catalog: every occurrence the platform records

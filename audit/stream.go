@@ -93,8 +93,12 @@ type Stream struct {
 	Filter string `json:"filter,omitempty"`
 	// Mask hashes or drops fields of personal data: field → MaskHash or
 	// MaskDrop.
-	Mask   map[string]string `json:"mask,omitempty"`
-	State  string            `json:"state"`
+	Mask map[string]string `json:"mask,omitempty"`
+	// Notify are the e-mail addresses told when the stream has failed
+	// for StreamAlertAfter, and when it recovers (the creator's by
+	// default).
+	Notify []string `json:"notify,omitempty"`
+	State  string   `json:"state"`
 	Reason string            `json:"reason,omitempty"`
 	// Cursor is the next leaf index of the tenant's log to deliver.
 	Cursor uint64 `json:"cursor"`

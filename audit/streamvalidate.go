@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"regexp"
@@ -19,6 +20,7 @@ const (
 	MaxHeaderValue   = 1024
 	MinStreamSecret  = 32 // bytes of a webhook's signing key
 	MaxStreamSecret  = 256
+	MaxStreamNotify  = 10 // e-mail addresses
 )
 
 // StreamRules are the deployment's rules a stream's configuration is held
@@ -74,7 +76,22 @@ func (s *Stream) Normalize(rules StreamRules) error {
 			fe.add("mask."+field, "want %s or %s", MaskHash, MaskDrop)
 		}
 	}
+	checkNotify(&fe, s.Notify)
 	return fe.sorted().err("invalid stream")
+}
+
+// checkNotify holds a stream's alert addresses to at most
+// MaxStreamNotify plain e-mail addresses.
+func checkNotify(fe *fieldErrors, to []string) {
+	if len(to) > MaxStreamNotify {
+		fe.add("notify", "at most %d addresses", MaxStreamNotify)
+		return
+	}
+	for i, a := range to {
+		if p, err := mail.ParseAddress(a); err != nil || p.Address != a || p.Name != "" || len(a) > 254 {
+			fe.add(fmt.Sprintf("notify[%d]", i), "want an e-mail address like secops@example.com")
+		}
+	}
 }
 
 // check adds the problems of d to fe.

@@ -58,8 +58,12 @@ func body(d audit.StreamDestination, b webhook.Batch) ([]byte, error) {
 		if err := json.Unmarshal(e.Event, &ts); err != nil {
 			return nil, err
 		}
+		fields := map[string]any{"tenant_id": b.TenantID, "stream_id": b.StreamID, "leaf_index": e.LeafIndex}
+		if b.Test {
+			fields = map[string]any{"tenant_id": b.TenantID, "stream_id": b.StreamID, "test": true}
+		}
 		err := enc.Encode(event{Time: float64(ts.Timestamp.UnixMilli()) / 1000, Source: "auditlog", Sourcetype: "auditlog:event", Index: d.Index, Event: e.Event,
-			Fields: map[string]any{"tenant_id": b.TenantID, "stream_id": b.StreamID, "leaf_index": e.LeafIndex}})
+			Fields: fields})
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,9 @@ type Batch struct {
 	To         uint64  `json:"to"`
 	Events     []Entry `json:"events"`
 	Checkpoint string  `json:"checkpoint,omitempty"`
+	// Test marks a test delivery an admin asked for: no range (From =
+	// To), one event that is no event of the log.
+	Test bool `json:"test,omitempty"`
 }
 
 // Entry is one event of a batch and its place in the tenant's log.

@@ -4,6 +4,132 @@
  */
 
 export interface paths {
+    "/api/streams": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tenant's streams, with their health and lag */
+        get: operations["listStreams"];
+        put?: never;
+        /**
+         * Create a stream
+         * @description Recorded in the tenant's log (resource type `audit_stream`). Only for the plans the deployment streams (`AUDITLOG_STREAM_PLANS`). Delivery starts from the log's first leaf.
+         */
+        post: operations["createStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/streams/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One stream */
+        get: operations["getStream"];
+        /**
+         * Change a stream's configuration
+         * @description The state, cursor and health stay. Recorded in the tenant's log.
+         */
+        put: operations["updateStream"];
+        post?: never;
+        /**
+         * Delete a stream
+         * @description Recorded in the tenant's log.
+         */
+        delete: operations["deleteStream"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/streams/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a stream
+         * @description Recorded in the tenant's log.
+         */
+        post: operations["pauseStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/streams/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused stream from its cursor
+         * @description Recorded in the tenant's log.
+         */
+        post: operations["resumeStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/streams/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again from a leaf index or a time
+         * @description Moves the cursor back; the events from there are delivered again (a receiver deduplicates by leaf index). Recorded in the tenant's log.
+         */
+        post: operations["replayStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/streams/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery
+         * @description A batch marked `test: true`, with no range and one event that is not in the log. The stream does not change.
+         */
+        post: operations["testStream"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit-logs": {
         parameters: {
             query?: never;
@@ -552,6 +678,163 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
+        StreamDestination: {
+            /**
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: not delivered yet (gzip NDJSON objects with signed hourly manifests).
+             * @enum {unknown}
+             */
+            kind: "webhook" | "splunk_hec" | "s3";
+            /** @description webhook and splunk_hec: the endpoint, https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
+            url?: string;
+            /** @description webhook: headers sent with every request (values secret); not Content-Type, Content-Length, Content-Encoding, Transfer-Encoding, Host, Connection or the signature's. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
+            secret?: string | "****" | unknown;
+            /** @description splunk_hec: the collector's token (a GUID). */
+            token?: string;
+            /** @description splunk_hec: the index to write to (the token's default when empty). */
+            index?: string;
+            /** @description s3: the bucket on the deployment's S3 server. */
+            bucket?: string;
+            /** @description s3: the key prefix. */
+            prefix?: string;
+        };
+        /**
+         * @example {
+         *       "name": "Splunk",
+         *       "destination": {
+         *         "kind": "splunk_hec",
+         *         "url": "https://splunk.example.com:8088/services/collector/event",
+         *         "token": "12345678-9abc-def0-1234-56789abcdef0"
+         *       },
+         *       "filter": "-action:access"
+         *     }
+         */
+        StreamConfig: {
+            /** @description 1 to 80 printable characters. */
+            name: string;
+            destination: components["schemas"]["StreamDestination"];
+            /**
+             * @description `event`: the API's event JSON (the default).
+             * @enum {unknown}
+             */
+            format?: "event";
+            /** @description A search-language query (the `q` of `GET /api/audit-logs`, for example `-action:access`): only the events it matches are delivered; empty: every event. */
+            filter?: string;
+            /** @description Personal data hashed (HMAC-SHA256 keyed by the stream, so equal values still match) or dropped, per field. */
+            mask?: {
+                [key: string]: "hash" | "drop";
+            };
+            /** @description E-mail addresses told when the stream has failed for an hour, and when it recovers; the creator's by default. */
+            notify?: string[];
+        };
+        StreamHealth: {
+            deliveredEvents: number;
+            deliveredBatches: number;
+            failedAttempts: number;
+            /** Format: date-time */
+            lastSuccessAt?: string;
+            /** Format: date-time */
+            lastErrorAt?: string;
+            lastError?: string;
+            /** Format: date-time */
+            failingSince?: string;
+            /** Format: date-time */
+            behindSince?: string;
+            /** Format: date-time */
+            alerted?: string;
+        };
+        /** @description Leaves [from, to) the destination rejected: retried apart, without holding newer events up. */
+        ParkedRange: {
+            from: number;
+            to: number;
+            reason: string;
+            attempts: number;
+            /** Format: date-time */
+            nextAt: string;
+        };
+        /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
+        StreamDestinationView: {
+            /**
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: not delivered yet (gzip NDJSON objects with signed hourly manifests).
+             * @enum {unknown}
+             */
+            kind: "webhook" | "splunk_hec" | "s3";
+            /** @description webhook and splunk_hec: the endpoint, https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
+            url?: string;
+            /** @description webhook: headers sent with every request (values secret); not Content-Type, Content-Length, Content-Encoding, Transfer-Encoding, Host, Connection or the signature's. */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
+            secret?: string | "****" | unknown;
+            /** @description splunk_hec: the collector's token (a GUID). */
+            token?: string;
+            /** @description splunk_hec: the index to write to (the token's default when empty). */
+            index?: string;
+            /** @description s3: the bucket on the deployment's S3 server. */
+            bucket?: string;
+            /** @description s3: the key prefix. */
+            prefix?: string;
+        };
+        Stream: {
+            /** @description 1 to 80 printable characters. */
+            name: string;
+            destination: components["schemas"]["StreamDestinationView"];
+            /**
+             * @description `event`: the API's event JSON (the default).
+             * @enum {unknown}
+             */
+            format?: "event";
+            /** @description A search-language query (the `q` of `GET /api/audit-logs`, for example `-action:access`): only the events it matches are delivered; empty: every event. */
+            filter?: string;
+            /** @description Personal data hashed (HMAC-SHA256 keyed by the stream, so equal values still match) or dropped, per field. */
+            mask?: {
+                [key: string]: "hash" | "drop";
+            };
+            notify?: string[];
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description `failing`: delivering, but the destination refused or failed the latest attempts (see `reason`); `paused`: by an admin, or by a destination refusing the credentials (401, 403).
+             * @enum {unknown}
+             */
+            state: "active" | "paused" | "failing";
+            reason: string;
+            /** @description The next leaf index of the tenant's log to deliver. */
+            cursor: number;
+            /** @description The leaves of the tenant's log (its latest checkpoint). */
+            logSize: number;
+            lag: {
+                /** @description Leaves not delivered yet. */
+                events: number;
+                /** @description How long the stream has been behind the log. */
+                seconds: number;
+            };
+            parked: components["schemas"]["ParkedRange"][];
+            health: components["schemas"]["StreamHealth"];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        StreamList: {
+            data: components["schemas"]["Stream"][];
+        };
+        /** @description One of: `from`, a leaf index at or before the cursor; `since`, a time (the least leaf of the first events at or after it). */
+        StreamReplay: {
+            from?: number;
+            /** Format: date-time */
+            since?: string;
+        };
+        StreamTest: {
+            /** @enum {unknown} */
+            outcome: "accepted" | "retry" | "refused" | "rejected";
+            reason: string;
+        };
         Event: {
             id: string;
             /** @example 2026-11-21T09:30:12.345Z */
@@ -1066,6 +1349,767 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listStreams: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The streams, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamList"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreamConfig"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stream"];
+                };
+            };
+            /** @description Invalid stream: each problem names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stream"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreamConfig"];
+            };
+        };
+        responses: {
+            /** @description Changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stream"];
+                };
+            };
+            /** @description Invalid stream: each problem names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 64 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pauseStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stream"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused: it is paused already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resumeStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stream"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Refused: it is not paused. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replayStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StreamReplay"];
+            };
+        };
+        responses: {
+            /** @description The cursor moved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Stream"];
+                };
+            };
+            /** @description Invalid replay: each problem names its field. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than 4 KiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testStream: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The stream's id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the destination answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StreamTest"];
+                };
+            };
+            /** @description Missing, expired, unsigned or badly signed token. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Role not allowed, or a superadmin without a declared reason. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The tenant has no stream with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (details are logged with the request id). */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The store is unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listAuditLogs: {
         parameters: {
             query?: {
