@@ -68,3 +68,35 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamAlerts: a failing stream's alert and its recovery reach every
+// address the stream names, saying what failed and since when.
+func TestStreamAlerts(t *testing.T) {
+	srv := mailtest.Start(t)
+	m, err := smtp.New(smtp.Config{Host: srv.Host, Port: srv.Port, Username: srv.User, Password: srv.Password,
+		From: "Audit log <auditlog@example.com>", StartTLS: smtp.StartTLSRequired, CAFile: srv.CAFile, PublicURL: "https://audit.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	since := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	st := audit.Stream{ID: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", Name: "Splunk", State: audit.StreamFailing, Reason: "503 Service Unavailable from the collector",
+		Notify: []string{"secops@acme.example", "ana@acme.example"}, Destination: audit.StreamDestination{Kind: audit.StreamSplunk},
+		Health: audit.StreamHealth{FailingSince: since, LastSuccessAt: since.Add(-time.Minute)}}
+	if err := m.NotifyStream(context.Background(), st, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range st.Notify {
+		got := srv.Wait(t, 10*time.Second, func(msg mailtest.Message) bool { return len(msg.To) == 1 && msg.To[0] == to })
+		if s := got.Header.Get("Subject"); !strings.Contains(s, `"Splunk" has been failing since 2026-11-27 08:00 UTC`) ||
+			!strings.Contains(got.Body, "503 Service Unavailable") || !strings.Contains(got.Body, "https://audit.example.com/api/streams/"+st.ID) {
+			t.Fatalf("to %s: %q\n%s", to, s, got.Body)
+		}
+	}
+	st.State, st.Health.FailingSince = audit.StreamActive, time.Time{}
+	if err := m.NotifyStream(context.Background(), st, false); err != nil {
+		t.Fatal(err)
+	}
+	srv.Wait(t, 10*time.Second, func(msg mailtest.Message) bool {
+		return strings.Contains(msg.Header.Get("Subject"), `"Splunk" is delivering again`)
+	})
+}

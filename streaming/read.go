@@ -61,7 +61,10 @@ func (s *Streamer) events(ctx context.Context, st *audit.Stream, ids []string) (
 	f := audit.Filter{TenantID: st.TenantID, EventIDs: ids, Q: text, Terms: terms}
 	f.Normalize()
 	out := make(map[string]audit.Event, len(ids))
-	q := audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: len(ids), Page: 1, NoTotal: true}
+	// Fresh: a sealed event is stored, but a store that shows writes
+	// after a refresh (Elasticsearch) may not show it yet, and a leaf
+	// whose event the search misses is taken as one the filter left out.
+	q := audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: len(ids), Page: 1, NoTotal: true, Fresh: true}
 	for {
 		res, err := s.Events.SearchEvents(ctx, q)
 		if err != nil {

@@ -42,6 +42,8 @@ type Runner struct {
 	Observed func(st audit.Stream, lag audit.StreamLag)
 	// Counted, when set, is told what each step delivered or failed.
 	Counted func(st *audit.Stream, res Result)
+	// Metrics, when set, are kept up to date.
+	Metrics *Metrics
 
 	mu      sync.Mutex
 	running map[audit.StreamKey]bool
@@ -81,17 +83,22 @@ func (r *Runner) Wait() { r.wg.Wait() }
 func (r *Runner) Pass(ctx context.Context) error {
 	r.init()
 	var after audit.StreamKey
+	seen := map[audit.StreamKey]bool{}
 	for {
 		page, err := r.Streamer.Streams.StreamsAfter(ctx, after, 500)
 		if err != nil {
 			return err
 		}
 		for i := range page {
+			seen[page[i].Key()] = true
 			if err := r.consider(ctx, page[i]); err != nil {
 				r.Log.Warn("streams: a stream's turn failed", "tenant", page[i].TenantID, "stream", page[i].ID, "err", err)
 			}
 		}
 		if len(page) < 500 {
+			if r.Metrics != nil {
+				r.Metrics.Forget(seen)
+			}
 			return nil
 		}
 		after = page[len(page)-1].Key()
@@ -118,6 +125,9 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 	size := uint64(ls.Size)
 	if r.Observed != nil {
 		r.Observed(st, st.Lag(size, now))
+	}
+	if r.Metrics != nil {
+		r.Metrics.Observe(st, st.Lag(size, now))
 	}
 	if err := r.alert(ctx, &st, now); err != nil {
 		return err
@@ -188,6 +198,9 @@ func (r *Runner) deliver(ctx context.Context, st audit.Stream, size uint64) erro
 		}
 		if r.Counted != nil {
 			r.Counted(&st, res)
+		}
+		if r.Metrics != nil {
+			r.Metrics.Count(&st, res)
 		}
 		switch res.Outcome {
 		case Idle:

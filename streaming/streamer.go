@@ -156,6 +156,14 @@ const (
 	Idle     = Outcome(-1) // nothing to deliver: the cursor is at the log's last checkpoint, or the stream is paused
 )
 
+// String names an outcome.
+func (o Outcome) String() string {
+	if o == Idle {
+		return "idle"
+	}
+	return webhook.Outcome(o).String()
+}
+
 // Result is what one Step did: its outcome, how many events the batch
 // held, and the wait the destination asked for.
 type Result struct {

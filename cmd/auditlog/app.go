@@ -73,8 +73,11 @@ func (m *Main) onClose(f func(context.Context) error) { m.closers = append(m.clo
 // Run opens the dependencies and starts the HTTP server. It returns once
 // everything is started; the work goes on in the background until Close.
 func (m *Main) Run(ctx context.Context) error {
-	if m.Command == "index" {
+	switch m.Command {
+	case "index":
 		return m.runIndex(ctx)
+	case "stream":
+		return m.runStream(ctx)
 	}
 	return m.runServe(ctx)
 }
@@ -150,6 +153,9 @@ func (m *Main) runServe(ctx context.Context) error {
 			api.ReadinessCheck{Name: "consumer", Check: ix.Ready})
 	}
 	if deps.Log, err = m.startSealer(ctx, store); err != nil {
+		return err
+	}
+	if deps.Stream, err = m.startStreams(ctx, store, deps.Log.Store); err != nil {
 		return err
 	}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies),

@@ -65,6 +65,7 @@ type Config struct {
 	Restore   RestoreConfig
 	Periodic  PeriodicConfig
 	Log       LogConfig
+	Streams   StreamsConfig
 }
 
 // SensitiveConfig is the sensitive-changes section (both entry points
@@ -417,11 +418,16 @@ func (b *binder) export(c *Config) {
 	b.str(&e.S3Bucket, "s3-bucket", "AUDITLOG_S3_BUCKET", "", "S3 bucket of export files")
 	b.str(&e.S3Prefix, "s3-prefix", "AUDITLOG_S3_PREFIX", "", "prefix of the object keys")
 	b.boolean(&e.S3Create, "s3-create-bucket", "AUDITLOG_S3_CREATE_BUCKET", false, "create the bucket at start when it is missing")
-	b.str(&e.SMTPHost, "smtp-host", "AUDITLOG_SMTP_HOST", "", "SMTP server for export e-mails (unset: no e-mail; the job status still tells)")
+	b.smtp(e)
+}
+
+// smtp binds the SMTP server of the e-mails (exports, stream alerts).
+func (b *binder) smtp(e *ExportConfig) {
+	b.str(&e.SMTPHost, "smtp-host", "AUDITLOG_SMTP_HOST", "", "SMTP server of the e-mails: exports, stream alerts (unset: .eml files in <data-dir>/outbox)")
 	b.int(&e.SMTPPort, "smtp-port", "AUDITLOG_SMTP_PORT", 587, "SMTP port")
 	b.str(&e.SMTPUser, "smtp-username", "AUDITLOG_SMTP_USERNAME", "", "SMTP user (PLAIN authentication)")
 	b.secret(&e.SMTPPass, "smtp-password", "AUDITLOG_SMTP_PASSWORD", "SMTP password")
-	b.str(&e.SMTPFrom, "smtp-from", "AUDITLOG_SMTP_FROM", "Audit log <auditlog@localhost>", "sender of export e-mails")
+	b.str(&e.SMTPFrom, "smtp-from", "AUDITLOG_SMTP_FROM", "Audit log <auditlog@localhost>", "sender of the e-mails")
 	b.str(&e.SMTPTLS, "smtp-starttls", "AUDITLOG_SMTP_STARTTLS", "opportunistic", "STARTTLS: required, opportunistic or off")
 	b.str(&e.SMTPCAFile, "smtp-ca-file", "AUDITLOG_SMTP_CA_FILE", "", "PEM file that verifies the SMTP server's certificate (default: the system roots)")
 }
@@ -474,6 +480,7 @@ func (c *Config) validate(needStore bool) error {
 		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=%s: want at most a third of AUDITLOG_KAFKA_SESSION_TIMEOUT", k.HeartbeatInterval))
 	}
 	errs = append(errs, c.Sensitive.check()...)
+	errs = append(errs, c.Streams.check()...)
 	if needStore {
 		errs = append(errs, c.Restore.check()...)
 		errs = append(errs, c.Periodic.check(c)...)

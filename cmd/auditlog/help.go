@@ -24,6 +24,7 @@ var sections = []struct {
 	{"Periodic export", []string{"AUDITLOG_PERIODIC_"}},
 	{"Verifiable log", []string{"AUDITLOG_LOG_ORIGIN", "AUDITLOG_LOG_SEAL", "AUDITLOG_LOG_WITNESSES"}},
 	{"Witness", []string{"AUDITLOG_WITNESS_"}},
+	{"Streams", []string{"AUDITLOG_STREAM_"}},
 	{"Panel", []string{"AUDITLOG_PANEL_"}},
 	{"Export", []string{"AUDITLOG_EXPORT_", "AUDITLOG_PUBLIC_URL"}},
 	{"S3", []string{"AUDITLOG_S3_"}},

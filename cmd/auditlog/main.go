@@ -33,6 +33,7 @@ Usage:
 Commands:
   serve     run the HTTP API (GET /api/audit-logs, export, ingest, panel)
   index     run the Kafka → Elasticsearch indexer
+  stream    deliver the tenants' streams from Elasticsearch (the embedded store's serve delivers them itself)
   token     print a signed development JWT for a tenant and role
   tenant    list tenants, show or set a tenant's plan, promote a tenant (tenant list|show|set-plan|promote|periodic)
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
@@ -60,7 +61,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	cmd, rest := args[0], args[1:]
 	var err error
 	switch cmd {
-	case "serve", "index":
+	case "serve", "index", "stream":
 		err = runServer(cmd, rest, getenv, stdout, stderr)
 	case "token":
 		err = runToken(rest, getenv, stdout, stderr)
@@ -118,18 +119,32 @@ dead-letter topic with the reason) and writes them into the tenants'
 Elasticsearch data streams; offsets are committed once a batch is stored.
 `
 
+const streamUsage = `Usage: auditlog stream [flags]
+
+Delivers the tenants' streams (Splunk HEC, webhooks) from Elasticsearch:
+each replica takes streams by lease, reads each tenant's verifiable log in
+sealed order, and moves a stream's cursor once its destination accepted a
+batch. Run as many as you like; a dead replica's streams move to the others.
+`
+
 // parseServerConfig binds the flags of serve or index.
 func parseServerConfig(cmd string, args []string, getenv func(string) string, stdout, stderr io.Writer) (Config, *binder, error) {
 	var c Config
 	b := newBinder("auditlog "+cmd, getenv, stderr)
 	bindServer(cmd, b, &c)
-	if cmd == "serve" {
+	switch cmd {
+	case "serve":
 		b.describe(stdout, serveUsage, "HTTP", "Auth", "Store", "Logging")
-	} else {
+	case "stream":
+		b.describe(stdout, streamUsage, "HTTP", "Elasticsearch", "Streams", "Logging")
+	default:
 		b.describe(stdout, indexUsage, "HTTP", "Elasticsearch", "Kafka", "Logging")
 	}
 	if err := b.parse(args); err != nil {
 		return c, b, err
+	}
+	if cmd == "stream" && c.ES.URL == "" {
+		return c, b, fmt.Errorf("configuration: AUDITLOG_ES_URL must be set: the streams are read from Elasticsearch")
 	}
 	if cmd == "index" {
 		var errs []string
@@ -176,6 +191,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.restore(c)
 		b.periodic(c)
 		b.tlog(c)
+		b.streams(c, true)
 		b.panel(c)
 	case "index":
 		b.common(c, "127.0.0.1:8081")
@@ -185,6 +201,15 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.lifecycle(c)
 		b.sensitive(c)
 		b.logSeal(c, "queue every event written for sealing into its tenant's verifiable log (serve seals); false only when no serve seals")
+	case "stream":
+		b.common(c, "127.0.0.1:8082")
+		c.Store = "elasticsearch"
+		b.elasticsearch(c)
+		b.streams(c, false)
+		c.Streams.Run = "on"
+		b.str(&c.Export.PublicURL, "public-url", "AUDITLOG_PUBLIC_URL", "", "base URL of the service (serve) as users reach it, for the links in e-mails")
+		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the e-mail outbox when no SMTP host is set")
+		b.smtp(&c.Export)
 	}
 }
 

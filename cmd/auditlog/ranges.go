@@ -31,6 +31,8 @@ var intRanges = map[string][2]int64{
 	"AUDITLOG_ES_PROMOTE_ABOVE":         {0, 1 << 40},
 	"AUDITLOG_SMTP_PORT":                {1, 65535},
 	"AUDITLOG_WITNESS_QUORUM":           {0, 100},
+	"AUDITLOG_STREAM_WORKERS":           {1, 256},
+	"AUDITLOG_STREAM_BATCH":             {1, 1000},
 }
 
 var durationRanges = map[string][2]time.Duration{
@@ -52,6 +54,9 @@ var durationRanges = map[string][2]time.Duration{
 	"AUDITLOG_PERIODIC_EVERY":           {time.Second, time.Hour},
 	"AUDITLOG_PERIODIC_LEASE":           {10 * time.Second, time.Hour},
 	"AUDITLOG_LOG_SEAL_EVERY":           {100 * time.Millisecond, time.Minute},
+	"AUDITLOG_STREAM_EVERY":             {100 * time.Millisecond, time.Minute},
+	"AUDITLOG_STREAM_LEASE":             {time.Second, time.Hour},
+	"AUDITLOG_STREAM_TIMEOUT":           {time.Second, 10 * time.Minute},
 }
 
 // choices are the allowed values of every enumerated option.
@@ -64,6 +69,7 @@ var choices = map[string][]string{
 	"AUDITLOG_EXPORT_STORE":     {"local", "s3"},
 	"AUDITLOG_PERIODIC_STORE":   {"local", "s3"},
 	"AUDITLOG_LOG_FORMAT":       {"json", "text"},
+	"AUDITLOG_STREAM_RUN":       {"auto", "on", "off"},
 	"AUDITLOG_LOG_LEVEL":        {"debug", "info", "warn", "error"},
 }
 

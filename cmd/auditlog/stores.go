@@ -29,6 +29,7 @@ type eventStore interface {
 	audit.TenantDirectory
 	audit.PeriodicStore
 	audit.SavedSearchStore
+	audit.StreamStore
 }
 
 // retainedStore is a store whose every read path (list, detail, stats,

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/splunk"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// StreamsConfig is the streams section (issue 43): which plans may
+// create streams, where they may deliver, and how the delivery runs.
+type StreamsConfig struct {
+	// Run: on runs the delivery in this process, off does not, auto
+	// runs it in serve on the embedded store (with Elasticsearch, the
+	// `auditlog stream` process delivers).
+	Run          string
+	Plans        string
+	AllowPrivate bool
+	CAFile       string
+	Every        time.Duration
+	Lease        time.Duration
+	Timeout      time.Duration
+	Workers      int
+	Batch        int
+	bound        bool
+}
+
+// streams binds the section; serve takes the API's options too (which
+// plans may create streams, whether serve delivers them).
+func (b *binder) streams(c *Config, serve bool) {
+	s := &c.Streams
+	s.bound = true
+	if serve {
+		b.str(&s.Run, "stream-run", "AUDITLOG_STREAM_RUN", "auto",
+			"deliver the tenants' streams in serve: auto (on the embedded store; with Elasticsearch the auditlog stream process delivers), on or off")
+		b.str(&s.Plans, "stream-plans", "AUDITLOG_STREAM_PLANS", string(audit.PlanEnterprise), "plans whose tenants may create streams, comma-separated (- for none)")
+	}
+	b.boolean(&s.AllowPrivate, "stream-allow-private", "AUDITLOG_STREAM_ALLOW_PRIVATE", false,
+		"let streams deliver to loopback, private and link-local addresses (development and tests; production refuses them, so that a tenant cannot reach the service's own network)")
+	b.str(&s.CAFile, "stream-ca-file", "AUDITLOG_STREAM_CA_FILE", "", "PEM file of certificate authorities trusted for stream destinations, besides the system's (a SIEM behind a private CA)")
+	b.duration(&s.Every, "stream-every", "AUDITLOG_STREAM_EVERY", time.Second, "how often the streams are looked at for new sealed events")
+	b.duration(&s.Lease, "stream-lease", "AUDITLOG_STREAM_LEASE", 30*time.Second, "how long a replica holds a stream without renewing it (a dead replica's streams move after it)")
+	b.duration(&s.Timeout, "stream-timeout", "AUDITLOG_STREAM_TIMEOUT", 30*time.Second, "time limit of one delivery request")
+	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", 8, "streams one replica delivers at once")
+	b.int(&s.Batch, "stream-batch", "AUDITLOG_STREAM_BATCH", 500, "leaves of the log one batch covers at most")
+}
+
+// plans parses AUDITLOG_STREAM_PLANS.
+func (s StreamsConfig) plans() ([]audit.Plan, error) {
+	if s.Plans == "-" {
+		return nil, nil
+	}
+	var out []audit.Plan
+	for _, p := range splitList(s.Plans) {
+		plan, err := audit.ParsePlan(p)
+		if err != nil {
+			return nil, fmt.Errorf("AUDITLOG_STREAM_PLANS=%q: %q is no plan: want starter, pro or enterprise, comma-separated, or -", s.Plans, p)
+		}
+		out = append(out, plan)
+	}
+	return out, nil
+}
+
+func (s StreamsConfig) check() []string {
+	if !s.bound {
+		return nil
+	}
+	var errs []string
+	if _, err := s.plans(); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if s.CAFile != "" {
+		if _, err := s.pool(); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	return errs
+}
+
+// pool is the system's roots plus AUDITLOG_STREAM_CA_FILE's.
+func (s StreamsConfig) pool() (*x509.CertPool, error) {
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	pem, err := os.ReadFile(s.CAFile)
+	if err != nil {
+		return nil, fmt.Errorf("AUDITLOG_STREAM_CA_FILE=%q: %v", s.CAFile, err)
+	}
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("AUDITLOG_STREAM_CA_FILE=%q: no PEM certificate in it", s.CAFile)
+	}
+	return pool, nil
+}
+
+// streamer builds the delivery of streams over the stores: one client
+// per destination kind, each on webhook.HTTPClient's rules (public
+// addresses only, no proxy, no redirect).
+func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events audit.EventReader) (*streaming.Streamer, error) {
+	s := m.Config.Streams
+	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
+	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
+	if s.CAFile != "" {
+		pool, err := s.pool()
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range []*http.Client{hook.HTTP, hec.HTTP} {
+			c.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+		}
+	}
+	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec}
+	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, BatchSize: s.Batch, Now: time.Now,
+		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
+}
+
+// streamDeps are the API's streams over st, and the runner when this
+// process delivers (AUDITLOG_STREAM_RUN).
+func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.LogStore) (api.StreamDeps, error) {
+	s := m.Config.Streams
+	if logs == nil {
+		m.Logger.Info("streams off: a stream delivers the verifiable log, which is off")
+		return api.StreamDeps{}, nil
+	}
+	plans, _ := s.plans() // checked by validate
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return api.StreamDeps{}, err
+	}
+	st, err := m.streamer(store, logs, store)
+	if err != nil {
+		return api.StreamDeps{}, err
+	}
+	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: audit.StreamRules{AllowPrivate: s.AllowPrivate},
+		Secret: newStreamSecret, Test: st.Test}
+	if s.Run == "on" || s.Run == "auto" && m.Config.Store == "sqlite" {
+		if err := m.runStreams(ctx, st); err != nil {
+			return deps, err
+		}
+	}
+	return deps, nil
+}
+
+// runStreams runs the delivery loop in the background.
+func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
+	s := m.Config.Streams
+	mailer, err := m.mailer()
+	if err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	r := &streaming.Runner{Streamer: st, Owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]), Lease: s.Lease,
+		Workers: s.Workers, Budget: 20, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
+		Alert: mailer.NotifyStream}
+	m.background(ctx, "streams", func(bg context.Context) { r.Run(bg, s.Every) })
+	m.Logger.Info("streams delivered by this process", "owner", r.Owner, "every", s.Every, "lease", s.Lease, "allow_private", s.AllowPrivate)
+	return nil
+}
+
+// newStreamSecret makes a webhook's signing key: 32 random bytes,
+// base64url.
+func newStreamSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// runStream is `auditlog stream`: the delivery of the tenants' streams
+// from Elasticsearch, with /healthz, /readyz and /metrics.
+func (m *Main) runStream(ctx context.Context) error {
+	plan, err := m.defaultPlan()
+	if err != nil {
+		return err
+	}
+	client, err := m.esClient()
+	if err != nil {
+		return err
+	}
+	ready := []api.ReadinessCheck{{Name: "elasticsearch", Check: client.Ping}}
+	srv := api.NewServer(api.Config{}, api.Deps{Logger: m.Logger, Registry: m.Registry, Ready: ready})
+	if err := m.serveHTTP(srv.Handler()); err != nil {
+		return err
+	}
+	store, err := m.elasticsearchStore(ctx, client, plan, false)
+	if err != nil {
+		return err
+	}
+	retained := &audit.Retained{Reader: store, Scanner: store, Directory: store, Default: plan}
+	st, err := m.streamer(store, store, retained)
+	if err != nil {
+		return err
+	}
+	return m.runStreams(ctx, st)
+}

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// siem is a tenant's webhook receiver over TLS: it checks each
+// request's signature and keeps the batches, as a SIEM's collector would.
+type siem struct {
+	mu      sync.Mutex
+	secret  []byte
+	batches []webhook.Batch
+	t       *testing.T
+	srv     *httptest.Server
+}
+
+func startSIEM(t *testing.T) *siem {
+	s := &siem{t: t}
+	s.srv = httptest.NewTLSServer(s)
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *siem) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := webhook.Verify(s.secret, r.Header.Get(webhook.TimestampHeader), r.Header.Get(webhook.SignatureHeader), body, time.Now(), webhook.DefaultWindow); err != nil {
+		s.t.Errorf("a delivery that does not verify: %v", err)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	var b webhook.Batch
+	if err := json.Unmarshal(body, &b); err != nil {
+		s.t.Errorf("a batch that does not decode: %v", err)
+	}
+	s.batches = append(s.batches, b)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// caFile writes the receiver's certificate, for AUDITLOG_STREAM_CA_FILE.
+func (s *siem) caFile(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "siem-ca.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// received is every leaf index received (with repeats), and the last
+// range's end, checking that each batch is the demo tenant's and starts
+// where the one before ended or earlier (a redelivery).
+func (s *siem) received(t *testing.T) (map[uint64]int, uint64, []webhook.Batch) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	seen, end := map[uint64]int{}, uint64(0)
+	for _, b := range s.batches {
+		if b.Test {
+			continue
+		}
+		if b.TenantID != demoTenant || b.From > end {
+			t.Fatalf("a batch [%d, %d) of %s after %d: a gap, or another tenant", b.From, b.To, b.TenantID, end)
+		}
+		for _, e := range b.Events {
+			seen[e.LeafIndex]++
+		}
+		end = max(end, b.To)
+	}
+	return seen, end, append([]webhook.Batch(nil), s.batches...)
+}
+
+// TestStreamsEndToEnd: on each store, a tenant admin creates a webhook
+// stream through the API; serve (embedded) or two `auditlog stream`
+// replicas (Elasticsearch) deliver every event of the tenant's log, in
+// order, each with its leaf index, under checkpoints signed by the log's
+// key; a paused stream delivers nothing until resumed; the lag and the
+// state are in /metrics.
+func TestStreamsEndToEnd(t *testing.T) {
+	for name, store := range logStores(t) {
+		t.Run(name, func(t *testing.T) { testStreamsEndToEnd(t, name, store(t)) })
+	}
+}
+
+func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
+	hook := startSIEM(t)
+	with(vars, map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_JWT_SECRET": "s3cret", "AUDITLOG_INGEST_TOKEN": "svc",
+		"AUDITLOG_SEED": "300", "AUDITLOG_LOG_SEAL_EVERY": "100ms", "AUDITLOG_STREAM_EVERY": "100ms", "AUDITLOG_STREAM_BATCH": "50",
+		"AUDITLOG_STREAM_ALLOW_PRIVATE": "true", "AUDITLOG_STREAM_CA_FILE": hook.caFile(t), "AUDITLOG_LOG_LEVEL": "warn"})
+	m := startMain(t, "serve", vars)
+	deliverers := []*Main{m}
+	if store == "elasticsearch" {
+		sv := map[string]string{}
+		for _, k := range []string{"AUDITLOG_ES_URL", "AUDITLOG_ES_INDEX_PREFIX", "AUDITLOG_STREAM_EVERY", "AUDITLOG_STREAM_BATCH",
+			"AUDITLOG_STREAM_ALLOW_PRIVATE", "AUDITLOG_STREAM_CA_FILE", "AUDITLOG_LOG_LEVEL", "AUDITLOG_DATA_DIR"} {
+			sv[k] = vars[k]
+		}
+		sv["AUDITLOG_HTTP_ADDR"] = "127.0.0.1:0"
+		deliverers = []*Main{startMain(t, "stream", sv), startMain(t, "stream", sv)}
+	}
+	c := client{t, "http://" + m.Addr()}
+	tok, _ := api.MintToken([]byte("s3cret"), audit.Principal{UserID: demoTenant, Email: "secops@acme.example", Role: audit.RoleAdmin, TenantID: demoTenant}, time.Hour, time.Now())
+	hook.secret = []byte(strings.Repeat("k", 32))
+	code, body := c.do("POST", "/api/streams", tok, []byte(`{"name":"SIEM","destination":{"kind":"webhook","url":"`+hook.srv.URL+`/in","secret":"`+string(hook.secret)+`"}}`))
+	var st api.StreamView
+	if err := json.Unmarshal(body, &st); code != 201 || err != nil {
+		t.Fatalf("create: %d %s", code, body)
+	}
+	ingestDemo(t, c, 41, 30)
+	caughtUp := func() error {
+		code, body := c.do("GET", "/api/streams/"+st.ID, tok, nil)
+		if err := json.Unmarshal(body, &st); code != 200 || err != nil {
+			return fmt.Errorf("%d %s", code, body)
+		}
+		_, end, _ := hook.received(t)
+		var lr api.ListResponse
+		_, body = c.do("GET", "/api/audit-logs?pageSize=1", tok, nil)
+		if err := json.Unmarshal(body, &lr); err != nil || uint64(lr.Total.Value) != st.LogSize {
+			return fmt.Errorf("the log holds %d leaves, the tenant %d events", st.LogSize, lr.Total.Value)
+		}
+		if st.Cursor != st.LogSize || end != st.LogSize || st.Lag.Events != 0 {
+			return fmt.Errorf("log %d leaves, cursor %d, received up to %d, lag %+v (%s %s)", st.LogSize, st.Cursor, end, st.Lag, st.State, st.Reason)
+		}
+		return nil
+	}
+	testenv.Eventually(t, 90*time.Second, caughtUp)
+	seen, _, batches := hook.received(t)
+	var lr api.ListResponse
+	_, body = c.do("GET", "/api/audit-logs?pageSize=1", tok, nil)
+	_ = json.Unmarshal(body, &lr)
+	if int64(len(seen)) != lr.Total.Value || uint64(len(seen)) != st.LogSize {
+		t.Fatalf("received %d distinct leaves; the tenant has %d events and %d leaves", len(seen), lr.Total.Value, st.LogSize)
+	}
+	// The checkpoint of every batch is the log's, signed by its key, and
+	// covers the batch.
+	_, keyText := c.do("GET", "/api/log-key?tenant="+demoTenant, "", nil)
+	var key struct{ VerifierKey string }
+	_ = json.Unmarshal(keyText, &key)
+	v, err := note.NewVerifier(key.VerifierKey)
+	if err != nil {
+		t.Fatalf("the log's key %q: %v", keyText, err)
+	}
+	for _, b := range batches {
+		n, err := note.Open([]byte(b.Checkpoint), note.VerifierList(v))
+		if err != nil {
+			t.Fatalf("the checkpoint of [%d, %d): %v", b.From, b.To, err)
+		}
+		cp, err := audit.ParseCheckpoint(n.Text)
+		if err != nil || uint64(cp.Size) < b.To || !strings.HasSuffix(cp.Origin, "/tenants/"+demoTenant) {
+			t.Fatalf("the checkpoint %+v does not cover [%d, %d): %v", cp, b.From, b.To, err)
+		}
+	}
+	// Paused, nothing goes out; resumed, the new events do.
+	if code, body := c.do("POST", "/api/streams/"+st.ID+"/pause", tok, nil); code != 200 {
+		t.Fatalf("pause: %d %s", code, body)
+	}
+	before := len(batches)
+	ingestDemo(t, c, 42, 10)
+	time.Sleep(2 * time.Second)
+	if _, _, now := hook.received(t); len(now) != before {
+		t.Fatalf("a paused stream delivered %d batches", len(now)-before)
+	}
+	if code, body := c.do("POST", "/api/streams/"+st.ID+"/resume", tok, nil); code != 200 {
+		t.Fatalf("resume: %d %s", code, body)
+	}
+	testenv.Eventually(t, 60*time.Second, caughtUp)
+	// Every deliverer reports the stream's lag and state.
+	for _, d := range deliverers {
+		_, metrics := client{t, "http://" + d.Addr()}.do("GET", "/metrics", "", nil)
+		want := fmt.Sprintf(`auditlog_stream_state{state="active",stream=%q,tenant=%q} 1`, st.ID, demoTenant)
+		if !strings.Contains(string(metrics), want) || !strings.Contains(string(metrics), "auditlog_stream_lag_events{") {
+			t.Fatalf("/metrics of %s lacks %s", d.Addr(), want)
+		}
+	}
+}
