@@ -70,7 +70,7 @@ func TestComposeStack(t *testing.T) {
 	if !strings.Contains(envOf(kafka, "KAFKA_ADVERTISED_LISTENERS"), "HOST://localhost:9094") || !published(kafka, "127.0.0.1", 9094) {
 		t.Errorf("Kafka must advertise localhost:9094 and publish it on 127.0.0.1: %q %+v", envOf(kafka, "KAFKA_ADVERTISED_LISTENERS"), kafka.Ports)
 	}
-	for _, name := range []string{"serve", "index"} {
+	for _, name := range []string{"serve", "index", "stream"} {
 		s := svc(name)
 		if len(s.Command) != 1 || s.Command[0] != name {
 			t.Errorf("%s runs %v", name, s.Command)
