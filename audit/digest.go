@@ -76,16 +76,24 @@ type Digest struct {
 func (d *Digest) Canonical() []byte {
 	c := *d
 	c.Signature = ""
-	raw, _ := json.Marshal(c)
-	var v map[string]any
+	return canonicalJSON(c)
+}
+
+// canonicalJSON is v as JSON without its "signature" member, object keys
+// sorted by their UTF-8 bytes, no white space, strings escaped as Go's
+// encoding/json does without HTML escaping, numbers as written (the
+// canonical form a digest's or a stream manifest's signature covers).
+func canonicalJSON(v any) []byte {
+	raw, _ := json.Marshal(v)
+	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	_ = dec.Decode(&v)
-	delete(v, "signature")
+	_ = dec.Decode(&m)
+	delete(m, "signature")
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // maps encode with sorted keys
+	_ = enc.Encode(m) // maps encode with sorted keys
 	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 

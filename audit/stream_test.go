@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,9 +28,7 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 	}{
 		{"a webhook", func(*audit.Stream) {}, ""},
 		{"Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
-		{"S3, filtered and masked", func(s *audit.Stream) {
-			s.Destination, s.Format, s.Filter, s.Mask = s3, audit.FormatEvent, "-action:access", map[string]string{"actor.ip": "drop", "actor.email": "hash"}
-		}, ""},
+		{"S3, not delivered yet", func(s *audit.Stream) { s.Destination = s3 }, "destination.kind"},
 		{"OCSF, not built yet", func(s *audit.Stream) { s.Format = audit.FormatOCSF }, "format"},
 		{"no name", func(s *audit.Stream) { s.Name = "  " }, "name"},
 		{"a long name", func(s *audit.Stream) { s.Name = strings.Repeat("n", 81) }, "name"},
@@ -78,8 +77,8 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 				return
 			}
 			fields := audit.ErrorFields(err)
-			if audit.ErrorCode(err) != audit.EINVALID || len(fields) == 0 || fields[0].Field != tc.field {
-				t.Fatalf("got %v (%+v), want EINVALID naming %s first", err, fields, tc.field)
+			if audit.ErrorCode(err) != audit.EINVALID || !slices.ContainsFunc(fields, func(f audit.FieldError) bool { return f.Field == tc.field }) {
+				t.Fatalf("got %v (%+v), want EINVALID naming %s", err, fields, tc.field)
 			}
 		})
 	}

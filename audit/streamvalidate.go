@@ -127,6 +127,7 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		unused("bucket", d.Bucket)
 		unused("prefix", d.Prefix)
 	case StreamS3:
+		fe.add("destination.kind", "s3 streams are not delivered yet: want one of %s", strings.Join(StreamKinds, ", "))
 		if !validBucket(d.Bucket) {
 			fe.add("destination.bucket", "%s", bucketRule)
 		}
