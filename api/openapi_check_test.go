@@ -143,6 +143,7 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"destination.*", "not used by", "which fields a destination takes depends on its kind"},
 	{"destination.*", "is required", "which fields a destination takes depends on its kind"},
 	{"destination.headers.*", "is written by the service", "the reserved names are compared without case"},
+	{"destination.kind", "this deployment has no S3 server", "the deployment's configuration"},
 	{"notify*", "want an e-mail address", "an RFC 5322 address is more than a pattern"},
 	{"from", "is after what the stream delivered", "the stream's cursor is stored data"},
 	{"from", "give from (a leaf index) or since", "one of two members"},

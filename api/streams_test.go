@@ -182,7 +182,7 @@ func TestStreamsRefuseBadConfiguration(t *testing.T) {
 		{"format", `{"name":"a","format":"cef","destination":` + hook("https://siem.example.com/in") + `}`, "format"},
 		{"filter", `{"name":"a","filter":"action:(","destination":` + hook("https://siem.example.com/in") + `}`, "filter"},
 		{"kind", `{"name":"a","destination":{"kind":"ftp"}}`, "destination.kind"},
-		{"s3 not delivered yet", `{"name":"a","destination":{"kind":"s3","bucket":"acme-audit"}}`, "destination.kind"},
+		{"s3 without an S3 server", `{"name":"a","destination":{"kind":"s3","bucket":"acme-audit"}}`, "destination.kind"},
 		{"token", `{"name":"a","destination":{"kind":"splunk_hec","url":"https://splunk.example.com","token":"nope"}}`, "destination.token"},
 		{"unknown field", `{"name":"a","colour":"red","destination":` + hook("https://siem.example.com/in") + `}`, "colour"},
 		{"no name", `{"name":" ","destination":` + hook("https://siem.example.com/in") + `}`, "name"},

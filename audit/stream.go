@@ -32,11 +32,8 @@ const (
 	StreamS3      = "s3"         // gzip NDJSON objects and signed hourly manifests
 )
 
-// StreamKinds lists the destinations a stream can be created with, in the
-// order the API documents them. S3 joins it with its delivery (objects,
-// signed hourly manifests, the read-back check); until then a stream
-// asking for it is refused, as OCSF is.
-var StreamKinds = []string{StreamWebhook, StreamSplunk}
+// StreamKinds lists the destinations, in the order the API documents them.
+var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3}
 
 // Stream formats.
 const (

@@ -28,7 +28,7 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 	}{
 		{"a webhook", func(*audit.Stream) {}, ""},
 		{"Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
-		{"S3, not delivered yet", func(s *audit.Stream) { s.Destination = s3 }, "destination.kind"},
+		{"S3 without an S3 server", func(s *audit.Stream) { s.Destination = s3 }, "destination.kind"},
 		{"OCSF, not built yet", func(s *audit.Stream) { s.Format = audit.FormatOCSF }, "format"},
 		{"no name", func(s *audit.Stream) { s.Name = "  " }, "name"},
 		{"a long name", func(s *audit.Stream) { s.Name = strings.Repeat("n", 81) }, "name"},
@@ -199,5 +199,19 @@ func TestStreamParksARejectedRange(t *testing.T) {
 	at := s.Cursor
 	if err := s.Park(at, at+1, "once more", now, now); err != nil || s.State != audit.StreamPaused || s.Cursor != at || len(s.Parked) != audit.MaxParked {
 		t.Fatalf("past the bound: %v %s at %d with %d parked", err, s.State, s.Cursor, len(s.Parked))
+	}
+}
+
+// TestStreamS3NeedsTheDeploymentsServer: an S3 stream is taken where the
+// deployment has an S3 server for streams, refused where it has none.
+func TestStreamS3NeedsTheDeploymentsServer(t *testing.T) {
+	s := webhook()
+	s.Destination = audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-audit", Prefix: "streams/acme"}
+	s.Filter, s.Mask = "-action:access", map[string]string{"actor.ip": "drop"}
+	if err := s.Normalize(audit.StreamRules{S3: true}); err != nil {
+		t.Fatalf("with an S3 server: %v", err)
+	}
+	if err := s.Normalize(audit.StreamRules{}); audit.ErrorCode(err) != audit.EINVALID || audit.ErrorFields(err)[0].Field != "destination.kind" {
+		t.Fatalf("without one: %v", err)
 	}
 }

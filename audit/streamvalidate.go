@@ -31,6 +31,9 @@ type StreamRules struct {
 	// them, so that a tenant cannot make the service call into its own
 	// network.
 	AllowPrivate bool
+	// S3 says the deployment has an S3 server for streams
+	// (AUDITLOG_S3_ENDPOINT): without one an s3 stream is refused.
+	S3 bool
 }
 
 // reservedHeaders are the headers a webhook's own headers cannot set: the
@@ -127,7 +130,9 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		unused("bucket", d.Bucket)
 		unused("prefix", d.Prefix)
 	case StreamS3:
-		fe.add("destination.kind", "s3 streams are not delivered yet: want one of %s", strings.Join(StreamKinds, ", "))
+		if !rules.S3 {
+			fe.add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook or splunk_hec")
+		}
 		if !validBucket(d.Bucket) {
 			fe.add("destination.bucket", "%s", bucketRule)
 		}

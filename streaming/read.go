@@ -21,6 +21,9 @@ import (
 func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) (webhook.Batch, error) {
 	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, From: from, To: from}
 	n := min(max(s.BatchSize, 1), audit.MaxEventIDs)
+	if st.Destination.Kind == audit.StreamS3 {
+		n = audit.MaxEventIDs // an object per batch: as few objects as a batch allows
+	}
 	if to > from {
 		n = min(n, int(to-from))
 	}

@@ -46,6 +46,7 @@ type Runner struct {
 	Metrics *Metrics
 
 	mu      sync.Mutex
+	behind  map[audit.StreamKey]time.Time // when each S3 stream was first seen behind
 	running map[audit.StreamKey]bool
 	waiting map[audit.StreamKey]backoff
 	wg      sync.WaitGroup
@@ -109,7 +110,7 @@ func (r *Runner) init() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running == nil {
-		r.running, r.waiting = map[audit.StreamKey]bool{}, map[audit.StreamKey]backoff{}
+		r.running, r.waiting, r.behind = map[audit.StreamKey]bool{}, map[audit.StreamKey]backoff{}, map[audit.StreamKey]time.Time{}
 	}
 }
 
@@ -136,7 +137,7 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.running[key], st.State == audit.StreamPaused, r.waiting[key].until.After(now),
+	case r.running[key], st.State == audit.StreamPaused, r.waiting[key].until.After(now), r.gathering(&st, size, now),
 		st.LeaseOwner != "" && st.LeaseOwner != r.Owner && st.LeaseUntil.After(now),
 		st.Cursor >= size && st.Health.BehindSince.IsZero() && r.Streamer.dueParked(&st) == nil,
 		len(r.running) >= max(r.Workers, 1):
@@ -155,6 +156,30 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 		}
 	}()
 	return nil
+}
+
+// S3Every is how long an S3 stream gathers leaves before it writes an
+// object, unless it has audit.MaxEventIDs of them: each batch is an
+// object and an entry of the hour's manifest, which is written again with
+// each, so objects of a minute or of 1,000 leaves keep both in bounds.
+const S3Every = time.Minute
+
+// gathering reports whether st is an S3 stream that waits for more
+// leaves before its next object (r.mu held).
+func (r *Runner) gathering(st *audit.Stream, size uint64, now time.Time) bool {
+	key := st.Key()
+	if st.Destination.Kind != audit.StreamS3 || st.Cursor >= size {
+		delete(r.behind, key)
+		return false
+	}
+	since := st.Health.BehindSince
+	if since.IsZero() {
+		if _, ok := r.behind[key]; !ok {
+			r.behind[key] = now
+		}
+		since = r.behind[key]
+	}
+	return size-st.Cursor < audit.MaxEventIDs && now.Sub(since) < S3Every && r.Streamer.dueParked(st) == nil
 }
 
 // alert gives st's alert when one is due, once: the write at st's

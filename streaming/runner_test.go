@@ -52,11 +52,11 @@ func TestRunnerSharesStreamsByLease(t *testing.T) {
 	if err := a.Pass(ctxA); err != nil {
 		t.Fatal(err)
 	}
+	a.Wait()
 	if err := b.Pass(context.Background()); err != nil { // a holds the lease: b leaves the stream alone
 		t.Fatal(err)
 	}
 	b.Wait()
-	a.Wait()
 	dieA()
 	stored, err := s.Streams.Stream(context.Background(), st.TenantID, st.ID)
 	if err != nil || stored.LeaseOwner != "replica-a" || stored.Cursor == 0 {

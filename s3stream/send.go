@@ -1,0 +1,133 @@
+// Package s3stream is the S3 destination of a tenant's stream
+// (audit.StreamS3): each batch a gzip NDJSON object under a prefix per
+// delivery hour, and a manifest per hour, signed with the deployment's
+// key, that lists each object's log range, count and hash with the
+// tenant's checkpoint; and the check that reads a bucket back against
+// them (auditlog stream check).
+package s3stream
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// DefaultPrefix is the first part of the keys of a stream without one.
+const DefaultPrefix = "auditlog-streams"
+
+// Destination writes batches into buckets of the deployment's S3 server.
+type Destination struct {
+	// Bucket opens a bucket by name.
+	Bucket func(ctx context.Context, name string) (audit.Blobs, error)
+	Key    ed25519.PrivateKey
+	Now    func() time.Time
+}
+
+// Prefix is the key prefix of d's stream objects.
+func Prefix(d audit.StreamDestination) string {
+	if d.Prefix == "" {
+		return DefaultPrefix
+	}
+	return d.Prefix
+}
+
+// Send writes b's events as one object (none when the filter kept none),
+// then the hour's manifest with the object's entry and b's checkpoint.
+// The object's key derives from its range, so a batch sent again
+// replaces its object and its entry. A store that fails is a Retry.
+func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+	blobs, err := s.Bucket(ctx, d.Bucket)
+	if err != nil {
+		return webhook.Retry, 0, "the bucket " + d.Bucket + ": " + audit.ErrorMessage(err), err
+	}
+	now := s.Now()
+	hour := audit.StreamHourPrefix(Prefix(d), b.TenantID, b.StreamID, now)
+	if b.Test {
+		return s.probe(ctx, blobs, hour, b)
+	}
+	obj := audit.StreamObject{From: b.From, To: b.To, Count: len(b.Events)}
+	if len(b.Events) > 0 {
+		data, err := encode(b.Events)
+		if err != nil {
+			return webhook.Rejected, 0, "", err
+		}
+		sum := sha256.Sum256(data)
+		obj.Key, obj.SHA256 = audit.StreamObjectKey(hour, b.From, b.To), hex.EncodeToString(sum[:])
+		if err := blobs.Put(ctx, obj.Key, bytes.NewReader(data), int64(len(data))); err != nil {
+			return webhook.Retry, 0, "writing " + obj.Key + ": " + audit.ErrorMessage(err), err
+		}
+	}
+	m, err := ReadManifest(ctx, blobs, audit.StreamManifestKey(hour))
+	if audit.ErrorCode(err) == audit.ENOTFOUND {
+		m, err = &audit.StreamManifest{TenantID: b.TenantID, StreamID: b.StreamID, Hour: audit.NewTimestamp(now.UTC().Truncate(time.Hour))}, nil
+	}
+	if err != nil {
+		return webhook.Retry, 0, "reading the manifest of " + hour + ": " + audit.ErrorMessage(err), err
+	}
+	m.Add(obj)
+	m.Checkpoint = b.Checkpoint
+	m.Sign(s.Key, now)
+	raw, _ := json.MarshalIndent(m, "", "  ")
+	if err := blobs.Put(ctx, audit.StreamManifestKey(hour), bytes.NewReader(raw), int64(len(raw))); err != nil {
+		return webhook.Retry, 0, "writing the manifest of " + hour + ": " + audit.ErrorMessage(err), err
+	}
+	return webhook.Accepted, 0, "", nil
+}
+
+// probe is a test delivery: an object written and deleted again.
+func (s *Destination) probe(ctx context.Context, blobs audit.Blobs, hour string, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+	key := hour + "/test-" + fmt.Sprint(s.Now().UnixNano()) + ".json"
+	raw := b.Events[0].Event
+	if err := blobs.Put(ctx, key, bytes.NewReader(raw), int64(len(raw))); err != nil {
+		return webhook.Retry, 0, "writing " + key + ": " + audit.ErrorMessage(err), err
+	}
+	if err := blobs.Delete(ctx, key); err != nil {
+		return webhook.Retry, 0, "deleting " + key + ": " + audit.ErrorMessage(err), err
+	}
+	return webhook.Accepted, 0, "", nil
+}
+
+// encode is the events as gzip NDJSON, a line each: {"leafIndex", "event"}.
+func encode(events []webhook.Entry) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	enc := json.NewEncoder(zw)
+	for _, e := range events {
+		if err := enc.Encode(e); err != nil {
+			return nil, err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// ReadManifest reads and decodes the manifest of key. Errors: ENOTFOUND,
+// EINVALID for one that does not decode, the store's.
+func ReadManifest(ctx context.Context, b audit.Blobs, key string) (*audit.StreamManifest, error) {
+	r, err := b.Open(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	raw, err := io.ReadAll(io.LimitReader(r, 64<<20))
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "reading %s", key)
+	}
+	var m audit.StreamManifest
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, audit.Wrap(audit.EINVALID, err, "the manifest %s does not decode", key)
+	}
+	return &m, nil
+}
