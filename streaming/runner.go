@@ -44,6 +44,9 @@ type Runner struct {
 	Counted func(st *audit.Stream, res Result)
 	// Metrics, when set, are kept up to date.
 	Metrics *Metrics
+	// S3Every is how long an S3 stream gathers leaves for an object
+	// (DefaultS3Every when 0).
+	S3Every time.Duration
 
 	mu      sync.Mutex
 	behind  map[audit.StreamKey]time.Time // when each S3 stream was first seen behind
@@ -158,11 +161,12 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 	return nil
 }
 
-// S3Every is how long an S3 stream gathers leaves before it writes an
-// object, unless it has audit.MaxEventIDs of them: each batch is an
-// object and an entry of the hour's manifest, which is written again with
-// each, so objects of a minute or of 1,000 leaves keep both in bounds.
-const S3Every = time.Minute
+// DefaultS3Every is how long an S3 stream gathers leaves before it
+// writes an object, unless it has audit.MaxEventIDs of them: each batch
+// is an object and an entry of the hour's manifest, which is written
+// again with each, so objects of a minute or of 1,000 leaves keep both in
+// bounds.
+const DefaultS3Every = time.Minute
 
 // gathering reports whether st is an S3 stream that waits for more
 // leaves before its next object (r.mu held).
@@ -179,7 +183,11 @@ func (r *Runner) gathering(st *audit.Stream, size uint64, now time.Time) bool {
 		}
 		since = r.behind[key]
 	}
-	return size-st.Cursor < audit.MaxEventIDs && now.Sub(since) < S3Every && r.Streamer.dueParked(st) == nil
+	every := r.S3Every
+	if every == 0 {
+		every = DefaultS3Every
+	}
+	return size-st.Cursor < audit.MaxEventIDs && now.Sub(since) < every && r.Streamer.dueParked(st) == nil
 }
 
 // alert gives st's alert when one is due, once: the write at st's

@@ -33,7 +33,8 @@ Usage:
 Commands:
   serve     run the HTTP API (GET /api/audit-logs, export, ingest, panel)
   index     run the Kafka → Elasticsearch indexer
-  stream    deliver the tenants' streams from Elasticsearch (the embedded store's serve delivers them itself)
+  stream    deliver the tenants' streams from Elasticsearch (the embedded store's serve delivers them itself);
+            stream check: prove an S3 stream's bucket complete and unaltered
   token     print a signed development JWT for a tenant and role
   tenant    list tenants, show or set a tenant's plan, promote a tenant (tenant list|show|set-plan|promote|periodic)
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
@@ -61,7 +62,13 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	cmd, rest := args[0], args[1:]
 	var err error
 	switch cmd {
-	case "serve", "index", "stream":
+	case "stream":
+		if len(rest) > 0 && rest[0] == "check" {
+			err = runStreamCheck(rest[1:], getenv, stdout, stderr)
+		} else {
+			err = runServer(cmd, rest, getenv, stdout, stderr)
+		}
+	case "serve", "index":
 		err = runServer(cmd, rest, getenv, stdout, stderr)
 	case "token":
 		err = runToken(rest, getenv, stdout, stderr)
@@ -210,6 +217,10 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.str(&c.Export.PublicURL, "public-url", "AUDITLOG_PUBLIC_URL", "", "base URL of the service (serve) as users reach it, for the links in e-mails")
 		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the e-mail outbox when no SMTP host is set")
 		b.smtp(&c.Export)
+		b.s3(&c.Export)
+		b.boolean(&c.Export.S3Create, "s3-create-bucket", "AUDITLOG_S3_CREATE_BUCKET", false, "create an S3 stream's bucket when it is missing")
+		b.str(&c.Periodic.SigningKey, "periodic-signing-key", "AUDITLOG_PERIODIC_SIGNING_KEY", "",
+			"PEM file (PKCS #8, mode 0600) of the Ed25519 key that signs S3 streams' manifests (serve's key); required with AUDITLOG_S3_ENDPOINT")
 	}
 }
 

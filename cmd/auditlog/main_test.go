@@ -297,7 +297,7 @@ func TestServeHelpIsGroupedOnStdout(t *testing.T) {
 // (--help elasticsearch or all).
 func TestEveryCommandsHelpIsOneScreenOnStdout(t *testing.T) {
 	for _, args := range [][]string{{"serve"}, {"index"}, {"token"}, {"gen"}, {"healthcheck"}, {"verify"}, {"log", "verify"}, {"log"},
-		{"witness"}, {"export-periodic"}, {"tenant", "promote"}, {"tenant", "set-plan"}, {"tenant", "periodic"}} {
+		{"witness"}, {"export-periodic"}, {"tenant", "promote"}, {"tenant", "set-plan"}, {"tenant", "periodic"}, {"stream"}, {"stream", "check"}} {
 		var out, errb bytes.Buffer
 		code := run(append(args, "--help"), env(nil), &out, &errb)
 		help := out.String()

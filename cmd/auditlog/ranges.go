@@ -55,6 +55,7 @@ var durationRanges = map[string][2]time.Duration{
 	"AUDITLOG_PERIODIC_LEASE":           {10 * time.Second, time.Hour},
 	"AUDITLOG_LOG_SEAL_EVERY":           {100 * time.Millisecond, time.Minute},
 	"AUDITLOG_STREAM_EVERY":             {100 * time.Millisecond, time.Minute},
+	"AUDITLOG_STREAM_S3_EVERY":          {100 * time.Millisecond, time.Hour},
 	"AUDITLOG_STREAM_LEASE":             {time.Second, time.Hour},
 	"AUDITLOG_STREAM_TIMEOUT":           {time.Second, 10 * time.Minute},
 }

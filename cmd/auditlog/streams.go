@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/s3"
+	"github.com/auditlog/auditlog/s3stream"
 	"github.com/auditlog/auditlog/splunk"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/webhook"
@@ -29,6 +32,7 @@ type StreamsConfig struct {
 	AllowPrivate bool
 	CAFile       string
 	Every        time.Duration
+	S3Every      time.Duration
 	Lease        time.Duration
 	Timeout      time.Duration
 	Workers      int
@@ -50,6 +54,8 @@ func (b *binder) streams(c *Config, serve bool) {
 		"let streams deliver to loopback, private and link-local addresses (development and tests; production refuses them, so that a tenant cannot reach the service's own network)")
 	b.str(&s.CAFile, "stream-ca-file", "AUDITLOG_STREAM_CA_FILE", "", "PEM file of certificate authorities trusted for stream destinations, besides the system's (a SIEM behind a private CA)")
 	b.duration(&s.Every, "stream-every", "AUDITLOG_STREAM_EVERY", time.Second, "how often the streams are looked at for new sealed events")
+	b.duration(&s.S3Every, "stream-s3-every", "AUDITLOG_STREAM_S3_EVERY", streaming.DefaultS3Every,
+		"how long an S3 stream gathers events for one object (or 1,000 leaves of the log, whichever comes first)")
 	b.duration(&s.Lease, "stream-lease", "AUDITLOG_STREAM_LEASE", 30*time.Second, "how long a replica holds a stream without renewing it (a dead replica's streams move after it)")
 	b.duration(&s.Timeout, "stream-timeout", "AUDITLOG_STREAM_TIMEOUT", 30*time.Second, "time limit of one delivery request")
 	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", 8, "streams one replica delivers at once")
@@ -105,9 +111,11 @@ func (s StreamsConfig) pool() (*x509.CertPool, error) {
 }
 
 // streamer builds the delivery of streams over the stores: one client
-// per destination kind, each on webhook.HTTPClient's rules (public
-// addresses only, no proxy, no redirect).
-func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events audit.EventReader) (*streaming.Streamer, error) {
+// per destination kind, the HTTP ones on webhook.HTTPClient's rules
+// (public addresses only, no proxy, no redirect); S3 where the
+// deployment has an S3 server, its manifests signed with the deployment's
+// key.
+func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs audit.LogStore, events audit.EventReader, keys audit.KeyStore) (*streaming.Streamer, error) {
 	s := m.Config.Streams
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
@@ -121,6 +129,13 @@ func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events a
 		}
 	}
 	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec}
+	if m.Config.Export.S3Endpoint != "" {
+		key, _, err := m.signingKeys(ctx, keys)
+		if err != nil {
+			return nil, err
+		}
+		dests[audit.StreamS3] = &s3stream.Destination{Bucket: m.streamBuckets(), Key: key, Now: time.Now}
+	}
 	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, BatchSize: s.Batch, Now: time.Now,
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
 }
@@ -138,11 +153,12 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	st, err := m.streamer(store, logs, store)
+	st, err := m.streamer(ctx, store, logs, store, store)
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: audit.StreamRules{AllowPrivate: s.AllowPrivate},
+	rules := audit.StreamRules{AllowPrivate: s.AllowPrivate, S3: m.Config.Export.S3Endpoint != ""}
+	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: rules,
 		Secret: newStreamSecret, Test: st.Test}
 	if s.Run == "on" || s.Run == "auto" && m.Config.Store == "sqlite" {
 		if err := m.runStreams(ctx, st); err != nil {
@@ -161,11 +177,33 @@ func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 	}
 	host, _ := os.Hostname()
 	r := &streaming.Runner{Streamer: st, Owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]), Lease: s.Lease,
-		Workers: s.Workers, Budget: 20, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
+		Workers: s.Workers, Budget: 20, S3Every: s.S3Every, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
 		Alert: mailer.NotifyStream}
 	m.background(ctx, "streams", func(bg context.Context) { r.Run(bg, s.Every) })
 	m.Logger.Info("streams delivered by this process", "owner", r.Owner, "every", s.Every, "lease", s.Lease, "allow_private", s.AllowPrivate)
 	return nil
+}
+
+// streamBuckets opens the buckets of S3 streams on the deployment's S3
+// server, each once.
+func (m *Main) streamBuckets() func(ctx context.Context, name string) (audit.Blobs, error) {
+	ec := m.Config.Export
+	var mu sync.Mutex
+	open := map[string]audit.Blobs{}
+	return func(ctx context.Context, name string) (audit.Blobs, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if b, ok := open[name]; ok {
+			return b, nil
+		}
+		f, err := s3.Open(ctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: name, AccessKey: ec.S3AccessKey,
+			SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle, CreateBucket: ec.S3Create})
+		if err != nil {
+			return nil, err
+		}
+		open[name] = f
+		return f, nil
+	}
 }
 
 // newStreamSecret makes a webhook's signing key: 32 random bytes,
@@ -197,7 +235,7 @@ func (m *Main) runStream(ctx context.Context) error {
 		return err
 	}
 	retained := &audit.Retained{Reader: store, Scanner: store, Directory: store, Default: plan}
-	st, err := m.streamer(store, store, retained)
+	st, err := m.streamer(ctx, store, store, retained, store)
 	if err != nil {
 		return err
 	}

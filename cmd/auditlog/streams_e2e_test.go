@@ -101,6 +101,10 @@ func TestStreamsEndToEnd(t *testing.T) {
 
 func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	hook := startSIEM(t)
+	s3env := testenv.S3(t)
+	lake := testenv.Name("lake")
+	with(vars, map[string]string{"AUDITLOG_S3_ENDPOINT": s3env.Endpoint, "AUDITLOG_S3_ACCESS_KEY": s3env.AccessKey, "AUDITLOG_S3_SECRET_KEY": s3env.SecretKey,
+		"AUDITLOG_S3_PATH_STYLE": "true", "AUDITLOG_S3_CREATE_BUCKET": "true", "AUDITLOG_STREAM_S3_EVERY": "500ms"})
 	with(vars, map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_JWT_SECRET": "s3cret", "AUDITLOG_INGEST_TOKEN": "svc",
 		"AUDITLOG_SEED": "300", "AUDITLOG_LOG_SEAL_EVERY": "100ms", "AUDITLOG_STREAM_EVERY": "100ms", "AUDITLOG_STREAM_BATCH": "50",
 		"AUDITLOG_STREAM_ALLOW_PRIVATE": "true", "AUDITLOG_STREAM_CA_FILE": hook.caFile(t), "AUDITLOG_LOG_LEVEL": "warn"})
@@ -109,7 +113,9 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	if store == "elasticsearch" {
 		sv := map[string]string{}
 		for _, k := range []string{"AUDITLOG_ES_URL", "AUDITLOG_ES_INDEX_PREFIX", "AUDITLOG_STREAM_EVERY", "AUDITLOG_STREAM_BATCH",
-			"AUDITLOG_STREAM_ALLOW_PRIVATE", "AUDITLOG_STREAM_CA_FILE", "AUDITLOG_LOG_LEVEL", "AUDITLOG_DATA_DIR"} {
+			"AUDITLOG_STREAM_ALLOW_PRIVATE", "AUDITLOG_STREAM_CA_FILE", "AUDITLOG_LOG_LEVEL", "AUDITLOG_DATA_DIR", "AUDITLOG_STREAM_S3_EVERY",
+			"AUDITLOG_S3_ENDPOINT", "AUDITLOG_S3_ACCESS_KEY", "AUDITLOG_S3_SECRET_KEY", "AUDITLOG_S3_PATH_STYLE", "AUDITLOG_S3_CREATE_BUCKET",
+			"AUDITLOG_PERIODIC_SIGNING_KEY"} {
 			sv[k] = vars[k]
 		}
 		sv["AUDITLOG_HTTP_ADDR"] = "127.0.0.1:0"
@@ -122,6 +128,11 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	var st api.StreamView
 	if err := json.Unmarshal(body, &st); code != 201 || err != nil {
 		t.Fatalf("create: %d %s", code, body)
+	}
+	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Lake","destination":{"kind":"s3","bucket":"`+lake+`","prefix":"lake"},"filter":"-action:access"}`))
+	var lakeStream api.StreamView
+	if err := json.Unmarshal(body, &lakeStream); code != 201 || err != nil {
+		t.Fatalf("create the S3 stream: %d %s", code, body)
 	}
 	ingestDemo(t, c, 41, 30)
 	caughtUp := func() error {
@@ -181,6 +192,22 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		t.Fatalf("resume: %d %s", code, body)
 	}
 	testenv.Eventually(t, 60*time.Second, caughtUp)
+	// The S3 stream's bucket checks complete and unaltered, with the keys
+	// of the service (an auditor would pin them).
+	testenv.Eventually(t, 60*time.Second, func() error {
+		var v api.StreamView
+		_, body := c.do("GET", "/api/streams/"+lakeStream.ID, tok, nil)
+		if err := json.Unmarshal(body, &v); err != nil || v.Cursor == 0 || v.Cursor != v.LogSize {
+			return fmt.Errorf("the S3 stream: %s", body)
+		}
+		return nil
+	})
+	var out strings.Builder
+	s3vars := map[string]string{"AUDITLOG_S3_ENDPOINT": s3env.Endpoint, "AUDITLOG_S3_ACCESS_KEY": s3env.AccessKey, "AUDITLOG_S3_SECRET_KEY": s3env.SecretKey, "AUDITLOG_S3_PATH_STYLE": "true"}
+	if code := run([]string{"stream", "check", "--bucket", lake, "--prefix", "lake", "--tenant", demoTenant, "--stream", lakeStream.ID, "--api", c.base},
+		env(s3vars), &out, &out); code != 0 || !strings.HasSuffix(out.String(), "\nok\n") {
+		t.Fatalf("stream check: exit %d\n%s", code, out.String())
+	}
 	// Every deliverer reports the stream's lag and state.
 	for _, d := range deliverers {
 		_, metrics := client{t, "http://" + d.Addr()}.do("GET", "/metrics", "", nil)

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/s3stream"
+)
+
+const streamCheckUsage = `Usage: auditlog stream check (--bucket <bucket> | --dir <copy>) --tenant <uuid> --stream <id>
+                             (--key <pem>… | --api <url>) [--log-key <key>] [--prefix auditlog-streams]
+
+Reads back what an S3 stream wrote: every hour's manifest signed by a key
+you pinned (or the service's), every object it lists present with its
+hash and count, the log ranges joined from leaf 0 without a gap, and the
+latest checkpoint signed by the log's key. One line per problem (a missing
+or altered object, a gap, a bad signature) and a summary; exit 1 when the
+check fails, 2 on a usage error.
+`
+
+// runStreamCheck is auditlog stream check.
+func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var a verifyArgs
+	var c Config
+	var stream string
+	b := newBinder("auditlog stream check", getenv, stderr)
+	b.fs.StringVar(&a.dir, "dir", "", "directory holding a copy of the bucket's objects under their keys")
+	b.fs.StringVar(&a.bucket, "bucket", "", "or the stream's S3 bucket, on the AUDITLOG_S3_* server")
+	b.fs.StringVar(&a.tenant, "tenant", "", "the tenant's id")
+	b.fs.StringVar(&stream, "stream", "", "the stream's id")
+	b.fs.StringVar(&a.prefix, "prefix", s3stream.DefaultPrefix, "the stream's key prefix (its destination.prefix)")
+	b.fs.Var(&a.keyFiles, "key", "PEM file of the deployment's Ed25519 public key you pinned (GET /api/export-keys; repeatable)")
+	b.fs.StringVar(&a.api, "api", "", "the service's base URL: trust the keys of its GET /api/export-keys, and its log key unless --log-key")
+	b.fs.StringVar(&a.logKey, "log-key", "", "the verifiable log's key you pinned (GET /api/log-key), or a file holding it: checks the manifests' checkpoint")
+	b.s3(&c.Export)
+	b.describe(stdout, streamCheckUsage)
+	if err := b.parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	switch {
+	case (a.dir == "") == (a.bucket == ""):
+		return usageError{errors.New("give --bucket or --dir, one of them")}
+	case !audit.ValidUUID(a.tenant) || !audit.ValidUUID(stream):
+		return usageError{errors.New("--tenant and --stream must be the ids (UUIDs) of the tenant and its stream")}
+	case len(a.keyFiles) == 0 && a.api == "":
+		return usageError{errors.New("give the key that signs the manifests: --key <pem> or --api <url>")}
+	}
+	ctx := context.Background()
+	keys, err := a.trustedKeys(ctx, stdout)
+	if err != nil {
+		return err
+	}
+	logKeys, err := a.logKeyAlone(ctx, stdout)
+	if err != nil {
+		return err
+	}
+	from, err := a.source(ctx, c.Export)
+	if err != nil {
+		return err
+	}
+	rep, err := s3stream.Check(ctx, from, strings.Trim(a.prefix, "/"), audit.NormalizeTenantID(a.tenant), strings.ToLower(stream), keys, logKeys,
+		func(line string) { fmt.Fprintln(stdout, line) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s, %s, %d events: leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
+		plural(rep.Manifests, "manifest"), plural(rep.Objects, "object"), rep.Events, rep.Covered, rep.LogSize)
+	if !rep.OK() {
+		return fmt.Errorf("check failed: %s", plural(rep.Problems, "problem"))
+	}
+	fmt.Fprintln(stdout, "ok")
+	return nil
+}
