@@ -1,0 +1,5 @@
+//go:build !race
+
+package streaming_test
+
+const raceDetector = false
