@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
 )
 
 // Runner delivers every tenant's streams: each pass walks the streams
@@ -265,7 +264,7 @@ func (r *Runner) backOff(key audit.StreamKey, wait time.Duration) {
 	defer r.mu.Unlock()
 	b := r.waiting[key]
 	b.attempts++
-	b.until = r.Streamer.Now().Add(webhook.Backoff(b.attempts, wait, MaxBackoff))
+	b.until = r.Streamer.Now().Add(retryWait(b.attempts, wait))
 	r.waiting[key] = b
 }
 

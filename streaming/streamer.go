@@ -70,7 +70,7 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 	case webhook.Rejected:
 		// The destination refuses this batch: newer events go on, the
 		// range is retried apart.
-		err = st.Park(b.From, b.To, reason, now.Add(webhook.Backoff(1, wait, MaxBackoff)), now)
+		err = st.Park(b.From, b.To, reason, now.Add(retryWait(1, wait)), now)
 	default: // a retryable answer, or none (err: the connection failed)
 		st.Failed(reason, now)
 		err = nil
@@ -93,8 +93,24 @@ func (s *Streamer) checkpoint(ctx context.Context, b *webhook.Batch) error {
 	return err
 }
 
-// MaxBackoff bounds the wait between two attempts of a batch.
-const MaxBackoff = 5 * time.Minute
+// MaxBackoff bounds the wait between two attempts of a batch: a minute,
+// so that a stream whose destination comes back after a long outage
+// resumes within a minute (one attempt a minute costs the destination
+// nothing), not after a wait that grew with the outage.
+const MaxBackoff = time.Minute
+
+// MaxRetryAfter bounds the wait a destination's Retry-After asks for:
+// honoured up to 10 minutes (a longer one is taken as 10).
+const MaxRetryAfter = 10 * time.Minute
+
+// retryWait is the wait before attempt n of a batch: the destination's
+// Retry-After when it gave one, else 1 s doubling to MaxBackoff.
+func retryWait(n int, retryAfter time.Duration) time.Duration {
+	if retryAfter > 0 {
+		return min(retryAfter, MaxRetryAfter)
+	}
+	return webhook.Backoff(n, 0, MaxBackoff)
+}
 
 // send gives b to the destination of st's kind.
 func (s *Streamer) send(ctx context.Context, st *audit.Stream, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
@@ -136,7 +152,7 @@ func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.Pa
 	case webhook.Refused:
 		st.Refused(reason, now)
 	default:
-		err = st.Unpark(p.From, outcome == webhook.Accepted, len(b.Events), reason, now.Add(webhook.Backoff(p.Attempts+1, wait, MaxBackoff)), now)
+		err = st.Unpark(p.From, outcome == webhook.Accepted, len(b.Events), reason, now.Add(retryWait(p.Attempts+1, wait)), now)
 	}
 	if err != nil {
 		return Result{}, err
