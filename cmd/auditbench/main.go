@@ -110,7 +110,7 @@ func main() {
 		{"export", benchExport},
 		{"sqlite", benchSQLite}, {"sqlite-variants", benchSQLiteVariants},
 		{"periodic", benchPeriodic}, {"log-sqlite", benchLogSQLite}, {"log-elasticsearch", benchLogElasticsearch},
-		{"log-cosign", benchLogCosign}, {"log-verify", benchLogVerify}, {"load", benchLoad},
+		{"log-cosign", benchLogCosign}, {"log-verify", benchLogVerify}, {"load", benchLoad}, {"stream", benchStream},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},
 	}
