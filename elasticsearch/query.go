@@ -152,18 +152,6 @@ func (s *Store) tenantPath(ctx context.Context, tenantID, endpoint string) (stri
 	return "/" + pattern + "/" + endpoint + "?ignore_unavailable=true&allow_no_indices=true", nil
 }
 
-// Refresh implements audit.Refresher: it refreshes the tenant's streams.
-func (s *Store) Refresh(ctx context.Context, tenantID string) error {
-	path, err := s.tenantPath(ctx, tenantID, "_refresh")
-	if err != nil {
-		return err
-	}
-	if err := s.c.DoJSON(ctx, http.MethodPost, path, nil, nil); err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "refreshing the tenant's streams")
-	}
-	return nil
-}
-
 type searchResponse struct {
 	Hits struct {
 		Total struct {

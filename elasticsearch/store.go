@@ -61,7 +61,8 @@ type Store struct {
 	sweepAt int                  // the cache size at which remember next drops expired entries
 	seen    map[string]time.Time // write indices by when a lifecycle pass first saw them
 
-	logs logCache // the verifiable log's trees and tiles read (tlog_cache.go)
+	logs    logCache  // the verifiable log's trees and tiles read (tlog_cache.go)
+	refresh refresher // coalesces the refreshes of Fresh reads (refresh.go)
 }
 
 type cachedPlacement struct {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
-	"github.com/auditlog/auditlog/s3"
 )
 
 // PeriodicConfig is the periodic export section (issue 16): where each
@@ -152,24 +150,13 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 	if deployment == "" {
 		deployment = ec.S3Bucket
 	}
-	var mu sync.Mutex
-	open := map[string]audit.Blobs{}
+	open := m.s3Buckets()
 	return func(st *audit.PeriodicState) (audit.Blobs, string, error) {
 		name, prefix := periodicexport.Destination(st, deployment, p.Prefix)
-		mu.Lock()
-		defer mu.Unlock()
-		if b, ok := open[name]; ok {
-			return b, prefix, nil
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		f, err := s3.Open(ctx, s3.Config{Endpoint: ec.S3Endpoint, Region: ec.S3Region, Bucket: name, AccessKey: ec.S3AccessKey,
-			SecretKey: ec.S3SecretKey, PathStyle: ec.S3PathStyle, CreateBucket: ec.S3Create})
-		if err != nil {
-			return nil, "", err
-		}
-		open[name] = f
-		return open[name], prefix, nil
+		b, err := open(ctx, name)
+		return b, prefix, err
 	}, nil
 }
 

@@ -134,7 +134,7 @@ func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs aud
 		if err != nil {
 			return nil, err
 		}
-		dests[audit.StreamS3] = &s3stream.Destination{Bucket: m.streamBuckets(), Key: key, Now: time.Now}
+		dests[audit.StreamS3] = &s3stream.Destination{Bucket: m.s3Buckets(), Key: key, Now: time.Now}
 	}
 	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, BatchSize: s.Batch, Now: time.Now,
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
@@ -184,9 +184,9 @@ func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 	return nil
 }
 
-// streamBuckets opens the buckets of S3 streams on the deployment's S3
-// server, each once.
-func (m *Main) streamBuckets() func(ctx context.Context, name string) (audit.Blobs, error) {
+// s3Buckets opens buckets by name on the deployment's S3 server, each
+// once (the periodic export's, the S3 streams').
+func (m *Main) s3Buckets() func(ctx context.Context, name string) (audit.Blobs, error) {
 	ec := m.Config.Export
 	var mu sync.Mutex
 	open := map[string]audit.Blobs{}
