@@ -628,6 +628,37 @@ check("an operator changes a tenant's periodic export from the panel", async ({ 
   await ctx.close();
 });
 
+check("streams: a bad URL named under its field; a Splunk stream created, tested, paused, resumed and deleted, its health shown", async ({ page }) => {
+  await page.goto(`${PANEL}?view=streams`);
+  await page.getByTestId("stream-new").click();
+  const form = page.getByTestId("stream-form");
+  await form.getByLabel("Name").fill("SIEM from the browser");
+  await form.getByLabel("Collector URL").fill("http://splunk.example.com:8088/services/collector/event");
+  await form.getByLabel("HEC token").fill("12345678-9abc-def0-1234-56789abcdef0");
+  await page.getByTestId("stream-create").click();
+  await form.getByText("must be an https:// URL").waitFor({ timeout: T });
+  await form.getByLabel("Collector URL").fill("https://splunk.example.com:8088/services/collector/event");
+  await form.getByLabel("Filter").fill("-action:access");
+  await page.getByTestId("stream-create").click();
+  const card = page.getByTestId("stream").filter({ hasText: "SIEM from the browser" });
+  await card.waitFor({ timeout: T });
+  await card.getByText("filter -action:access").waitFor({ timeout: T });
+  await card.getByTestId("stream-lag").waitFor({ timeout: T });
+  await card.getByRole("button", { name: "Test delivery" }).click();
+  await card.getByTestId("stream-test-result").getByText("Test delivery: retry").waitFor({ timeout: T }); // splunk.example.com does not resolve
+  await card.getByRole("button", { name: "Pause" }).click();
+  await page.locator('[data-testid="stream"][data-state="paused"]').filter({ hasText: "SIEM from the browser" }).waitFor({ timeout: T });
+  await card.getByText("paused by").waitFor({ timeout: T });
+  await card.getByRole("button", { name: "Resume" }).click();
+  await card.getByRole("button", { name: "Pause" }).waitFor({ timeout: T });
+  await card.getByRole("button", { name: "Delete" }).click();
+  await card.getByRole("button", { name: "Confirm: delete" }).click();
+  await card.waitFor({ state: "detached", timeout: T });
+  // Each change is in the tenant's log.
+  const n = await apiTotal("resourceType=audit_stream");
+  if (n < 4) throw new Error(`${n} records of stream changes in the log, want create, pause, resume, delete`);
+});
+
 check("the operator-team view lists only cross-tenant accesses with their reasons", async ({ page }) => {
   await page.goto(`${PANEL}?view=operator&range=all`);
   const rows = page.getByTestId("event-row");
@@ -802,6 +833,11 @@ check("the main views have no serious or critical accessibility violation (axe-c
   await page.goto(`${PANEL}?view=exports`);
   await page.getByTestId("export-job").first().waitFor({ timeout: T });
   await axe(page, "the exports");
+  await page.goto(`${PANEL}?view=streams`);
+  await page.getByTestId("streams").waitFor({ timeout: T });
+  await page.getByTestId("stream-new").click();
+  await page.getByTestId("stream-form").waitFor({ timeout: T });
+  await axe(page, "the streams");
 });
 
 check("the keyboard alone: rows are one tab stop, arrows move, Escape closes the dialog then the drawer, focus returns to the row", async ({ page }) => {

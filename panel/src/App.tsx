@@ -14,9 +14,10 @@ import { useTimeZone } from "./time";
 // that a first visit parses and runs less before its rows show.
 const ExportsView = lazy(() => import("./components/ExportsView").then((m) => ({ default: m.ExportsView })));
 const PeriodicView = lazy(() => import("./components/PeriodicView").then((m) => ({ default: m.PeriodicView })));
+const StreamsView = lazy(() => import("./components/StreamsView").then((m) => ({ default: m.StreamsView })));
 const EventDrawer = lazy(() => import("./components/EventDrawer").then((m) => ({ default: m.EventDrawer })));
 
-export type View = "events" | "operator" | "exports" | "periodic";
+export type View = "events" | "operator" | "exports" | "periodic" | "streams";
 
 export function App() {
   const a = useSyncExternalStore(auth.subscribe, auth.state);
@@ -26,7 +27,7 @@ export function App() {
   if (!a.token || a.expired) return <TokenPrompt expired={a.token ? a.expired : null} problem={a.token ? null : a.expired} />;
   if (auth.needsReason()) return <ReasonPrompt />;
   const p = new URLSearchParams(search);
-  const view = (["events", "operator", "exports", "periodic"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
+  const view = (["events", "operator", "exports", "periodic", "streams"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
   const event = p.get("event");
   const who = `${a.claims?.email ?? "signed in"} · ${a.claims?.role}`;
   const setView = (v: string) => navigate(filtersSearch(parseFilters(search), { view: v === "events" ? undefined : v }));
@@ -48,9 +49,9 @@ export function App() {
         </Group>
       )}
       <main>
-        {view === "exports" || view === "periodic" ? (
+        {view === "exports" || view === "periodic" || view === "streams" ? (
           <Suspense fallback={<Loader aria-label="Loading" />}>
-            {view === "exports" ? <ExportsView /> : <PeriodicView />}
+            {view === "exports" ? <ExportsView /> : view === "periodic" ? <PeriodicView /> : <StreamsView />}
           </Suspense>
         ) : <EventsView operator={view === "operator"} />}
         {/* Its own boundary: the table stays while the drawer loads. */}

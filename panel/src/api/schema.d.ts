@@ -681,7 +681,7 @@ export interface components {
         /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
         StreamDestination: {
             /**
-             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: not delivered yet (gzip NDJSON objects with signed hourly manifests).
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one).
              * @enum {unknown}
              */
             kind: "webhook" | "splunk_hec" | "s3";
@@ -759,7 +759,7 @@ export interface components {
         /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
         StreamDestinationView: {
             /**
-             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: not delivered yet (gzip NDJSON objects with signed hourly manifests).
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one).
              * @enum {unknown}
              */
             kind: "webhook" | "splunk_hec" | "s3";
@@ -770,7 +770,7 @@ export interface components {
                 [key: string]: string;
             };
             /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
-            secret?: string | "****" | unknown;
+            secret?: string;
             /** @description splunk_hec: the collector's token (a GUID). */
             token?: string;
             /** @description splunk_hec: the index to write to (the token's default when empty). */

@@ -5,6 +5,7 @@ import { zones } from "../time";
 export const views = (phone: boolean) => [
   { value: "events", label: "Events" }, { value: "operator", label: phone ? "Operator" : "Operator accesses" },
   { value: "exports", label: "Exports" }, { value: "periodic", label: phone ? "Periodic" : "Periodic exports" },
+  { value: "streams", label: "Streams" },
 ];
 
 /** ZonePicker chooses the zone every time is shown in. */
