@@ -1,6 +1,7 @@
 package streaming
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"sync"
@@ -28,10 +29,13 @@ type Runner struct {
 	// Owner names this replica in leases, each held for Lease.
 	Owner string
 	Lease time.Duration
-	// Workers bounds the streams delivered at once.
+	// Workers bounds the streams delivered at once (DefaultWorkers when
+	// 0).
 	Workers int
-	// Budget bounds the batches one stream sends before the others get a
-	// turn in a pass.
+	// Budget bounds the batches one stream sends in a turn
+	// (DefaultBudget when 0): a stream that always has more to send (a
+	// steady load) would otherwise hold its worker while others wait for
+	// one. A turn that ends starts the next pass at once.
 	Budget int
 	Log    *slog.Logger
 	// Alert, when set, tells a stream's admins it has failed for
@@ -47,6 +51,8 @@ type Runner struct {
 	// (DefaultS3Every when 0).
 	S3Every time.Duration
 
+	wake    chan struct{} // a turn ended: pass again now
+
 	mu      sync.Mutex
 	behind  map[audit.StreamKey]time.Time // when each S3 stream was first seen behind
 	running map[audit.StreamKey]bool
@@ -60,9 +66,17 @@ type backoff struct {
 	until    time.Time
 }
 
-// Run runs a pass every interval until ctx ends, then waits for the
-// deliveries under way.
+// Defaults of a Runner.
+const (
+	DefaultWorkers = 16
+	DefaultBudget  = 3
+)
+
+// Run runs a pass every interval, and at once when a stream's turn ends
+// (so that a stream waiting for a worker gets it then), until ctx ends;
+// then it waits for the deliveries under way.
 func (r *Runner) Run(ctx context.Context, every time.Duration) {
+	r.init()
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -74,6 +88,7 @@ func (r *Runner) Run(ctx context.Context, every time.Duration) {
 			r.wg.Wait()
 			return
 		case <-t.C:
+		case <-r.wake:
 		}
 	}
 }
@@ -113,6 +128,7 @@ func (r *Runner) init() {
 	defer r.mu.Unlock()
 	if r.running == nil {
 		r.running, r.waiting, r.behind = map[audit.StreamKey]bool{}, map[audit.StreamKey]backoff{}, map[audit.StreamKey]time.Time{}
+		r.wake = make(chan struct{}, 1)
 	}
 }
 
@@ -142,7 +158,7 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 	case r.running[key], st.State == audit.StreamPaused, r.waiting[key].until.After(now), r.gathering(&st, size, now),
 		st.LeaseOwner != "" && st.LeaseOwner != r.Owner && st.LeaseUntil.After(now),
 		st.Cursor >= size && st.Health.BehindSince.IsZero() && r.Streamer.dueParked(&st) == nil,
-		len(r.running) >= max(r.Workers, 1):
+		len(r.running) >= cmp.Or(r.Workers, DefaultWorkers):
 		return nil
 	}
 	r.running[key] = true
@@ -153,6 +169,10 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 		r.mu.Lock()
 		delete(r.running, key)
 		r.mu.Unlock()
+		select {
+		case r.wake <- struct{}{}:
+		default: // a pass is due already
+		}
 		if err != nil && ctx.Err() == nil && audit.ErrorCode(err) != audit.ECONFLICT {
 			r.Log.Warn("streams: delivery stopped; retried next pass", "tenant", st.TenantID, "stream", st.ID, "err", err)
 		}
@@ -218,7 +238,7 @@ func (r *Runner) deliver(ctx context.Context, st audit.Stream, size uint64) erro
 	if err := s.Streams.PutStream(ctx, &st); err != nil {
 		return err
 	}
-	for i := 0; i < max(r.Budget, 1) && ctx.Err() == nil; i++ {
+	for i := 0; i < cmp.Or(r.Budget, DefaultBudget) && ctx.Err() == nil; i++ {
 		now := s.Now()
 		if err := st.Claim(r.Owner, now, r.Lease); err != nil { // renewed with the step's write
 			return err

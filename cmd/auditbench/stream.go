@@ -89,7 +89,7 @@ func streamThroughput(ctx context.Context, e *env, rig *streamRig, kind, topic s
 
 func throughputRows(n int, rates, cpu map[string][]float64, runs int) []result {
 	method := fmt.Sprintf("%d generated events of 10 tenants (the indexer row's), stored in Elasticsearch and sealed into the tenants' logs beforehand. "+
-		"Each run creates one new stream per tenant from leaf 0 and runs one `streaming.Runner` in-process as `auditlog stream` does (8 streams at a time, batches of 500 leaves; "+
+		"Each run creates one new stream per tenant from leaf 0 and runs one `streaming.Runner` in-process as `auditlog stream` does (16 streams at a time, three batches of 500 leaves a turn; "+
 		"S3 batches of 1,000 into the test S3 server, an object and its hour's signed manifest each) until every cursor is at its log's size: events delivered over that time. "+
 		"The webhook is an HTTPS server in the same process that decodes each batch and answers 204 (its CPU counts in the figure). "+
 		"Side by side in the same run: `indexer.Indexer` in-process consuming the same %d events from Kafka into a new prefix (the indexer row's method). "+

@@ -166,7 +166,7 @@ func (r *streamRig) streams(ctx context.Context, kind string, fromEnd bool) ([]*
 
 // runner is a replica of `auditlog stream` as it runs by default.
 func (r *streamRig) runner() *streaming.Runner {
-	return &streaming.Runner{Streamer: r.streamer, Owner: uniq("bench"), Lease: 30 * time.Second, Workers: 8, Budget: 20,
+	return &streaming.Runner{Streamer: r.streamer, Owner: uniq("bench"), Lease: 30 * time.Second,
 		S3Every: time.Millisecond, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 

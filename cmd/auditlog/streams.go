@@ -58,7 +58,7 @@ func (b *binder) streams(c *Config, serve bool) {
 		"how long an S3 stream gathers events for one object (or 1,000 leaves of the log, whichever comes first)")
 	b.duration(&s.Lease, "stream-lease", "AUDITLOG_STREAM_LEASE", 30*time.Second, "how long a replica holds a stream without renewing it (a dead replica's streams move after it)")
 	b.duration(&s.Timeout, "stream-timeout", "AUDITLOG_STREAM_TIMEOUT", 30*time.Second, "time limit of one delivery request")
-	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", 8, "streams one replica delivers at once")
+	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", streaming.DefaultWorkers, "streams one replica delivers at once")
 	b.int(&s.Batch, "stream-batch", "AUDITLOG_STREAM_BATCH", 500, "leaves of the log one batch covers at most")
 }
 
@@ -177,7 +177,7 @@ func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 	}
 	host, _ := os.Hostname()
 	r := &streaming.Runner{Streamer: st, Owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]), Lease: s.Lease,
-		Workers: s.Workers, Budget: 20, S3Every: s.S3Every, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
+		Workers: s.Workers, S3Every: s.S3Every, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
 		Alert: mailer.NotifyStream}
 	m.background(ctx, "streams", func(bg context.Context) { r.Run(bg, s.Every) })
 	m.Logger.Info("streams delivered by this process", "owner", r.Owner, "every", s.Every, "lease", s.Lease, "allow_private", s.AllowPrivate)
