@@ -99,7 +99,7 @@ type Stream struct {
 	// default).
 	Notify []string `json:"notify,omitempty"`
 	State  string   `json:"state"`
-	Reason string            `json:"reason,omitempty"`
+	Reason string   `json:"reason,omitempty"`
 	// Cursor is the next leaf index of the tenant's log to deliver.
 	Cursor uint64 `json:"cursor"`
 	// Parked are ranges the destination rejected (a 4xx other than

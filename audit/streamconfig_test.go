@@ -42,4 +42,3 @@ func TestStreamConfigRoundTrip(t *testing.T) {
 		t.Fatalf("a refused change changed the stream: %+v", s)
 	}
 }
-

@@ -51,7 +51,7 @@ type Runner struct {
 	// (DefaultS3Every when 0).
 	S3Every time.Duration
 
-	wake    chan struct{} // a turn ended: pass again now
+	wake chan struct{} // a turn ended: pass again now
 
 	mu      sync.Mutex
 	behind  map[audit.StreamKey]time.Time // when each S3 stream was first seen behind
