@@ -42,10 +42,7 @@ func (s *Server) changeStream(c *gin.Context, action audit.Action, operation str
 			writeError(c, s.deps.Logger, err)
 			return
 		}
-		if operation != "" {
-			c.Set("streamOperation", operation)
-		}
-		if err := s.recordStream(c, action, &before, &st); err != nil {
+		if err := s.recordStream(c, action, operation, &before, &st); err != nil {
 			writeError(c, s.deps.Logger, err)
 			return
 		}
@@ -71,10 +68,11 @@ type streamRecord struct {
 }
 
 // recordStream writes the record of a change of a stream from before to
-// after (nil before: created; nil after: deleted) in the tenant's log.
-// One change of one revision is one record: a retried compare-and-set
-// of the same change writes it once.
-func (s *Server) recordStream(c *gin.Context, action audit.Action, before, after *audit.Stream) error {
+// after (nil before: created; nil after: deleted) in the tenant's log,
+// the state and cursor telling a pause, a resume or a replay. One change
+// of one revision is one record: a retried compare-and-set of the same
+// change (operation names it) writes it once.
+func (s *Server) recordStream(c *gin.Context, action audit.Action, operation string, before, after *audit.Stream) error {
 	id, rev := "", ""
 	rec := func(st *audit.Stream) []byte {
 		if st == nil {
@@ -87,16 +85,9 @@ func (s *Server) recordStream(c *gin.Context, action audit.Action, before, after
 		rev = before.Rev
 	}
 	b, a := rec(before), rec(after)
-	var details map[string]any
-	if op := c.GetString("streamOperation"); op != "" {
-		details = map[string]any{"operation": op}
-	}
-	e := s.selfEvent(c, action, audit.Resource{Type: audit.ResourceAuditStream, ID: id}, details)
+	e := s.selfEvent(c, action, audit.Resource{Type: audit.ResourceAuditStream, ID: id}, nil)
 	e.Before, e.After = b, a
-	if details == nil {
-		e.After = a
-	}
-	e.ID = audit.DerivedID("stream-change", principalOf(c).TenantID, id, rev, string(action), c.GetString("streamOperation"), string(b), string(a))
+	e.ID = audit.DerivedID("stream-change", principalOf(c).TenantID, id, rev, string(action), operation, string(b), string(a))
 	return s.writeSelfOnce(c, e)
 }
 
@@ -124,8 +115,7 @@ func (s *Server) replayStream(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	c.Set("streamOperation", "replay from "+strconv.FormatUint(*b.From, 10))
-	s.changeStream(c, audit.ActionUpdate, "", func(st *audit.Stream) error { return st.Replay(*b.From, s.deps.Now()) })
+	s.changeStream(c, audit.ActionUpdate, "replay from "+strconv.FormatUint(*b.From, 10), func(st *audit.Stream) error { return st.Replay(*b.From, s.deps.Now()) })
 }
 
 // leafSince is the first leaf of the events at or after t: the least

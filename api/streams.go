@@ -168,7 +168,7 @@ func (s *Server) createStream(c *gin.Context) {
 		st, err = audit.NewStream(p.TenantID, sc, p.Email, s.streams.Rules, s.streams.Secret, s.deps.Now())
 	}
 	if err == nil {
-		err = s.recordStream(c, audit.ActionCreate, nil, &st)
+		err = s.recordStream(c, audit.ActionCreate, "", nil, &st)
 	}
 	if err == nil {
 		err = s.streams.Store.PutStream(c.Request.Context(), &st)
@@ -204,7 +204,7 @@ func (s *Server) deleteStream(c *gin.Context) {
 	ctx, tenant, id := c.Request.Context(), principalOf(c).TenantID, c.Param("id")
 	st, err := s.streams.Store.Stream(ctx, tenant, id)
 	if err == nil {
-		err = s.recordStream(c, audit.ActionDelete, &st, nil)
+		err = s.recordStream(c, audit.ActionDelete, "", &st, nil)
 	}
 	if err == nil {
 		err = s.streams.Store.DeleteStream(ctx, tenant, id)

@@ -43,8 +43,6 @@ type Runner struct {
 	Alert func(ctx context.Context, st audit.Stream, failing bool) error
 	// Observed, when set, is told each stream's state and lag every pass.
 	Observed func(st audit.Stream, lag audit.StreamLag)
-	// Counted, when set, is told what each step delivered or failed.
-	Counted func(st *audit.Stream, res Result)
 	// Metrics, when set, are kept up to date.
 	Metrics *Metrics
 	// S3Every is how long an S3 stream gathers leaves for an object
@@ -142,11 +140,12 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 		return err
 	}
 	size := uint64(ls.Size)
+	lag := st.Lag(size, now)
 	if r.Observed != nil {
-		r.Observed(st, st.Lag(size, now))
+		r.Observed(st, lag)
 	}
 	if r.Metrics != nil {
-		r.Metrics.Observe(st, st.Lag(size, now))
+		r.Metrics.Observe(st, lag)
 	}
 	if err := r.alert(ctx, &st, now); err != nil {
 		return err
@@ -202,11 +201,7 @@ func (r *Runner) gathering(st *audit.Stream, size uint64, now time.Time) bool {
 		}
 		since = r.behind[key]
 	}
-	every := r.S3Every
-	if every == 0 {
-		every = DefaultS3Every
-	}
-	return size-st.Cursor < audit.MaxEventIDs && now.Sub(since) < every && r.Streamer.dueParked(st) == nil
+	return size-st.Cursor < audit.MaxEventIDs && now.Sub(since) < cmp.Or(r.S3Every, DefaultS3Every) && r.Streamer.dueParked(st) == nil
 }
 
 // alert gives st's alert when one is due, once: the write at st's
@@ -247,9 +242,6 @@ func (r *Runner) deliver(ctx context.Context, st audit.Stream, size uint64) erro
 		res, err := s.Step(ctx, &st)
 		if err != nil {
 			return err
-		}
-		if r.Counted != nil {
-			r.Counted(&st, res)
 		}
 		if r.Metrics != nil {
 			r.Metrics.Count(&st, res)

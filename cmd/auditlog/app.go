@@ -384,13 +384,20 @@ func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jo
 	if err != nil {
 		return nil, nil, err
 	}
-	host, _ := os.Hostname()
 	svc := export.New(export.Config{
 		Workers: ec.Workers, MaxActivePerTenant: ec.MaxActive, Expiry: ec.Expiry, Lease: ec.Lease, Poll: ec.Poll,
 		MaxAttempts: ec.Attempts, RetryDelay: ec.RetryDelay, TempDir: filepath.Join(dir, "tmp"),
-		Worker: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]),
+		Worker: replicaName(),
 	}, export.Deps{Scanner: scanner, Jobs: jobs, Files: files, Notifier: notifier, Logger: m.Logger, Registry: m.Registry})
 	return svc, ready, nil
+}
+
+// replicaName names this process where replicas take work by lease (the
+// export jobs, the streams): its host, its pid, and a random part, so
+// that a restarted process with a reused pid is another replica.
+func replicaName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18])
 }
 
 // mailer returns the notifier of export jobs: SMTP when a host is

@@ -140,8 +140,8 @@ func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs aud
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
 }
 
-// streamDeps are the API's streams over st, and the runner when this
-// process delivers (AUDITLOG_STREAM_RUN).
+// startStreams returns the API's streams over store, and starts the
+// delivery when this process delivers (AUDITLOG_STREAM_RUN).
 func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.LogStore) (api.StreamDeps, error) {
 	s := m.Config.Streams
 	if logs == nil {
@@ -175,8 +175,7 @@ func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 	if err != nil {
 		return err
 	}
-	host, _ := os.Hostname()
-	r := &streaming.Runner{Streamer: st, Owner: fmt.Sprintf("%s/%d/%s", host, os.Getpid(), audit.NewID()[10:18]), Lease: s.Lease,
+	r := &streaming.Runner{Streamer: st, Owner: replicaName(), Lease: s.Lease,
 		Workers: s.Workers, S3Every: s.S3Every, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
 		Alert: mailer.NotifyStream}
 	m.background(ctx, "streams", func(bg context.Context) { r.Run(bg, s.Every) })
