@@ -27,7 +27,7 @@ func benchStream(ctx context.Context, e *env) ([]result, error) {
 	if err := rig.write(ctx, events); err != nil {
 		return nil, err
 	}
-	if err := rig.sealAll(ctx); err != nil {
+	if _, _, err := sealAll(ctx, rig.store, 5000); err != nil {
 		return nil, err
 	}
 	events = nil

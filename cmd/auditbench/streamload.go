@@ -44,12 +44,15 @@ func steadyLoad(ctx context.Context, rig *streamRig, rate int, accepted func(ids
 
 // background runs the sealer and a streamer replica as serve and
 // `auditlog stream` run them (every second), until the returned stop.
-func (r *streamRig) background(ctx context.Context) (stop func()) {
+func (r *streamRig) background(ctx context.Context) (stop func(), err error) {
+	stopSealer, err := runSealer(ctx, r.store)
+	if err != nil {
+		return nil, err
+	}
 	bg, cancel := context.WithCancel(ctx)
-	done := make(chan struct{}, 2)
-	go func() { r.sealer.Run(bg); done <- struct{}{} }()
-	go func() { r.runner().Run(bg, time.Second); done <- struct{}{} }()
-	return func() { cancel(); <-done; <-done }
+	done := make(chan struct{})
+	go func() { defer close(done); r.runner().Run(bg, time.Second) }()
+	return func() { cancel(); <-done; stopSealer() }, nil
 }
 
 // streamLatency measures, run by run, the time from an event's
@@ -69,7 +72,10 @@ func streamLatency(ctx context.Context, e *env, rig *streamRig) ([]result, error
 		rig.recv.mu.Lock()
 		rig.recv.arrivals = map[string]time.Time{}
 		rig.recv.mu.Unlock()
-		stop := rig.background(ctx)
+		stop, err := rig.background(ctx)
+		if err != nil {
+			return nil, err
+		}
 		lctx, cancel := context.WithTimeout(ctx, d)
 		err = steadyLoad(lctx, rig, rate, func(ids []string, at time.Time) {
 			for _, id := range ids {
@@ -165,7 +171,10 @@ func streamCatchUp(ctx context.Context, e *env, rig *streamRig) (result, error) 
 		return result{}, err
 	}
 	defer func() { _ = deleteStreams(ctx, rig, streams) }()
-	stop := rig.background(ctx)
+	stop, err := rig.background(ctx)
+	if err != nil {
+		return result{}, err
+	}
 	defer stop()
 	lctx, cancel := context.WithCancel(ctx)
 	defer cancel()

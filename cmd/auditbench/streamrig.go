@@ -19,7 +19,6 @@ import (
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/s3stream"
-	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/webhook"
 )
@@ -72,12 +71,10 @@ type streamRig struct {
 	recv     *benchReceiver
 	hook     *httptest.Server
 	streamer *streaming.Streamer
-	sealer   *seal.Sealer
 	bucket   string
 }
 
-// newStreamRig builds a rig on a fresh store of tenants, its log sealed
-// by an in-process sealer, the webhook on an in-process TLS server and S3
+// newStreamRig builds a rig on a fresh store of tenants, the webhook on an in-process TLS server and S3
 // on the test S3 server.
 func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig, error) {
 	store, err := freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{Log: true})
@@ -85,8 +82,7 @@ func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig
 		return nil, err
 	}
 	_, priv, _ := ed25519.GenerateKey(nil)
-	r := &streamRig{store: store, tenants: tenants, recv: &benchReceiver{}, bucket: uniq("bench-streams"),
-		sealer: seal.New(seal.Config{Origin: "auditlog.bench", Every: time.Second}, seal.Deps{Store: store, Key: priv})}
+	r := &streamRig{store: store, tenants: tenants, recv: &benchReceiver{}, bucket: uniq("bench-streams")}
 	r.hook = httptest.NewTLSServer(r.recv)
 	hook := webhook.NewClient(true, 30*time.Second)
 	hook.HTTP.Transport.(*http.Transport).TLSClientConfig = r.hook.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
@@ -120,19 +116,6 @@ func (r *streamRig) write(ctx context.Context, events []audit.Event) error {
 		}
 	}
 	return nil
-}
-
-// sealAll seals every stored event.
-func (r *streamRig) sealAll(ctx context.Context) error {
-	for {
-		n, err := r.sealer.Round(ctx)
-		if err != nil && audit.ErrorCode(err) != audit.ECONFLICT {
-			return err
-		}
-		if n == 0 {
-			return nil
-		}
-	}
 }
 
 // streams creates a stream of kind per tenant, from leaf from of each
