@@ -41,10 +41,9 @@ const (
 	FormatOCSF  = "ocsf"  // OCSF 1.x classes (API Activity, Account Change, Authentication)
 )
 
-// StreamFormats lists the formats a stream can deliver. OCSF joins it
-// with its mapping (a documented table, a test per event type, validated
-// against the OCSF schema); until then a stream asking for it is refused.
-var StreamFormats = []string{FormatEvent}
+// StreamFormats lists the formats a stream can deliver (the OCSF mapping
+// is package ocsf's, its table in docs/streams.md).
+var StreamFormats = []string{FormatEvent, FormatOCSF}
 
 // Stream states.
 const (

@@ -53,22 +53,35 @@ func body(d audit.StreamDestination, b webhook.Batch) ([]byte, error) {
 	enc := json.NewEncoder(&buf)
 	for _, e := range b.Events {
 		var ts struct {
-			Timestamp time.Time `json:"timestamp"`
+			Timestamp time.Time `json:"timestamp"` // the event JSON's, a test event's
+			Time      int64     `json:"time"`      // OCSF's, in milliseconds
 		}
 		if err := json.Unmarshal(e.Event, &ts); err != nil {
 			return nil, err
+		}
+		if ts.Time != 0 {
+			ts.Timestamp = time.UnixMilli(ts.Time)
 		}
 		fields := map[string]any{"tenant_id": b.TenantID, "stream_id": b.StreamID, "leaf_index": e.LeafIndex}
 		if b.Test {
 			fields = map[string]any{"tenant_id": b.TenantID, "stream_id": b.StreamID, "test": true}
 		}
-		err := enc.Encode(event{Time: float64(ts.Timestamp.UnixMilli()) / 1000, Source: "auditlog", Sourcetype: "auditlog:event", Index: d.Index, Event: e.Event,
+		err := enc.Encode(event{Time: float64(ts.Timestamp.UnixMilli()) / 1000, Source: "auditlog", Sourcetype: sourcetype(b.Format), Index: d.Index, Event: e.Event,
 			Fields: fields})
 		if err != nil {
 			return nil, err
 		}
 	}
 	return buf.Bytes(), nil
+}
+
+// sourcetype names the events' format for Splunk: auditlog:event, or
+// auditlog:ocsf for OCSF.
+func sourcetype(format string) string {
+	if format == audit.FormatOCSF {
+		return "auditlog:ocsf"
+	}
+	return "auditlog:event"
 }
 
 // Channel is the request channel of a stream: one per stream, derived,

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/ocsf"
 	"github.com/auditlog/auditlog/webhook"
 )
 
@@ -19,7 +20,7 @@ import (
 // deleted is a leaf without an event: the range covers it, no entry
 // carries it.
 func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) (webhook.Batch, error) {
-	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, From: from, To: from}
+	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: from, To: from}
 	n := min(max(s.BatchSize, 1), audit.MaxEventIDs)
 	if st.Destination.Kind == audit.StreamS3 {
 		n = audit.MaxEventIDs // an object per batch: as few objects as a batch allows
@@ -44,7 +45,7 @@ func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) 
 		if !ok {
 			continue
 		}
-		raw, err := encode(st, e)
+		raw, err := encode(st, e, uint64(l.Index))
 		if err != nil {
 			return b, err
 		}
@@ -85,11 +86,15 @@ func (s *Streamer) events(ctx context.Context, st *audit.Stream, ids []string) (
 	}
 }
 
-// encode is e in the stream's format (the API's Event JSON), its
-// personal fields hashed or dropped as the stream's Mask says. A hash is
-// keyed by the stream's id: equal values match within a stream, and
-// cannot be looked up from a list of known e-mails without it.
-func encode(st *audit.Stream, e audit.Event) (json.RawMessage, error) {
+// encode is e, the leaf at index leaf of the tenant's log, in the
+// stream's format (the API's Event JSON, or OCSF), its personal fields
+// hashed or dropped as the stream's Mask says. A hash is keyed by the
+// stream's id: equal values match within a stream, and cannot be looked
+// up from a list of known e-mails without it.
+func encode(st *audit.Stream, e audit.Event, leaf uint64) (json.RawMessage, error) {
+	if st.Format == audit.FormatOCSF {
+		return ocsf.Encode(masked(st, e), leaf)
+	}
 	raw, err := json.Marshal(e)
 	if err != nil || len(st.Mask) == 0 {
 		return raw, err
@@ -107,10 +112,31 @@ func encode(st *audit.Stream, e audit.Event) (json.RawMessage, error) {
 		case mode == audit.MaskDrop:
 			delete(actor, key)
 		case mode == audit.MaskHash:
-			m := hmac.New(sha256.New, []byte(st.ID))
-			m.Write([]byte(v))
-			actor[key] = "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+			actor[key] = hash(st, v)
 		}
 	}
 	return json.Marshal(doc)
+}
+
+// masked is e with its actor's fields hashed or emptied as the stream's
+// Mask says (an empty field is left out of OCSF).
+func masked(st *audit.Stream, e audit.Event) audit.Event {
+	fields := map[string]*string{"actor.email": &e.Actor.Email, "actor.ip": &e.Actor.IP, "actor.userAgent": &e.Actor.UserAgent, "actor.id": &e.Actor.ID}
+	for field, mode := range st.Mask {
+		p, ok := fields[field]
+		switch {
+		case !ok || *p == "":
+		case mode == audit.MaskDrop:
+			*p = ""
+		case mode == audit.MaskHash:
+			*p = hash(st, *p)
+		}
+	}
+	return e
+}
+
+func hash(st *audit.Stream, v string) string {
+	m := hmac.New(sha256.New, []byte(st.ID))
+	m.Write([]byte(v))
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
 }

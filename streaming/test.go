@@ -26,7 +26,7 @@ func (s *Streamer) Test(ctx context.Context, st audit.Stream) (outcome, reason s
 	now := s.Now().UTC()
 	raw, _ := json.Marshal(TestEvent{Test: true, Timestamp: now, TenantID: st.TenantID, StreamID: st.ID,
 		Message: "a test delivery of stream " + st.Name + ": not an event of the audit log"})
-	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, From: st.Cursor, To: st.Cursor, Test: true,
+	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: st.Cursor, To: st.Cursor, Test: true,
 		Events: []webhook.Entry{{LeafIndex: st.Cursor, Event: raw}}}
 	o, _, reason, err := s.send(ctx, &st, b)
 	if err != nil && reason == "" {

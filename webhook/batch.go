@@ -14,8 +14,11 @@ import (
 // repeat as indexes it has. Checkpoint, when set, is the signed checkpoint
 // (the note's text) of a tree that holds the whole range.
 type Batch struct {
-	TenantID   string  `json:"tenantId"`
-	StreamID   string  `json:"streamId"`
+	TenantID string `json:"tenantId"`
+	StreamID string `json:"streamId"`
+	// Format is the stream's format: "event" (the API's event JSON) or
+	// "ocsf"; a test delivery's event is in neither.
+	Format     string  `json:"format"`
 	From       uint64  `json:"from"`
 	To         uint64  `json:"to"`
 	Events     []Entry `json:"events"`

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"compress/gzip"
+	"context"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -19,6 +21,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
+	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/webhook"
 )
 
@@ -129,7 +132,7 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	if err := json.Unmarshal(body, &st); code != 201 || err != nil {
 		t.Fatalf("create: %d %s", code, body)
 	}
-	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Lake","destination":{"kind":"s3","bucket":"`+lake+`","prefix":"lake"},"filter":"-action:access"}`))
+	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Lake","format":"ocsf","destination":{"kind":"s3","bucket":"`+lake+`","prefix":"lake"},"filter":"-action:access"}`))
 	var lakeStream api.StreamView
 	if err := json.Unmarshal(body, &lakeStream); code != 201 || err != nil {
 		t.Fatalf("create the S3 stream: %d %s", code, body)
@@ -208,6 +211,7 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		env(s3vars), &out, &out); code != 0 || !strings.HasSuffix(out.String(), "\nok\n") {
 		t.Fatalf("stream check: exit %d\n%s", code, out.String())
 	}
+	ocsfInBucket(t, s3env, lake, "lake/", demoTenant)
 	// Every deliverer reports the stream's lag and state.
 	for _, d := range deliverers {
 		_, metrics := client{t, "http://" + d.Addr()}.do("GET", "/metrics", "", nil)
@@ -215,5 +219,59 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		if !strings.Contains(string(metrics), want) || !strings.Contains(string(metrics), "auditlog_stream_lag_events{") {
 			t.Fatalf("/metrics of %s lacks %s", d.Addr(), want)
 		}
+	}
+}
+
+// ocsfInBucket reads the objects an S3 stream in the OCSF format wrote
+// under prefix: every line is a leaf index and an OCSF event of the
+// tenant (one of the three classes) whose metadata.sequence is that index.
+func ocsfInBucket(t *testing.T, env testenv.S3Env, bucket, prefix, tenant string) {
+	t.Helper()
+	ctx := context.Background()
+	files, err := s3.Open(ctx, s3.Config{Endpoint: env.Endpoint, Bucket: bucket, AccessKey: env.AccessKey, SecretKey: env.SecretKey, PathStyle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := files.List(ctx, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, k := range keys {
+		if !strings.HasSuffix(k, ".ndjson.gz") {
+			continue
+		}
+		r, err := files.Open(ctx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec := json.NewDecoder(zr)
+		for dec.More() {
+			var line struct {
+				LeafIndex uint64 `json:"leafIndex"`
+				Event     struct {
+					ClassUID int `json:"class_uid"`
+					Metadata struct {
+						TenantUID string `json:"tenant_uid"`
+						Sequence  uint64 `json:"sequence"`
+					} `json:"metadata"`
+				} `json:"event"`
+			}
+			if err := dec.Decode(&line); err != nil {
+				t.Fatalf("%s: %v", k, err)
+			}
+			if e := line.Event; (e.ClassUID != 3001 && e.ClassUID != 3002 && e.ClassUID != 6003) || e.Metadata.TenantUID != tenant || e.Metadata.Sequence != line.LeafIndex {
+				t.Fatalf("%s: leaf %d is no OCSF event of %s: %+v", k, line.LeafIndex, tenant, e)
+			}
+			n++
+		}
+		r.Close()
+	}
+	if n == 0 {
+		t.Fatalf("no OCSF event under %s", prefix)
 	}
 }

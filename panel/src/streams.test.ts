@@ -9,6 +9,8 @@ describe("streams", () => {
       filter: "-action:access", notify: ["a@x.example", "b@x.example"] });
     expect(configOf({ ...f, kind: "s3", bucket: "lake" }).destination).toEqual({ kind: "s3", bucket: "lake" });
     expect(configOf({ ...f, kind: "webhook", secret: "" }).destination).toEqual({ kind: "webhook", url: "https://s.example.com:8088" });
+    expect(configOf({ ...f, format: "ocsf" }).format).toBe("ocsf");
+    expect(fieldErrors([{ field: "format", message: "want one of event, ocsf" }])).toEqual({ format: "want one of event, ocsf" });
   });
   it("puts each of the API's errors on its field", () => {
     expect(fieldErrors([{ field: "destination.url", message: "must be an https:// URL" }, { field: "notify[1]", message: "want an e-mail address" },

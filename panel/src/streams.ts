@@ -6,14 +6,18 @@ import type { components } from "./api/schema";
 export type Stream = components["schemas"]["Stream"];
 export type StreamConfig = components["schemas"]["StreamConfig"];
 export type Kind = "webhook" | "splunk_hec" | "s3";
+export type Format = NonNullable<StreamConfig["format"]>;
+
+/** formatLabel names the formats a stream delivers in. */
+export const formatLabel: Record<Format, string> = { event: "Event JSON", ocsf: "OCSF 1.5.0" };
 
 /** StreamForm is what the form holds: strings, as typed. */
 export type StreamForm = {
-  name: string; kind: Kind; url: string; token: string; index: string; secret: string;
+  name: string; kind: Kind; format: Format; url: string; token: string; index: string; secret: string;
   bucket: string; prefix: string; filter: string; notify: string;
 };
 
-export const emptyForm = (): StreamForm => ({ name: "", kind: "splunk_hec", url: "", token: "", index: "", secret: "", bucket: "", prefix: "", filter: "", notify: "" });
+export const emptyForm = (): StreamForm => ({ name: "", kind: "splunk_hec", format: "event", url: "", token: "", index: "", secret: "", bucket: "", prefix: "", filter: "", notify: "" });
 
 /** configOf turns the form into the API's configuration: only the
  * destination fields of its kind, empty ones left out, the notify list
@@ -32,6 +36,7 @@ export function configOf(f: StreamForm): StreamConfig {
     } else set("secret", f.secret);
   }
   const c: StreamConfig = { name: f.name.trim(), destination: d };
+  if (f.format !== "event") c.format = f.format;
   if (f.filter.trim()) c.filter = f.filter.trim();
   const notify = f.notify.split(/[\s,]+/).filter(Boolean);
   if (notify.length) c.notify = notify;
@@ -41,7 +46,7 @@ export function configOf(f: StreamForm): StreamConfig {
 /** formField is the form's field a problem's field names ("destination.url" → url). */
 export function formField(field: string): keyof StreamForm | "other" {
   const f = field.replace(/^destination\./, "").replace(/\[\d+\]$/, "");
-  const known: (keyof StreamForm)[] = ["name", "url", "token", "index", "secret", "bucket", "prefix", "filter", "notify"];
+  const known: (keyof StreamForm)[] = ["name", "format", "url", "token", "index", "secret", "bucket", "prefix", "filter", "notify"];
   if (f === "kind") return "kind";
   return (known as string[]).includes(f) ? (f as keyof StreamForm) : "other";
 }

@@ -718,10 +718,10 @@ export interface components {
             name: string;
             destination: components["schemas"]["StreamDestination"];
             /**
-             * @description `event`: the API's event JSON (the default).
+             * @description `event`: the API's event JSON (the default); `ocsf`: OCSF 1.5.0 events (Authentication 3002, Account Change 3001, API Activity 6003; the mapping table is in docs/streams.md).
              * @enum {unknown}
              */
-            format?: "event";
+            format?: "event" | "ocsf";
             /** @description A search-language query (the `q` of `GET /api/audit-logs`, for example `-action:access`): only the events it matches are delivered; empty: every event. */
             filter?: string;
             /** @description Personal data hashed (HMAC-SHA256 keyed by the stream, so equal values still match) or dropped, per field. */
@@ -785,10 +785,10 @@ export interface components {
             name: string;
             destination: components["schemas"]["StreamDestinationView"];
             /**
-             * @description `event`: the API's event JSON (the default).
+             * @description `event`: the API's event JSON (the default); `ocsf`: OCSF 1.5.0 events (Authentication 3002, Account Change 3001, API Activity 6003; the mapping table is in docs/streams.md).
              * @enum {unknown}
              */
-            format?: "event";
+            format?: "event" | "ocsf";
             /** @description A search-language query (the `q` of `GET /api/audit-logs`, for example `-action:access`): only the events it matches are delivered; empty: every event. */
             filter?: string;
             /** @description Personal data hashed (HMAC-SHA256 keyed by the stream, so equal values still match) or dropped, per field. */

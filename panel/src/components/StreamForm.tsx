@@ -1,7 +1,7 @@
 import { Alert, Button, Code, CopyButton, Group, PasswordInput, SegmentedControl, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { api, ApiError, must } from "../api/client";
-import { configOf, emptyForm, fieldErrors, kindLabel, type Kind, type StreamForm as Form } from "../streams";
+import { configOf, emptyForm, fieldErrors, formatLabel, kindLabel, type Format, type Kind, type StreamForm as Form } from "../streams";
 import { ErrorState } from "./ErrorState";
 
 /** StreamForm creates a stream: a destination of each kind with only its
@@ -55,6 +55,12 @@ export function StreamForm({ onCreated }: { onCreated: () => void }) {
       {f.kind === "webhook" && (
         <PasswordInput label="Signing secret" description="32 to 256 bytes; empty: the service makes one and shows it once" value={f.secret} onChange={set("secret")} error={errs.secret} />
       )}
+      <Stack gap={4}>
+        <Text size="sm" fw={500}>Format</Text>
+        <SegmentedControl aria-label="Format" value={f.format} onChange={(v) => setF({ ...f, format: v as Format })}
+          data={(Object.keys(formatLabel) as Format[]).map((k) => ({ value: k, label: formatLabel[k] }))} />
+        {errs.format && <Text size="sm" c="red.8">{errs.format}</Text>}
+      </Stack>
       <TextInput label="Filter" description="The search language, for example -action:access; empty: every event" value={f.filter} onChange={set("filter")} error={errs.filter} />
       <TextInput label="Alert e-mails" description="Told when the stream has failed for an hour, and when it recovers; empty: yours" value={f.notify} onChange={set("notify")} error={errs.notify} />
       {errs.other && <Text size="sm" c="red.8">{errs.other}</Text>}

@@ -1,7 +1,7 @@
 import { Anchor, Badge, Button, Card, Group, Stack, Text, Title } from "@mantine/core";
 import { useEffect, useState } from "react";
 import { api, must } from "../api/client";
-import { kindLabel, lagText, target, type Kind, type Stream } from "../streams";
+import { formatLabel, kindLabel, lagText, target, type Format, type Kind, type Stream } from "../streams";
 import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
 import { ErrorState } from "./ErrorState";
@@ -42,7 +42,7 @@ function StreamCard({ s, reload }: { s: Stream; reload: () => void }) {
             <Badge color={stateColor[s.state]}>{s.state}</Badge>
             <Badge variant="light" tt="none">{kindLabel[s.destination.kind as Kind]}</Badge>
           </Group>
-          <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>{target(s.destination)}{s.filter ? ` · filter ${s.filter}` : ""}</Text>
+          <Text size="sm" c="dimmed" style={{ overflowWrap: "anywhere" }}>{target(s.destination)}{s.format === "ocsf" ? ` · ${formatLabel[s.format as Format]}` : ""}{s.filter ? ` · filter ${s.filter}` : ""}</Text>
           {s.reason && <Text size="sm" c={s.state === "active" ? undefined : "orange.9"} data-testid="stream-reason">{s.reason}</Text>}
           <Text size="sm" data-testid="stream-lag">{lagText(s)} · leaf {s.cursor.toLocaleString("en")} of {s.logSize.toLocaleString("en")}</Text>
           <Text size="xs" c="dimmed">
