@@ -30,10 +30,11 @@ const (
 	StreamWebhook = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
 	StreamSplunk  = "splunk_hec" // Splunk HTTP Event Collector
 	StreamS3      = "s3"         // gzip NDJSON objects and signed hourly manifests
+	StreamDatadog = "datadog"    // Datadog's logs intake (HTTP API v2)
 )
 
 // StreamKinds lists the destinations, in the order the API documents them.
-var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3}
+var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3, StreamDatadog}
 
 // Stream formats.
 const (
@@ -66,13 +67,14 @@ var StreamMaskFields = []string{"actor.email", "actor.ip", "actor.userAgent", "a
 // credentials. Secret fields are write-only: Redacted masks them.
 type StreamDestination struct {
 	Kind string `json:"kind"`
-	// Webhook and Splunk HEC: the endpoint, https only.
+	// Webhook, Splunk HEC and Datadog: the endpoint, https only.
 	URL string `json:"url,omitempty"`
 	// Webhook: headers sent with every request (their values secret), and
 	// the key of the HMAC-SHA256 signature (generated when empty).
 	Headers map[string]string `json:"headers,omitempty"`
 	Secret  string            `json:"secret,omitempty"`
-	// Splunk HEC: the token (a GUID), and the index to write to (optional).
+	// Splunk HEC: the token (a GUID), and the index to write to
+	// (optional). Datadog: the API key (32 hex digits).
 	Token string `json:"token,omitempty"`
 	Index string `json:"index,omitempty"`
 	// S3: the bucket and key prefix, on the deployment's S3 server.

@@ -21,6 +21,7 @@ func webhook() audit.Stream {
 func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 	hec := audit.StreamDestination{Kind: audit.StreamSplunk, URL: "https://hec.example.com:8088", Token: "12345678-9abc-def0-1234-56789abcdef0"}
 	s3 := audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-audit", Prefix: "streams/acme"}
+	dd := audit.StreamDestination{Kind: audit.StreamDatadog, URL: "https://http-intake.logs.datadoghq.eu/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
 	cases := []struct {
 		name  string
 		edit  func(s *audit.Stream)
@@ -29,6 +30,12 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 		{"a webhook", func(*audit.Stream) {}, ""},
 		{"Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
 		{"S3 without an S3 server", func(s *audit.Stream) { s.Destination = s3 }, "destination.kind"},
+		{"Datadog", func(s *audit.Stream) { s.Destination = dd }, ""},
+		{"a Datadog key that is no key", func(s *audit.Stream) { s.Destination = dd; s.Destination.Token = "dd-key" }, "destination.token"},
+		{"Datadog over http", func(s *audit.Stream) { s.Destination = dd; s.Destination.URL = "http://http-intake.logs.datadoghq.eu/api/v2/logs" }, "destination.url"},
+		{"a Splunk index on Datadog", func(s *audit.Stream) { s.Destination = dd; s.Destination.Index = "main" }, "destination.index"},
+		{"a webhook secret on Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Secret = strings.Repeat("s", 32) }, "destination.secret"},
+		{"headers on S3", func(s *audit.Stream) { s.Destination = s3; s.Destination.Headers = map[string]string{"A": "b"} }, "destination.headers"},
 		{"OCSF", func(s *audit.Stream) { s.Format = audit.FormatOCSF }, ""},
 		{"an unknown format", func(s *audit.Stream) { s.Format = "cef" }, "format"},
 		{"no name", func(s *audit.Stream) { s.Name = "  " }, "name"},

@@ -44,6 +44,7 @@ var reservedHeaders = []string{"content-type", "content-length", "content-encodi
 var (
 	hecToken   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	splunkIdx  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
+	datadogKey = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
 	headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
 )
 
@@ -97,11 +98,27 @@ func checkNotify(fe *fieldErrors, to []string) {
 	}
 }
 
+// streamFields are the destination fields each kind uses; any other set
+// is refused as not used by the kind.
+var streamFields = map[string][]string{
+	StreamWebhook: {"url", "headers", "secret"},
+	StreamSplunk:  {"url", "token", "index"},
+	StreamS3:      {"bucket", "prefix"},
+	StreamDatadog: {"url", "token"},
+}
+
 // check adds the problems of d to fe.
 func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
-	unused := func(field, value string) {
-		if value != "" {
-			fe.add("destination."+field, "not used by %s streams", d.Kind)
+	uses, ok := streamFields[d.Kind]
+	if !ok {
+		fe.add("destination.kind", "want one of %s", strings.Join(StreamKinds, ", "))
+		return
+	}
+	set := map[string]bool{"url": d.URL != "", "headers": len(d.Headers) > 0, "secret": d.Secret != "", "token": d.Token != "",
+		"index": d.Index != "", "bucket": d.Bucket != "", "prefix": d.Prefix != ""}
+	for _, f := range []string{"url", "headers", "secret", "token", "index", "bucket", "prefix"} {
+		if set[f] && !slices.Contains(uses, f) {
+			fe.add("destination."+f, "not used by %s streams", d.Kind)
 		}
 	}
 	switch d.Kind {
@@ -111,10 +128,6 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		if d.Secret != "" && (len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret) {
 			fe.add("destination.secret", "want %d to %d bytes, or none for one the service makes", MinStreamSecret, MaxStreamSecret)
 		}
-		unused("token", d.Token)
-		unused("index", d.Index)
-		unused("bucket", d.Bucket)
-		unused("prefix", d.Prefix)
 	case StreamSplunk:
 		checkEndpoint(fe, d.URL, rules)
 		if !hecToken.MatchString(d.Token) {
@@ -123,15 +136,14 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		if d.Index != "" && !splunkIdx.MatchString(d.Index) {
 			fe.add("destination.index", "want a Splunk index name: 1 to 80 of a-z 0-9 _ -, starting with a letter or digit")
 		}
-		if len(d.Headers) > 0 {
-			fe.add("destination.headers", "not used by %s streams", d.Kind)
+	case StreamDatadog:
+		checkEndpoint(fe, d.URL, rules)
+		if !datadogKey.MatchString(d.Token) {
+			fe.add("destination.token", "want the Datadog API key: 32 hexadecimal digits")
 		}
-		unused("secret", d.Secret)
-		unused("bucket", d.Bucket)
-		unused("prefix", d.Prefix)
 	case StreamS3:
 		if !rules.S3 {
-			fe.add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook or splunk_hec")
+			fe.add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook, splunk_hec or datadog")
 		}
 		if !validBucket(d.Bucket) {
 			fe.add("destination.bucket", "%s", bucketRule)
@@ -139,15 +151,6 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		if d.Prefix != "" && !ValidPrefix(d.Prefix) {
 			fe.add("destination.prefix", "%s", prefixRule)
 		}
-		if len(d.Headers) > 0 {
-			fe.add("destination.headers", "not used by %s streams", d.Kind)
-		}
-		unused("url", d.URL)
-		unused("secret", d.Secret)
-		unused("token", d.Token)
-		unused("index", d.Index)
-	default:
-		fe.add("destination.kind", "want one of %s", strings.Join(StreamKinds, ", "))
 	}
 }
 

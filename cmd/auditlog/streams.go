@@ -14,6 +14,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/datadog"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/s3stream"
 	"github.com/auditlog/auditlog/splunk"
@@ -119,16 +120,17 @@ func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs aud
 	s := m.Config.Streams
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
+	dd := datadog.NewClient(s.AllowPrivate, s.Timeout)
 	if s.CAFile != "" {
 		pool, err := s.pool()
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range []*http.Client{hook.HTTP, hec.HTTP} {
+		for _, c := range []*http.Client{hook.HTTP, hec.HTTP, dd.HTTP} {
 			c.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 		}
 	}
-	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec}
+	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec, audit.StreamDatadog: dd}
 	if m.Config.Export.S3Endpoint != "" {
 		key, _, err := m.signingKeys(ctx, keys)
 		if err != nil {

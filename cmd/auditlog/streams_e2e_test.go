@@ -20,6 +20,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/ddintake"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/webhook"
@@ -104,6 +105,8 @@ func TestStreamsEndToEnd(t *testing.T) {
 
 func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	hook := startSIEM(t)
+	dd := ddintake.Start("0123456789abcdef0123456789abcdef") // the same test certificate as hook's
+	t.Cleanup(dd.Close)
 	s3env := testenv.S3(t)
 	lake := testenv.Name("lake")
 	with(vars, map[string]string{"AUDITLOG_S3_ENDPOINT": s3env.Endpoint, "AUDITLOG_S3_ACCESS_KEY": s3env.AccessKey, "AUDITLOG_S3_SECRET_KEY": s3env.SecretKey,
@@ -136,6 +139,11 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	var lakeStream api.StreamView
 	if err := json.Unmarshal(body, &lakeStream); code != 201 || err != nil {
 		t.Fatalf("create the S3 stream: %d %s", code, body)
+	}
+	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Datadog","destination":{"kind":"datadog","url":"`+dd.URL+`/api/v2/logs","token":"`+dd.APIKey+`"}}`))
+	var ddStream api.StreamView
+	if err := json.Unmarshal(body, &ddStream); code != 201 || err != nil || ddStream.Destination.Token != "****" {
+		t.Fatalf("create the Datadog stream: %d %s", code, body)
 	}
 	ingestDemo(t, c, 41, 30)
 	caughtUp := func() error {
@@ -212,6 +220,27 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		t.Fatalf("stream check: exit %d\n%s", code, out.String())
 	}
 	ocsfInBucket(t, s3env, lake, "lake/", demoTenant)
+	// The Datadog stream delivered every leaf of the log, each its
+	// tenant's.
+	testenv.Eventually(t, 60*time.Second, func() error {
+		var v api.StreamView
+		_, body := c.do("GET", "/api/streams/"+ddStream.ID, tok, nil)
+		if err := json.Unmarshal(body, &v); err != nil || v.Cursor == 0 || v.Cursor != v.LogSize {
+			return fmt.Errorf("the Datadog stream: %s", body)
+		}
+		items, _ := dd.Items()
+		leaves := map[float64]bool{}
+		for _, it := range items {
+			if it["tenant_id"] != demoTenant {
+				t.Fatalf("a log item of %v", it["tenant_id"])
+			}
+			leaves[it["leaf_index"].(float64)] = true
+		}
+		if uint64(len(leaves)) != v.LogSize {
+			return fmt.Errorf("Datadog holds %d leaves of %d", len(leaves), v.LogSize)
+		}
+		return nil
+	})
 	// Every deliverer reports the stream's lag and state.
 	for _, d := range deliverers {
 		_, metrics := client{t, "http://" + d.Addr()}.do("GET", "/metrics", "", nil)

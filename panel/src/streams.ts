@@ -5,7 +5,7 @@ import type { components } from "./api/schema";
 
 export type Stream = components["schemas"]["Stream"];
 export type StreamConfig = components["schemas"]["StreamConfig"];
-export type Kind = "webhook" | "splunk_hec" | "s3";
+export type Kind = "webhook" | "splunk_hec" | "s3" | "datadog";
 export type Format = NonNullable<StreamConfig["format"]>;
 
 /** formatLabel names the formats a stream delivers in. */
@@ -33,7 +33,8 @@ export function configOf(f: StreamForm): StreamConfig {
     if (f.kind === "splunk_hec") {
       set("token", f.token);
       set("index", f.index);
-    } else set("secret", f.secret);
+    } else if (f.kind === "datadog") set("token", f.token);
+    else set("secret", f.secret);
   }
   const c: StreamConfig = { name: f.name.trim(), destination: d };
   if (f.format !== "event") c.format = f.format;
@@ -75,4 +76,4 @@ export function target(d: Stream["destination"]): string {
   return d.url ?? "";
 }
 
-export const kindLabel: Record<Kind, string> = { webhook: "Webhook", splunk_hec: "Splunk HEC", s3: "S3" };
+export const kindLabel: Record<Kind, string> = { webhook: "Webhook", splunk_hec: "Splunk HEC", s3: "S3", datadog: "Datadog" };

@@ -681,11 +681,11 @@ export interface components {
         /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
         StreamDestination: {
             /**
-             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one).
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one). `datadog`: Datadog's logs intake (Logs API v2).
              * @enum {unknown}
              */
-            kind: "webhook" | "splunk_hec" | "s3";
-            /** @description webhook and splunk_hec: the endpoint, https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
+            kind: "webhook" | "splunk_hec" | "s3" | "datadog";
+            /** @description webhook, splunk_hec and datadog: the endpoint (datadog: the logs intake of the organisation's site, e.g. https://http-intake.logs.datadoghq.eu/api/v2/logs), https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
             url?: string;
             /** @description webhook: headers sent with every request (values secret); not Content-Type, Content-Length, Content-Encoding, Transfer-Encoding, Host, Connection or the signature's. */
             headers?: {
@@ -693,7 +693,7 @@ export interface components {
             };
             /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
             secret?: string | "****" | unknown;
-            /** @description splunk_hec: the collector's token (a GUID). */
+            /** @description splunk_hec: the collector's token (a GUID). datadog: the API key (32 hexadecimal digits). */
             token?: string;
             /** @description splunk_hec: the index to write to (the token's default when empty). */
             index?: string;
@@ -759,11 +759,11 @@ export interface components {
         /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
         StreamDestinationView: {
             /**
-             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one).
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one). `datadog`: Datadog's logs intake (Logs API v2).
              * @enum {unknown}
              */
-            kind: "webhook" | "splunk_hec" | "s3";
-            /** @description webhook and splunk_hec: the endpoint, https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
+            kind: "webhook" | "splunk_hec" | "s3" | "datadog";
+            /** @description webhook, splunk_hec and datadog: the endpoint (datadog: the logs intake of the organisation's site, e.g. https://http-intake.logs.datadoghq.eu/api/v2/logs), https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
             url?: string;
             /** @description webhook: headers sent with every request (values secret); not Content-Type, Content-Length, Content-Encoding, Transfer-Encoding, Host, Connection or the signature's. */
             headers?: {
@@ -771,7 +771,7 @@ export interface components {
             };
             /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
             secret?: string;
-            /** @description splunk_hec: the collector's token (a GUID). */
+            /** @description splunk_hec: the collector's token (a GUID). datadog: the API key (32 hexadecimal digits). */
             token?: string;
             /** @description splunk_hec: the index to write to (the token's default when empty). */
             index?: string;

@@ -4,6 +4,12 @@ import { api, ApiError, must } from "../api/client";
 import { configOf, emptyForm, fieldErrors, formatLabel, kindLabel, type Format, type Kind, type StreamForm as Form } from "../streams";
 import { ErrorState } from "./ErrorState";
 
+const urlLabel: Record<Kind, string> = { webhook: "Endpoint URL", splunk_hec: "Collector URL", datadog: "Logs intake URL", s3: "" };
+const urlExample: Record<Kind, string> = {
+  webhook: "https://siem.example.com/hooks/audit", splunk_hec: "https://splunk.example.com:8088/services/collector/event",
+  datadog: "https://http-intake.logs.datadoghq.com/api/v2/logs", s3: "",
+};
+
 /** StreamForm creates a stream: a destination of each kind with only its
  * fields, a filter in the search language, who is told when it fails.
  * The API's refusals show under the fields they name; a webhook secret
@@ -43,14 +49,16 @@ export function StreamForm({ onCreated }: { onCreated: () => void }) {
           <TextInput label="Key prefix" placeholder="auditlog-streams" value={f.prefix} onChange={set("prefix")} error={errs.prefix} />
         </Group>
       ) : (
-        <TextInput label={f.kind === "splunk_hec" ? "Collector URL" : "Endpoint URL"} required value={f.url} onChange={set("url")} error={errs.url}
-          placeholder={f.kind === "splunk_hec" ? "https://splunk.example.com:8088/services/collector/event" : "https://siem.example.com/hooks/audit"} />
+        <TextInput label={urlLabel[f.kind]} required value={f.url} onChange={set("url")} error={errs.url} placeholder={urlExample[f.kind]} />
       )}
       {f.kind === "splunk_hec" && (
         <Group grow>
           <PasswordInput label="HEC token" required value={f.token} onChange={set("token")} error={errs.token} />
           <TextInput label="Index" placeholder="the token's default" value={f.index} onChange={set("index")} error={errs.index} />
         </Group>
+      )}
+      {f.kind === "datadog" && (
+        <PasswordInput label="API key" description="Organization settings → API keys (32 hexadecimal digits)" required value={f.token} onChange={set("token")} error={errs.token} />
       )}
       {f.kind === "webhook" && (
         <PasswordInput label="Signing secret" description="32 to 256 bytes; empty: the service makes one and shows it once" value={f.secret} onChange={set("secret")} error={errs.secret} />

@@ -1,0 +1,120 @@
+// Package datadog delivers a stream's batches to Datadog's logs intake
+// (Logs API v2, POST /api/v2/logs, documented at
+// docs.datadoghq.com/api/latest/logs): a small documented HTTP API, so
+// written here on the streams' HTTP client rather than through Datadog's
+// generated API client, which would bring its own transport (and lose
+// the dialer that keeps streams off private addresses).
+//
+// Each event is a log item: its event (in the stream's format) under
+// "event", the tenant, stream and leaf index as attributes and tags,
+// the event's time as "timestamp", and a one-line "message". A batch goes
+// in gzip requests of at most 1,000 items and 5 MB uncompressed (the
+// intake's limits), one after the other; it is accepted when every
+// request was, and sent again whole otherwise (a receiver deduplicates
+// by leaf_index, as with every destination).
+package datadog
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// The intake's limits a request stays within.
+const (
+	MaxItems = 1000
+	MaxBytes = 5 << 20
+)
+
+// Client sends batches to Datadog.
+type Client struct {
+	HTTP *http.Client
+	Now  func() time.Time
+}
+
+// NewClient returns a Client on the streams' HTTP client.
+func NewClient(allowPrivate bool, timeout time.Duration) *Client {
+	return &Client{HTTP: webhook.HTTPClient(allowPrivate, timeout), Now: time.Now}
+}
+
+// Send posts b's events to d's intake URL with d's API key (Token), and
+// says what the answers mean (webhook.Classify: 403 refuses the key, 429
+// and 5xx are retried). err is set when no answer came or the batch could
+// not be encoded.
+func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+	chunks, err := requests(b)
+	if err != nil {
+		return webhook.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Datadog")
+	}
+	for _, body := range chunks {
+		if o, wait, reason, err := c.post(ctx, d, body); o != webhook.Accepted {
+			return o, wait, reason, err
+		}
+	}
+	return webhook.Accepted, 0, "", nil
+}
+
+func (c *Client) post(ctx context.Context, d audit.StreamDestination, body []byte) (webhook.Outcome, time.Duration, string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
+	if err != nil {
+		return webhook.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the intake's URL")
+	}
+	req.Header.Set("DD-API-KEY", d.Token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return webhook.Retry, 0, "no answer from Datadog: " + err.Error(), err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+	o, wait := webhook.Classify(res.StatusCode, res.Header.Get("Retry-After"), c.Now())
+	if o != webhook.Accepted {
+		return o, wait, fmt.Sprintf("%s from Datadog: %s", res.Status, bytes.TrimSpace(raw)), nil
+	}
+	return o, 0, "", nil
+}
+
+// requests is b as gzip request bodies, each a JSON array of at most
+// MaxItems items and MaxBytes before compression.
+func requests(b webhook.Batch) ([][]byte, error) {
+	var out [][]byte
+	var cur [][]byte
+	size := 2
+	flush := func() error {
+		if len(cur) == 0 {
+			return nil
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write([]byte("["))
+		_, _ = zw.Write(bytes.Join(cur, []byte(",")))
+		_, _ = zw.Write([]byte("]"))
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		out, cur, size = append(out, buf.Bytes()), nil, 2
+		return nil
+	}
+	for _, e := range b.Events {
+		it, err := json.Marshal(item(b, e))
+		if err != nil {
+			return nil, err
+		}
+		if len(cur) == MaxItems || size+len(it)+1 > MaxBytes {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		cur, size = append(cur, it), size+len(it)+1
+	}
+	return out, flush()
+}
