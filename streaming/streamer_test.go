@@ -14,8 +14,10 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/splunk"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
@@ -92,6 +94,32 @@ func sealedStore(t *testing.T) (*sqlite.Store, *storetest.Dataset) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
+	d := storetest.NewDataset(1200)
+	storetest.Write(t, store, d.All)
+	sealer, _ := storetest.NewSealer(t, store, 0)
+	storetest.SealAll(t, sealer)
+	return store, d
+}
+
+// sealedES is an Elasticsearch store holding the same two tenants'
+// events, sealed.
+func sealedES(t *testing.T) (*elasticsearch.Store, *storetest.Dataset) {
+	ctx := context.Background()
+	c, err := elasticsearch.New(elasticsearch.Config{URLs: []string{testenv.ElasticsearchURL(t)}, IndexPrefix: testenv.Name("auditlog-stream")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	caps, err := c.Detect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Log: true, TenantCacheTTL: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Bootstrap(ctx); err != nil {
+		t.Fatal(err)
+	}
 	d := storetest.NewDataset(1200)
 	storetest.Write(t, store, d.All)
 	sealer, _ := storetest.NewSealer(t, store, 0)
