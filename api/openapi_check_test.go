@@ -142,6 +142,7 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"destination.url", "loopback, private or link-local", "whether a host is private depends on the deployment's rules"},
 	{"destination.*", "not used by", "which fields a destination takes depends on its kind"},
 	{"destination.*", "is required", "which fields a destination takes depends on its kind"},
+	{"destination.secret", "want the application's client secret", "which fields a destination needs depends on its kind"},
 	{"destination.token", "want the Datadog API key", "which form of token is taken depends on the destination's kind"},
 	{"destination.token", "want the HTTP Event Collector token", "which form of token is taken depends on the destination's kind"},
 	{"destination.headers.*", "is written by the service", "the reserved names are compared without case"},

@@ -27,14 +27,15 @@ import (
 
 // Stream destinations.
 const (
-	StreamWebhook = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
-	StreamSplunk  = "splunk_hec" // Splunk HTTP Event Collector
-	StreamS3      = "s3"         // gzip NDJSON objects and signed hourly manifests
-	StreamDatadog = "datadog"    // Datadog's logs intake (HTTP API v2)
+	StreamWebhook  = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
+	StreamSplunk   = "splunk_hec" // Splunk HTTP Event Collector
+	StreamS3       = "s3"         // gzip NDJSON objects and signed hourly manifests
+	StreamDatadog  = "datadog"    // Datadog's logs intake (HTTP API v2)
+	StreamSentinel = "sentinel"   // Microsoft Sentinel: Azure Monitor's Logs Ingestion API
 )
 
 // StreamKinds lists the destinations, in the order the API documents them.
-var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3, StreamDatadog}
+var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3, StreamDatadog, StreamSentinel}
 
 // Stream formats.
 const (
@@ -68,9 +69,12 @@ var StreamMaskFields = []string{"actor.email", "actor.ip", "actor.userAgent", "a
 type StreamDestination struct {
 	Kind string `json:"kind"`
 	// Webhook, Splunk HEC and Datadog: the endpoint, https only.
+	// Sentinel: the data collection endpoint (or the rule's own
+	// ingestion endpoint).
 	URL string `json:"url,omitempty"`
 	// Webhook: headers sent with every request (their values secret), and
 	// the key of the HMAC-SHA256 signature (generated when empty).
+	// Sentinel: Secret is the Entra ID application's client secret.
 	Headers map[string]string `json:"headers,omitempty"`
 	Secret  string            `json:"secret,omitempty"`
 	// Splunk HEC: the token (a GUID), and the index to write to
@@ -80,6 +84,13 @@ type StreamDestination struct {
 	// S3: the bucket and key prefix, on the deployment's S3 server.
 	Bucket string `json:"bucket,omitempty"`
 	Prefix string `json:"prefix,omitempty"`
+	// Sentinel: the data collection rule's immutable id, the stream it
+	// declares (Custom-…), and the Entra ID tenant and application
+	// (client) id that may write to it.
+	DCR         string `json:"dcr,omitempty"`
+	StreamName  string `json:"streamName,omitempty"`
+	AzureTenant string `json:"azureTenant,omitempty"`
+	ClientID    string `json:"clientId,omitempty"`
 }
 
 // Stream is one tenant's stream.

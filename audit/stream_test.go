@@ -21,6 +21,9 @@ func webhook() audit.Stream {
 func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 	hec := audit.StreamDestination{Kind: audit.StreamSplunk, URL: "https://hec.example.com:8088", Token: "12345678-9abc-def0-1234-56789abcdef0"}
 	s3 := audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-audit", Prefix: "streams/acme"}
+	sentinel := audit.StreamDestination{Kind: audit.StreamSentinel, URL: "https://audit-dce-a1b2.westeurope-1.ingest.monitor.azure.com",
+		DCR: "dcr-0123456789abcdef0123456789abcdef", StreamName: "Custom-AuditLog", AzureTenant: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+		ClientID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", Secret: "Xy8Q~abcdefghijklmnopqrstuvwxyz0123456789"}
 	dd := audit.StreamDestination{Kind: audit.StreamDatadog, URL: "https://http-intake.logs.datadoghq.eu/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
 	cases := []struct {
 		name  string
@@ -31,8 +34,18 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 		{"Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
 		{"S3 without an S3 server", func(s *audit.Stream) { s.Destination = s3 }, "destination.kind"},
 		{"Datadog", func(s *audit.Stream) { s.Destination = dd }, ""},
+		{"Sentinel", func(s *audit.Stream) { s.Destination = sentinel }, ""},
+		{"a Sentinel rule that is no rule", func(s *audit.Stream) { s.Destination = sentinel; s.Destination.DCR = "my-rule" }, "destination.dcr"},
+		{"a Sentinel stream not Custom-", func(s *audit.Stream) { s.Destination = sentinel; s.Destination.StreamName = "Microsoft-Syslog" }, "destination.streamName"},
+		{"a Sentinel tenant that is no GUID", func(s *audit.Stream) { s.Destination = sentinel; s.Destination.AzureTenant = "contoso.onmicrosoft.com" }, "destination.azureTenant"},
+		{"a Sentinel client that is no GUID", func(s *audit.Stream) { s.Destination = sentinel; s.Destination.ClientID = "app" }, "destination.clientId"},
+		{"a Sentinel without its secret", func(s *audit.Stream) { s.Destination = sentinel; s.Destination.Secret = "" }, "destination.secret"},
+		{"a rule on a webhook", func(s *audit.Stream) { s.Destination.DCR = sentinel.DCR }, "destination.dcr"},
 		{"a Datadog key that is no key", func(s *audit.Stream) { s.Destination = dd; s.Destination.Token = "dd-key" }, "destination.token"},
-		{"Datadog over http", func(s *audit.Stream) { s.Destination = dd; s.Destination.URL = "http://http-intake.logs.datadoghq.eu/api/v2/logs" }, "destination.url"},
+		{"Datadog over http", func(s *audit.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "http://http-intake.logs.datadoghq.eu/api/v2/logs"
+		}, "destination.url"},
 		{"a Splunk index on Datadog", func(s *audit.Stream) { s.Destination = dd; s.Destination.Index = "main" }, "destination.index"},
 		{"a webhook secret on Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Secret = strings.Repeat("s", 32) }, "destination.secret"},
 		{"headers on S3", func(s *audit.Stream) { s.Destination = s3; s.Destination.Headers = map[string]string{"A": "b"} }, "destination.headers"},

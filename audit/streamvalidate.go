@@ -42,10 +42,13 @@ var reservedHeaders = []string{"content-type", "content-length", "content-encodi
 	"x-auditlog-signature", "x-auditlog-timestamp"}
 
 var (
-	hecToken   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	splunkIdx  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
-	datadogKey = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
-	headerName = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
+	hecToken    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	splunkIdx   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
+	datadogKey  = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
+	dcrID       = regexp.MustCompile(`^dcr-[0-9a-f]{32}$`)
+	azureStream = regexp.MustCompile(`^Custom-[A-Za-z0-9_]{1,100}$`)
+	guid        = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	headerName  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
 )
 
 // Normalize trims s's name, defaults its format to FormatEvent, and
@@ -101,10 +104,11 @@ func checkNotify(fe *fieldErrors, to []string) {
 // streamFields are the destination fields each kind uses; any other set
 // is refused as not used by the kind.
 var streamFields = map[string][]string{
-	StreamWebhook: {"url", "headers", "secret"},
-	StreamSplunk:  {"url", "token", "index"},
-	StreamS3:      {"bucket", "prefix"},
-	StreamDatadog: {"url", "token"},
+	StreamWebhook:  {"url", "headers", "secret"},
+	StreamSplunk:   {"url", "token", "index"},
+	StreamS3:       {"bucket", "prefix"},
+	StreamDatadog:  {"url", "token"},
+	StreamSentinel: {"url", "secret", "dcr", "streamName", "azureTenant", "clientId"},
 }
 
 // check adds the problems of d to fe.
@@ -115,8 +119,9 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		return
 	}
 	set := map[string]bool{"url": d.URL != "", "headers": len(d.Headers) > 0, "secret": d.Secret != "", "token": d.Token != "",
-		"index": d.Index != "", "bucket": d.Bucket != "", "prefix": d.Prefix != ""}
-	for _, f := range []string{"url", "headers", "secret", "token", "index", "bucket", "prefix"} {
+		"index": d.Index != "", "bucket": d.Bucket != "", "prefix": d.Prefix != "", "dcr": d.DCR != "", "streamName": d.StreamName != "",
+		"azureTenant": d.AzureTenant != "", "clientId": d.ClientID != ""}
+	for _, f := range []string{"url", "headers", "secret", "token", "index", "bucket", "prefix", "dcr", "streamName", "azureTenant", "clientId"} {
 		if set[f] && !slices.Contains(uses, f) {
 			fe.add("destination."+f, "not used by %s streams", d.Kind)
 		}
@@ -141,9 +146,11 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		if !datadogKey.MatchString(d.Token) {
 			fe.add("destination.token", "want the Datadog API key: 32 hexadecimal digits")
 		}
+	case StreamSentinel:
+		d.checkSentinel(fe, rules)
 	case StreamS3:
 		if !rules.S3 {
-			fe.add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook, splunk_hec or datadog")
+			fe.add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook, splunk_hec, datadog or sentinel")
 		}
 		if !validBucket(d.Bucket) {
 			fe.add("destination.bucket", "%s", bucketRule)
@@ -151,6 +158,28 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		if d.Prefix != "" && !ValidPrefix(d.Prefix) {
 			fe.add("destination.prefix", "%s", prefixRule)
 		}
+	}
+}
+
+// checkSentinel holds a Sentinel destination to its Azure forms: an https
+// endpoint, a rule's immutable id, a Custom- stream, GUIDs for the Entra
+// ID tenant and application, and a client secret.
+func (d *StreamDestination) checkSentinel(fe *fieldErrors, rules StreamRules) {
+	checkEndpoint(fe, d.URL, rules)
+	if !dcrID.MatchString(d.DCR) {
+		fe.add("destination.dcr", "want the data collection rule's immutable id, like dcr-0123456789abcdef0123456789abcdef")
+	}
+	if !azureStream.MatchString(d.StreamName) {
+		fe.add("destination.streamName", "want the rule's stream, Custom- and 1 to 100 of A-Z a-z 0-9 _")
+	}
+	if !guid.MatchString(d.AzureTenant) {
+		fe.add("destination.azureTenant", "want the Entra ID tenant id, a GUID")
+	}
+	if !guid.MatchString(d.ClientID) {
+		fe.add("destination.clientId", "want the application (client) id, a GUID")
+	}
+	if len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret || !CleanText(d.Secret) {
+		fe.add("destination.secret", "want the application's client secret, %d to %d bytes", MinStreamSecret, MaxStreamSecret)
 	}
 }
 

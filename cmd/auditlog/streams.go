@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"sync"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/auditlog/auditlog/datadog"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/s3stream"
+	"github.com/auditlog/auditlog/sentinel"
 	"github.com/auditlog/auditlog/splunk"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/webhook"
@@ -38,7 +40,12 @@ type StreamsConfig struct {
 	Timeout      time.Duration
 	Workers      int
 	Batch        int
-	bound        bool
+	// AzureAuthority and AzureScope are Entra ID's login host and the
+	// Logs Ingestion API's scope, for Sentinel streams (another cloud's,
+	// or a test's).
+	AzureAuthority string
+	AzureScope     string
+	bound          bool
 }
 
 // streams binds the section; serve takes the API's options too (which
@@ -61,6 +68,10 @@ func (b *binder) streams(c *Config, serve bool) {
 	b.duration(&s.Timeout, "stream-timeout", "AUDITLOG_STREAM_TIMEOUT", 30*time.Second, "time limit of one delivery request")
 	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", streaming.DefaultWorkers, "streams one replica delivers at once")
 	b.int(&s.Batch, "stream-batch", "AUDITLOG_STREAM_BATCH", 500, "leaves of the log one batch covers at most")
+	b.str(&s.AzureAuthority, "stream-azure-authority", "AUDITLOG_STREAM_AZURE_AUTHORITY", sentinel.DefaultAuthority,
+		"Entra ID's login host for Sentinel streams (https://login.microsoftonline.us for Azure Government)")
+	b.str(&s.AzureScope, "stream-azure-scope", "AUDITLOG_STREAM_AZURE_SCOPE", sentinel.DefaultScope,
+		"the Logs Ingestion API's scope for Sentinel streams (https://monitor.azure.us//.default for Azure Government)")
 }
 
 // plans parses AUDITLOG_STREAM_PLANS.
@@ -92,6 +103,11 @@ func (s StreamsConfig) check() []string {
 			errs = append(errs, err.Error())
 		}
 	}
+	for _, v := range [][2]string{{"AUDITLOG_STREAM_AZURE_AUTHORITY", s.AzureAuthority}, {"AUDITLOG_STREAM_AZURE_SCOPE", s.AzureScope}} {
+		if u, err := url.Parse(v[1]); err != nil || u.Scheme != "https" || u.Host == "" {
+			errs = append(errs, fmt.Sprintf("%s=%q: want an https:// URL", v[0], v[1]))
+		}
+	}
 	return errs
 }
 
@@ -121,16 +137,17 @@ func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs aud
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
 	dd := datadog.NewClient(s.AllowPrivate, s.Timeout)
+	az := sentinel.NewClient(s.AllowPrivate, s.Timeout, s.AzureAuthority, s.AzureScope)
 	if s.CAFile != "" {
 		pool, err := s.pool()
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range []*http.Client{hook.HTTP, hec.HTTP, dd.HTTP} {
+		for _, c := range []*http.Client{hook.HTTP, hec.HTTP, dd.HTTP, az.HTTP} {
 			c.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 		}
 	}
-	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec, audit.StreamDatadog: dd}
+	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec, audit.StreamDatadog: dd, audit.StreamSentinel: az}
 	if m.Config.Export.S3Endpoint != "" {
 		key, _, err := m.signingKeys(ctx, keys)
 		if err != nil {

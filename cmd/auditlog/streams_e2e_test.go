@@ -20,6 +20,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/azmonitor"
 	"github.com/auditlog/auditlog/internal/testkit/ddintake"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/s3"
@@ -107,13 +108,17 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	hook := startSIEM(t)
 	dd := ddintake.Start("0123456789abcdef0123456789abcdef") // the same test certificate as hook's
 	t.Cleanup(dd.Close)
+	az := azmonitor.Start("72f988bf-86f1-41af-91ab-2d7cd011db47", "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", "Xy8Q~abcdefghijklmnopqrstuvwxyz0123456789",
+		"dcr-0123456789abcdef0123456789abcdef", "Custom-AuditLog")
+	t.Cleanup(az.Close)
 	s3env := testenv.S3(t)
 	lake := testenv.Name("lake")
 	with(vars, map[string]string{"AUDITLOG_S3_ENDPOINT": s3env.Endpoint, "AUDITLOG_S3_ACCESS_KEY": s3env.AccessKey, "AUDITLOG_S3_SECRET_KEY": s3env.SecretKey,
 		"AUDITLOG_S3_PATH_STYLE": "true", "AUDITLOG_S3_CREATE_BUCKET": "true", "AUDITLOG_STREAM_S3_EVERY": "500ms"})
 	with(vars, map[string]string{"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_JWT_SECRET": "s3cret", "AUDITLOG_INGEST_TOKEN": "svc",
 		"AUDITLOG_SEED": "300", "AUDITLOG_LOG_SEAL_EVERY": "100ms", "AUDITLOG_STREAM_EVERY": "100ms", "AUDITLOG_STREAM_BATCH": "50",
-		"AUDITLOG_STREAM_ALLOW_PRIVATE": "true", "AUDITLOG_STREAM_CA_FILE": hook.caFile(t), "AUDITLOG_LOG_LEVEL": "warn"})
+		"AUDITLOG_STREAM_ALLOW_PRIVATE": "true", "AUDITLOG_STREAM_CA_FILE": hook.caFile(t), "AUDITLOG_LOG_LEVEL": "warn",
+		"AUDITLOG_STREAM_AZURE_AUTHORITY": az.URL})
 	m := startMain(t, "serve", vars)
 	deliverers := []*Main{m}
 	if store == "elasticsearch" {
@@ -121,7 +126,7 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		for _, k := range []string{"AUDITLOG_ES_URL", "AUDITLOG_ES_INDEX_PREFIX", "AUDITLOG_STREAM_EVERY", "AUDITLOG_STREAM_BATCH",
 			"AUDITLOG_STREAM_ALLOW_PRIVATE", "AUDITLOG_STREAM_CA_FILE", "AUDITLOG_LOG_LEVEL", "AUDITLOG_DATA_DIR", "AUDITLOG_STREAM_S3_EVERY",
 			"AUDITLOG_S3_ENDPOINT", "AUDITLOG_S3_ACCESS_KEY", "AUDITLOG_S3_SECRET_KEY", "AUDITLOG_S3_PATH_STYLE", "AUDITLOG_S3_CREATE_BUCKET",
-			"AUDITLOG_PERIODIC_SIGNING_KEY"} {
+			"AUDITLOG_PERIODIC_SIGNING_KEY", "AUDITLOG_STREAM_AZURE_AUTHORITY"} {
 			sv[k] = vars[k]
 		}
 		sv["AUDITLOG_HTTP_ADDR"] = "127.0.0.1:0"
@@ -144,6 +149,12 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	var ddStream api.StreamView
 	if err := json.Unmarshal(body, &ddStream); code != 201 || err != nil || ddStream.Destination.Token != "****" {
 		t.Fatalf("create the Datadog stream: %d %s", code, body)
+	}
+	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Sentinel","format":"ocsf","destination":{"kind":"sentinel","url":"`+az.URL+
+		`","dcr":"`+az.DCR+`","streamName":"`+az.Stream+`","azureTenant":"`+az.Tenant+`","clientId":"`+az.ClientID+`","secret":"`+az.Secret+`"}}`))
+	var azStream api.StreamView
+	if err := json.Unmarshal(body, &azStream); code != 201 || err != nil || azStream.Destination.Secret != "****" {
+		t.Fatalf("create the Sentinel stream: %d %s", code, body)
 	}
 	ingestDemo(t, c, 41, 30)
 	caughtUp := func() error {
@@ -238,6 +249,26 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		}
 		if uint64(len(leaves)) != v.LogSize {
 			return fmt.Errorf("Datadog holds %d leaves of %d", len(leaves), v.LogSize)
+		}
+		return nil
+	})
+	// So did the Sentinel stream, in OCSF, as rows of the rule's stream.
+	testenv.Eventually(t, 60*time.Second, func() error {
+		var v api.StreamView
+		_, body := c.do("GET", "/api/streams/"+azStream.ID, tok, nil)
+		if err := json.Unmarshal(body, &v); err != nil || v.Cursor == 0 || v.Cursor != v.LogSize {
+			return fmt.Errorf("the Sentinel stream: %s", body)
+		}
+		leaves := map[float64]bool{}
+		for _, r := range az.Rows() {
+			ev, _ := r["Event"].(map[string]any)
+			if r["AuditTenantId"] != demoTenant || r["Format"] != "ocsf" || ev["class_uid"] == nil {
+				t.Fatalf("a row of %v in %v: %v", r["AuditTenantId"], r["Format"], r)
+			}
+			leaves[r["LeafIndex"].(float64)] = true
+		}
+		if uint64(len(leaves)) != v.LogSize {
+			return fmt.Errorf("Sentinel holds %d leaves of %d", len(leaves), v.LogSize)
 		}
 		return nil
 	})

@@ -10,6 +10,8 @@ describe("streams", () => {
     expect(configOf({ ...f, kind: "s3", bucket: "lake" }).destination).toEqual({ kind: "s3", bucket: "lake" });
     expect(configOf({ ...f, kind: "webhook", secret: "" }).destination).toEqual({ kind: "webhook", url: "https://s.example.com:8088" });
     expect(configOf({ ...f, format: "ocsf" }).format).toBe("ocsf");
+    expect(configOf({ ...f, kind: "sentinel", dcr: "dcr-1", streamName: "Custom-A", azureTenant: "t", clientId: "c", secret: "s" }).destination).toEqual(
+      { kind: "sentinel", url: "https://s.example.com:8088", dcr: "dcr-1", streamName: "Custom-A", azureTenant: "t", clientId: "c", secret: "s" });
     expect(configOf({ ...f, kind: "datadog", token: "0123456789abcdef0123456789abcdef" }).destination).toEqual(
       { kind: "datadog", url: "https://s.example.com:8088", token: "0123456789abcdef0123456789abcdef" });
     expect(fieldErrors([{ field: "format", message: "want one of event, ocsf" }])).toEqual({ format: "want one of event, ocsf" });

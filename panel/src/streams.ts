@@ -5,7 +5,7 @@ import type { components } from "./api/schema";
 
 export type Stream = components["schemas"]["Stream"];
 export type StreamConfig = components["schemas"]["StreamConfig"];
-export type Kind = "webhook" | "splunk_hec" | "s3" | "datadog";
+export type Kind = "webhook" | "splunk_hec" | "s3" | "datadog" | "sentinel";
 export type Format = NonNullable<StreamConfig["format"]>;
 
 /** formatLabel names the formats a stream delivers in. */
@@ -15,9 +15,11 @@ export const formatLabel: Record<Format, string> = { event: "Event JSON", ocsf: 
 export type StreamForm = {
   name: string; kind: Kind; format: Format; url: string; token: string; index: string; secret: string;
   bucket: string; prefix: string; filter: string; notify: string;
+  dcr: string; streamName: string; azureTenant: string; clientId: string;
 };
 
-export const emptyForm = (): StreamForm => ({ name: "", kind: "splunk_hec", format: "event", url: "", token: "", index: "", secret: "", bucket: "", prefix: "", filter: "", notify: "" });
+export const emptyForm = (): StreamForm => ({ name: "", kind: "splunk_hec", format: "event", url: "", token: "", index: "", secret: "", bucket: "", prefix: "", filter: "", notify: "",
+  dcr: "", streamName: "", azureTenant: "", clientId: "" });
 
 /** configOf turns the form into the API's configuration: only the
  * destination fields of its kind, empty ones left out, the notify list
@@ -34,7 +36,9 @@ export function configOf(f: StreamForm): StreamConfig {
       set("token", f.token);
       set("index", f.index);
     } else if (f.kind === "datadog") set("token", f.token);
-    else set("secret", f.secret);
+    else if (f.kind === "sentinel") {
+      for (const k of ["dcr", "streamName", "azureTenant", "clientId", "secret"] as const) set(k, f[k]);
+    } else set("secret", f.secret);
   }
   const c: StreamConfig = { name: f.name.trim(), destination: d };
   if (f.format !== "event") c.format = f.format;
@@ -47,7 +51,8 @@ export function configOf(f: StreamForm): StreamConfig {
 /** formField is the form's field a problem's field names ("destination.url" → url). */
 export function formField(field: string): keyof StreamForm | "other" {
   const f = field.replace(/^destination\./, "").replace(/\[\d+\]$/, "");
-  const known: (keyof StreamForm)[] = ["name", "format", "url", "token", "index", "secret", "bucket", "prefix", "filter", "notify"];
+  const known: (keyof StreamForm)[] = ["name", "format", "url", "token", "index", "secret", "bucket", "prefix", "filter", "notify",
+    "dcr", "streamName", "azureTenant", "clientId"];
   if (f === "kind") return "kind";
   return (known as string[]).includes(f) ? (f as keyof StreamForm) : "other";
 }
@@ -76,4 +81,4 @@ export function target(d: Stream["destination"]): string {
   return d.url ?? "";
 }
 
-export const kindLabel: Record<Kind, string> = { webhook: "Webhook", splunk_hec: "Splunk HEC", s3: "S3", datadog: "Datadog" };
+export const kindLabel: Record<Kind, string> = { webhook: "Webhook", splunk_hec: "Splunk HEC", s3: "S3", datadog: "Datadog", sentinel: "Microsoft Sentinel" };

@@ -681,17 +681,17 @@ export interface components {
         /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
         StreamDestination: {
             /**
-             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one). `datadog`: Datadog's logs intake (Logs API v2).
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one). `datadog`: Datadog's logs intake (Logs API v2). `sentinel`: Microsoft Sentinel, through Azure Monitor's Logs Ingestion API (a data collection rule's stream, written by an Entra ID application).
              * @enum {unknown}
              */
-            kind: "webhook" | "splunk_hec" | "s3" | "datadog";
-            /** @description webhook, splunk_hec and datadog: the endpoint (datadog: the logs intake of the organisation's site, e.g. https://http-intake.logs.datadoghq.eu/api/v2/logs), https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
+            kind: "webhook" | "splunk_hec" | "s3" | "datadog" | "sentinel";
+            /** @description webhook, splunk_hec, datadog and sentinel: the endpoint (datadog: the logs intake of the organisation's site, e.g. https://http-intake.logs.datadoghq.eu/api/v2/logs; sentinel: the data collection endpoint, e.g. https://audit-dce-a1b2.westeurope-1.ingest.monitor.azure.com), https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
             url?: string;
             /** @description webhook: headers sent with every request (values secret); not Content-Type, Content-Length, Content-Encoding, Transfer-Encoding, Host, Connection or the signature's. */
             headers?: {
                 [key: string]: string;
             };
-            /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
+            /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. sentinel: the Entra ID application's client secret (required). */
             secret?: string | "****" | unknown;
             /** @description splunk_hec: the collector's token (a GUID). datadog: the API key (32 hexadecimal digits). */
             token?: string;
@@ -701,6 +701,14 @@ export interface components {
             bucket?: string;
             /** @description s3: the key prefix. */
             prefix?: string;
+            /** @description sentinel: the data collection rule's immutable id. */
+            dcr?: string;
+            /** @description sentinel: the stream the rule declares (docs/streams.md gives its columns). */
+            streamName?: string;
+            /** @description sentinel: the Entra ID tenant (directory) id. */
+            azureTenant?: string;
+            /** @description sentinel: the Entra ID application (client) id, which the rule lets write (Monitoring Metrics Publisher). */
+            clientId?: string;
         };
         /**
          * @example {
@@ -759,17 +767,17 @@ export interface components {
         /** @description Where the stream delivers. Secret values (`secret`, `token`, header values) are write-only: they are shown as `****`, and `****` sent back keeps the stored value. */
         StreamDestinationView: {
             /**
-             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one). `datadog`: Datadog's logs intake (Logs API v2).
+             * @description `webhook`: HTTPS POST of signed JSON batches. `splunk_hec`: Splunk HTTP Event Collector. `s3`: gzip NDJSON objects and a signed manifest per hour, in a bucket of the deployment's S3 server (where it has one). `datadog`: Datadog's logs intake (Logs API v2). `sentinel`: Microsoft Sentinel, through Azure Monitor's Logs Ingestion API (a data collection rule's stream, written by an Entra ID application).
              * @enum {unknown}
              */
-            kind: "webhook" | "splunk_hec" | "s3" | "datadog";
-            /** @description webhook, splunk_hec and datadog: the endpoint (datadog: the logs intake of the organisation's site, e.g. https://http-intake.logs.datadoghq.eu/api/v2/logs), https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
+            kind: "webhook" | "splunk_hec" | "s3" | "datadog" | "sentinel";
+            /** @description webhook, splunk_hec, datadog and sentinel: the endpoint (datadog: the logs intake of the organisation's site, e.g. https://http-intake.logs.datadoghq.eu/api/v2/logs; sentinel: the data collection endpoint, e.g. https://audit-dce-a1b2.westeurope-1.ingest.monitor.azure.com), https only, no credentials, no fragment, on a public address (unless the deployment allows private ones). */
             url?: string;
             /** @description webhook: headers sent with every request (values secret); not Content-Type, Content-Length, Content-Encoding, Transfer-Encoding, Host, Connection or the signature's. */
             headers?: {
                 [key: string]: string;
             };
-            /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. */
+            /** @description webhook: the HMAC-SHA256 signing key, 32 to 256 bytes. When none is given the service makes one and shows it once, in the answer of the create; after that it is shown as `****`. sentinel: the Entra ID application's client secret (required). */
             secret?: string;
             /** @description splunk_hec: the collector's token (a GUID). datadog: the API key (32 hexadecimal digits). */
             token?: string;
@@ -779,6 +787,14 @@ export interface components {
             bucket?: string;
             /** @description s3: the key prefix. */
             prefix?: string;
+            /** @description sentinel: the data collection rule's immutable id. */
+            dcr?: string;
+            /** @description sentinel: the stream the rule declares. */
+            streamName?: string;
+            /** @description sentinel: the Entra ID tenant (directory) id. */
+            azureTenant?: string;
+            /** @description sentinel: the Entra ID application (client) id. */
+            clientId?: string;
         };
         Stream: {
             /** @description 1 to 80 printable characters. */

@@ -4,10 +4,12 @@ import { api, ApiError, must } from "../api/client";
 import { configOf, emptyForm, fieldErrors, formatLabel, kindLabel, type Format, type Kind, type StreamForm as Form } from "../streams";
 import { ErrorState } from "./ErrorState";
 
-const urlLabel: Record<Kind, string> = { webhook: "Endpoint URL", splunk_hec: "Collector URL", datadog: "Logs intake URL", s3: "" };
+const urlLabel: Record<Kind, string> = {
+  webhook: "Endpoint URL", splunk_hec: "Collector URL", datadog: "Logs intake URL", sentinel: "Data collection endpoint", s3: "",
+};
 const urlExample: Record<Kind, string> = {
   webhook: "https://siem.example.com/hooks/audit", splunk_hec: "https://splunk.example.com:8088/services/collector/event",
-  datadog: "https://http-intake.logs.datadoghq.com/api/v2/logs", s3: "",
+  datadog: "https://http-intake.logs.datadoghq.com/api/v2/logs", sentinel: "https://audit-dce.westeurope-1.ingest.monitor.azure.com", s3: "",
 };
 
 /** StreamForm creates a stream: a destination of each kind with only its
@@ -59,6 +61,19 @@ export function StreamForm({ onCreated }: { onCreated: () => void }) {
       )}
       {f.kind === "datadog" && (
         <PasswordInput label="API key" description="Organization settings → API keys (32 hexadecimal digits)" required value={f.token} onChange={set("token")} error={errs.token} />
+      )}
+      {f.kind === "sentinel" && (
+        <>
+          <Group grow>
+            <TextInput label="Data collection rule" description="Its immutable id" placeholder="dcr-…" required value={f.dcr} onChange={set("dcr")} error={errs.dcr} />
+            <TextInput label="Stream" placeholder="Custom-AuditLog" required value={f.streamName} onChange={set("streamName")} error={errs.streamName} />
+          </Group>
+          <Group grow>
+            <TextInput label="Entra ID tenant id" required value={f.azureTenant} onChange={set("azureTenant")} error={errs.azureTenant} />
+            <TextInput label="Application (client) id" required value={f.clientId} onChange={set("clientId")} error={errs.clientId} />
+          </Group>
+          <PasswordInput label="Client secret" required value={f.secret} onChange={set("secret")} error={errs.secret} />
+        </>
       )}
       {f.kind === "webhook" && (
         <PasswordInput label="Signing secret" description="32 to 256 bytes; empty: the service makes one and shows it once" value={f.secret} onChange={set("secret")} error={errs.secret} />

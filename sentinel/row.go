@@ -1,0 +1,35 @@
+package sentinel
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// Row is one row of the rule's stream (its declaration: docs/streams.md).
+type Row struct {
+	TimeGenerated string          `json:"TimeGenerated"` // RFC 3339, the event's time
+	AuditTenantID string          `json:"AuditTenantId"` // TenantId is a column Azure keeps for itself
+	StreamID      string          `json:"StreamId"`
+	LeafIndex     int64           `json:"LeafIndex"` // -1 for a test delivery
+	Format        string          `json:"Format"`
+	Event         json.RawMessage `json:"Event"`
+}
+
+func row(b webhook.Batch, e webhook.Entry) Row {
+	var head struct {
+		Timestamp time.Time `json:"timestamp"` // the event JSON's, a test event's
+		Time      int64     `json:"time"`      // OCSF's, in milliseconds
+	}
+	_ = json.Unmarshal(e.Event, &head)
+	if head.Time != 0 {
+		head.Timestamp = time.UnixMilli(head.Time)
+	}
+	r := Row{TimeGenerated: head.Timestamp.UTC().Format(time.RFC3339Nano), AuditTenantID: b.TenantID, StreamID: b.StreamID,
+		LeafIndex: int64(e.LeafIndex), Format: b.Format, Event: e.Event}
+	if b.Test {
+		r.LeafIndex = -1
+	}
+	return r
+}

@@ -1,0 +1,154 @@
+// Package sentinel delivers a stream's batches to Microsoft Sentinel
+// through Azure Monitor's Logs Ingestion API (api-version 2023-01-01,
+// documented at learn.microsoft.com/azure/azure-monitor/logs/logs-ingestion-api-overview):
+// an Entra ID application's token (OAuth 2.0 client credentials), then
+// POST <endpoint>/dataCollectionRules/<rule>/streams/<stream> with the
+// rows. Both are small documented HTTP calls, so they are written here on
+// the streams' HTTP client (public addresses only, no proxy, no redirect)
+// rather than through the Azure SDK's azlogs and azidentity, which bring
+// their own transports and credential chains.
+//
+// Each event is a row of the rule's stream: TimeGenerated (the event's
+// time), AuditTenantId, StreamId, LeafIndex, Format and Event (the event
+// in the stream's format); docs/streams.md gives the rule's declaration. A
+// batch goes in gzip calls of at most 1 MB (the API's limit), one after
+// the other, accepted when every call was (204), sent again whole
+// otherwise (a receiver deduplicates by LeafIndex).
+package sentinel
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/webhook"
+)
+
+// Defaults of the deployment's settings (AUDITLOG_STREAM_AZURE_*).
+const (
+	DefaultAuthority = "https://login.microsoftonline.com"
+	DefaultScope     = "https://monitor.azure.com//.default"
+	APIVersion       = "2023-01-01"
+	MaxBytes         = 1 << 20 // a call's body, before compression
+)
+
+// Client sends batches to Sentinel.
+type Client struct {
+	HTTP *http.Client
+	Now  func() time.Time
+	// Authority is Entra ID's login host (another for a sovereign cloud),
+	// Scope the Logs Ingestion API's.
+	Authority, Scope string
+
+	mu     sync.Mutex
+	tokens map[string]token // by tenant, client and secret
+}
+
+type token struct {
+	value   string
+	expires time.Time
+}
+
+// NewClient returns a Client on the streams' HTTP client.
+func NewClient(allowPrivate bool, timeout time.Duration, authority, scope string) *Client {
+	return &Client{HTTP: webhook.HTTPClient(allowPrivate, timeout), Now: time.Now, Authority: authority, Scope: scope, tokens: map[string]token{}}
+}
+
+// Send writes b's events as rows of d's stream and says what the answers
+// mean: Entra ID refusing the application, the API refusing its token
+// twice (403, or 401 after a new token) or knowing no such rule (404)
+// pauses the stream; another 4xx parks the batch; 429 and 5xx
+// are retried, honouring Retry-After. err is set when no answer came or
+// the batch could not be encoded.
+func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+	calls, err := bodies(b)
+	if err != nil {
+		return webhook.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Sentinel")
+	}
+	for _, body := range calls {
+		o, wait, reason, err := c.upload(ctx, d, body, true)
+		if o != webhook.Accepted {
+			return o, wait, reason, err
+		}
+	}
+	return webhook.Accepted, 0, "", nil
+}
+
+// upload makes one call; a 401 gets a new token and one more try.
+func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []byte, again bool) (webhook.Outcome, time.Duration, string, error) {
+	tok, o, wait, reason, err := c.token(ctx, d)
+	if o != webhook.Accepted {
+		return o, wait, reason, err
+	}
+	u := strings.TrimSuffix(d.URL, "/") + "/dataCollectionRules/" + url.PathEscape(d.DCR) + "/streams/" + url.PathEscape(d.StreamName) + "?api-version=" + APIVersion
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return webhook.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the data collection endpoint")
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Encoding", "gzip")
+	res, err := c.HTTP.Do(req)
+	if err != nil {
+		return webhook.Retry, 0, "no answer from the data collection endpoint: " + err.Error(), err
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+	if res.StatusCode == http.StatusUnauthorized && again {
+		c.forget(d)
+		return c.upload(ctx, d, body, false)
+	}
+	o, wait = webhook.Classify(res.StatusCode, res.Header.Get("Retry-After"), c.Now())
+	if res.StatusCode == http.StatusNotFound {
+		o = webhook.Refused // no such rule: the stream's configuration, not this batch
+	}
+	if o != webhook.Accepted {
+		return o, wait, fmt.Sprintf("%s from the Logs Ingestion API: %s", res.Status, bytes.TrimSpace(raw)), nil
+	}
+	return o, 0, "", nil
+}
+
+// bodies is b as gzip JSON arrays of rows, each at most MaxBytes before
+// compression.
+func bodies(b webhook.Batch) ([][]byte, error) {
+	var out [][]byte
+	var cur [][]byte
+	size := 2
+	flush := func() error {
+		if len(cur) == 0 {
+			return nil
+		}
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		_, _ = zw.Write([]byte("["))
+		_, _ = zw.Write(bytes.Join(cur, []byte(",")))
+		_, _ = zw.Write([]byte("]"))
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		out, cur, size = append(out, buf.Bytes()), nil, 2
+		return nil
+	}
+	for _, e := range b.Events {
+		r, err := json.Marshal(row(b, e))
+		if err != nil {
+			return nil, err
+		}
+		if len(cur) > 0 && size+len(r)+1 > MaxBytes {
+			if err := flush(); err != nil {
+				return nil, err
+			}
+		}
+		cur, size = append(cur, r), size+len(r)+1
+	}
+	return out, flush()
+}
