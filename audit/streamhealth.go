@@ -106,13 +106,17 @@ func (s *Stream) Claim(owner string, now time.Time, d time.Duration) error {
 }
 
 // Alert reports whether s's admins should now be told it fails (true,
-// failing) or that it recovered (true, recovered): failing for
-// StreamAlertAfter and not told yet, or told and delivering again. It
-// marks the alert as given; the caller writes s, then sends the mail.
-func (s *Stream) Alert(now time.Time) (send, failing bool) {
+// failing) or that it recovered (true, recovered): failing for after
+// (StreamAlertAfter when 0) and not told yet, or told and delivering
+// again. It marks the alert as given; the caller writes s, then sends the
+// mail.
+func (s *Stream) Alert(now time.Time, after time.Duration) (send, failing bool) {
 	h := &s.Health
+	if after <= 0 {
+		after = StreamAlertAfter
+	}
 	switch {
-	case h.Alerted.IsZero() && !h.FailingSince.IsZero() && now.Sub(h.FailingSince) >= StreamAlertAfter:
+	case h.Alerted.IsZero() && !h.FailingSince.IsZero() && now.Sub(h.FailingSince) >= after:
 		h.Alerted = now
 		return true, true
 	case !h.Alerted.IsZero() && h.FailingSince.IsZero() && s.State != StreamPaused:

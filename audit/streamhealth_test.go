@@ -23,22 +23,22 @@ func TestStreamHealthFollowsDeliveries(t *testing.T) {
 		h.LastError != "503 again" || !h.LastErrorAt.Equal(t0.Add(2*time.Minute)) || !h.FailingSince.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("health after a success and two failures: %+v", h)
 	}
-	if send, _ := s.Alert(t0.Add(59 * time.Minute)); send {
+	if send, _ := s.Alert(t0.Add(59*time.Minute), 0); send {
 		t.Fatal("an alert before the stream failed for an hour")
 	}
-	if send, failing := s.Alert(t0.Add(61 * time.Minute)); !send || !failing {
+	if send, failing := s.Alert(t0.Add(61*time.Minute), 0); !send || !failing {
 		t.Fatal("no alert after an hour of failures")
 	}
-	if send, _ := s.Alert(t0.Add(90 * time.Minute)); send {
+	if send, _ := s.Alert(t0.Add(90*time.Minute), 0); send {
 		t.Fatal("a second failing alert")
 	}
 	if err := s.Delivered(20, 3, t0.Add(91*time.Minute)); err != nil || !s.Health.FailingSince.IsZero() || s.State != audit.StreamActive {
 		t.Fatalf("a success after failures: %v %+v", err, s)
 	}
-	if send, failing := s.Alert(t0.Add(92 * time.Minute)); !send || failing {
+	if send, failing := s.Alert(t0.Add(92*time.Minute), 0); !send || failing {
 		t.Fatal("no recovery alert")
 	}
-	if send, _ := s.Alert(t0.Add(93 * time.Minute)); send {
+	if send, _ := s.Alert(t0.Add(93*time.Minute), 0); send {
 		t.Fatal("a second recovery alert")
 	}
 	s.Refused("401 from the destination", t0.Add(94*time.Minute))

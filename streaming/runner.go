@@ -39,8 +39,11 @@ type Runner struct {
 	Budget int
 	Log    *slog.Logger
 	// Alert, when set, tells a stream's admins it has failed for
-	// audit.StreamAlertAfter (failing true) or recovered.
+	// AlertAfter (failing true) or recovered.
 	Alert func(ctx context.Context, st audit.Stream, failing bool) error
+	// AlertAfter is how long a stream fails before Alert is told
+	// (audit.StreamAlertAfter when 0).
+	AlertAfter time.Duration
 	// Observed, when set, is told each stream's state and lag every pass.
 	Observed func(st audit.Stream, lag audit.StreamLag)
 	// Metrics, when set, are kept up to date.
@@ -210,7 +213,7 @@ func (r *Runner) alert(ctx context.Context, st *audit.Stream, now time.Time) err
 	if r.Alert == nil {
 		return nil
 	}
-	send, failing := st.Alert(now)
+	send, failing := st.Alert(now, r.AlertAfter)
 	if !send {
 		return nil
 	}

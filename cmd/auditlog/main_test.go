@@ -120,6 +120,7 @@ func TestConfigErrors(t *testing.T) {
 		"unknown plan":        {"serve", map[string]string{"AUDITLOG_DEFAULT_PLAN": "gold"}, `AUDITLOG_DEFAULT_PLAN="gold": want starter, pro, enterprise`},
 		"bad starttls":        {"serve", map[string]string{"AUDITLOG_SMTP_STARTTLS": "maybe"}, `AUDITLOG_SMTP_STARTTLS="maybe"`},
 		"bad smtp port":       {"serve", map[string]string{"AUDITLOG_SMTP_PORT": "70000"}, "AUDITLOG_SMTP_PORT=70000"},
+		"instant alerts":      {"serve", map[string]string{"AUDITLOG_STREAM_ALERT_AFTER": "0s"}, "AUDITLOG_STREAM_ALERT_AFTER=0s: want 1s to 168h"},
 		"azure over http":     {"serve", map[string]string{"AUDITLOG_STREAM_AZURE_AUTHORITY": "http://login.example"}, `AUDITLOG_STREAM_AZURE_AUTHORITY="http://login.example": want an https:// URL`},
 		"index batch size":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_BATCH_SIZE": "0"}, "AUDITLOG_BATCH_SIZE=0"},
 		"short session":       {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_KAFKA_SESSION_TIMEOUT": "1s"}, "AUDITLOG_KAFKA_SESSION_TIMEOUT=1s: want 6s"},

@@ -45,6 +45,7 @@ type StreamsConfig struct {
 	// or a test's).
 	AzureAuthority string
 	AzureScope     string
+	AlertAfter     time.Duration
 	bound          bool
 }
 
@@ -68,6 +69,8 @@ func (b *binder) streams(c *Config, serve bool) {
 	b.duration(&s.Timeout, "stream-timeout", "AUDITLOG_STREAM_TIMEOUT", 30*time.Second, "time limit of one delivery request")
 	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", streaming.DefaultWorkers, "streams one replica delivers at once")
 	b.int(&s.Batch, "stream-batch", "AUDITLOG_STREAM_BATCH", 500, "leaves of the log one batch covers at most")
+	b.duration(&s.AlertAfter, "stream-alert-after", "AUDITLOG_STREAM_ALERT_AFTER", audit.StreamAlertAfter,
+		"how long a stream fails before its notify addresses are e-mailed (and e-mailed again when it recovers)")
 	b.str(&s.AzureAuthority, "stream-azure-authority", "AUDITLOG_STREAM_AZURE_AUTHORITY", sentinel.DefaultAuthority,
 		"Entra ID's login host for Sentinel streams (https://login.microsoftonline.us for Azure Government)")
 	b.str(&s.AzureScope, "stream-azure-scope", "AUDITLOG_STREAM_AZURE_SCOPE", sentinel.DefaultScope,
@@ -102,6 +105,9 @@ func (s StreamsConfig) check() []string {
 		if _, err := s.pool(); err != nil {
 			errs = append(errs, err.Error())
 		}
+	}
+	if s.AlertAfter < time.Second || s.AlertAfter > 7*24*time.Hour {
+		errs = append(errs, fmt.Sprintf("AUDITLOG_STREAM_ALERT_AFTER=%s: want 1s to 168h", s.AlertAfter))
 	}
 	for _, v := range [][2]string{{"AUDITLOG_STREAM_AZURE_AUTHORITY", s.AzureAuthority}, {"AUDITLOG_STREAM_AZURE_SCOPE", s.AzureScope}} {
 		if u, err := url.Parse(v[1]); err != nil || u.Scheme != "https" || u.Host == "" {
@@ -196,7 +202,7 @@ func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 	}
 	r := &streaming.Runner{Streamer: st, Owner: replicaName(), Lease: s.Lease,
 		Workers: s.Workers, S3Every: s.S3Every, Log: m.Logger.With("component", "streams"), Metrics: streaming.NewMetrics(m.Registry),
-		Alert: mailer.NotifyStream}
+		Alert: mailer.NotifyStream, AlertAfter: s.AlertAfter}
 	m.background(ctx, "streams", func(bg context.Context) { r.Run(bg, s.Every) })
 	m.Logger.Info("streams delivered by this process", "owner", r.Owner, "every", s.Every, "lease", s.Lease, "allow_private", s.AllowPrivate)
 	return nil
