@@ -16,7 +16,6 @@ package datadog
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -86,35 +85,13 @@ func (c *Client) post(ctx context.Context, d audit.StreamDestination, body []byt
 // requests is b as gzip request bodies, each a JSON array of at most
 // MaxItems items and MaxBytes before compression.
 func requests(b webhook.Batch) ([][]byte, error) {
-	var out [][]byte
-	var cur [][]byte
-	size := 2
-	flush := func() error {
-		if len(cur) == 0 {
-			return nil
-		}
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		_, _ = zw.Write([]byte("["))
-		_, _ = zw.Write(bytes.Join(cur, []byte(",")))
-		_, _ = zw.Write([]byte("]"))
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		out, cur, size = append(out, buf.Bytes()), nil, 2
-		return nil
-	}
+	items := make([][]byte, 0, len(b.Events))
 	for _, e := range b.Events {
 		it, err := json.Marshal(item(b, e))
 		if err != nil {
 			return nil, err
 		}
-		if len(cur) == MaxItems || size+len(it)+1 > MaxBytes {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-		cur, size = append(cur, it), size+len(it)+1
+		items = append(items, it)
 	}
-	return out, flush()
+	return webhook.GzipArrays(items, MaxItems, MaxBytes)
 }

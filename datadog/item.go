@@ -3,7 +3,6 @@ package datadog
 import (
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/auditlog/auditlog/webhook"
 )
@@ -27,11 +26,9 @@ type Item struct {
 // event's time.
 func item(b webhook.Batch, e webhook.Entry) Item {
 	var head struct {
-		Timestamp time.Time `json:"timestamp"` // the event JSON's, a test event's
-		Time      int64     `json:"time"`      // OCSF's
-		Message   string    `json:"message"`   // OCSF's, a test event's
-		Action    string    `json:"action"`
-		Resource  struct{ Type, ID string }
+		Message  string `json:"message"` // OCSF's, a test event's
+		Action   string `json:"action"`
+		Resource struct{ Type, ID string }
 	}
 	_ = json.Unmarshal(e.Event, &head) // a field it lacks stays empty
 	it := Item{Source: "auditlog", Service: "auditlog", TenantID: b.TenantID, StreamID: b.StreamID, Event: e.Event, Test: b.Test,
@@ -40,11 +37,8 @@ func item(b webhook.Batch, e webhook.Entry) Item {
 		leaf := e.LeafIndex
 		it.LeafIndex = &leaf
 	}
-	switch {
-	case head.Time != 0:
-		it.Timestamp = head.Time
-	case !head.Timestamp.IsZero():
-		it.Timestamp = head.Timestamp.UnixMilli()
+	if t := e.Time(); !t.IsZero() {
+		it.Timestamp = t.UnixMilli()
 	}
 	if it.Message == "" {
 		it.Message = fmt.Sprintf("%s %s %s", head.Action, head.Resource.Type, head.Resource.ID)

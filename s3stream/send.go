@@ -101,9 +101,10 @@ func (s *Destination) probe(ctx context.Context, blobs audit.Blobs, hour string,
 func encode(events []webhook.Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
-	enc := json.NewEncoder(zw)
+	var line []byte
 	for _, e := range events {
-		if err := enc.Encode(e); err != nil {
+		line = append(e.AppendJSON(line[:0]), '\n')
+		if _, err := zw.Write(line); err != nil {
 			return nil, err
 		}
 	}

@@ -18,15 +18,7 @@ type Row struct {
 }
 
 func row(b webhook.Batch, e webhook.Entry) Row {
-	var head struct {
-		Timestamp time.Time `json:"timestamp"` // the event JSON's, a test event's
-		Time      int64     `json:"time"`      // OCSF's, in milliseconds
-	}
-	_ = json.Unmarshal(e.Event, &head)
-	if head.Time != 0 {
-		head.Timestamp = time.UnixMilli(head.Time)
-	}
-	r := Row{TimeGenerated: head.Timestamp.UTC().Format(time.RFC3339Nano), AuditTenantID: b.TenantID, StreamID: b.StreamID,
+	r := Row{TimeGenerated: e.Time().UTC().Format(time.RFC3339Nano), AuditTenantID: b.TenantID, StreamID: b.StreamID,
 		LeafIndex: int64(e.LeafIndex), Format: b.Format, Event: e.Event}
 	if b.Test {
 		r.LeafIndex = -1

@@ -18,7 +18,6 @@ package sentinel
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -120,35 +119,13 @@ func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []b
 // bodies is b as gzip JSON arrays of rows, each at most MaxBytes before
 // compression.
 func bodies(b webhook.Batch) ([][]byte, error) {
-	var out [][]byte
-	var cur [][]byte
-	size := 2
-	flush := func() error {
-		if len(cur) == 0 {
-			return nil
-		}
-		var buf bytes.Buffer
-		zw := gzip.NewWriter(&buf)
-		_, _ = zw.Write([]byte("["))
-		_, _ = zw.Write(bytes.Join(cur, []byte(",")))
-		_, _ = zw.Write([]byte("]"))
-		if err := zw.Close(); err != nil {
-			return err
-		}
-		out, cur, size = append(out, buf.Bytes()), nil, 2
-		return nil
-	}
+	rows := make([][]byte, 0, len(b.Events))
 	for _, e := range b.Events {
 		r, err := json.Marshal(row(b, e))
 		if err != nil {
 			return nil, err
 		}
-		if len(cur) > 0 && size+len(r)+1 > MaxBytes {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-		cur, size = append(cur, r), size+len(r)+1
+		rows = append(rows, r)
 	}
-	return out, flush()
+	return webhook.GzipArrays(rows, 0, MaxBytes)
 }

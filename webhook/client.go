@@ -3,7 +3,6 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -40,10 +39,7 @@ func HTTPClient(allowPrivate bool, timeout time.Duration) *http.Client {
 // says what the answer means (Classify). err is set when no answer came
 // (the outcome is then Retry) or the batch could not be encoded.
 func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b Batch) (Outcome, time.Duration, string, error) {
-	body, err := json.Marshal(b)
-	if err != nil {
-		return Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch")
-	}
+	body := b.AppendJSON(make([]byte, 0, 64<<10))
 	now := c.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
 	if err != nil {

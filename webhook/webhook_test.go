@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"crypto/tls"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -125,5 +126,33 @@ func TestDialerReachesPublicAddressesOnly(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != http.StatusNoContent {
 		t.Fatalf("development: %d", res.StatusCode)
+	}
+}
+
+// TestBatchJSONIsEncodingJSONs: a batch's hand-written JSON is byte for
+// byte what json.Marshal writes, test or not, with or without a
+// checkpoint, with HTML and non-ASCII characters in its strings; a batch
+// whose events the filter all left out has "events":[] (never null).
+func TestBatchJSONIsEncodingJSONs(t *testing.T) {
+	ev := json.RawMessage(`{"id":"evt_1","reason":"a \u003cb\u003e \u0026 c — d"}`)
+	for _, b := range []webhook.Batch{
+		{TenantID: "t<1>", StreamID: "s&2", Format: "event", From: 3, To: 9, Events: []webhook.Entry{{LeafIndex: 4, Event: ev}, {LeafIndex: 8, Event: ev}},
+			Checkpoint: "auditlog.local/tenants/t\n9\nroot=\n\n— auditlog.local abc\n"},
+		{TenantID: "t", StreamID: "s", Format: "ocsf", From: 5, To: 5, Test: true, Events: []webhook.Entry{{LeafIndex: 5, Event: ev}}},
+		{TenantID: "t", StreamID: "s", From: 0, To: 7},
+	} {
+		if b.Events == nil {
+			if got := b.AppendJSON(nil); !strings.Contains(string(got), `"events":[]`) {
+				t.Errorf("no events: %s", got)
+			}
+			b.Events = []webhook.Entry{}
+		}
+		want, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := b.AppendJSON(nil); string(got) != string(want) || !json.Valid(got) {
+			t.Errorf("AppendJSON:\n%s\njson.Marshal:\n%s", got, want)
+		}
 	}
 }
