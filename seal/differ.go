@@ -16,7 +16,7 @@ import (
 // tile that does not verify means the tree's stored hashes were rewritten
 // too, and no leaf can be named.
 func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts TileSource) error {
-	thr := tlog.TileHashReader(tlog.Tree{N: cp.Size, Hash: cp.Root}, tileReader{ctx, ts})
+	thr := SignedHashes(ctx, ts, cp)
 	listed := c.leaves.hashes[:cp.Size]
 	listedAt := make(map[tlog.Hash]int64, cp.Size)
 	for i, h := range listed {
@@ -55,6 +55,13 @@ func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts Til
 		}
 	}
 	return nil
+}
+
+// SignedHashes reads the hashes of cp's tree from ts's tiles, each
+// checked against cp's root (tlog.TileHashReader): a hash it returns is
+// the signed tree's.
+func SignedHashes(ctx context.Context, ts TileSource, cp audit.Checkpoint) tlog.HashReader {
+	return tlog.TileHashReader(tlog.Tree{N: cp.Size, Hash: cp.Root}, tileReader{ctx, ts})
 }
 
 // tileReader reads a TileSource's tiles for tlog.TileHashReader.

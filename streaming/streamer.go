@@ -109,7 +109,7 @@ func retryWait(n int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
 		return min(retryAfter, MaxRetryAfter)
 	}
-	return webhook.Backoff(n, 0, MaxBackoff)
+	return webhook.Backoff(n, MaxBackoff)
 }
 
 // send gives b to the destination of st's kind.

@@ -46,13 +46,10 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 	return 0
 }
 
-// Backoff is the wait before attempt n (1-based) of a batch: the
-// destination's Retry-After when it gave one (at most max), else 1 s
-// doubling to max.
-func Backoff(n int, retryAfter, max time.Duration) time.Duration {
-	if retryAfter > 0 {
-		return min(retryAfter, max)
-	}
+// Backoff is the wait before attempt n (1-based) of a batch: 1 s
+// doubling to max. (A destination's Retry-After, when it gave one, is the
+// stream's rule: streaming.retryWait.)
+func Backoff(n int, max time.Duration) time.Duration {
 	d := time.Second
 	for i := 1; i < n && d < max; i++ {
 		d *= 2

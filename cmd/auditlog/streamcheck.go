@@ -6,29 +6,44 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"os"
 	"strings"
+	"time"
+
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/logapi"
 	"github.com/auditlog/auditlog/s3stream"
+	"github.com/auditlog/auditlog/seal"
+	"github.com/auditlog/auditlog/webhook"
 )
 
 const streamCheckUsage = `Usage: auditlog stream check (--bucket <bucket> | --dir <copy>) --tenant <uuid> --stream <id>
                              (--key <pem>… | --api <url>) [--log-key <key>] [--prefix auditlog-streams]
+       auditlog stream check --capture <file> --tenant <uuid> --stream <id>
+                             (--log-key <key> | --api <url>) [--token <jwt>]
 
 Reads back what an S3 stream wrote: every hour's manifest signed by a key
 you pinned (or the service's), every object it lists present with its
 hash and count, the log ranges joined from leaf 0 without a gap, and the
-latest checkpoint signed by the log's key. One line per problem (a missing
-or altered object, a gap, a bad signature) and a summary; exit 1 when the
-check fails, 2 on a usage error.
+latest checkpoint signed by the log's key. With --capture, what a webhook
+received (the request bodies, one batch per line): the checkpoints, the
+ranges without a gap, repeats alike, and, with --api and --token, each
+event against the leaf the signed tree holds. One line per problem (a
+missing or altered object or event, a gap, a bad signature) and a summary;
+exit 1 when the check fails, 2 on a usage error.
 `
 
 // runStreamCheck is auditlog stream check.
 func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var a verifyArgs
 	var c Config
-	var stream string
+	var stream, capture string
 	b := newBinder("auditlog stream check", getenv, stderr)
+	b.fs.StringVar(&capture, "capture", "", "a webhook capture: the bodies of the batches a receiver kept, one per line")
+	b.secret(&a.token, "token", "AUDITLOG_TOKEN", "a tenant admin's bearer token: with --api and --capture, the log's tiles prove each event")
 	b.fs.StringVar(&a.dir, "dir", "", "directory holding a copy of the bucket's objects under their keys")
 	b.fs.StringVar(&a.bucket, "bucket", "", "or the stream's S3 bucket, on the AUDITLOG_S3_* server")
 	b.fs.StringVar(&a.tenant, "tenant", "", "the tenant's id")
@@ -45,6 +60,15 @@ func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io
 		}
 		return usageError{err}
 	}
+	if capture != "" {
+		return checkCapture(&a, capture, stream, stdout)
+	}
+	return checkStream(&a, c.Export, stream, stdout)
+}
+
+// checkStream reads back an S3 stream for auditlog stream check and
+// auditlog verify --stream.
+func checkStream(a *verifyArgs, ec ExportConfig, stream string, stdout io.Writer) error {
 	switch {
 	case (a.dir == "") == (a.bucket == ""):
 		return usageError{errors.New("give --bucket or --dir, one of them")}
@@ -62,7 +86,7 @@ func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io
 	if err != nil {
 		return err
 	}
-	from, err := a.source(ctx, c.Export)
+	from, err := a.source(ctx, ec)
 	if err != nil {
 		return err
 	}
@@ -73,6 +97,50 @@ func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io
 	}
 	fmt.Fprintf(stdout, "%s, %s, %d events: leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
 		plural(rep.Manifests, "manifest"), plural(rep.Objects, "object"), rep.Events, rep.Covered, rep.LogSize)
+	if !rep.OK() {
+		return fmt.Errorf("check failed: %s", plural(rep.Problems, "problem"))
+	}
+	fmt.Fprintln(stdout, "ok")
+	return nil
+}
+
+// checkCapture checks a webhook capture (webhook.CheckCapture): the log's
+// key pinned or the service's; with --api and --token, each event against
+// the signed tree's leaves, read from the service's tiles.
+func checkCapture(a *verifyArgs, file, stream string, stdout io.Writer) error {
+	switch {
+	case a.dir != "" || a.bucket != "":
+		return usageError{errors.New("--capture reads a file: no --bucket or --dir with it")}
+	case !audit.ValidUUID(a.tenant) || !audit.ValidUUID(stream):
+		return usageError{errors.New("--tenant and --stream must be the ids (UUIDs) of the tenant and its stream")}
+	case a.logKey == "" && a.api == "":
+		return usageError{errors.New("give the log's key: --log-key <key> or --api <url>")}
+	}
+	ctx := context.Background()
+	logKeys, err := a.logKeyAlone(ctx, stdout)
+	if err != nil {
+		return err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var signed func(audit.Checkpoint) tlog.HashReader
+	if a.api != "" && a.token != "" {
+		src := logapi.Client{Base: a.api, Token: a.token, HTTP: &http.Client{Timeout: time.Minute}}
+		signed = func(cp audit.Checkpoint) tlog.HashReader { return seal.SignedHashes(ctx, src, cp) }
+	}
+	rep, err := webhook.CheckCapture(f, audit.NormalizeTenantID(a.tenant), strings.ToLower(stream), logKeys, signed,
+		func(line string) { fmt.Fprintln(stdout, line) })
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s, %d events (%d received again): leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
+		fmt.Sprintf("%d batches", rep.Batches), rep.Events, rep.Repeats, rep.Covered, rep.LogSize)
+	if signed != nil {
+		fmt.Fprintf(stdout, "%d events proved to be the log's leaves; %d not provable (OCSF or masked)\n", rep.Proved, rep.Unprovable)
+	}
 	if !rep.OK() {
 		return fmt.Errorf("check failed: %s", plural(rep.Problems, "problem"))
 	}

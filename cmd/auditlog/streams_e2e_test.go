@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -33,6 +35,7 @@ type siem struct {
 	mu      sync.Mutex
 	secret  []byte
 	batches []webhook.Batch
+	bodies  [][]byte // as received: a capture
 	t       *testing.T
 	srv     *httptest.Server
 }
@@ -57,7 +60,7 @@ func (s *siem) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err := json.Unmarshal(body, &b); err != nil {
 		s.t.Errorf("a batch that does not decode: %v", err)
 	}
-	s.batches = append(s.batches, b)
+	s.batches, s.bodies = append(s.batches, b), append(s.bodies, body)
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -230,6 +233,16 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		env(s3vars), &out, &out); code != 0 || !strings.HasSuffix(out.String(), "\nok\n") {
 		t.Fatalf("stream check: exit %d\n%s", code, out.String())
 	}
+	// The webhook's capture checks complete, and each event is proved the
+	// log's leaf through the service's tiles; an edited event and a lost
+	// batch are each named.
+	captureChecks(t, hook, c.base, tok, st.ID)
+	// auditlog verify --stream is the same check.
+	out.Reset()
+	if code := run([]string{"verify", "--stream", lakeStream.ID, "--bucket", lake, "--prefix", "lake", "--tenant", demoTenant, "--api", c.base},
+		env(s3vars), &out, &out); code != 0 || !strings.HasSuffix(out.String(), "\nok\n") {
+		t.Fatalf("verify --stream: exit %d\n%s", code, out.String())
+	}
 	ocsfInBucket(t, s3env, lake, "lake/", demoTenant)
 	// The Datadog stream delivered every leaf of the log, each its
 	// tenant's.
@@ -334,4 +347,58 @@ func ocsfInBucket(t *testing.T, env testenv.S3Env, bucket, prefix, tenant string
 	if n == 0 {
 		t.Fatalf("no OCSF event under %s", prefix)
 	}
+}
+
+// captureChecks writes what hook received as a capture and checks it
+// with auditlog stream check --capture, then an edited copy and one
+// without a batch.
+func captureChecks(t *testing.T, hook *siem, base, tok, stream string) {
+	t.Helper()
+	hook.mu.Lock()
+	bodies := slices.Clone(hook.bodies)
+	hook.mu.Unlock()
+	check := func(name string, lines [][]byte) string {
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		run([]string{"stream", "check", "--capture", path, "--tenant", demoTenant, "--stream", stream, "--api", base, "--token", tok}, env(nil), &out, &out)
+		return out.String()
+	}
+	if out := check("capture.ndjson", bodies); !strings.HasSuffix(out, "\nok\n") || !strings.Contains(out, " events proved to be the log's leaves; 0 not provable") {
+		t.Fatalf("the capture:\n%s", out)
+	}
+	var edited [][]byte
+	for i, b := range bodies {
+		if i == len(bodies)/2 && bytes.Contains(b, []byte(`"action":"`)) {
+			b = bytes.Replace(b, []byte(`"action":"`), []byte(`"action":"x`), 1)
+		}
+		edited = append(edited, b)
+	}
+	if out := check("edited.ndjson", edited); !strings.Contains(out, "is not the one the log holds (altered)") || !strings.Contains(out, "check failed") {
+		t.Fatalf("an edited capture:\n%s", out)
+	}
+	batches := make([]webhook.Batch, len(bodies))
+	for i := range bodies {
+		_ = json.Unmarshal(bodies[i], &batches[i])
+	}
+	alone := func(i int) bool { // no other batch overlaps its range
+		for j, o := range batches {
+			if j != i && !o.Test && o.From < batches[i].To && batches[i].From < o.To {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 1; i < len(bodies)-1; i++ { // a batch with events, not the last, sent once: a gap
+		if b := batches[i]; !b.Test && b.To > b.From && len(b.Events) > 0 && alone(i) {
+			lost := append(slices.Clone(bodies[:i]), bodies[i+1:]...)
+			if out := check("lost.ndjson", lost); !strings.Contains(out, "are in no batch: a gap") {
+				t.Fatalf("a capture without [%d, %d):\n%s", b.From, b.To, out)
+			}
+			return
+		}
+	}
+	t.Fatal("no batch to lose")
 }

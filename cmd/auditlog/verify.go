@@ -16,6 +16,7 @@ import (
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
+	"github.com/auditlog/auditlog/s3stream"
 )
 
 // verifyArgs are the arguments of `auditlog verify`.
@@ -30,12 +31,15 @@ type verifyArgs struct {
 const verifyUsage = `Usage: auditlog verify (--dir <copy> | --bucket <bucket>) --tenant <uuid>
                        (--key <pem>… | --keys <dir> | --api <url> [--token <jwt>])
                        [--log-key <key> [--witness-key <keys> [--witness-quorum k]]] [--checkpoint <c>…] [--deep]
+                       [--stream <id>]
 
 Checks a tenant's periodic export offline: the signed digest chain with
 keys you pinned (or the service's), every file against its digest, and,
 with --api and --token, that every window the service delivered is there.
 It prints one line per valid digest and per problem, and the checkpoint
-to record; exit 1 when the export fails, 2 on a usage error.
+to record; exit 1 when the export fails, 2 on a usage error. With
+--stream, it checks that S3 stream of the tenant instead, as auditlog
+stream check does.
 `
 
 // runVerify checks a tenant's periodic export, from a directory (a copy
@@ -64,6 +68,8 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	b.fs.StringVar(&a.witnessFrom, "witness-from", "", "when the witnesses began (RFC 3339, or a date): digests of windows that start before it need the log key only")
 	b.fs.Var(&a.checkpoints, "checkpoint", "a checkpoint an earlier verify printed (<digest key> <signature>), or a file holding it: the chain must still hold it (repeatable)")
 	b.fs.BoolVar(&a.opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
+	var stream string
+	b.fs.StringVar(&stream, "stream", "", "check this S3 stream of the tenant instead of its periodic export (as auditlog stream check; --prefix is then the stream's, auditlog-streams unless given)")
 	b.s3(&c.Export)
 	b.describe(stdout, verifyUsage, "Auth")
 	if err := b.parse(args); err != nil {
@@ -71,6 +77,14 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 			return err
 		}
 		return usageError{err}
+	}
+	if stream != "" {
+		prefixSet := false
+		b.fs.Visit(func(f *flag.Flag) { prefixSet = prefixSet || f.Name == "prefix" })
+		if !prefixSet {
+			a.prefix = s3stream.DefaultPrefix
+		}
+		return checkStream(&a, c.Export, stream, stdout)
 	}
 	if err := a.check(); err != nil {
 		return usageError{err}
