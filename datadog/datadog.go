@@ -17,7 +17,6 @@ package datadog
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -85,13 +84,5 @@ func (c *Client) post(ctx context.Context, d audit.StreamDestination, body []byt
 // requests is b as gzip request bodies, each a JSON array of at most
 // MaxItems items and MaxBytes before compression.
 func requests(b webhook.Batch) ([][]byte, error) {
-	items := make([][]byte, 0, len(b.Events))
-	for _, e := range b.Events {
-		it, err := json.Marshal(item(b, e))
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, it)
-	}
-	return webhook.GzipArrays(items, MaxItems, MaxBytes)
+	return webhook.GzipArrays(b.Events, func(e webhook.Entry) Item { return item(b, e) }, MaxItems, MaxBytes)
 }

@@ -19,7 +19,6 @@ package sentinel
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -119,13 +118,5 @@ func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []b
 // bodies is b as gzip JSON arrays of rows, each at most MaxBytes before
 // compression.
 func bodies(b webhook.Batch) ([][]byte, error) {
-	rows := make([][]byte, 0, len(b.Events))
-	for _, e := range b.Events {
-		r, err := json.Marshal(row(b, e))
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, r)
-	}
-	return webhook.GzipArrays(rows, 0, MaxBytes)
+	return webhook.GzipArrays(b.Events, func(e webhook.Entry) Row { return row(b, e) }, 0, MaxBytes)
 }

@@ -22,12 +22,20 @@ func (e Entry) Time() time.Time {
 	return head.Timestamp
 }
 
-// GzipArrays packs items (each a JSON value) into gzip-compressed JSON
-// arrays of at most maxItems items (0: any number) and maxBytes before
-// compression, in order: the bodies of the requests of a destination
-// that takes arrays (Datadog, Sentinel). An item larger than maxBytes
-// goes alone.
-func GzipArrays(items [][]byte, maxItems, maxBytes int) ([][]byte, error) {
+// GzipArrays packs events, each made an item by item and written as
+// JSON, into gzip-compressed JSON arrays of at most maxItems items (0: any
+// number) and maxBytes before compression, in order: the bodies of the
+// requests of a destination that takes arrays (Datadog, Sentinel). An item
+// larger than maxBytes goes alone.
+func GzipArrays[T any](events []Entry, item func(Entry) T, maxItems, maxBytes int) ([][]byte, error) {
+	items := make([][]byte, 0, len(events))
+	for _, e := range events {
+		it, err := json.Marshal(item(e))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
 	var out [][]byte
 	var cur [][]byte
 	size := 2 // the brackets
