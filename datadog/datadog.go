@@ -17,8 +17,6 @@ package datadog
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -68,17 +66,8 @@ func (c *Client) post(ctx context.Context, d audit.StreamDestination, body []byt
 	req.Header.Set("DD-API-KEY", d.Token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Content-Encoding", "gzip")
-	res, err := c.HTTP.Do(req)
-	if err != nil {
-		return webhook.Retry, 0, "no answer from Datadog: " + err.Error(), err
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	o, wait := webhook.Classify(res.StatusCode, res.Header.Get("Retry-After"), c.Now())
-	if o != webhook.Accepted {
-		return o, wait, fmt.Sprintf("%s from Datadog: %s", res.Status, bytes.TrimSpace(raw)), nil
-	}
-	return o, 0, "", nil
+	a, err := webhook.Do(c.HTTP, req, c.Now(), "Datadog", 512)
+	return a.Outcome, a.Wait, a.Reason, err
 }
 
 // requests is b as gzip request bodies, each a JSON array of at most

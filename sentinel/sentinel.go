@@ -19,8 +19,6 @@ package sentinel
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -95,24 +93,15 @@ func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []b
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Content-Encoding", "gzip")
-	res, err := c.HTTP.Do(req)
-	if err != nil {
-		return webhook.Retry, 0, "no answer from the data collection endpoint: " + err.Error(), err
-	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	if res.StatusCode == http.StatusUnauthorized && again {
+	a, err := webhook.Do(c.HTTP, req, c.Now(), "the Logs Ingestion API", 512)
+	if a.Code == http.StatusUnauthorized && again {
 		c.forget(d)
 		return c.upload(ctx, d, body, false)
 	}
-	o, wait = webhook.Classify(res.StatusCode, res.Header.Get("Retry-After"), c.Now())
-	if res.StatusCode == http.StatusNotFound {
-		o = webhook.Refused // no such rule: the stream's configuration, not this batch
+	if a.Code == http.StatusNotFound {
+		a.Outcome = webhook.Refused // no such rule: the stream's configuration, not this batch
 	}
-	if o != webhook.Accepted {
-		return o, wait, fmt.Sprintf("%s from the Logs Ingestion API: %s", res.Status, bytes.TrimSpace(raw)), nil
-	}
-	return o, 0, "", nil
+	return a.Outcome, a.Wait, a.Reason, err
 }
 
 // bodies is b as gzip JSON arrays of rows, each at most MaxBytes before

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,26 +50,23 @@ func (c *Client) token(ctx context.Context, d audit.StreamDestination) (string, 
 		return "", webhook.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the Entra ID authority")
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	res, err := c.HTTP.Do(req)
+	a, err := webhook.Do(c.HTTP, req, c.Now(), "Entra ID", 64<<10)
 	if err != nil {
-		return "", webhook.Retry, 0, "no answer from Entra ID: " + err.Error(), err
+		return "", a.Outcome, 0, a.Reason, err
 	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	var answer struct {
 		AccessToken string `json:"access_token"`
 		ExpiresIn   int    `json:"expires_in"`
 		Error       string `json:"error"`
 		Description string `json:"error_description"`
 	}
-	_ = json.Unmarshal(raw, &answer)
-	o, wait := webhook.Classify(res.StatusCode, res.Header.Get("Retry-After"), c.Now())
-	if o == webhook.Rejected && res.StatusCode == http.StatusBadRequest {
-		o = webhook.Refused // Entra ID answers 400 for a wrong client or tenant, 401 for a wrong secret
+	_ = json.Unmarshal(a.Body, &answer)
+	if a.Outcome == webhook.Rejected && a.Code == http.StatusBadRequest {
+		a.Outcome = webhook.Refused // Entra ID answers 400 for a wrong client or tenant, 401 for a wrong secret
 	}
-	if o != webhook.Accepted || answer.AccessToken == "" {
-		desc := cmp.Or(answer.Description, string(bytes.TrimSpace(raw)))
-		return "", o, wait, fmt.Sprintf("%s from Entra ID: %s %s", res.Status, answer.Error, firstLine(desc)), nil
+	if a.Outcome != webhook.Accepted || answer.AccessToken == "" {
+		desc := cmp.Or(answer.Description, string(bytes.TrimSpace(a.Body)))
+		return "", a.Outcome, a.Wait, fmt.Sprintf("%s from Entra ID: %s %s", a.Status, answer.Error, firstLine(desc)), nil
 	}
 	t = token{value: answer.AccessToken, expires: c.Now().Add(time.Duration(answer.ExpiresIn) * time.Second)}
 	c.mu.Lock()

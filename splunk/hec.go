@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -118,17 +117,11 @@ func (c *Client) post(ctx context.Context, d audit.StreamDestination, streamID, 
 	req.Header.Set("Authorization", "Splunk "+d.Token)
 	req.Header.Set("X-Splunk-Request-Channel", Channel(streamID))
 	req.Header.Set("Content-Type", "application/json")
-	res, err := c.HTTP.Do(req)
-	if err != nil {
-		return webhook.Retry, 0, "no answer from the collector: " + err.Error(), err
+	a, err := webhook.Do(c.HTTP, req, c.Now(), "the collector", 64<<10)
+	if a.Outcome != webhook.Accepted {
+		return a.Outcome, a.Wait, a.Reason, err
 	}
-	defer res.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
-	outcome, wait := webhook.Classify(res.StatusCode, res.Header.Get("Retry-After"), c.Now())
-	if outcome != webhook.Accepted {
-		return outcome, wait, fmt.Sprintf("%s from the collector: %s", res.Status, bytes.TrimSpace(raw)), nil
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := json.Unmarshal(a.Body, out); err != nil {
 		return webhook.Retry, 0, "the collector's answer does not decode: " + err.Error(), err
 	}
 	return webhook.Accepted, 0, "", nil

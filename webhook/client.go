@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -51,16 +50,6 @@ func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b Batch) (
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(TimestampHeader, fmt.Sprint(now.Unix()))
 	req.Header.Set(SignatureHeader, Sign([]byte(d.Secret), now, body))
-	res, err := c.HTTP.Do(req)
-	if err != nil {
-		return Retry, 0, "no answer: " + err.Error(), err
-	}
-	defer res.Body.Close()
-	snippet, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	outcome, wait := Classify(res.StatusCode, res.Header.Get("Retry-After"), now)
-	reason := ""
-	if outcome != Accepted {
-		reason = fmt.Sprintf("%s from the webhook: %s", res.Status, bytes.TrimSpace(snippet))
-	}
-	return outcome, wait, reason, nil
+	a, err := Do(c.HTTP, req, now, "the webhook", 512)
+	return a.Outcome, a.Wait, a.Reason, err
 }
