@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -75,7 +76,8 @@ func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 }
 
 // TestSentinelAnswers: a wrong secret, tenant or client is refused by
-// Entra ID and pauses the stream with its reason; so does a rule that
+// Entra ID and pauses the stream with its reason; a 200 without a token
+// is retried; so does a rule that
 // does not exist; a row the stream does not declare is rejected (the
 // batch parked); 429 is retried after its Retry-After, 503 retried.
 func TestSentinelAnswers(t *testing.T) {
@@ -95,6 +97,13 @@ func TestSentinelAnswers(t *testing.T) {
 		if strings.Contains(fmt.Sprint(c.Send(ctx, bad, batch("t", 0, 2))), "Trace ID") {
 			t.Errorf("%s: the reason carries Entra ID's trace lines", name)
 		}
+	}
+	empty := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{}")) }))
+	defer empty.Close()
+	noToken := sentinel.NewClient(true, 10*time.Second, empty.URL, sentinel.DefaultScope)
+	noToken.HTTP.Transport.(*http.Transport).TLSClientConfig = empty.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	if o, _, reason, _ := noToken.Send(ctx, d, batch("t", 0, 2)); o != webhook.Retry || !strings.Contains(reason, "from Entra ID") {
+		t.Errorf("a 200 without a token: %s %q", o, reason)
 	}
 	other := d
 	other.StreamName = "Custom-Other"

@@ -64,6 +64,9 @@ func (c *Client) token(ctx context.Context, d audit.StreamDestination) (string, 
 	if a.Outcome == webhook.Rejected && a.Code == http.StatusBadRequest {
 		a.Outcome = webhook.Refused // Entra ID answers 400 for a wrong client or tenant, 401 for a wrong secret
 	}
+	if a.Outcome == webhook.Accepted && answer.AccessToken == "" {
+		a.Outcome = webhook.Retry // a 2xx without a token is no token: asked again
+	}
 	if a.Outcome != webhook.Accepted || answer.AccessToken == "" {
 		desc := cmp.Or(answer.Description, string(bytes.TrimSpace(a.Body)))
 		return "", a.Outcome, a.Wait, fmt.Sprintf("%s from Entra ID: %s %s", a.Status, answer.Error, firstLine(desc)), nil
