@@ -2,7 +2,6 @@ package datadog_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/datadog"
+	"github.com/auditlog/auditlog/internal/testkit/batchtest"
 	"github.com/auditlog/auditlog/internal/testkit/ddintake"
 	"github.com/auditlog/auditlog/webhook"
 )
@@ -23,22 +23,6 @@ func client(s *ddintake.Server) *datadog.Client {
 	return c
 }
 
-// batch is n events of tenant t from leaf from; every tenth is big (10
-// KB of reason), so that a batch outgrows one request by bytes too.
-func batch(t string, from uint64, n int) webhook.Batch {
-	b := webhook.Batch{TenantID: t, StreamID: "s-1", Format: audit.FormatEvent, From: from, To: from + uint64(n)}
-	for i := range n {
-		e := audit.Event{ID: fmt.Sprintf("evt_%d", i), TenantID: t, Timestamp: audit.NewTimestamp(time.UnixMilli(1795687202250 + int64(i))),
-			Action: audit.ActionDelete, Resource: audit.Resource{Type: "agent", ID: fmt.Sprint("a-", i)}}
-		if i%10 == 0 {
-			e.Reason = strings.Repeat("r", 10<<10)
-		}
-		raw, _ := json.Marshal(e)
-		b.Events = append(b.Events, webhook.Entry{LeafIndex: from + uint64(i), Event: raw})
-	}
-	return b
-}
-
 // TestDatadogTakesABatchInRequestsWithinItsLimits: a batch of 2,500
 // events (3 MB of them big) goes in requests of at most 1,000 items and
 // 5 MB, the intake's limits; every event arrives once, in order, with its
@@ -46,7 +30,7 @@ func batch(t string, from uint64, n int) webhook.Batch {
 func TestDatadogTakesABatchInRequestsWithinItsLimits(t *testing.T) {
 	s := ddintake.Start(key)
 	defer s.Close()
-	b := batch("t-1", 40, 2500)
+	b := batchtest.Big("t-1", 40, 2500)
 	o, _, reason, err := client(s).Send(context.Background(), audit.StreamDestination{Kind: audit.StreamDatadog, URL: s.URL + "/api/v2/logs", Token: key}, b)
 	if o != webhook.Accepted || err != nil {
 		t.Fatalf("%s %s %v", o, reason, err)
@@ -75,14 +59,14 @@ func TestDatadogAnswers(t *testing.T) {
 	ctx := context.Background()
 	bad := d
 	bad.Token = strings.Repeat("f", 32)
-	if o, _, reason, _ := c.Send(ctx, bad, batch("t", 0, 3)); o != webhook.Refused || !strings.Contains(reason, "403") {
+	if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 3)); o != webhook.Refused || !strings.Contains(reason, "403") {
 		t.Fatalf("a wrong key: %s %s", o, reason)
 	}
 	s.Fail(ddintake.TooMany("7"), func(w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
-	if o, wait, _, _ := c.Send(ctx, d, batch("t", 0, 3)); o != webhook.Retry || wait != 7*time.Second {
+	if o, wait, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 3)); o != webhook.Retry || wait != 7*time.Second {
 		t.Fatalf("429: %s %s", o, wait)
 	}
-	if o, _, _, _ := c.Send(ctx, d, batch("t", 0, 3)); o != webhook.Retry {
+	if o, _, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 3)); o != webhook.Retry {
 		t.Fatalf("500: %s", o)
 	}
 	if o, _, _, err := c.Send(ctx, d, webhook.Batch{TenantID: "t", From: 3, To: 9}); o != webhook.Accepted || err != nil {

@@ -2,7 +2,6 @@ package sentinel_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/azmonitor"
+	"github.com/auditlog/auditlog/internal/testkit/batchtest"
 	"github.com/auditlog/auditlog/sentinel"
 	"github.com/auditlog/auditlog/webhook"
 )
@@ -32,22 +32,6 @@ func start(t *testing.T) (*azmonitor.Server, *sentinel.Client, audit.StreamDesti
 	return s, c, d
 }
 
-// batch is n events of tenant t from leaf from; every tenth carries 10 KB
-// of reason, so that a batch outgrows one 1 MB call.
-func batch(t string, from uint64, n int) webhook.Batch {
-	b := webhook.Batch{TenantID: t, StreamID: "s-1", Format: audit.FormatEvent, From: from, To: from + uint64(n)}
-	for i := range n {
-		e := audit.Event{ID: fmt.Sprintf("evt_%d", i), TenantID: t, Timestamp: audit.NewTimestamp(time.UnixMilli(1795687202250 + int64(i))),
-			Action: audit.ActionDelete, Resource: audit.Resource{Type: "agent", ID: fmt.Sprint("a-", i)}}
-		if i%10 == 0 {
-			e.Reason = strings.Repeat("r", 10<<10)
-		}
-		raw, _ := json.Marshal(e)
-		b.Events = append(b.Events, webhook.Entry{LeafIndex: from + uint64(i), Event: raw})
-	}
-	return b
-}
-
 // TestSentinelTakesABatchAsRowsOfTheStream: 2,000 events (2 MB of them
 // big) go in calls of at most 1 MB under one token; every event is a row
 // of the declared columns, in order, with its time, tenant, stream and
@@ -55,7 +39,7 @@ func batch(t string, from uint64, n int) webhook.Batch {
 func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 	s, c, d := start(t)
 	ctx := context.Background()
-	if o, _, reason, err := c.Send(ctx, d, batch("t-1", 40, 2000)); o != webhook.Accepted || err != nil {
+	if o, _, reason, err := c.Send(ctx, d, batchtest.Big("t-1", 40, 2000)); o != webhook.Accepted || err != nil {
 		t.Fatalf("%s %s %v", o, reason, err)
 	}
 	rows := s.Rows()
@@ -70,7 +54,7 @@ func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 		}
 	}
 	s.Expire()
-	if o, _, reason, _ := c.Send(ctx, d, batch("t-1", 2040, 3)); o != webhook.Accepted || s.Tokens != 2 {
+	if o, _, reason, _ := c.Send(ctx, d, batchtest.Big("t-1", 2040, 3)); o != webhook.Accepted || s.Tokens != 2 {
 		t.Fatalf("after the token expired: %s %s, %d tokens", o, reason, s.Tokens)
 	}
 }
@@ -91,10 +75,10 @@ func TestSentinelAnswers(t *testing.T) {
 	} {
 		bad := d
 		edit(&bad)
-		if o, _, reason, _ := c.Send(ctx, bad, batch("t", 0, 2)); o != webhook.Refused || !strings.Contains(reason, name) {
+		if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 2)); o != webhook.Refused || !strings.Contains(reason, name) {
 			t.Errorf("%s: %s %q", name, o, reason)
 		}
-		if strings.Contains(fmt.Sprint(c.Send(ctx, bad, batch("t", 0, 2))), "Trace ID") {
+		if strings.Contains(fmt.Sprint(c.Send(ctx, bad, batchtest.Big("t", 0, 2))), "Trace ID") {
 			t.Errorf("%s: the reason carries Entra ID's trace lines", name)
 		}
 	}
@@ -102,12 +86,12 @@ func TestSentinelAnswers(t *testing.T) {
 	defer empty.Close()
 	noToken := sentinel.NewClient(true, 10*time.Second, empty.URL, sentinel.DefaultScope)
 	noToken.HTTP.Transport.(*http.Transport).TLSClientConfig = empty.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	if o, _, reason, _ := noToken.Send(ctx, d, batch("t", 0, 2)); o != webhook.Retry || !strings.Contains(reason, "from Entra ID") {
+	if o, _, reason, _ := noToken.Send(ctx, d, batchtest.Big("t", 0, 2)); o != webhook.Retry || !strings.Contains(reason, "from Entra ID") {
 		t.Errorf("a 200 without a token: %s %q", o, reason)
 	}
 	other := d
 	other.StreamName = "Custom-Other"
-	if o, _, reason, _ := c.Send(ctx, other, batch("t", 0, 2)); o != webhook.Rejected || !strings.Contains(reason, "InvalidStream") {
+	if o, _, reason, _ := c.Send(ctx, other, batchtest.Big("t", 0, 2)); o != webhook.Rejected || !strings.Contains(reason, "InvalidStream") {
 		t.Errorf("another stream: %s %q", o, reason)
 	}
 	s.Fail(func(w http.ResponseWriter) {
@@ -115,10 +99,10 @@ func TestSentinelAnswers(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	},
 		func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
-	if o, wait, _, _ := c.Send(ctx, d, batch("t", 0, 2)); o != webhook.Retry || wait != 9*time.Second {
+	if o, wait, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 2)); o != webhook.Retry || wait != 9*time.Second {
 		t.Errorf("429: %s %s", o, wait)
 	}
-	if o, _, _, _ := c.Send(ctx, d, batch("t", 0, 2)); o != webhook.Retry {
+	if o, _, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 2)); o != webhook.Retry {
 		t.Errorf("503: %s", o)
 	}
 	if len(s.Rows()) != 0 {
