@@ -1,7 +1,6 @@
 package streaming_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/splunk"
-	"github.com/auditlog/auditlog/streaming"
 )
 
 // TestOCSFStreamToSplunk: a stream in the OCSF format delivers each of
@@ -22,7 +20,6 @@ import (
 // IP is the source's uid, a dropped e-mail nowhere).
 func TestOCSFStreamToSplunk(t *testing.T) {
 	store, d := sealedStore(t)
-	ctx := context.Background()
 	hec := splunkhec.Start("12345678-9abc-def0-1234-56789abcdef0")
 	t.Cleanup(hec.Close)
 	client := splunk.NewClient(true, 10*time.Second)
@@ -30,14 +27,7 @@ func TestOCSFStreamToSplunk(t *testing.T) {
 	st := &audit.Stream{ID: "6c0e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "OCSF", Format: audit.FormatOCSF, State: audit.StreamActive, CreatedAt: time.Now(),
 		Mask:        map[string]string{"actor.ip": audit.MaskHash, "actor.email": audit.MaskDrop},
 		Destination: audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: hec.Token}}
-	if err := st.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.PutStream(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 250, Now: time.Now,
-		Dest: func(string) streaming.Destination { return client }}
+	s := streamer(t, store, st, 250, client)
 	drain(t, s, st)
 	byID := map[string]audit.Event{}
 	for _, e := range d.Events {

@@ -61,7 +61,6 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 // setup is a sealed SQLite store holding two tenants' events, a stream of
 // tenant A to a TLS webhook receiver, and its streamer.
 func setup(t *testing.T) (*streaming.Streamer, *audit.Stream, *receiver, *storetest.Dataset) {
-	ctx := context.Background()
 	store, d := sealedStore(t)
 	rc := &receiver{secret: []byte(strings.Repeat("s", 32)), t: t}
 	srv := httptest.NewTLSServer(rc)
@@ -71,20 +70,26 @@ func setup(t *testing.T) (*streaming.Streamer, *audit.Stream, *receiver, *storet
 	st := &audit.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: d.A, Name: "SIEM", Format: audit.FormatEvent, Filter: "-action:access",
 		Mask: map[string]string{"actor.ip": audit.MaskDrop, "actor.email": audit.MaskHash}, State: audit.StreamActive, CreatedAt: time.Now(),
 		Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: srv.URL + "/audit", Secret: string(rc.secret), Headers: map[string]string{"X-Tenant-Key": "k-1"}}}
+	return streamer(t, store, st, 100, client), st, rc, d
+}
+
+// streamer stores st, normalised, and returns the streamer of store that
+// delivers it to dest, batch leaves at a time (st's kind only).
+func streamer(t *testing.T, store *sqlite.Store, st *audit.Stream, batch int, dest streaming.Destination) *streaming.Streamer {
+	t.Helper()
 	if err := st.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.PutStream(ctx, st); err != nil {
+	if err := store.PutStream(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 100, Now: time.Now,
+	return &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: batch, Now: time.Now,
 		Dest: func(kind string) streaming.Destination {
-			if kind == audit.StreamWebhook {
-				return client
+			if kind == st.Destination.Kind {
+				return dest
 			}
 			return nil
 		}}
-	return s, st, rc, d
 }
 
 // sealedStore is a SQLite store holding two tenants' events, sealed.
@@ -254,14 +259,7 @@ func TestStreamToSplunk(t *testing.T) {
 	client.AckPoll = 5 * time.Millisecond
 	st := &audit.Stream{ID: "0b7e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "Splunk", State: audit.StreamActive, CreatedAt: time.Now(),
 		Destination: audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: hec.Token}}
-	if err := st.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.PutStream(ctx, st); err != nil {
-		t.Fatal(err)
-	}
-	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 250, Now: time.Now,
-		Dest: func(string) streaming.Destination { return client }}
+	s := streamer(t, store, st, 250, client)
 	hec.Fail(splunkhec.Busy("2"))
 	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Retry || res.Wait != 2*time.Second || st.Cursor != 0 {
 		t.Fatalf("busy: %+v %v at %d", res, err, st.Cursor)
