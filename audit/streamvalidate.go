@@ -42,12 +42,10 @@ var reservedHeaders = []string{"content-type", "content-length", "content-encodi
 	"x-auditlog-signature", "x-auditlog-timestamp"}
 
 var (
-	hecToken    = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	splunkIdx   = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,79}$`)
 	datadogKey  = regexp.MustCompile(`^[0-9a-fA-F]{32}$`)
 	dcrID       = regexp.MustCompile(`^dcr-[0-9a-f]{32}$`)
 	azureStream = regexp.MustCompile(`^Custom-[A-Za-z0-9_]{1,100}$`)
-	guid        = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 	headerName  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$")
 )
 
@@ -121,8 +119,8 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 	set := map[string]bool{"url": d.URL != "", "headers": len(d.Headers) > 0, "secret": d.Secret != "", "token": d.Token != "",
 		"index": d.Index != "", "bucket": d.Bucket != "", "prefix": d.Prefix != "", "dcr": d.DCR != "", "streamName": d.StreamName != "",
 		"azureTenant": d.AzureTenant != "", "clientId": d.ClientID != ""}
-	for _, f := range []string{"url", "headers", "secret", "token", "index", "bucket", "prefix", "dcr", "streamName", "azureTenant", "clientId"} {
-		if set[f] && !slices.Contains(uses, f) {
+	for f, isSet := range set {
+		if isSet && !slices.Contains(uses, f) {
 			fe.add("destination."+f, "not used by %s streams", d.Kind)
 		}
 	}
@@ -135,7 +133,7 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		}
 	case StreamSplunk:
 		checkEndpoint(fe, d.URL, rules)
-		if !hecToken.MatchString(d.Token) {
+		if !ValidUUID(d.Token) { // a HEC token is a GUID
 			fe.add("destination.token", "want the HTTP Event Collector token, a GUID like 12345678-9abc-def0-1234-56789abcdef0")
 		}
 		if d.Index != "" && !splunkIdx.MatchString(d.Index) {
@@ -172,10 +170,10 @@ func (d *StreamDestination) checkSentinel(fe *fieldErrors, rules StreamRules) {
 	if !azureStream.MatchString(d.StreamName) {
 		fe.add("destination.streamName", "want the rule's stream, Custom- and 1 to 100 of A-Z a-z 0-9 _")
 	}
-	if !guid.MatchString(d.AzureTenant) {
+	if !ValidUUID(d.AzureTenant) {
 		fe.add("destination.azureTenant", "want the Entra ID tenant id, a GUID")
 	}
-	if !guid.MatchString(d.ClientID) {
+	if !ValidUUID(d.ClientID) {
 		fe.add("destination.clientId", "want the application (client) id, a GUID")
 	}
 	if len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret || !CleanText(d.Secret) {

@@ -136,8 +136,8 @@ func checkCapture(a *verifyArgs, file, stream string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s, %d events (%d received again): leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
-		fmt.Sprintf("%d batches", rep.Batches), rep.Events, rep.Repeats, rep.Covered, rep.LogSize)
+	fmt.Fprintf(stdout, "%d batches, %d events (%d received again): leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
+		rep.Batches, rep.Events, rep.Repeats, rep.Covered, rep.LogSize)
 	if signed != nil {
 		fmt.Fprintf(stdout, "%d events proved to be the log's leaves; %d not provable (OCSF or masked)\n", rep.Proved, rep.Unprovable)
 	}
