@@ -60,6 +60,10 @@ const (
 	MaskDrop = "drop" // the field left out
 )
 
+// MaskedPrefix begins a value a stream hashed (MaskHash): a receiver, or
+// the capture check, tells a masked field by it.
+const MaskedPrefix = "hmac-sha256:"
+
 // StreamMaskFields are the fields of personal data a stream can hash or
 // drop.
 var StreamMaskFields = []string{"actor.email", "actor.ip", "actor.userAgent", "actor.id"}

@@ -138,5 +138,5 @@ func masked(st *audit.Stream, e audit.Event) audit.Event {
 func hash(st *audit.Stream, v string) string {
 	m := hmac.New(sha256.New, []byte(st.ID))
 	m.Write([]byte(v))
-	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil))
+	return audit.MaskedPrefix + hex.EncodeToString(m.Sum(nil))
 }

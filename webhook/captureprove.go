@@ -76,7 +76,7 @@ func masked(raw json.RawMessage) bool {
 		return true
 	}
 	for _, k := range []string{"id", "email", "ip", "userAgent"} {
-		if v, ok := ev.Actor[k]; !ok || v == nil || strings.HasPrefix(*v, "hmac-sha256:") {
+		if v, ok := ev.Actor[k]; !ok || v == nil || strings.HasPrefix(*v, audit.MaskedPrefix) {
 			return true
 		}
 	}
