@@ -39,11 +39,17 @@ type capture struct {
 	out                func(string)
 	rep                CaptureReport
 	ranges             [][2]uint64
-	seen               map[uint64][32]byte // leaf → SHA-256 of the event as received
-	events             map[uint64]json.RawMessage
-	format             map[uint64]string
-	others             map[uint64][]json.RawMessage // a leaf received again with another content
+	leaves             map[uint64]*received
 	latest             audit.Checkpoint
+}
+
+// received is what came for one leaf: each distinct content, the first
+// first (which one the log holds, prove says), with their SHA-256, and
+// the format of the batch it came in.
+type received struct {
+	contents []json.RawMessage
+	sums     [][32]byte
+	format   string
 }
 
 func (c *capture) problem(format string, args ...any) {
@@ -64,8 +70,7 @@ func (c *capture) problem(format string, args ...any) {
 // each problem (out gets a line each). Errors: a line that is not a
 // batch, or signed's.
 func CheckCapture(r io.Reader, tenantID, streamID string, logKeys audit.LogKeys, signed func(audit.Checkpoint) tlog.HashReader, out func(string)) (CaptureReport, error) {
-	c := &capture{tenantID: tenantID, streamID: streamID, out: out, seen: map[uint64][32]byte{}, events: map[uint64]json.RawMessage{},
-		format: map[uint64]string{}, others: map[uint64][]json.RawMessage{}}
+	c := &capture{tenantID: tenantID, streamID: streamID, out: out, leaves: map[uint64]*received{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -88,8 +93,10 @@ func CheckCapture(r io.Reader, tenantID, streamID string, logKeys audit.LogKeys,
 	if signed != nil && c.latest.Size > 0 {
 		return c.rep, c.prove(signed(c.latest))
 	}
-	for _, i := range slices.Sorted(maps.Keys(c.others)) {
-		c.problem("leaf %d received again with another content", i)
+	for _, i := range slices.Sorted(maps.Keys(c.leaves)) {
+		if len(c.leaves[i].contents) > 1 {
+			c.problem("leaf %d received again with another content", i)
+		}
 	}
 	return c.rep, nil
 }
@@ -115,14 +122,15 @@ func (c *capture) batch(n int, b Batch, logKeys audit.LogKeys) {
 		}
 		next = e.LeafIndex + 1
 		sum := sha256.Sum256(e.Event)
-		if prev, ok := c.seen[e.LeafIndex]; ok {
-			c.rep.Repeats++
-			if prev != sum { // which one the log holds, prove says
-				c.others[e.LeafIndex] = append(c.others[e.LeafIndex], e.Event)
-			}
+		r, ok := c.leaves[e.LeafIndex]
+		if !ok {
+			c.leaves[e.LeafIndex] = &received{contents: []json.RawMessage{e.Event}, sums: [][32]byte{sum}, format: b.Format}
 			continue
 		}
-		c.seen[e.LeafIndex], c.events[e.LeafIndex], c.format[e.LeafIndex] = sum, e.Event, b.Format
+		c.rep.Repeats++
+		if !slices.Contains(r.sums, sum) {
+			r.contents, r.sums = append(r.contents, e.Event), append(r.sums, sum)
+		}
 	}
 }
 
@@ -161,5 +169,5 @@ func (c *capture) join() {
 		}
 		end = max(end, r[1])
 	}
-	c.rep.Covered, c.rep.Events = end, len(c.seen)
+	c.rep.Covered, c.rep.Events = end, len(c.leaves)
 }

@@ -14,7 +14,7 @@ import (
 // signed tree holds at its index, a tile of leaves at a time.
 func (c *capture) prove(signed tlog.HashReader) error {
 	var idx []uint64
-	for i := range c.events {
+	for i := range c.leaves {
 		if i < uint64(c.latest.Size) {
 			idx = append(idx, i)
 		}
@@ -26,8 +26,8 @@ func (c *capture) prove(signed tlog.HashReader) error {
 		var hashes [][2]tlog.Hash
 		var leaves []uint64
 		for _, i := range chunk {
-			for _, raw := range append([]json.RawMessage{c.events[i]}, c.others[i]...) {
-				h, ok := c.leafHashes(raw, c.format[i])
+			for _, raw := range c.leaves[i].contents {
+				h, ok := c.leafHashes(raw, c.leaves[i].format)
 				if !ok {
 					c.rep.Unprovable++
 					continue
