@@ -18,6 +18,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/sqlite"
@@ -31,7 +32,7 @@ type exportBackend interface {
 }
 
 func TestExportFormatsAndNamesOnSQLite(t *testing.T) {
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/export"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/localfs"
 )
@@ -53,7 +54,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 			t.Fatal(err)
 		}
 	}
-	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
+	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func newLoggedStore(t *testing.T) *elasticsearch.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Log: true})
+	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true})
 	if err != nil {
 		t.Fatal(err)
 	}

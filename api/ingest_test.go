@@ -18,6 +18,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/sqlite"
 )
@@ -237,7 +238,7 @@ func testIngestIDsPerTenant(t *testing.T, url string, r audit.EventReader, reg *
 }
 
 func TestIngestOnSQLite(t *testing.T) {
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/sqlite"
@@ -26,7 +27,7 @@ import (
 // naming the field, and checked against the document, which must refuse
 // it.
 func TestTheDocumentStatesTheRulesOfForm(t *testing.T) {
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -189,7 +190,7 @@ func testRestoreRetention(t *testing.T, h *harness, b restoreBackend, visible fu
 // TestRestoreFollowsThePlan: the tenant's plan at the time of the ask
 // bounds the restore, through a plan change.
 func TestRestoreFollowsThePlan(t *testing.T) {
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db"), DefaultPlan: audit.PlanStarter})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db"), DefaultPlan: audit.PlanStarter})
 	if err != nil {
 		t.Fatal(err)
 	}

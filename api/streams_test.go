@@ -15,6 +15,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/webhook"
@@ -25,7 +26,7 @@ import (
 // reached by a client that trusts the test receiver's certificate.
 func streamServer(t *testing.T, rules audit.StreamRules, trust *http.Transport) (*harness, *sqlite.Store) {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/sqlite"
 )
@@ -55,7 +56,7 @@ type logBackend struct {
 // is not found.
 func TestLogProofs(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
-		s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+		s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func testLogProofs(t *testing.T, b logBackend) {
 	ctx := context.Background()
 	s := b.store
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: s, Key: priv})
+	sealer := seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Accept: accepttest.Acceptor, Store: s, Key: priv})
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	h := &harness{srv: httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),

@@ -22,6 +22,10 @@ type StoredRow struct {
 	// edited to hide the event from a query while its body, and so its
 	// proof, are intact.
 	Misindexed []string
+	// Tag is the acceptance tag stored with the row (Acceptor), nil for
+	// none: a verifier holding the acceptance key tells a row the service
+	// accepted but has not sealed yet from one it never accepted.
+	Tag []byte
 }
 
 // RowScanner reads every stored event of a tenant for verification, rows

@@ -149,20 +149,40 @@ func (l Leaf) Entry() ([]byte, bool) {
 }
 
 // PendingLeaf is a stored event not sealed yet: its tenant, its id, its
-// digest (EventDigest of the event as stored) and its leaf hash (the
-// leaf hash of its entry). A nil Digest is a v1 leaf (queued by a
-// version before the entry format, its Hash LeafHashV1's).
+// digest (EventDigest of the event as stored), its leaf hash (the leaf
+// hash of its entry) and the acceptance tag stored with it (Acceptor).
+// A nil Digest is a v1 leaf (queued by a version before the entry
+// format, its Hash LeafHashV1's). Unreadable, when set, says why the
+// stored row gives no event (it does not decode): the sealer names it
+// unaccepted, as any row whose tag does not verify.
 type PendingLeaf struct {
-	TenantID string
-	EventID  string
-	Digest   *[32]byte
-	Hash     tlog.Hash
+	TenantID   string
+	EventID    string
+	Digest     *[32]byte
+	Hash       tlog.Hash
+	Tag        []byte
+	Unreadable string
 }
 
-// NewPendingLeaf is e's pending leaf.
-func NewPendingLeaf(e Event) PendingLeaf {
+// NewPendingLeaf is e's pending leaf, with the tag stored beside it.
+func NewPendingLeaf(e Event, tag []byte) PendingLeaf {
 	d := EventDigest(e)
-	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: tlog.RecordHash(LeafEntry(e.ID, d))}
+	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: tlog.RecordHash(LeafEntry(e.ID, d)), Tag: tag}
+}
+
+// CheckAccepted reports whether p may be sealed: its row decoded and its
+// tag verifies against its digest under a. Errors: EUNAUTHORIZED naming
+// why not.
+func (p PendingLeaf) CheckAccepted(a *Acceptor) error {
+	switch {
+	case p.Unreadable != "":
+		return Errorf(EUNAUTHORIZED, "the stored row is no event: %s", p.Unreadable)
+	case p.Digest == nil:
+		return Errorf(EUNAUTHORIZED, "no acceptance tag: queued by a version before acceptance tags, and not sealed by it")
+	case a == nil:
+		return Errorf(EUNAUTHORIZED, "no acceptance key is configured: nothing can be sealed")
+	}
+	return a.Check(p.TenantID, p.EventID, *p.Digest, p.Tag)
 }
 
 // LogState is a tenant's log: its size and root after the last sealing

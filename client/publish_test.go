@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/kafka"
 	kgo "github.com/segmentio/kafka-go"
 
@@ -70,7 +71,7 @@ func TestPublishToKafka(t *testing.T) {
 // TestPublishOverHTTP: events reach a real service's ingest endpoint and
 // its store; a refused event is an error naming it.
 func TestPublishOverHTTP(t *testing.T) {
-	store, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+	store, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
@@ -28,7 +29,7 @@ func conformance(t *testing.T, layout elasticsearch.Layout) {
 			p.RolloverMaxAge = "0ms"
 			short[plan] = p
 		}
-		s, _ := newStore(t, elasticsearch.StoreConfig{Policies: short, TenantCacheTTL: time.Millisecond, NewTenants: layout})
+		s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Policies: short, TenantCacheTTL: time.Millisecond, NewTenants: layout})
 		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s, Streams: s,
 			Visible: func(t testing.TB) {
 				if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
@@ -49,7 +50,7 @@ func TestLogConformance(t *testing.T) {
 	for _, layout := range []elasticsearch.Layout{elasticsearch.LayoutDedicated, elasticsearch.LayoutShared} {
 		t.Run(string(layout), func(t *testing.T) {
 			storetest.RunLog(t, func(t *testing.T) storetest.LogBackend {
-				s, _ := newStore(t, elasticsearch.StoreConfig{Log: true, NewTenants: layout})
+				s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true, NewTenants: layout})
 				return storetest.LogBackend{Log: s, Backend: storetest.Backend{Writer: s, Reader: s,
 					Visible: func(t testing.TB) {
 						if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {

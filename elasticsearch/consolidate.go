@@ -63,13 +63,16 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 		if len(hits) == 0 {
 			return copied, nil
 		}
-		events := make([]audit.Event, 0, len(hits))
+		events := make([]accepted, 0, len(hits))
 		for _, h := range hits {
-			e, err := DecodeSource(h.Source)
+			// A copy keeps the tag of the event's acceptance: it is not
+			// accepted again (a document planted in the stream would be
+			// laundered into an accepted one).
+			e, tag, err := decodeTagged(h.Source)
 			if err != nil {
 				return copied, err
 			}
-			events = append(events, e)
+			events = append(events, accepted{event: e, digest: audit.EventDigest(e), tag: tag})
 		}
 		n, err := s.copyEvents(ctx, tenantID, events)
 		copied += n
@@ -82,10 +85,10 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 
 // copyEvents writes those of events not already stored where the tenant's
 // events are read.
-func (s *Store) copyEvents(ctx context.Context, tenantID string, events []audit.Event) (int, error) {
+func (s *Store) copyEvents(ctx context.Context, tenantID string, events []accepted) (int, error) {
 	ids := make([]string, len(events))
 	for i, e := range events {
-		ids[i] = e.ID
+		ids[i] = e.event.ID
 	}
 	stored, err := s.StoredEvents(ctx, tenantID, ids)
 	if err != nil {
@@ -93,14 +96,14 @@ func (s *Store) copyEvents(ctx context.Context, tenantID string, events []audit.
 	}
 	todo := events[:0]
 	for _, e := range events {
-		if _, ok := stored[e.ID]; !ok {
+		if _, ok := stored[e.event.ID]; !ok {
 			todo = append(todo, e)
 		}
 	}
 	if len(todo) == 0 {
 		return 0, nil
 	}
-	res, err := s.WriteEvents(ctx, todo)
+	res, err := s.writeAccepted(ctx, todo)
 	if err != nil {
 		return 0, err
 	}
@@ -112,7 +115,7 @@ func (s *Store) copyEvents(ctx context.Context, tenantID string, events []audit.
 			n++
 		case audit.WriteDuplicate:
 		default:
-			errs = append(errs, fmt.Errorf("event %s: %s %s", todo[i].ID, r.Status, r.Reason))
+			errs = append(errs, fmt.Errorf("event %s: %s %s", todo[i].event.ID, r.Status, r.Reason))
 		}
 	}
 	return n, errors.Join(errs...)

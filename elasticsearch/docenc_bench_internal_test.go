@@ -23,7 +23,7 @@ func BenchmarkDocument(b *testing.B) {
 	b.Run("appendDoc", func(b *testing.B) {
 		var buf []byte
 		for i := 0; b.Loop(); i++ {
-			buf = appendDoc(buf[:0], &events[i%len(events)])
+			buf = appendDoc(buf[:0], &events[i%len(events)], nil)
 		}
 	})
 	b.Run("encoding/json", func(b *testing.B) {

@@ -39,7 +39,7 @@ func TestDocEncodingIsTheDocument(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := appendDoc(nil, &e)
+		got := appendDoc(nil, &e, nil)
 		var a, b any
 		if err := json.Unmarshal(got, &a); err != nil {
 			t.Fatalf("%s: not JSON: %v\n%s", e.ID, err, got)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/golden"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
@@ -18,7 +19,7 @@ import (
 // see both copies; the export scan yields each id once, in order, across
 // pages.
 func TestScanCollapsesDuplicates(t *testing.T) {
-	s, _ := newStore(t, elasticsearch.StoreConfig{ScanPageSize: 97})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, ScanPageSize: 97})
 	ctx := context.Background()
 	d := storetest.NewDataset(1200)
 	storetest.Write(t, s, d.Events)

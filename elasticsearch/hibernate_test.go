@@ -12,6 +12,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
@@ -29,7 +30,7 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 		p.RolloverMaxAge = "0ms"
 		short[plan] = p
 	}
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter, Policies: short, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanStarter, Policies: short, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	now := time.Now()
 	day := 24 * time.Hour
@@ -153,7 +154,7 @@ func openShards(t *testing.T, s *elasticsearch.Store, name string) (open, closed
 func TestLifecycleRollsOverByTheStoreClock(t *testing.T) {
 	now := time.Now()
 	clock := func() time.Time { return now }
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter, Now: clock, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanStarter, Now: clock, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	g := gen.New(gen.Config{Seed: 184, Tenants: 1, WithIDs: true}, 10)
 	tn := &g.Tenants()[0]

@@ -11,6 +11,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 )
 
@@ -58,7 +59,7 @@ func visibleIDs(t *testing.T, s *elasticsearch.Store, tenant string) []string {
 // see exactly their own events on every read path, and each id's detail
 // is their own event.
 func TestLayoutsKeepTenantsApart(t *testing.T) {
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter, NewTenants: elasticsearch.LayoutShared, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanStarter, NewTenants: elasticsearch.LayoutShared, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	g := gen.New(gen.Config{Seed: 181, Tenants: 4, WithIDs: true}, 100)
 	ids := make([]string, 20)
@@ -135,8 +136,8 @@ func TestLayoutsKeepTenantsApart(t *testing.T) {
 // event a writer with a stale cache puts in the former stream afterwards
 // is copied by the next lifecycle pass; nothing is shown twice.
 func TestPlanChangeMovesSharedData(t *testing.T) {
-	s, caps := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, NewTenants: elasticsearch.LayoutShared, TenantCacheTTL: time.Millisecond})
-	stale, err := elasticsearch.NewStore(s.Client(), caps, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, NewTenants: elasticsearch.LayoutShared, TenantCacheTTL: time.Hour})
+	s, caps := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanEnterprise, NewTenants: elasticsearch.LayoutShared, TenantCacheTTL: time.Millisecond})
+	stale, err := elasticsearch.NewStore(s.Client(), caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanEnterprise, NewTenants: elasticsearch.LayoutShared, TenantCacheTTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +185,7 @@ func TestPlanChangeMovesSharedData(t *testing.T) {
 // events of the last week is promoted by the pass; its next events go to
 // its own stream and all of them stay visible.
 func TestLifecyclePromotesGrownTenants(t *testing.T) {
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanPro, NewTenants: elasticsearch.LayoutShared, PromoteAbove: 5, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro, NewTenants: elasticsearch.LayoutShared, PromoteAbove: 5, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	g := gen.New(gen.Config{Seed: 183, Tenants: 2, WithIDs: true}, 40)
 	big, small := &g.Tenants()[0], &g.Tenants()[1]

@@ -9,6 +9,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 )
 
 // TestBootstrapUpgradesExistingStreams: a stream created under an older
@@ -16,7 +17,7 @@ import (
 // event with the new field, since the mapping is strict; the next
 // Bootstrap puts the current mapping on it and the event is stored.
 func TestBootstrapUpgradesExistingStreams(t *testing.T) {
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanPro})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro})
 	ctx := context.Background()
 	// The template as an older version installed it.
 	var tmpl map[string]any

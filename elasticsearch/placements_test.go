@@ -14,6 +14,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -56,7 +57,7 @@ func newDirectoryCounter(t *testing.T, tenantsIndex string) *directoryCounter {
 func TestWriteReadsTheDirectoryOncePerBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cfg := elasticsearch.StoreConfig{NewTenants: elasticsearch.LayoutShared}
+	cfg := elasticsearch.StoreConfig{Accept: accepttest.Acceptor, NewTenants: elasticsearch.LayoutShared}
 	admin, _ := newStore(t, cfg)
 	const n = 40
 	g := gen.New(gen.Config{Seed: 40, Tenants: n + 1, WithIDs: true}, 2*(n+1))

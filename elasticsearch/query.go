@@ -218,6 +218,16 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 // GetEvent implements audit.EventReader. Only the tenant's own streams
 // are searched, so another tenant's event is simply not found.
 func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
+	src, err := s.eventSource(ctx, tenantID, id)
+	if err != nil {
+		return audit.Event{}, err
+	}
+	return DecodeSource(src)
+}
+
+// eventSource is the stored document of a tenant's event. Errors:
+// ENOTFOUND, EUNAVAILABLE.
+func (s *Store) eventSource(ctx context.Context, tenantID, id string) (json.RawMessage, error) {
 	var out searchResponse
 	body := map[string]any{"size": 1, "query": map[string]any{"bool": map[string]any{"filter": []any{
 		map[string]any{"term": map[string]any{"tenantId": tenantID}},
@@ -225,15 +235,15 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 	}}}}
 	path, err := s.searchPath(ctx, tenantID)
 	if err != nil {
-		return audit.Event{}, err
+		return nil, err
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, path, body, &out); err != nil {
-		return audit.Event{}, err
+		return nil, err
 	}
 	if len(out.Hits.Hits) == 0 {
-		return audit.Event{}, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id)
+		return nil, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id)
 	}
-	return DecodeSource(out.Hits.Hits[0].Source)
+	return out.Hits.Hits[0].Source, nil
 }
 
 // StatsBody is the aggregation request of a stats query.

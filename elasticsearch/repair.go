@@ -54,7 +54,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 		if h.Route != "" {
 			q.Set("routing", h.Route)
 		}
-		res, err := s.c.Do(ctx, http.MethodPut, "/"+h.Index+"/_doc/"+url.PathEscape(h.ID)+"?"+q.Encode(), appendDoc(nil, &row.Event))
+		res, err := s.c.Do(ctx, http.MethodPut, "/"+h.Index+"/_doc/"+url.PathEscape(h.ID)+"?"+q.Encode(), appendDoc(nil, &row.Event, d.Accept))
 		if err != nil {
 			return n, err
 		}

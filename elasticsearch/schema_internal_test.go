@@ -26,7 +26,7 @@ func docPlace(t *testing.T) schematest.Place {
 func TestEveryFieldInTheDocument(t *testing.T) {
 	e := schematest.Full(t)
 	place := docPlace(t)
-	b := appendDoc(nil, &e)
+	b := appendDoc(nil, &e, nil)
 	schematest.Check(t, "the Elasticsearch document (appendDoc)", e, place, schematest.JSONLookup(t, b))
 
 	var m struct {
@@ -56,7 +56,7 @@ func TestEveryFieldInTheDocument(t *testing.T) {
 		t.Fatalf("DecodeSource(appendDoc(e)):\n%+v\nwant\n%+v", got, e)
 	}
 	for path, mut := range schematest.Mutations(e) {
-		got, err := DecodeSource(appendDoc(nil, &mut))
+		got, err := DecodeSource(appendDoc(nil, &mut, nil))
 		if err != nil || !reflect.DeepEqual(got, mut) {
 			t.Errorf("with %s changed, the document reads back as\n%+v\nwant\n%+v", path, got, mut)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/golden"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
@@ -26,7 +27,7 @@ func TestTemplateAndPolicyBodiesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, withILM := range []bool{false, true} {
-		s, err := elasticsearch.NewStore(c, elasticsearch.Capabilities{ILM: withILM}, elasticsearch.StoreConfig{})
+		s, err := elasticsearch.NewStore(c, elasticsearch.Capabilities{ILM: withILM}, elasticsearch.StoreConfig{Accept: accepttest.Acceptor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func refresh(t *testing.T, s *elasticsearch.Store, index string) {
 }
 
 func TestWriteEventsCreatedDuplicateRejected(t *testing.T) {
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanPro})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro})
 	ctx := context.Background()
 	g := gen.New(gen.Config{Seed: 1, Tenants: 2, WithIDs: true}, 10)
 	events := make([]audit.Event, 10)
@@ -176,7 +177,7 @@ func TestLifecycleWorkerRetentionAndPlanChange(t *testing.T) {
 		p.RolloverMaxAge = "0ms" // roll over at every pass (non-empty write indices only)
 		short[plan] = p
 	}
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, Policies: short, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanEnterprise, Policies: short, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	now := time.Now()
 	g := gen.New(gen.Config{Seed: 2, Tenants: 2, WithIDs: true}, 100)
@@ -251,7 +252,7 @@ func TestLifecycleWorkerRetentionAndPlanChange(t *testing.T) {
 }
 
 func TestTenantDirectory(t *testing.T) {
-	s, _ := newStore(t, elasticsearch.StoreConfig{TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	tenant := "0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a6b"
 	if _, err := s.Plan(ctx, tenant); audit.ErrorCode(err) != audit.ENOTFOUND {
@@ -284,7 +285,7 @@ func TestTenantDirectory(t *testing.T) {
 
 // TestILMPolicyFollowsThePlan needs ILM, which the test build lacks.
 func TestILMPolicyFollowsThePlan(t *testing.T) {
-	s, caps := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter})
+	s, caps := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanStarter})
 	testenv.RequireFeature(t, caps.ILM, "ILM (x-pack-ilm)")
 	ctx := context.Background()
 	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, 1)
@@ -332,7 +333,7 @@ func TestLifecyclePassSurvivesAFailingStream(t *testing.T) {
 		p.RolloverMaxAge = "0ms"
 		short[plan] = p
 	}
-	s, _ := newStore(t, elasticsearch.StoreConfig{DefaultPlan: audit.PlanStarter, Policies: short, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanStarter, Policies: short, TenantCacheTTL: time.Millisecond})
 	ctx := context.Background()
 	now := time.Now()
 	// Streams are handled in name order: the failing tenant's comes first.

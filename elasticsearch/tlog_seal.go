@@ -39,6 +39,7 @@ type ticketRef struct {
 	Routing string     `json:"r,omitempty"`
 	Hash    *tlog.Hash `json:"h,omitempty"`
 	Digest  []byte     `json:"dg,omitempty"` // the event's digest, with Hash (none: a ticket of a version before the entry format, a v1 leaf)
+	Tag     []byte     `json:"ac,omitempty"` // the event's acceptance tag, with Hash (audit.Acceptor)
 }
 
 type ticket struct {
@@ -193,10 +194,17 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 		case !sealed[k] && r.Hash == nil:
 			toRead = append(toRead, r)
 		case r.Hash != nil:
-			p := audit.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: *r.Hash}
+			// The ticket's digest and hash are what the writer accepted:
+			// the tag is checked against them (a ticket forged behind the
+			// service has no valid tag), and a document edited since is
+			// altered against its leaf.
+			p := audit.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: *r.Hash, Tag: r.Tag}
 			if len(r.Digest) == 32 {
 				p.Digest = (*[32]byte)(r.Digest)
-			} // else a ticket queued before the entry format: a v1 leaf
+			} // else a ticket queued before the entry format: a v1 leaf, unaccepted
+			if len(r.Digest) == 32 && tlog.RecordHash(audit.LeafEntry(r.ID, *p.Digest)) != *r.Hash {
+				p.Unreadable = "the ticket's leaf hash is not that of its digest"
+			}
 			pending[k] = p
 		}
 	}
@@ -204,8 +212,8 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, e := range read {
-		pending[e.TenantID+"/"+e.ID] = audit.NewPendingLeaf(e)
+	for _, p := range read {
+		pending[p.TenantID+"/"+p.EventID] = p
 	}
 	var out []audit.PendingLeaf
 	for _, r := range refs {
@@ -222,9 +230,11 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 
 // readRefs reads the ticketed events in real time where the ticket knows
 // their backing index, else (or when an event moved since, to another
-// stream) by a search of the tenant's events. One found nowhere left the
-// store since (retention) and has nothing to seal.
-func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.Event, error) {
+// stream) by a search of the tenant's events, and returns their pending
+// leaves with the tags their documents hold (a document that does not
+// decode is an unreadable leaf, named by the sealer). One found nowhere
+// left the store since (retention) and has nothing to seal.
+func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.PendingLeaf, error) {
 	type ref struct {
 		Index   string `json:"_index"`
 		ID      string `json:"_id"`
@@ -237,7 +247,7 @@ func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.Event, 
 			docs, at = append(docs, ref{Index: r.Index, ID: r.DocID, Routing: r.Routing}), append(at, i)
 		}
 	}
-	out := make([]*audit.Event, len(refs))
+	sources := make([]json.RawMessage, len(refs))
 	if len(docs) > 0 {
 		var res struct {
 			Docs []struct {
@@ -250,29 +260,31 @@ func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.Event, 
 		}
 		for j, d := range res.Docs {
 			if d.Found && j < len(at) {
-				e, err := DecodeSource(d.Source)
-				if err != nil {
-					return nil, err
-				}
-				out[at[j]] = &e
+				sources[at[j]] = d.Source
 			}
 		}
 	}
-	var events []audit.Event
-	for i, e := range out {
-		if e == nil {
-			found, err := s.GetEvent(ctx, refs[i].Tenant, refs[i].ID)
+	var out []audit.PendingLeaf
+	for i, src := range sources {
+		if src == nil {
+			found, err := s.eventSource(ctx, refs[i].Tenant, refs[i].ID)
 			if audit.ErrorCode(err) == audit.ENOTFOUND {
 				continue
 			}
 			if err != nil {
 				return nil, err
 			}
-			e = &found
+			src = found
 		}
-		events = append(events, *e)
+		d, err := decodeStoredDoc(src)
+		row := audit.CheckedRow(refs[i].ID, refs[i].Tenant, d.event(), err)
+		if row.Err != nil {
+			out = append(out, audit.PendingLeaf{TenantID: refs[i].Tenant, EventID: refs[i].ID, Unreadable: audit.ErrorMessage(row.Err)})
+			continue
+		}
+		out = append(out, audit.NewPendingLeaf(row.Event, d.Accept))
 	}
-	return events, nil
+	return out, nil
 }
 
 // CommitSeal implements audit.LogStore: each tenant's new state by

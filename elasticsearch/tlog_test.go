@@ -12,6 +12,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/seal"
 )
@@ -22,7 +23,7 @@ import (
 func sealedStore(t *testing.T, seed uint64, n int) (*elasticsearch.Store, []audit.Event, audit.LogKeys) {
 	t.Helper()
 	ctx := context.Background()
-	s, _ := newStore(t, elasticsearch.StoreConfig{Log: true})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true})
 	g := gen.New(gen.Config{Seed: seed, Tenants: 1, WithIDs: true}, n)
 	var events []audit.Event
 	for i := 0; i < n; i++ {
@@ -94,7 +95,7 @@ func TestVerifyNamesWhatChangedBehindTheServiceOnElasticsearch(t *testing.T) {
 	}
 	inserted := events[9]
 	inserted.ID = "evt_audit_00000000-0000-7000-8000-000000000001"
-	behind, err := elasticsearch.NewStore(c, s.Capabilities(), elasticsearch.StoreConfig{})
+	behind, err := elasticsearch.NewStore(c, s.Capabilities(), elasticsearch.StoreConfig{Accept: accepttest.Acceptor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
 		p.RolloverMaxAge = "0ms"
 		short[plan] = p
 	}
-	s, _ := newStore(t, elasticsearch.StoreConfig{Log: true, Policies: short, TenantCacheTTL: time.Millisecond})
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true, Policies: short, TenantCacheTTL: time.Millisecond})
 	now := time.Now()
 	g := gen.New(gen.Config{Seed: 19, Tenants: 1, WithIDs: true}, 40)
 	tenant := &g.Tenants()[0]

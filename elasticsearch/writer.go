@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	fastjson "github.com/goccy/go-json"
+	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -39,6 +40,9 @@ type doc struct {
 	ReasonText string   `json:"reasonText,omitempty"`
 	Values     []string `json:"values,omitempty"`
 	Words      []string `json:"words,omitempty"`
+	// Accept is the event's acceptance tag (audit.Acceptor), kept for
+	// the sealer and the verifier; never part of the event.
+	Accept []byte `json:"accept,omitempty"`
 }
 
 type docActor struct {
@@ -81,13 +85,13 @@ func (d *doc) event() audit.Event {
 }
 
 // AppendBulkCreate appends the two NDJSON lines that create one event in
-// a data stream with _id = event id.
+// a data stream with _id = event id (with no acceptance tag).
 func AppendBulkCreate(buf *bytes.Buffer, index string, e *audit.Event) error {
-	return appendCreate(buf, target{index: index, docID: e.ID}, e)
+	return appendCreate(buf, target{index: index, docID: e.ID}, e, nil)
 }
 
-// appendCreate appends the create of e at t.
-func appendCreate(buf *bytes.Buffer, t target, e *audit.Event) error {
+// appendCreate appends the create of e at t, with its acceptance tag.
+func appendCreate(buf *bytes.Buffer, t target, e *audit.Event, tag []byte) error {
 	buf.WriteString(`{"create":{"_index":`)
 	writeJSONString(buf, t.index)
 	buf.WriteString(`,"_id":`)
@@ -97,7 +101,7 @@ func appendCreate(buf *bytes.Buffer, t target, e *audit.Event) error {
 		writeJSONString(buf, t.routing)
 	}
 	buf.WriteString("}}\n")
-	buf.Write(appendDoc(buf.AvailableBuffer(), e))
+	buf.Write(appendDoc(buf.AvailableBuffer(), e, tag))
 	buf.WriteByte('\n')
 	return nil
 }
@@ -142,8 +146,39 @@ type bulkItem struct {
 // retry. Each tenant has its own data streams, so ids
 // are unique per tenant: another tenant's ids never collide.
 func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
-	if len(events) == 0 {
+	return s.writeAccepted(ctx, s.accept(events))
+}
+
+// accepted is an event with what its acceptance made: the digest of its
+// canonical encoding and its tag (nil: no acceptor).
+type accepted struct {
+	event  audit.Event
+	digest [32]byte
+	tag    []byte
+}
+
+// accept tags events at their acceptance, with the store's acceptor.
+func (s *Store) accept(events []audit.Event) []accepted {
+	out := make([]accepted, len(events))
+	for i := range events {
+		out[i] = accepted{event: events[i], digest: audit.EventDigest(events[i])}
+		if s.cfg.Accept != nil {
+			out[i].tag = s.cfg.Accept.Tag(events[i].TenantID, events[i].ID, out[i].digest)
+		}
+	}
+	return out
+}
+
+// writeAccepted is WriteEvents of events already tagged: the writes of
+// the service's clients, and the copies of stored events (consolidate),
+// which keep the tag their first acceptance gave them.
+func (s *Store) writeAccepted(ctx context.Context, batch []accepted) ([]audit.WriteResult, error) {
+	if len(batch) == 0 {
 		return nil, nil
+	}
+	events := make([]audit.Event, len(batch))
+	for i := range batch {
+		events[i] = batch[i].event
 	}
 	buf := bulkBody()
 	places, err := s.batchPlacements(ctx, events)
@@ -154,7 +189,7 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	for i := range events {
 		e := &events[i]
 		targets[i] = s.targetOf(places[e.TenantID], e.TenantID, e.ID)
-		if err := appendCreate(buf, targets[i], e); err != nil {
+		if err := appendCreate(buf, targets[i], e, batch[i].tag); err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
 	}
@@ -196,16 +231,16 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 			return nil, err
 		}
 	}
-	if err := s.enqueue(ctx, s.writtenRefs(events, targets, items, results)); err != nil {
+	if err := s.enqueue(ctx, s.writtenRefs(batch, targets, items, results)); err != nil {
 		return nil, err
 	}
 	return results, nil
 }
 
 // writtenRefs are the tickets' refs of a _bulk's stored events (none when
-// sealing is off): a created one with its leaf hash, a duplicate (whose
-// stored copy may be written otherwise) without.
-func (s *Store) writtenRefs(events []audit.Event, targets []target, items []bulkItem, results []audit.WriteResult) []ticketRef {
+// sealing is off): a created one with its leaf hash and acceptance tag,
+// a duplicate (whose stored copy may be written otherwise) without.
+func (s *Store) writtenRefs(batch []accepted, targets []target, items []bulkItem, results []audit.WriteResult) []ticketRef {
 	if !s.cfg.Log {
 		return nil
 	}
@@ -214,11 +249,11 @@ func (s *Store) writtenRefs(events []audit.Event, targets []target, items []bulk
 		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
 			continue
 		}
-		t := targets[i]
-		ref := ticketRef{Tenant: events[i].TenantID, ID: events[i].ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
+		t, e := targets[i], &batch[i].event
+		ref := ticketRef{Tenant: e.TenantID, ID: e.ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
 		if r.Status == audit.WriteCreated {
-			p := audit.NewPendingLeaf(events[i])
-			ref.Hash, ref.Digest = &p.Hash, p.Digest[:]
+			h := tlog.RecordHash(audit.LeafEntry(e.ID, batch[i].digest))
+			ref.Hash, ref.Digest, ref.Tag = &h, batch[i].digest[:], batch[i].tag
 		}
 		refs = append(refs, ref)
 	}
@@ -299,14 +334,21 @@ func atShardLimit(typ, reason string) bool {
 
 // DecodeSource reads a stored document back into an event.
 func DecodeSource(src []byte) (audit.Event, error) {
+	e, _, err := decodeTagged(src)
+	return e, err
+}
+
+// decodeTagged reads a stored document back into an event and its
+// acceptance tag.
+func decodeTagged(src []byte) (audit.Event, []byte, error) {
 	var d doc
 	// goccy's decoder: a fifth of a default page's CPU in the API was
 	// encoding/json decoding the sources. Sources are the service's own
 	// documents, valid UTF-8.
 	if err := fastjson.Unmarshal(src, &d); err != nil {
-		return audit.Event{}, audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
+		return audit.Event{}, nil, audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
 	}
-	return d.event(), nil
+	return d.event(), d.Accept, nil
 }
 
 // StoredEvents implements audit.StoredLookup. Within the write index of

@@ -10,6 +10,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/localfs"
@@ -99,7 +100,7 @@ func TestClaimWithLostAnswerIsAdopted(t *testing.T) {
 // n events.
 func sqliteWith(t *testing.T, dir string, n int) (*sqlite.Store, *storetest.Dataset) {
 	t.Helper()
-	store, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "audit.db")})
+	store, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/kafka"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -42,7 +43,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise})
+	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanEnterprise})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func metric(t *testing.T, reg *prometheus.Registry, name string) float64 {
 // writes for sealing (as `auditlog index` does by default).
 func (e *env) loggedStore(t *testing.T) *elasticsearch.Store {
 	t.Helper()
-	s, err := elasticsearch.NewStore(e.store.Client(), e.caps, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, Log: true})
+	s, err := elasticsearch.NewStore(e.store.Client(), e.caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanEnterprise, Log: true})
 	if err != nil {
 		t.Fatal(err)
 	}

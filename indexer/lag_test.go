@@ -10,6 +10,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -24,7 +25,7 @@ func TestLagIsMeasuredDuringAnOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := elasticsearch.NewStore(c, e.caps, elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise})
+	store, err := elasticsearch.NewStore(c, e.caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanEnterprise})
 	if err != nil {
 		t.Fatal(err)
 	}

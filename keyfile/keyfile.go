@@ -1,8 +1,10 @@
-// Package keyfile keeps the deployment's signing key (the Ed25519 key
-// that signs the log's checkpoints and the periodic export's digests) in
-// a file, PKCS #8 PEM, mode 0600: never in the store whose contents it
-// signs, so that whoever can write the database or the cluster cannot
-// sign a rewritten history. Any crypto.Signer with an Ed25519 public key
+// Package keyfile keeps the deployment's keys in files, mode 0600, never
+// in the store whose contents they vouch for (issue 53: no key is read
+// from the store): the signing key (the Ed25519 key that signs the log's
+// checkpoints and the periodic export's digests, PKCS #8 PEM), so that
+// whoever can write the database or the cluster cannot sign a rewritten
+// history; and the symmetric keys (secret.go) that tag accepted events
+// and mask secrets. Any crypto.Signer with an Ed25519 public key
 // does instead (an HSM, a KMS or Vault transit adapter, an ssh-agent):
 // the sealer and the periodic export take a crypto.Signer, never the
 // key's bytes.
@@ -65,17 +67,21 @@ func Load(file string) (key ed25519.PrivateKey, loose bool, err error) {
 // (fs.ErrExist: another process wrote one first, so read that one). The
 // key is written to a temporary file and linked into place, so no reader
 // ever sees a half-written key.
-func Create(file string, key ed25519.PrivateKey) error {
+func Create(file string, key ed25519.PrivateKey) error { return writeOnce(file, Encode(key)) }
+
+// writeOnce writes content to file, mode 0600 (its directory 0700 when
+// it creates it), unless the file exists (fs.ErrExist).
+func writeOnce(file string, content []byte) error {
 	dir := filepath.Dir(file)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, ".signing-key-*") // mode 0600
+	f, err := os.CreateTemp(dir, ".key-*") // mode 0600
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
-	_, err = f.Write(Encode(key))
+	_, err = f.Write(content)
 	if err == nil {
 		err = f.Sync()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/localfs"
@@ -42,7 +43,7 @@ type store struct {
 // stores runs fn against SQLite and Elasticsearch.
 func stores(t *testing.T, fn func(t *testing.T, s store)) {
 	t.Run("sqlite", func(t *testing.T) {
-		s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db")})
+		s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 		must(t, err)
 		t.Cleanup(func() { s.Close() })
 		fn(t, store{s, s, s, s, func(*testing.T) {}})
@@ -53,7 +54,7 @@ func stores(t *testing.T, fn func(t *testing.T, s store)) {
 		ctx := context.Background()
 		caps, err := c.Detect(ctx)
 		must(t, err)
-		s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{TenantCacheTTL: time.Millisecond})
+		s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, TenantCacheTTL: time.Millisecond})
 		must(t, err)
 		must(t, s.Bootstrap(ctx))
 		fn(t, store{s, s, s, s, func(t *testing.T) {

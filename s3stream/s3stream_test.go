@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/s3"
@@ -33,7 +34,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "a.db"), DefaultPlan: audit.PlanEnterprise})
+	store, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db"), DefaultPlan: audit.PlanEnterprise})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	d := storetest.NewDataset(6000)
 	storetest.Write(t, store, d.All)
 	logPub, logPriv, _ := ed25519.GenerateKey(nil)
-	storetest.SealAll(t, seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Store: store, Key: logPriv}))
+	storetest.SealAll(t, seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Accept: accepttest.Acceptor, Store: store, Key: logPriv}))
 	logKey := audit.NewLogKeys("auditlog.test", logPub)
 
 	pub, priv, _ := ed25519.GenerateKey(nil)

@@ -47,14 +47,19 @@ type Deps struct {
 	// OnSealed, when set, is told the tenants whose logs a round grew
 	// (the cosigner's cue).
 	OnSealed func(tenants []string)
+	// Accept checks each stored row's acceptance tag (audit.Acceptor):
+	// only a row whose tag verifies is sealed. Nil seals nothing: every
+	// row is unaccepted.
+	Accept *audit.Acceptor
 }
 
 // Sealer runs sealing rounds.
 type Sealer struct {
-	cfg    Config
-	deps   Deps
-	sealed prometheus.Counter
-	rounds *prometheus.CounterVec
+	cfg        Config
+	deps       Deps
+	sealed     prometheus.Counter
+	rounds     *prometheus.CounterVec
+	unaccepted *unacceptedLog
 }
 
 // New returns a sealer.
@@ -72,26 +77,31 @@ func New(cfg Config, deps Deps) *Sealer {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Sealer{cfg: cfg, deps: deps,
-		sealed: prometheus.NewCounter(prometheus.CounterOpts{Name: "auditlog_log_sealed_events_total", Help: "Events appended to their tenant's verifiable log."}),
-		rounds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_log_seal_rounds_total", Help: "Sealing rounds, by outcome (sealed, idle, conflict, error)."}, []string{"outcome"}),
+		sealed:     prometheus.NewCounter(prometheus.CounterOpts{Name: "auditlog_log_sealed_events_total", Help: "Events appended to their tenant's verifiable log."}),
+		rounds:     prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_log_seal_rounds_total", Help: "Sealing rounds, by outcome (sealed, idle, conflict, error)."}, []string{"outcome"}),
+		unaccepted: newUnacceptedLog(),
 	}
 	if deps.Registry != nil {
-		deps.Registry.MustRegister(s.sealed, s.rounds)
+		deps.Registry.MustRegister(s.sealed, s.rounds, s.unaccepted.total)
 	}
 	return s
 }
+
+// Unaccepted is what this sealer refused since it started: the count and
+// the latest rows (for /healthz).
+func (s *Sealer) Unaccepted() (int64, []Unaccepted) { return s.unaccepted.snapshot() }
 
 // Run seals until ctx ends: rounds back to back while events are pending,
 // then one every cfg.Every.
 func (s *Sealer) Run(ctx context.Context) {
 	for {
-		n, err := s.Round(ctx)
+		_, handled, err := s.round(ctx)
 		switch {
 		case ctx.Err() != nil:
 			return
 		case err != nil && audit.ErrorCode(err) != audit.ECONFLICT:
 			s.deps.Logger.Warn("sealing round failed; retrying", "err", err)
-		case n > 0 || audit.ErrorCode(err) == audit.ECONFLICT:
+		case handled > 0 || audit.ErrorCode(err) == audit.ECONFLICT:
 			continue
 		}
 		select {
@@ -103,33 +113,49 @@ func (s *Sealer) Run(ctx context.Context) {
 }
 
 // Round seals the events pending at its start (at most cfg.Batch) and
-// returns how many. Errors: ECONFLICT when another sealer committed
-// first (nothing of this round is kept), EUNAVAILABLE.
+// returns how many. A pending row whose acceptance tag does not verify
+// (or that is no event) is not sealed: it is named unaccepted (logged,
+// counted, kept for Unaccepted) and the rows behind it are sealed all
+// the same; the round's position passes it, so it is named once.
+// Errors: ECONFLICT when another sealer committed first (nothing of this
+// round is kept), EUNAVAILABLE.
 func (s *Sealer) Round(ctx context.Context) (int, error) {
+	n, _, err := s.round(ctx)
+	return n, err
+}
+
+// round is Round, also returning how many pending rows it handled
+// (sealed or unaccepted): Run goes on at once while rows come.
+func (s *Sealer) round(ctx context.Context) (sealed, handled int, err error) {
 	st := s.deps.Store
 	pos, rev, err := st.SealPosition(ctx)
 	if err != nil {
-		return 0, s.outcome("error", err)
+		return 0, 0, s.outcome("error", err)
 	}
 	events, next, err := st.PendingLeaves(ctx, pos, s.cfg.Batch)
 	if err != nil || len(events) == 0 {
-		return 0, s.outcome(map[bool]string{true: "error", false: "idle"}[err != nil], err)
+		return 0, 0, s.outcome(map[bool]string{true: "error", false: "idle"}[err != nil], err)
 	}
 	b := audit.SealBatch{Leaves: map[string][]audit.Leaf{}, Hashes: map[string]map[int64]tlog.Hash{}, States: map[string]audit.LogState{}, Position: next, Rev: rev}
 	trees := map[string]*tree{}
+	var refused []Unaccepted
 	for _, e := range events {
+		if err := e.CheckAccepted(s.deps.Accept); err != nil {
+			refused = append(refused, Unaccepted{TenantID: e.TenantID, EventID: e.EventID, Reason: audit.ErrorMessage(err)})
+			continue
+		}
 		t := trees[e.TenantID]
 		if t == nil {
 			ls, err := st.LogState(ctx, e.TenantID)
 			if err != nil {
-				return 0, s.outcome("error", err)
+				return 0, 0, s.outcome("error", err)
 			}
 			t = &tree{ctx: ctx, store: st, tenant: e.TenantID, size: ls.Size, added: map[int64]tlog.Hash{}}
 			trees[e.TenantID] = t
 		}
 		leaf, err := t.append(e)
 		if err != nil {
-			return 0, s.outcome("error", err)
+			return 0, 0, s.outcome("error", err)
 		}
 		b.Leaves[e.TenantID] = append(b.Leaves[e.TenantID], leaf)
 	}
@@ -137,14 +163,16 @@ func (s *Sealer) Round(ctx context.Context) (int, error) {
 	for tenant, t := range trees {
 		ls, err := s.checkpoint(t, now)
 		if err != nil {
-			return 0, s.outcome("error", err)
+			return 0, 0, s.outcome("error", err)
 		}
 		b.Hashes[tenant], b.States[tenant] = t.added, ls
 	}
 	if err := st.CommitSeal(ctx, b); err != nil {
-		return 0, s.outcome(map[bool]string{true: "conflict", false: "error"}[audit.ErrorCode(err) == audit.ECONFLICT], err)
+		return 0, 0, s.outcome(map[bool]string{true: "conflict", false: "error"}[audit.ErrorCode(err) == audit.ECONFLICT], err)
 	}
-	s.sealed.Add(float64(len(events)))
+	s.unaccepted.add(s.deps.Logger, now, refused)
+	sealed = len(events) - len(refused)
+	s.sealed.Add(float64(sealed))
 	s.rounds.WithLabelValues("sealed").Inc()
 	if s.deps.OnSealed != nil {
 		tenants := make([]string, 0, len(trees))
@@ -153,7 +181,7 @@ func (s *Sealer) Round(ctx context.Context) (int, error) {
 		}
 		s.deps.OnSealed(tenants)
 	}
-	return len(events), nil
+	return sealed, len(events), nil
 }
 
 func (s *Sealer) outcome(label string, err error) error {

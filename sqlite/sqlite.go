@@ -45,6 +45,11 @@ type Config struct {
 	DefaultPlan audit.Plan
 	// Now is the clock; tests may fix it.
 	Now func() time.Time
+	// Accept tags every event this store writes at its acceptance
+	// (audit.Acceptor), before the database sees it; the sealer seals
+	// only rows whose tag verifies. Nil writes rows without a tag, which
+	// are never sealed: only a store that no sealer reads goes without.
+	Accept *audit.Acceptor
 	// SkipRollup leaves the stats rollups unmaintained, so stats over
 	// the store are wrong. Only the benchmark that measures what the
 	// rollups cost the write rate sets it; no configuration reaches it.
@@ -334,8 +339,8 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 // insertEvents stores events in tx: each row, its text index row and its
 // rollup counts; one already stored is settled.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Event) ([]audit.WriteResult, error) {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (`+strings.Join(indexColumns, ", ")+`, body)
-		VALUES (`+strings.Repeat("?, ", len(indexColumns))+`?) ON CONFLICT (tenant_id, id) DO NOTHING`)
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (`+strings.Join(indexColumns, ", ")+`, body, accept)
+		VALUES (`+strings.Repeat("?, ", len(indexColumns))+`?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
@@ -362,7 +367,11 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 		if err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}
-		res, err := ins.ExecContext(ctx, append(indexValues(e), body)...)
+		var tag []byte // nil: no acceptor, the row is never sealed
+		if s.cfg.Accept != nil {
+			tag = s.cfg.Accept.TagEvent(e)
+		}
+		res, err := ins.ExecContext(ctx, append(indexValues(e), body, tag)...)
 		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
 		}

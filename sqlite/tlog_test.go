@@ -15,6 +15,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/sqlite"
@@ -27,7 +28,7 @@ func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []aud
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "audit.db")
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	path := filepath.Join(t.TempDir(), "audit.db")
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path, Now: func() time.Time { return now }})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: path, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)
 	}

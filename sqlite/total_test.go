@@ -9,6 +9,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/sqlite"
 )
@@ -23,7 +24,7 @@ import (
 // sortHint chooses: the tenant holds more than walkAbove events).
 func TestListTotalsCountTheMatches(t *testing.T) {
 	ctx := context.Background()
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db")})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "audit.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
@@ -94,7 +95,7 @@ func streamer(t *testing.T, store *sqlite.Store, st *audit.Stream, batch int, de
 
 // sealedStore is a SQLite store holding two tenants' events, sealed.
 func sealedStore(t *testing.T) (*sqlite.Store, *storetest.Dataset) {
-	store, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(t.TempDir(), "audit.db"), DefaultPlan: audit.PlanEnterprise})
+	store, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "audit.db"), DefaultPlan: audit.PlanEnterprise})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func sealedES(t *testing.T) (*elasticsearch.Store, *storetest.Dataset) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Log: true, TenantCacheTTL: time.Millisecond})
+	store, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true, TenantCacheTTL: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

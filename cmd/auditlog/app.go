@@ -46,7 +46,8 @@ type Main struct {
 	httpDown bool          // Close shut the server down
 	closers  []func(context.Context) error
 	failed   chan error
-	signing  *signingKeySet // loaded once (signingkey.go)
+	signing  *signingKeySet  // loaded once (signingkey.go)
+	accept   *audit.Acceptor // loaded once (acceptkey.go)
 }
 
 // NewMain returns a Main for cmd with the resolved configuration.

@@ -66,6 +66,7 @@ type Config struct {
 	Periodic  PeriodicConfig
 	Log       LogConfig
 	Streams   StreamsConfig
+	Keys      KeysConfig
 }
 
 // SensitiveConfig is the sensitive-changes section (both entry points
@@ -318,6 +319,7 @@ func (b *binder) store(c *Config) {
 	b.str(&c.Store, "store", "AUDITLOG_STORE", "sqlite", "event store: "+strings.Join(backendNames(), " or ")+" (sqlite is the embedded default)")
 	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the embedded database and of the files serve writes (exports, periodic exports)")
 	b.elasticsearch(c)
+	b.keys(c)
 }
 
 func (b *binder) elasticsearch(c *Config) {
@@ -481,6 +483,7 @@ func (c *Config) validate(needStore bool) error {
 	}
 	errs = append(errs, c.Sensitive.check()...)
 	errs = append(errs, c.Streams.check()...)
+	errs = append(errs, c.Keys.check(c, needStore)...)
 	if needStore {
 		errs = append(errs, c.Restore.check()...)
 		errs = append(errs, c.Periodic.check(c)...)

@@ -23,6 +23,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/mailtest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
@@ -57,7 +58,7 @@ func loadES(t *testing.T, esURL, prefix string, events []audit.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
+	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor})
 	if err != nil {
 		t.Fatal(err)
 	}

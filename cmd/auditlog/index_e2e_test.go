@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/kafka"
 	kgo "github.com/segmentio/kafka-go"
 
@@ -286,7 +287,7 @@ func storeOn(t *testing.T, c *elasticsearch.Client) *elasticsearch.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{})
+	s, err := elasticsearch.NewStore(c, caps, elasticsearch.StoreConfig{Accept: accepttest.Acceptor})
 	if err != nil {
 		t.Fatal(err)
 	}

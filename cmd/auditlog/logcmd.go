@@ -164,7 +164,7 @@ func (a logArgs) source(ctx context.Context, c Config) (seal.Source, func() erro
 		r := &logapi.Recorder{Src: src, Dir: a.save}
 		return r, r.Finish, nil
 	}
-	store, closeStore, err := openTenantDirectory(ctx, c)
+	store, closeStore, err := openTenantDirectory(ctx, "log", c)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -33,7 +33,7 @@ func (a logArgs) repairThenCheck(ctx context.Context, c Config, keys audit.LogKe
 	for _, f := range rep.Findings {
 		fmt.Fprintln(stdout, f)
 	}
-	store, closeStore, err := openTenantDirectory(ctx, c)
+	store, closeStore, err := openTenantDirectory(ctx, "log", c)
 	if err != nil {
 		return rep, err
 	}

@@ -161,6 +161,7 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 		if c.Kafka.Brokers == "" {
 			errs = append(errs, "AUDITLOG_KAFKA_BROKERS must be set: the indexer reads from Kafka")
 		}
+		errs = append(errs, c.Keys.check(&c, true)...)
 		if len(errs) > 0 {
 			return c, b, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
 		}
@@ -208,6 +209,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		b.lifecycle(c)
 		b.sensitive(c)
 		b.logSeal(c, "queue every event written for sealing into its tenant's verifiable log (serve seals); false only when no serve seals")
+		b.keys(c)
 	case "stream":
 		b.common(c, "127.0.0.1:8082")
 		c.Store = "elasticsearch"

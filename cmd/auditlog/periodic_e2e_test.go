@@ -17,6 +17,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/sqlite"
 )
@@ -30,7 +31,7 @@ func TestExportPeriodicSurvivesSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	end := time.Now().UTC().Truncate(24 * time.Hour)
 	g := gen.New(gen.Config{Seed: 16, Tenants: 1, WithIDs: true, FirstTenantID: demoTenant, Start: end.Add(-3 * 24 * time.Hour), End: end}, 90000)
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "audit.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db")})
 	if err != nil {
 		t.Fatal(err)
 	}

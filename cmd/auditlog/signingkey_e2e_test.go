@@ -12,6 +12,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/keyfile"
 	"github.com/auditlog/auditlog/sqlite"
@@ -81,7 +82,7 @@ func TestASigningKeyInTheStoreIsMovedOut(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
-		s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db")})
+		s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db")})
 		if err != nil {
 			t.Fatal(err)
 		}

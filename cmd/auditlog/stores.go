@@ -132,7 +132,11 @@ func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, 
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return nil, fmt.Errorf("data dir %s (AUDITLOG_DATA_DIR): %w", dir, err)
 	}
-	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: plan, CacheMiB: m.Config.SQLiteCacheMiB})
+	accept, err := m.acceptor(m.writesEvents())
+	if err != nil {
+		return nil, err
+	}
+	store, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: plan, CacheMiB: m.Config.SQLiteCacheMiB, Accept: accept})
 	if err != nil {
 		return nil, err
 	}
@@ -177,7 +181,13 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 		m.Logger.Info("AUDITLOG_ES_ILM=off: no ILM policy is installed; the lifecycle pass rolls over and deletes")
 	}
 	m.Logger.Info("elasticsearch detected", "capabilities", caps, "missing", caps.Missing())
-	store, err := elasticsearch.NewStore(client, caps, m.esStoreConfig(plan))
+	accept, err := m.acceptor(m.writesEvents())
+	if err != nil {
+		return nil, err
+	}
+	cfg := m.esStoreConfig(plan)
+	cfg.Accept = accept
+	store, err := elasticsearch.NewStore(client, caps, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -186,6 +196,10 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 	}
 	return store, nil
 }
+
+// writesEvents reports whether this command writes events (and so tags
+// them at their acceptance): every one but log verify, which only reads.
+func (m *Main) writesEvents() bool { return m.Command != "log" }
 
 // esStoreConfig is the Elasticsearch store's section of the configuration
 // (validated by the binder's choices and ranges).

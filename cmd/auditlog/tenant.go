@@ -46,7 +46,7 @@ func runTenant(args []string, getenv func(string) string, stdout, stderr io.Writ
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	dir, closeDir, err := openTenantDirectory(ctx, tc.c)
+	dir, closeDir, err := openTenantDirectory(ctx, "tenant", tc.c)
 	if err != nil {
 		return err
 	}
@@ -301,7 +301,7 @@ type tenantStore interface {
 // openTenantDirectory opens the directory of the configured store. The
 // embedded database must exist: a typo in AUDITLOG_DATA_DIR must not
 // create an empty store and report that it has no tenants.
-func openTenantDirectory(ctx context.Context, c Config) (tenantStore, func(), error) {
+func openTenantDirectory(ctx context.Context, cmd string, c Config) (tenantStore, func(), error) {
 	switch {
 	case c.Store == "elasticsearch" && c.ES.URL == "":
 		return nil, nil, errors.New("AUDITLOG_ES_URL must be set: the tenant directory lives in Elasticsearch")
@@ -311,7 +311,7 @@ func openTenantDirectory(ctx context.Context, c Config) (tenantStore, func(), er
 			return nil, nil, fmt.Errorf("no embedded store at %s (AUDITLOG_DATA_DIR=%s): start `auditlog serve` with this data directory first", path, c.DataDir)
 		}
 	}
-	m := NewMain("tenant", c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	m := NewMain(cmd, c, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	plan, err := m.defaultPlan()
 	if err != nil {
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/sqlite"
 )
@@ -28,7 +29,7 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 	events := append(tenantEvents(31, a, 20), tenantEvents(32, b, 20)...)
 	stores := map[string]map[string]string{}
 	dir := t.TempDir()
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "audit.db"), DefaultPlan: audit.PlanEnterprise})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db"), DefaultPlan: audit.PlanEnterprise})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func testTenantPromote(t *testing.T, store string, vars map[string]string, tenan
 // enterprise to starter.
 func checkPlanRecord(t *testing.T, path, tenant string) {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Path: path})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,11 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 			deps.Earlier = append(deps.Earlier, pub)
 		}
 	}
-	sd := seal.Deps{Store: ls, Key: key, Logger: m.Logger, Registry: m.Registry}
+	accept, err := m.acceptor(true)
+	if err != nil {
+		return api.LogDeps{}, err
+	}
+	sd := seal.Deps{Store: ls, Key: key, Logger: m.Logger, Registry: m.Registry, Accept: accept}
 	if deps.Cosigner, deps.Witnesses, err = m.startCosigner(ctx, store, ls); err != nil {
 		return api.LogDeps{}, err
 	}

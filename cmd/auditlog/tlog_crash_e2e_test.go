@@ -18,6 +18,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/kafka"
@@ -94,7 +95,7 @@ func serveKilledWhileSealing(t *testing.T, store string) {
 func checkOneLeafEach(t *testing.T, store, dir, prefix string) {
 	t.Helper()
 	if store == "sqlite" {
-		s, err := sqlite.Open(context.Background(), sqlite.Config{Path: filepath.Join(dir, "audit.db")})
+		s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db")})
 		if err != nil {
 			t.Fatal(err)
 		}

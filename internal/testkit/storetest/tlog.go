@@ -14,6 +14,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/seal"
 )
 
@@ -42,7 +43,7 @@ func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, audit.LogK
 func NewSealer(t testing.TB, log audit.LogStore, batch int) (*seal.Sealer, audit.LogKeys) {
 	t.Helper()
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Key: priv}), audit.NewLogKeys("auditlog.test", pub)
+	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Key: priv, Accept: accepttest.Acceptor}), audit.NewLogKeys("auditlog.test", pub)
 }
 
 // sealAll runs rounds until nothing is pending.
