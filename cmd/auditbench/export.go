@@ -215,7 +215,7 @@ func startServer(ctx context.Context, e *env, prefix string) (*server, error) {
 		return nil, err
 	}
 	p, err := startProcess(ctx, bin, dir, []string{"AUDITLOG_DATA_DIR=" + filepath.Join(dir, "data"),
-		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + e.esURL, "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_PERIODIC_SIGNING_KEY=" + e.keyFile,
+		"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + e.esURL, "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_RATE_LIMIT=0", "AUDITLOG_PERIODIC_SIGNING_KEY=" + e.keyFile, "AUDITLOG_ACCEPT_KEY=" + e.acceptFile,
 		"AUDITLOG_EXPORT_WORKERS=1", "AUDITLOG_EXPORT_POLL=50ms", "AUDITLOG_EXPORT_MAX_ACTIVE=100", fmt.Sprintf("AUDITLOG_EXPORT_SCAN_PAGE=%d", exportPage)})
 	if err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ func uniq(prefix string) string {
 // freshStore is a store under a new prefix, bootstrapped, with every
 // tenant already in the directory, so both paths start alike.
 func freshStore(ctx context.Context, e *env, tenants []gen.Tenant) (*elasticsearch.Store, error) {
-	return freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{})
+	return freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{Accept: benchAccept})
 }
 
 // freshStoreWith is freshStore with the store configuration sc.

@@ -71,7 +71,7 @@ func loadStore(ctx context.Context, e *env, store, dir string, g *gen.Generator,
 		if err := os.MkdirAll(data, 0o755); err != nil {
 			return nil, err
 		}
-		s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(data, "audit.db")})
+		s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: filepath.Join(data, "audit.db")})
 		if err != nil {
 			return nil, err
 		}
@@ -79,9 +79,9 @@ func loadStore(ctx context.Context, e *env, store, dir string, g *gen.Generator,
 		if err := loadEvents(ctx, s, g, n, 1); err != nil {
 			return nil, err
 		}
-		return []string{"AUDITLOG_DATA_DIR=" + data}, nil
+		return []string{"AUDITLOG_DATA_DIR=" + data, "AUDITLOG_ACCEPT_KEY=" + e.acceptFile}, nil
 	}
-	s, err := freshStoreWith(ctx, e, enterprise(g.Tenants()), elasticsearch.StoreConfig{})
+	s, err := freshStoreWith(ctx, e, enterprise(g.Tenants()), elasticsearch.StoreConfig{Accept: benchAccept})
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func loadStore(ctx context.Context, e *env, store, dir string, g *gen.Generator,
 		return nil, err
 	}
 	return []string{"AUDITLOG_DATA_DIR=" + filepath.Join(dir, store, "data"), "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + e.esURL,
-		"AUDITLOG_ES_INDEX_PREFIX=" + s.Client().Config().IndexPrefix, "AUDITLOG_PERIODIC_SIGNING_KEY=" + e.keyFile}, nil
+		"AUDITLOG_ES_INDEX_PREFIX=" + s.Client().Config().IndexPrefix, "AUDITLOG_PERIODIC_SIGNING_KEY=" + e.keyFile, "AUDITLOG_ACCEPT_KEY=" + e.acceptFile}, nil
 }
 
 // panelTargets are the panel's requests of each tenant: the first page,

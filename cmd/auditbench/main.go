@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"flag"
 	"fmt"
 	"log"
@@ -24,6 +25,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/keyfile"
 )
@@ -49,14 +51,15 @@ type result struct {
 }
 
 type env struct {
-	esURL     string
-	brokers   []string
-	scale     float64
-	runs      int
-	esVersion string
-	kafka     string
-	pids      map[string]int // processes whose CPU use is reported
-	keyFile   string         // the signing key of the serve processes on Elasticsearch
+	esURL      string
+	brokers    []string
+	scale      float64
+	runs       int
+	esVersion  string
+	kafka      string
+	pids       map[string]int // processes whose CPU use is reported
+	keyFile    string         // the signing key of the serve processes on Elasticsearch
+	acceptFile string         // their acceptance key (benchAcceptKey)
 
 	// The query benchmark's store, reused by the export benchmark.
 	queryStore  *elasticsearch.Store
@@ -291,5 +294,26 @@ func (e *env) writeKeyFile() func() {
 	if _, priv, err := ed25519.GenerateKey(nil); err != nil || keyfile.Create(e.keyFile, priv) != nil {
 		log.Fatalf("the benchmark's signing key: %v", err)
 	}
+	e.acceptFile = filepath.Join(dir, "accept-key")
+	if _, _, _, err := keyfile.LoadOrCreateSecret(e.acceptFile, benchAcceptKey, audit.AcceptKeySize); err != nil {
+		log.Fatalf("the benchmark's acceptance key: %v", err)
+	}
 	return func() { os.RemoveAll(dir) }
 }
+
+// benchAcceptKey is the acceptance key of every store, sealer and
+// process of a run (e.acceptFile holds it for the processes).
+var benchAcceptKey = func() []byte {
+	k := make([]byte, audit.AcceptKeySize)
+	_, _ = rand.Read(k)
+	return k
+}()
+
+// benchAccept tags and checks with benchAcceptKey.
+var benchAccept = func() *audit.Acceptor {
+	a, err := audit.NewAcceptor(benchAcceptKey)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}()

@@ -93,7 +93,7 @@ func copierRun(ctx context.Context, e *env, bin, topic string, n int) (processRu
 // that moment, before it is stopped with SIGTERM.
 func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenant, topic string, n int) (processRun, error) {
 	prefix := uniq("bench")
-	if _, err := benchStoreWithPlans(ctx, e, prefix, tenants, elasticsearch.StoreConfig{}); err != nil {
+	if _, err := benchStoreWithPlans(ctx, e, prefix, tenants, elasticsearch.StoreConfig{Accept: benchAccept}); err != nil {
 		return processRun{}, err
 	}
 	addr, err := freeAddr()
@@ -103,7 +103,8 @@ func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenan
 	cmd := exec.Command(bin, "index")
 	cmd.Env = append(os.Environ(), "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_KAFKA_BROKERS="+strings.Join(e.brokers, ","),
 		"AUDITLOG_KAFKA_TOPIC="+topic, "AUDITLOG_KAFKA_GROUP="+uniq("bench-group"), "AUDITLOG_KAFKA_PARTITIONS="+strconv.Itoa(benchPartitions),
-		"AUDITLOG_BATCH_SIZE="+strconv.Itoa(benchBatch), "AUDITLOG_BATCH_LINGER=50ms", "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_LOG_LEVEL=warn")
+		"AUDITLOG_BATCH_SIZE="+strconv.Itoa(benchBatch), "AUDITLOG_BATCH_LINGER=50ms", "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_LOG_LEVEL=warn",
+		"AUDITLOG_ACCEPT_KEY="+e.acceptFile)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	start := time.Now()
 	if err := cmd.Start(); err != nil {

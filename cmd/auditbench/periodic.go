@@ -193,7 +193,7 @@ func periodicRSS(ctx context.Context, e *env, big *elasticsearch.Store, n int) (
 			data := filepath.Join(dir, fmt.Sprintf("data-%d-%d", run, i))
 			cmd := exec.CommandContext(ctx, bin, "export-periodic", "--once")
 			cmd.Env = append(os.Environ(), "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+s.Client().Config().IndexPrefix,
-				"AUDITLOG_DATA_DIR="+data, "AUDITLOG_PERIODIC_SIGNING_KEY="+e.keyFile, "AUDITLOG_PERIODIC_SETTLE=0s", "AUDITLOG_LOG_LEVEL=warn")
+				"AUDITLOG_DATA_DIR="+data, "AUDITLOG_PERIODIC_SIGNING_KEY="+e.keyFile, "AUDITLOG_ACCEPT_KEY="+e.acceptFile, "AUDITLOG_PERIODIC_SETTLE=0s", "AUDITLOG_LOG_LEVEL=warn")
 			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 			mb, err := peakRSS(cmd)
 			if err != nil {

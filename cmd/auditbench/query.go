@@ -31,7 +31,7 @@ func benchQuery(ctx context.Context, e *env) ([]result, error) {
 	g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, n)
 	// Its writes are queued for sealing: the log benchmark seals them and
 	// measures proofs at this size.
-	s, err := freshStoreWith(ctx, e, enterprise(g.Tenants()), elasticsearch.StoreConfig{Log: true})
+	s, err := freshStoreWith(ctx, e, enterprise(g.Tenants()), elasticsearch.StoreConfig{Accept: benchAccept, Log: true})
 	if err != nil {
 		return nil, err
 	}

@@ -55,7 +55,7 @@ func benchSQLiteIngest(ctx context.Context, e *env, dir string) ([]result, error
 		// The store's write rate, and the same without the stats rollups.
 		var c, noRollup float64
 		for i, skip := range []bool{run%2 == 0, run%2 != 0} {
-			rate, err := storeWriteRun(ctx, sqlite.Config{Path: filepath.Join(dir, fmt.Sprintf("ceiling-%d-%d.db", run, i)), SkipRollup: skip}, events, batch)
+			rate, err := storeWriteRun(ctx, sqlite.Config{Accept: benchAccept, Path: filepath.Join(dir, fmt.Sprintf("ceiling-%d-%d.db", run, i)), SkipRollup: skip}, events, batch)
 			if err != nil {
 				return nil, err
 			}
@@ -109,7 +109,7 @@ func benchSQLiteIngest(ctx context.Context, e *env, dir string) ([]result, error
 func benchSQLiteQueries(ctx context.Context, e *env, dir string) ([]result, error) {
 	qn := max(20000, int(1000000*e.scale))
 	qg := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, qn)
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "query.db")})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: filepath.Join(dir, "query.db")})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func httpIngestRun(ctx context.Context, path string, g *gen.Generator, n, batch 
 // httpIngestRunWith is httpIngestRun, with a sealer running on the store
 // as serve runs one when sealing is on.
 func httpIngestRunWith(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool) (float64, error) {
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: path})
 	if err != nil {
 		return 0, err
 	}

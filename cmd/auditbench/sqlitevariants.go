@@ -89,7 +89,7 @@ func benchSQLiteVariants(ctx context.Context, e *env) ([]result, error) {
 // variantRun writes events into a new store with v applied and returns
 // events per second.
 func variantRun(ctx context.Context, path string, v ingestVariant, events []audit.Event) (float64, error) {
-	cfg := sqlite.Config{Path: path, Tune: v.tune, PageSize: v.pageSize}
+	cfg := sqlite.Config{Accept: benchAccept, Path: path, Tune: v.tune, PageSize: v.pageSize}
 	batch := v.batch
 	if batch == 0 {
 		batch = sqliteBatch

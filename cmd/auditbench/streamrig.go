@@ -77,7 +77,7 @@ type streamRig struct {
 // newStreamRig builds a rig on a fresh store of tenants, the webhook on an in-process TLS server and S3
 // on the test S3 server.
 func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig, error) {
-	store, err := freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{Log: true})
+	store, err := freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{Accept: benchAccept, Log: true})
 	if err != nil {
 		return nil, err
 	}

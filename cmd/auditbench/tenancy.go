@@ -188,7 +188,7 @@ func tenancyStore(ctx context.Context, e *env, promoteAbove int64, now func() ti
 	// Cluster-state changes slow down with thousands of indices on the one
 	// test node: a longer request timeout than the service's default.
 	return benchStore(ctx, e, elasticsearch.Config{IndexPrefix: uniq("tenancy"), RequestTimeout: 2 * time.Minute},
-		elasticsearch.StoreConfig{DefaultPlan: audit.PlanEnterprise, Now: now, NewTenants: elasticsearch.LayoutShared, PromoteAbove: promoteAbove})
+		elasticsearch.StoreConfig{Accept: benchAccept, DefaultPlan: audit.PlanEnterprise, Now: now, NewTenants: elasticsearch.LayoutShared, PromoteAbove: promoteAbove})
 }
 
 // registerTenants puts every tenant in the directory with its plan, 16 at

@@ -21,7 +21,7 @@ import (
 // benchSigner is a checkpoint signer with a fresh key.
 func benchSigner() (seal.Deps, error) {
 	_, priv, err := ed25519.GenerateKey(nil)
-	return seal.Deps{Key: priv, Logger: slog.New(slog.DiscardHandler)}, err
+	return seal.Deps{Accept: benchAccept, Key: priv, Logger: slog.New(slog.DiscardHandler)}, err
 }
 
 // sealAll runs rounds on st until nothing is pending and returns how many

@@ -64,7 +64,7 @@ func cosignRun(ctx context.Context, e *env, bin, dir string) (signed, cosigned [
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, nil, err
 	}
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: filepath.Join(dir, "audit.db")})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: filepath.Join(dir, "audit.db")})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,7 +130,7 @@ func runCosigned(ctx context.Context, s *sqlite.Store, bin, dir, tenant string) 
 	quiet := slog.New(slog.DiscardHandler)
 	c := seal.NewCosigner(seal.CosignConfig{Witnesses: []tlogwitness.Witness{{URL: w.URL, Key: key}}},
 		seal.CosignDeps{Log: s, Cosigned: s, Tenants: s, Logger: quiet})
-	sealer := seal.New(seal.Config{Origin: "auditlog.bench"}, seal.Deps{Store: s, Key: priv, Logger: quiet, OnSealed: c.Sealed})
+	sealer := seal.New(seal.Config{Origin: "auditlog.bench"}, seal.Deps{Accept: benchAccept, Store: s, Key: priv, Logger: quiet, OnSealed: c.Sealed})
 	cctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(2)

@@ -32,7 +32,7 @@ func benchLogElasticsearch(ctx context.Context, e *env) ([]result, error) {
 		if err != nil {
 			return nil, err
 		}
-		ls, err := freshStoreWith(ctx, e, enterprise(gen.New(gen.Config{Seed: 5, Tenants: 1}, 1).Tenants()), elasticsearch.StoreConfig{Log: true})
+		ls, err := freshStoreWith(ctx, e, enterprise(gen.New(gen.Config{Seed: 5, Tenants: 1}, 1).Tenants()), elasticsearch.StoreConfig{Accept: benchAccept, Log: true})
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +89,7 @@ func produceBench(ctx context.Context, e *env, events []audit.Event) (string, er
 // one that queues with none, then seals it (queued, and the sealing rate).
 func logIndexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic string, n int) (off, on, queued, sealRate float64, err error) {
 	index := func(log bool, sealing bool) (*elasticsearch.Store, float64, error) {
-		s, err := freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{Log: log})
+		s, err := freshStoreWith(ctx, e, tenants, elasticsearch.StoreConfig{Accept: benchAccept, Log: log})
 		if err != nil {
 			return nil, 0, err
 		}
@@ -129,7 +129,7 @@ func esProofs(ctx context.Context, e *env) ([]result, error) {
 		qn = max(20000, int(1000000*e.scale))
 		g := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, qn)
 		var err error
-		if s, err = freshStoreWith(ctx, e, enterprise(g.Tenants()), elasticsearch.StoreConfig{Log: true}); err != nil {
+		if s, err = freshStoreWith(ctx, e, enterprise(g.Tenants()), elasticsearch.StoreConfig{Accept: benchAccept, Log: true}); err != nil {
 			return nil, err
 		}
 		if err := loadEvents(ctx, s, g, qn, 4); err != nil {

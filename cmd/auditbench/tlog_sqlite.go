@@ -72,7 +72,7 @@ func benchLogSQLite(ctx context.Context, e *env) ([]result, error) {
 // writeThenSeal writes n events to a new database and then seals them:
 // the write rate and the sealing rate.
 func writeThenSeal(ctx context.Context, path string, g *gen.Generator, n int) (float64, float64, error) {
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: path})
 	if err != nil {
 		return 0, 0, err
 	}
@@ -103,7 +103,7 @@ func writeThenSeal(ctx context.Context, path string, g *gen.Generator, n int) (f
 
 // sqliteLatency measures acceptance → checkpoint on a new database.
 func sqliteLatency(ctx context.Context, path string, e *env) ([]float64, error) {
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: path})
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func latencyRows(store string, p50, p99 []float64, e *env) []result {
 func sqliteProofs(ctx context.Context, e *env, path string) ([]result, error) {
 	qn := max(20000, int(1000000*e.scale))
 	qg := gen.New(gen.Config{Seed: 3, Tenants: 1, WithIDs: true}, qn)
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: path})
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func verifyStore(ctx context.Context, path string, n int) (string, string, error
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", "", err
 	}
-	s, err := sqlite.Open(ctx, sqlite.Config{Path: path})
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: path})
 	if err != nil {
 		return "", "", err
 	}
@@ -82,7 +82,7 @@ func verifyStore(ctx context.Context, path string, n int) (string, string, error
 		return "", "", err
 	}
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	sealer := seal.New(seal.Config{Origin: "auditlog.local", Batch: 5000}, seal.Deps{Store: s, Key: priv, Logger: slog.New(slog.DiscardHandler)})
+	sealer := seal.New(seal.Config{Origin: "auditlog.local", Batch: 5000}, seal.Deps{Accept: benchAccept, Store: s, Key: priv, Logger: slog.New(slog.DiscardHandler)})
 	for {
 		k, err := sealer.Round(ctx)
 		if err != nil && audit.ErrorCode(err) != audit.ECONFLICT {

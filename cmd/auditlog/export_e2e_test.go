@@ -207,8 +207,8 @@ func esServeEnv(t *testing.T, prefix string) map[string]string {
 	return map[string]string{
 		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret",
 		"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX": prefix,
-		"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t),
-		"AUDITLOG_RATE_LIMIT":           "0", "AUDITLOG_EXPORT_POLL": "100ms", "AUDITLOG_LOG_LEVEL": "warn",
+		"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t), "AUDITLOG_ACCEPT_KEY": testAcceptKey(t),
+		"AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_EXPORT_POLL": "100ms", "AUDITLOG_LOG_LEVEL": "warn",
 	}
 }
 

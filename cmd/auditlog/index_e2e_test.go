@@ -85,7 +85,7 @@ func TestIndexerSurvivesSIGKILL(t *testing.T) {
 		"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_KAFKA_BROKERS=" + strings.Join(brokers, ","),
 		"AUDITLOG_KAFKA_TOPIC=" + topic, "AUDITLOG_KAFKA_GROUP=" + group, "AUDITLOG_ES_INDEX_PREFIX=" + prefix,
 		"AUDITLOG_HTTP_ADDR=127.0.0.1:0", "AUDITLOG_KAFKA_PARTITIONS=4", "AUDITLOG_BATCH_SIZE=500",
-		"AUDITLOG_SHUTDOWN_TIMEOUT=30s", "AUDITLOG_LOG_LEVEL=warn",
+		"AUDITLOG_SHUTDOWN_TIMEOUT=30s", "AUDITLOG_LOG_LEVEL=warn", "AUDITLOG_ACCEPT_KEY=" + testAcceptKey(t),
 	}
 	// The first half is produced while the first indexer runs, the second
 	// only after it is killed: the crash always falls in the middle of the
@@ -182,7 +182,7 @@ func TestIndexerSIGTERMWhileJoiningExitsPromptly(t *testing.T) {
 	env := []string{"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_KAFKA_BROKERS=" + strings.Join(brokers, ","), "AUDITLOG_KAFKA_TOPIC=" + topic,
 		"AUDITLOG_KAFKA_GROUP=" + topic + "-group", "AUDITLOG_ES_INDEX_PREFIX=" + testenv.Name("auditlog-join"), "AUDITLOG_HTTP_ADDR=127.0.0.1:0",
 		"AUDITLOG_KAFKA_PARTITIONS=2", "AUDITLOG_KAFKA_SESSION_TIMEOUT=30s", "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=3s",
-		"AUDITLOG_KAFKA_REBALANCE_TIMEOUT=30s", "AUDITLOG_SHUTDOWN_TIMEOUT=20s", "AUDITLOG_LOG_LEVEL=warn"}
+		"AUDITLOG_KAFKA_REBALANCE_TIMEOUT=30s", "AUDITLOG_SHUTDOWN_TIMEOUT=20s", "AUDITLOG_LOG_LEVEL=warn", "AUDITLOG_ACCEPT_KEY=" + testAcceptKey(t)}
 	g := gen.New(gen.Config{Seed: 3, Tenants: 1}, 10)
 	var msgs []kafka.Message
 	for i := 0; i < 10; i++ {
@@ -227,7 +227,7 @@ func TestIndexReadinessAndMetrics(t *testing.T) {
 	m := startMain(t, "index", map[string]string{
 		"AUDITLOG_ES_URL": esURL, "AUDITLOG_KAFKA_BROKERS": strings.Join(brokers, ","),
 		"AUDITLOG_KAFKA_TOPIC": testenv.Name("audit-events"), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-ready"),
-		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_KAFKA_PARTITIONS": "2",
+		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_KAFKA_PARTITIONS": "2", "AUDITLOG_ACCEPT_KEY": testAcceptKey(t),
 	})
 	get := func(path string) (int, string) {
 		res, err := http.Get("http://" + m.Addr() + path)

@@ -52,7 +52,7 @@ func TestWorstCaseRequestsStayBounded(t *testing.T) {
 	stores := map[string][]string{"sqlite": {"AUDITLOG_STORE=sqlite"}}
 	if esURL := testenv.ElasticsearchURL(t); esURL != "" {
 		stores["elasticsearch"] = []string{"AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + esURL,
-			"AUDITLOG_ES_INDEX_PREFIX=" + testenv.Name("auditlog-limits"), "AUDITLOG_PERIODIC_SIGNING_KEY=" + testKeyFile(t)}
+			"AUDITLOG_ES_INDEX_PREFIX=" + testenv.Name("auditlog-limits"), "AUDITLOG_PERIODIC_SIGNING_KEY=" + testKeyFile(t), "AUDITLOG_ACCEPT_KEY=" + testAcceptKey(t)}
 	}
 	bin := productionBinary(t)
 	for name, vars := range stores {

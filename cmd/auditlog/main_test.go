@@ -15,6 +15,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/keyfile"
 )
@@ -360,6 +361,15 @@ func testKeyFile(t testing.TB) string {
 		t.Fatal(err)
 	}
 	return file
+}
+
+// testAcceptKey writes the tests' acceptance key (accepttest.Key) into a
+// file and returns it: AUDITLOG_ACCEPT_KEY of the commands that write
+// events on Elasticsearch, which refuse to start without one. Every such
+// file holds the same key, so a serve and an index of one test agree.
+func testAcceptKey(t testing.TB) string {
+	t.Helper()
+	return accepttest.File(t, t.TempDir(), "accept-key")
 }
 
 // TestNoFlagTakesAQuotedWordAsItsValueName (issue 42): Go's flag package

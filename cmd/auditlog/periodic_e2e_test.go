@@ -31,6 +31,7 @@ func TestExportPeriodicSurvivesSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	end := time.Now().UTC().Truncate(24 * time.Hour)
 	g := gen.New(gen.Config{Seed: 16, Tenants: 1, WithIDs: true, FirstTenantID: demoTenant, Start: end.Add(-3 * 24 * time.Hour), End: end}, 90000)
+	accepttest.File(t, dir, AcceptKeyFile) // the key serve reads in this data directory
 	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db")})
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,7 @@ func TestSecretVariantsNeverLeaveInClear(t *testing.T) {
 			if store == "elasticsearch" {
 				vars["AUDITLOG_STORE"], vars["AUDITLOG_ES_URL"], vars["AUDITLOG_ES_INDEX_PREFIX"] = "elasticsearch", esURL, prefix
 				vars["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
+				vars["AUDITLOG_ACCEPT_KEY"] = testAcceptKey(t)
 			}
 			m := startMain(t, "serve", vars)
 			secretsStayMasked(t, m, brokers, topic)

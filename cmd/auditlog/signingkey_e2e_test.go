@@ -82,6 +82,7 @@ func TestASigningKeyInTheStoreIsMovedOut(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
 		dir := t.TempDir()
+		accepttest.File(t, dir, AcceptKeyFile) // the key serve reads in this data directory
 		s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db")})
 		if err != nil {
 			t.Fatal(err)
@@ -115,6 +116,7 @@ func TestASigningKeyInTheStoreIsMovedOut(t *testing.T) {
 		legacy := seedLegacyKey(t, storeOn(t, c))
 		vars := esServeEnv(t, prefix)
 		vars["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
+		vars["AUDITLOG_ACCEPT_KEY"] = testAcceptKey(t)
 		m := startMain(t, "serve", vars)
 		cur, earlier := logKeyOf(t, m)
 		m.Close()

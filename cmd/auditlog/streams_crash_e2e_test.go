@@ -141,7 +141,8 @@ func TestStreamsSurviveOutagesAndSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	key := testKeyFile(t)
-	es := map[string]string{"AUDITLOG_ES_URL": esURL, "AUDITLOG_ES_INDEX_PREFIX": prefix, "AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_LOG_LEVEL": "warn"}
+	es := map[string]string{"AUDITLOG_ES_URL": esURL, "AUDITLOG_ES_INDEX_PREFIX": prefix, "AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_LOG_LEVEL": "warn",
+		"AUDITLOG_ACCEPT_KEY": testAcceptKey(t)}
 	serve := startMain(t, "serve", with(map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_JWT_SECRET": "s3cret",
 		"AUDITLOG_PERIODIC_SIGNING_KEY": key, "AUDITLOG_LOG_SEAL_EVERY": "200ms", "AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_STREAM_ALLOW_PRIVATE": "true",
 		"AUDITLOG_PERIODIC_EXPORT": "false"}, es))

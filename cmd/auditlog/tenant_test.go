@@ -29,6 +29,7 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 	events := append(tenantEvents(31, a, 20), tenantEvents(32, b, 20)...)
 	stores := map[string]map[string]string{}
 	dir := t.TempDir()
+	accepttest.File(t, dir, AcceptKeyFile) // the key the tenant command reads in this data directory
 	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(dir, "audit.db"), DefaultPlan: audit.PlanEnterprise})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func TestTenantCommandOnEveryStore(t *testing.T) {
 		prefix := testenv.Name("auditlog-tenantcmd")
 		loadES(t, esURL, prefix, events)
 		stores["elasticsearch"] = map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": esURL, "AUDITLOG_ES_INDEX_PREFIX": prefix,
-			"AUDITLOG_ES_TENANT_LAYOUT": "shared"}
+			"AUDITLOG_ES_TENANT_LAYOUT": "shared", "AUDITLOG_ACCEPT_KEY": testAcceptKey(t)}
 	}
 	for name, vars := range stores {
 		t.Run(name, func(t *testing.T) {

@@ -36,6 +36,7 @@ func TestTenantIDsAreCaseInsensitiveOnEveryPath(t *testing.T) {
 			if store == "elasticsearch" {
 				vars["AUDITLOG_STORE"], vars["AUDITLOG_ES_URL"], vars["AUDITLOG_ES_INDEX_PREFIX"] = "elasticsearch", esURL, testenv.Name("auditlog-case")
 				vars["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
+				vars["AUDITLOG_ACCEPT_KEY"] = testAcceptKey(t)
 			}
 			m := startMain(t, "serve", vars)
 			tenantCaseOnEveryPath(t, m, brokers, topic)

@@ -43,7 +43,7 @@ func serveKilledWhileSealing(t *testing.T, store string) {
 	prefix := testenv.Name("auditlog-sealkill")
 	if store == "elasticsearch" {
 		vars = append(vars, "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL="+testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX="+prefix,
-			"AUDITLOG_PERIODIC_SIGNING_KEY="+testKeyFile(t))
+			"AUDITLOG_PERIODIC_SIGNING_KEY="+testKeyFile(t), "AUDITLOG_ACCEPT_KEY="+testAcceptKey(t))
 	}
 	tok, _ := api.MintToken([]byte("s3cret"), audit.Principal{UserID: demoTenant, Email: "a@x.example", Role: audit.RoleAdmin, TenantID: demoTenant}, time.Hour, time.Now())
 	c := client{t, "http://" + addr}
@@ -161,7 +161,7 @@ func TestThreeIndexersOneGroupEveryEventOneLeaf(t *testing.T) {
 	}
 	env := []string{"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_KAFKA_BROKERS=" + strings.Join(brokers, ","), "AUDITLOG_KAFKA_TOPIC=" + topic,
 		"AUDITLOG_KAFKA_GROUP=" + topic + "-group", "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_HTTP_ADDR=127.0.0.1:0",
-		"AUDITLOG_KAFKA_PARTITIONS=6", "AUDITLOG_BATCH_SIZE=500", "AUDITLOG_LOG_LEVEL=warn"}
+		"AUDITLOG_KAFKA_PARTITIONS=6", "AUDITLOG_BATCH_SIZE=500", "AUDITLOG_LOG_LEVEL=warn", "AUDITLOG_ACCEPT_KEY=" + testAcceptKey(t)}
 	cl, err := elasticsearch.New(elasticsearch.Config{URLs: []string{esURL}, IndexPrefix: prefix})
 	if err != nil {
 		t.Fatal(err)

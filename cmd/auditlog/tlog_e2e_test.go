@@ -41,7 +41,7 @@ func logStores(t *testing.T) map[string]func(t *testing.T) map[string]string {
 		"elasticsearch": func(t *testing.T) map[string]string {
 			return map[string]string{"AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_STORE": "elasticsearch",
 				"AUDITLOG_ES_URL": testenv.ElasticsearchURL(t), "AUDITLOG_ES_INDEX_PREFIX": testenv.Name("auditlog-tlog"),
-				"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t)}
+				"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t), "AUDITLOG_ACCEPT_KEY": testAcceptKey(t)}
 		},
 	}
 }
