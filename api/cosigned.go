@@ -70,6 +70,21 @@ func (s *Server) cosignedInclusion(c *gin.Context, id string) {
 }
 
 // cosignHealth is the cosigner's field of /healthz.
+// sealHealth is /healthz's log: how many stored rows the sealer refused
+// since this process started (unaccepted: no valid acceptance tag), and
+// the latest by event id. Tenants are not named: /healthz needs no token.
+func (s *Server) sealHealth() gin.H {
+	if s.logs.Sealer == nil {
+		return nil
+	}
+	n, latest := s.logs.Sealer.Unaccepted()
+	rows := make([]gin.H, len(latest))
+	for i, u := range latest {
+		rows[i] = gin.H{"eventId": u.EventID, "reason": u.Reason, "at": u.At.UTC().Format(time.RFC3339)}
+	}
+	return gin.H{"unaccepted": n, "latestUnaccepted": rows}
+}
+
 func (s *Server) cosignHealth() gin.H {
 	if s.logs.Cosigner == nil {
 		return nil

@@ -276,6 +276,9 @@ func (s *Server) healthz(c *gin.Context) {
 	if cos := s.cosignHealth(); cos != nil {
 		h["cosign"] = cos
 	}
+	if lg := s.sealHealth(); lg != nil {
+		h["log"] = lg
+	}
 	c.JSON(http.StatusOK, h)
 }
 

@@ -30,6 +30,9 @@ type LogDeps struct {
 	Cosigned  audit.CosignStore
 	Cosigner  *seal.Cosigner
 	Witnesses []string
+	// Sealer, when this process seals, tells the rows it refused
+	// (unaccepted), a field of /healthz.
+	Sealer *seal.Sealer
 }
 
 // logKey answers GET /api/log-key: the keys in note's verifier form,

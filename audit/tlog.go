@@ -116,13 +116,20 @@ func LeafHashV1(e Event) tlog.Hash {
 // LeafHashes are the event's leaf hashes in every format (v2, v1): a
 // leaf holds the event when its hash is either.
 func LeafHashes(e Event) [2]tlog.Hash {
+	h, _ := LeafHashesAndDigest(e)
+	return h
+}
+
+// LeafHashesAndDigest is LeafHashes and the event's digest (EventDigest),
+// from one encoding.
+func LeafHashesAndDigest(e Event) ([2]tlog.Hash, [32]byte) {
 	b := leafBuffers.Get().(*[]byte)
 	*b = appendLeafData((*b)[:0], &e)
 	v1, d := tlog.RecordHash(*b), sha256.Sum256(*b)
 	if cap(*b) <= 64<<10 {
 		leafBuffers.Put(b)
 	}
-	return [2]tlog.Hash{tlog.RecordHash(LeafEntry(e.ID, d)), v1}
+	return [2]tlog.Hash{tlog.RecordHash(LeafEntry(e.ID, d)), v1}, d
 }
 
 // leafBuffers are LeafHash's encoding buffers, reused: hashing an event

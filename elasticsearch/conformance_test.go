@@ -56,7 +56,11 @@ func TestLogConformance(t *testing.T) {
 						if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
 							t.Fatal(err)
 						}
-					}}}
+					}},
+					WriterWith: func(t *testing.T, a *audit.Acceptor) audit.EventWriter {
+						w, _ := storeOn(t, s.Client(), elasticsearch.StoreConfig{Accept: a, Log: true, NewTenants: layout})
+						return w
+					}}
 			})
 		})
 	}

@@ -25,6 +25,9 @@ import (
 // may name an event twice (a redelivery, a copy between streams): the
 // check against the log makes each stored event one leaf.
 
+// Acceptor is the acceptance key the store tags with (nil: none).
+func (s *Store) Acceptor() *audit.Acceptor { return s.cfg.Accept }
+
 // SealQueueIndex is the sealing queue.
 func (s *Store) SealQueueIndex() string { return s.prefix() + "-seal-queue" }
 

@@ -17,7 +17,10 @@ import (
 // it says retention deleted.
 type row struct {
 	id         string
+	tenant     string
 	hashes     [2]tlog.Hash
+	digest     [32]byte
+	tag        []byte
 	bad        string
 	misindexed []string
 	retention  []audit.LeafRange
@@ -27,7 +30,8 @@ func rowOf(sr *audit.StoredRow) row {
 	if sr.Err != nil {
 		return row{id: sr.Key, bad: audit.ErrorMessage(sr.Err)}
 	}
-	r := row{id: sr.Event.ID, hashes: audit.LeafHashes(sr.Event), misindexed: sr.Misindexed}
+	r := row{id: sr.Event.ID, tenant: sr.Event.TenantID, tag: sr.Tag, misindexed: sr.Misindexed}
+	r.hashes, r.digest = audit.LeafHashesAndDigest(sr.Event)
 	r.retention, _ = audit.RetentionLeaves(sr.Event)
 	return r
 }
@@ -144,14 +148,30 @@ func (c *checker) finish(ctx context.Context) error {
 	if err := c.nameMissing(ctx, missing); err != nil {
 		return err
 	}
+	accept := acceptorOf(c.src)
 	for _, r := range c.pending {
 		if r.bad != "" {
 			c.rep.Findings = append(c.rep.Findings, Finding{Kind: "malformed", Index: -1, EventID: r.id, Detail: r.bad + " (and in no leaf)"})
 			continue
 		}
-		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unsealed", Index: -1, EventID: r.id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"})
+		c.rep.Findings = append(c.rep.Findings, unsealedFinding(r, accept))
 	}
 	return nil
+}
+
+// unsealedFinding names a row in no leaf: with the acceptance key (a
+// verifier of the store, configured as the service is), unaccepted when
+// its tag does not verify (inserted or rewritten behind the service: the
+// sealer never seals it), else unsealed (accepted, not sealed yet);
+// without it, unsealed, either.
+func unsealedFinding(r *row, accept *audit.Acceptor) Finding {
+	if accept == nil {
+		return Finding{Kind: "unsealed", Index: -1, EventID: r.id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"}
+	}
+	if err := accept.Check(r.tenant, r.id, r.digest, r.tag); err != nil {
+		return Finding{Kind: "unaccepted", Index: -1, EventID: r.id, Detail: "stored but never accepted by the service, and never sealed: " + audit.ErrorMessage(err)}
+	}
+	return Finding{Kind: "unsealed", Index: -1, EventID: r.id, Detail: "accepted by the service, stored, and in no leaf yet"}
 }
 
 // nameMissing reads the leaves at the indexes missing (ascending) again,

@@ -110,6 +110,30 @@ func eventRows(ctx context.Context, src Source, fn func([]audit.StoredRow) error
 	})
 }
 
+// AcceptSource is a Source that knows the acceptance key of what it
+// reads: the store, opened with the service's configuration. Check then
+// tells a row in no leaf that the service accepted (unsealed, not yet)
+// from one it never did (unaccepted).
+type AcceptSource interface {
+	Acceptor() *audit.Acceptor
+}
+
+// acceptorOf is src's acceptance key, nil when it has none.
+func acceptorOf(src Source) *audit.Acceptor {
+	if as, ok := src.(AcceptSource); ok {
+		return as.Acceptor()
+	}
+	return nil
+}
+
+// Acceptor is the store's acceptance key, when it has one.
+func (s storeSource) Acceptor() *audit.Acceptor {
+	if as, ok := s.st.(AcceptSource); ok {
+		return as.Acceptor()
+	}
+	return nil
+}
+
 // TileSource is a Source that also reads the tree's hash tiles (C2SP
 // tlog-tiles of height TileHeight: the store's stored hashes, or the
 // API's tiles). When the leaves do not make the signed root, Check reads

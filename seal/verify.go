@@ -11,7 +11,7 @@ import (
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, tree, reordered, rewritten
+	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, unaccepted, tree, reordered, rewritten
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string

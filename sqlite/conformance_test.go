@@ -5,14 +5,20 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
 func open(t testing.TB) *sqlite.Store {
+	return openAt(t, filepath.Join(t.TempDir(), "audit.db"), accepttest.Acceptor)
+}
+
+// openAt opens the store of path, tagging with accept.
+func openAt(t testing.TB, path string, accept *audit.Acceptor) *sqlite.Store {
 	t.Helper()
-	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "audit.db")})
+	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accept, Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +41,9 @@ func TestConformance(t *testing.T) {
 
 func TestLogConformance(t *testing.T) {
 	storetest.RunLog(t, func(t *testing.T) storetest.LogBackend {
-		s := open(t)
-		return storetest.LogBackend{Log: s, Backend: storetest.Backend{Writer: s, Reader: s, Visible: func(testing.TB) {}}}
+		path := filepath.Join(t.TempDir(), "audit.db")
+		s := openAt(t, path, accepttest.Acceptor)
+		return storetest.LogBackend{Log: s, Backend: storetest.Backend{Writer: s, Reader: s, Visible: func(testing.TB) {}},
+			WriterWith: func(t *testing.T, a *audit.Acceptor) audit.EventWriter { return openAt(t, path, a) }}
 	})
 }

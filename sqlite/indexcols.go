@@ -46,7 +46,7 @@ func normalCell(v any) any {
 }
 
 // indexedRowColumns are what indexedRow reads of an events row.
-var indexedRowColumns = strings.Join(indexColumns, ", ") + ", body, seq"
+var indexedRowColumns = strings.Join(indexColumns, ", ") + ", body, seq, accept"
 
 // indexedRow reads events rows (indexedRowColumns) one at a time, for
 // the verifier's scan and the repair: the row's index columns as stored
@@ -59,7 +59,7 @@ type indexedRow struct {
 
 func newIndexedRow() *indexedRow {
 	r := &indexedRow{cols: make([]any, len(indexColumns))}
-	r.dest = make([]any, len(indexColumns)+2)
+	r.dest = make([]any, len(indexColumns)+3)
 	for i := range r.cols {
 		r.dest[i] = &r.cols[i]
 	}
@@ -71,10 +71,13 @@ func newIndexedRow() *indexedRow {
 // tenantID (audit.DecodeStoredRow: a malformed body is the row's Err).
 func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (audit.StoredRow, error) {
 	var body []byte
-	r.dest[len(indexColumns)] = &body
+	var tag []byte
+	r.dest[len(indexColumns)], r.dest[len(indexColumns)+2] = &body, &tag
 	if err := rows.Scan(r.dest...); err != nil {
 		return audit.StoredRow{}, err
 	}
 	id, _ := normalCell(r.cols[0]).(string)
-	return audit.DecodeStoredRow(id, tenantID, body), nil
+	row := audit.DecodeStoredRow(id, tenantID, body)
+	row.Tag = tag
+	return row, nil
 }

@@ -14,6 +14,9 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
+// Acceptor is the acceptance key the store tags with (nil: none).
+func (s *Store) Acceptor() *audit.Acceptor { return s.cfg.Accept }
+
 // SealPosition implements audit.LogStore: the seq of the last sealed
 // event ("0" before the first round).
 func (s *Store) SealPosition(ctx context.Context) (string, string, error) {

@@ -112,6 +112,7 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 		deps.Cosigned = store.(audit.CosignStore)
 	}
 	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, sd)
+	deps.Sealer = s
 	m.background(ctx, "sealer", s.Run)
 	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", audit.VerifierKey(cfg.Origin, cur), "earlier_keys", len(deps.Earlier))
 	return deps, nil

@@ -22,6 +22,10 @@ import (
 type LogBackend struct {
 	Backend
 	Log audit.LogStore
+	// WriterWith is a second writer on the same storage whose tags are
+	// made with accept (nil: none): what someone who can write the
+	// storage but holds no acceptance key stores.
+	WriterWith func(t *testing.T, accept *audit.Acceptor) audit.EventWriter
 }
 
 // RunLog runs the verifiable log's behaviours on a store.
@@ -29,6 +33,7 @@ func RunLog(t *testing.T, newBackend func(t *testing.T) LogBackend) {
 	t.Run("EveryEventOneLeafProvable", func(t *testing.T) { testEveryEventOneLeaf(t, newBackend(t)) })
 	t.Run("ParallelSealersOneLeafEach", func(t *testing.T) { testParallelSealers(t, newBackend(t)) })
 	t.Run("CosignedCheckpoints", func(t *testing.T) { testCosigned(t, newBackend(t)) })
+	t.Run("OnlyAcceptedRowsAreSealed", func(t *testing.T) { testOnlyAccepted(t, newBackend(t)) })
 }
 
 // testSealer is a sealer over b signing with a fresh key, and the
