@@ -4,6 +4,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // Acceptance (issue 53): the store is untrusted, so only what a process
@@ -73,6 +75,15 @@ func AcceptKeyID(key []byte) [4]byte {
 	return [4]byte(h[:4])
 }
 
+// DeriveKey is a key for another use, derived from the current key (an
+// HMAC of label under it): the masking key of a deployment that sets
+// none, which every process holding the acceptance key derives alike.
+func (a *Acceptor) DeriveKey(label string) []byte {
+	m := hmac.New(sha256.New, a.current.key)
+	m.Write([]byte(label))
+	return m.Sum(nil)
+}
+
 // KeyID is the current key's id in hex, for the start-up log.
 func (a *Acceptor) KeyID() string { return hex.EncodeToString(a.current.id[:]) }
 
@@ -103,6 +114,27 @@ func (a *Acceptor) Check(tenant, id string, digest [32]byte, tag []byte) error {
 	}
 	if !hmac.Equal(tag[5:], acceptMAC(k.key, tenant, id, digest)) {
 		return Errorf(EUNAUTHORIZED, "the acceptance tag does not match the event as stored: inserted or rewritten behind the service")
+	}
+	return nil
+}
+
+// Authentic checks that a stored event is as the service accepted it,
+// before the retention pass acts on it (deletes it, or reads a plan from
+// it): its tag verifies against it; or, for a row stored before tags
+// (none), the leaf hash stored for it (nil: in no leaf) is its own, so
+// that an edit made behind the service, which the leaf's signed tree
+// shows, is not acted on either. Errors: EUNAUTHORIZED naming why not.
+func (a *Acceptor) Authentic(e *Event, tag []byte, leaf *tlog.Hash) error {
+	hashes, digest := LeafHashesAndDigest(*e)
+	switch {
+	case len(tag) > 0 && a != nil:
+		return a.Check(e.TenantID, e.ID, digest, tag)
+	case len(tag) > 0:
+		return Errorf(EUNAUTHORIZED, "no acceptance key is configured to check the row's tag")
+	case leaf == nil:
+		return Errorf(EUNAUTHORIZED, "no acceptance tag and no leaf: the service never accepted it")
+	case *leaf != hashes[0] && *leaf != hashes[1]:
+		return Errorf(EUNAUTHORIZED, "no acceptance tag, and the stored event differs from its leaf")
 	}
 	return nil
 }

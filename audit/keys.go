@@ -4,21 +4,16 @@ import (
 	"context"
 )
 
-// KeyStore keeps the keys the service generates for itself (the
-// secret-masking key when none is configured) in the store, so every
-// process that uses the store shares them. It never holds a key that
-// signs the store's own log or exports: whoever can write the store could
-// sign with it (cmd/auditlog/signingkey.go keeps that key in a file, and
-// moves out one an earlier version kept here).
-type KeyStore interface {
-	// Key returns the key stored under name, storing fresh first when
-	// there is none: the first value stored wins, and every later call,
-	// from any process, returns it. Errors: EUNAVAILABLE.
-	Key(ctx context.Context, name string, fresh []byte) ([]byte, error)
-	// StoredKey returns the key stored under name, if any, storing
-	// nothing. Errors: EUNAVAILABLE.
-	StoredKey(ctx context.Context, name string) ([]byte, bool, error)
-	// DeleteKey removes the key stored under name; a name with no key is
-	// no error. Errors: EUNAVAILABLE.
-	DeleteKey(ctx context.Context, name string) error
+// No key is read from the store (issue 53): every key the service signs,
+// verifies, tags or masks with comes from configuration (files, flags,
+// variables), so that whoever can write the database or the cluster
+// cannot plant one. Versions before this one kept generated keys in the
+// store (SQLite table keys, the <prefix>-keys index); such rows are now
+// ignored, and a verifier of the store names each.
+
+// KeyRows lists the rows of a store's keys table (or index): what an
+// earlier version kept there, or what someone planted. Nothing reads
+// their values; `auditlog log verify` names each. Errors: EUNAVAILABLE.
+type KeyRows interface {
+	KeyRows(ctx context.Context) ([]string, error)
 }

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -22,17 +23,48 @@ type planDetails struct {
 // plan) finds in the log when the plan changed, and from what. It is
 // written before the change (a change that then fails leaves a record of
 // an attempt, never a change without one); its id derives from the
-// change and the minute (its time is the minute's start), so a command
-// retried at once records it once.
+// change and its time (to the millisecond), so a write retried records
+// it once; a command run again records the change again, which changes
+// nothing. Its time orders it among the tenant's other records where the
+// store keeps no order of its own (Elasticsearch, InTimeOrder).
 func PlanChangeRecord(tenantID string, from, to Plan, now time.Time) Event {
 	days := func(p Plan) int { return int(p.Retention() / (24 * time.Hour)) }
 	before, _ := json.Marshal(planDetails{Plan: from, RetentionDays: days(from)})
 	after, _ := json.Marshal(planDetails{Plan: to, RetentionDays: days(to)})
-	now = now.Truncate(time.Minute) // a retry within the minute is the same event
+	now = now.Truncate(time.Millisecond)
 	e := Event{Timestamp: NewTimestamp(now), TenantID: tenantID, Actor: SystemActor, Action: ActionUpdate,
 		Resource: Resource{Type: ResourceTenantPlan, ID: tenantID}, Category: CategoryConfiguration, Outcome: OutcomeSuccess,
 		Reason: fmt.Sprintf("plan changed from %s (retention %d days) to %s (retention %d days)", from, days(from), to, days(to)),
 		Before: before, After: after}
 	e.ID = DeriveID(e.Timestamp, []byte("plan:"+tenantID+":"+string(from)+":"+string(to)))
 	return e
+}
+
+// ChangePlan changes a tenant's plan as the service does (issue 53:
+// retention follows the plan the tenant's log records): the record of the
+// change goes into the tenant's log first (PlanChangeRecord, from the
+// directory's plan, or def for a tenant not in it), accepted as any event
+// the writer writes, then the directory changes. The record is written
+// even when the directory already says to (a plan set before changes were
+// recorded is recorded so). Errors: EINVALID for a bad tenant or plan,
+// and those of the writer and the directory.
+func ChangePlan(ctx context.Context, w EventWriter, dir TenantDirectory, tenantID string, to Plan, def Plan, now time.Time) error {
+	if err := CheckPlanChange(tenantID, to); err != nil {
+		return err
+	}
+	from, err := dir.Plan(ctx, tenantID)
+	if ErrorCode(err) == ENOTFOUND {
+		from, err = def, nil
+	}
+	if err != nil {
+		return err
+	}
+	res, err := w.WriteEvents(ctx, []Event{PlanChangeRecord(tenantID, from, to, now)})
+	if err == nil && res[0].Status != WriteCreated && res[0].Status != WriteDuplicate {
+		err = Errorf(EUNAVAILABLE, "the record of the plan change: %s %s", res[0].Status, res[0].Reason)
+	}
+	if err != nil {
+		return err
+	}
+	return dir.SetPlan(ctx, tenantID, to)
 }

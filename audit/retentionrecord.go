@@ -1,7 +1,9 @@
 package audit
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,8 +39,10 @@ type RetentionDeletion struct {
 	// Before is the cut-off: the events before it were deleted.
 	Before time.Time
 	// Deleted counts the events deleted; Leaves are the leaves that held
-	// the sealed ones (in order); Unsealed counts those no leaf held yet
-	// (they never will be).
+	// the sealed ones (in order), and those that the retention records it
+	// deleted said retention had deleted (coverage carries forward, so a
+	// verifier excuses every leaf retention deleted, however many passes
+	// ago); Unsealed counts those no leaf held yet (they never will be).
 	Deleted  int64
 	Leaves   []LeafRange
 	Unsealed int64
@@ -96,6 +100,23 @@ func RetentionLeaves(e Event) ([]LeafRange, bool) {
 		return nil, false
 	}
 	return det.Leaves, true
+}
+
+// MergeRanges sorts ranges and merges those that overlap or touch.
+func MergeRanges(rs []LeafRange) []LeafRange {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b LeafRange) int { return cmp.Compare(a.From, b.From) })
+	var out []LeafRange
+	for _, r := range rs {
+		if n := len(out); n > 0 && r.From <= out[n-1].To {
+			out[n-1].To = max(out[n-1].To, r.To)
+			continue
+		}
+		if r.From < r.To {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // LeafRanges folds sorted leaf indexes into ranges.

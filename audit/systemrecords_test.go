@@ -59,8 +59,9 @@ func TestSystemRecordsAreValidEvents(t *testing.T) {
 	if err := pc.Validate(now); err != nil {
 		t.Fatalf("the plan change record does not validate: %v", err)
 	}
-	if pc.ID != PlanChangeRecord(tenant, PlanPro, PlanStarter, now.Add(time.Second)).ID || pc.ID == PlanChangeRecord(tenant, PlanStarter, PlanPro, now).ID {
-		t.Fatal("a plan change record's id is not its change's and minute's")
+	if pc.ID != PlanChangeRecord(tenant, PlanPro, PlanStarter, now).ID || pc.ID == PlanChangeRecord(tenant, PlanStarter, PlanPro, now).ID ||
+		pc.ID == PlanChangeRecord(tenant, PlanPro, PlanStarter, now.Add(time.Second)).ID {
+		t.Fatal("a plan change record's id is not its change's and time's")
 	}
 	if !strings.Contains(string(pc.Before), `"retentionDays":365`) || !strings.Contains(string(pc.After), `"plan":"starter","retentionDays":30`) {
 		t.Fatalf("before %s after %s", pc.Before, pc.After)

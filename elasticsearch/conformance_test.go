@@ -31,6 +31,11 @@ func conformance(t *testing.T, layout elasticsearch.Layout) {
 		}
 		s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Policies: short, TenantCacheTTL: time.Millisecond, NewTenants: layout})
 		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s, Streams: s,
+			PlantKey: func(t testing.TB, name string, value []byte) {
+				if err := s.Client().DoJSON(context.Background(), http.MethodPut, "/"+s.KeysIndex()+"/_doc/"+name+"?refresh=true", map[string]any{"value": value}, nil); err != nil {
+					t.Fatal(err)
+				}
+			},
 			Visible: func(t testing.TB) {
 				if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil, nil); err != nil {
 					t.Fatal(err)

@@ -57,31 +57,35 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 			}
 		}
 	}
-	if err := s.SetPlan(ctx, changer.ID, audit.PlanEnterprise); err != nil {
-		t.Fatal(err)
+	// The plan changes are long past: their records, in the streams of
+	// the plans they left, have expired too.
+	changePlanAt := func(tn *gen.Tenant, plan audit.Plan, at time.Time) {
+		t.Helper()
+		if err := audit.ChangePlan(ctx, s, s, tn.ID, plan, audit.PlanStarter, at); err != nil {
+			t.Fatal(err)
+		}
 	}
+	changePlanAt(changer, audit.PlanEnterprise, now.Add(-100*day))
 	mustCreate(write(idle, 40*day, 3))
 	mustCreate(write(changer, 100*day, 3))
 	mustCreate(write(live, 2*day, 3))
 	// A departed tenant: its Pro events are past Pro's year, and it is no
 	// longer in the directory; its stream's name keeps its plan.
-	if err := s.SetPlan(ctx, departed.ID, audit.PlanPro); err != nil {
-		t.Fatal(err)
-	}
+	changePlanAt(departed, audit.PlanPro, now.Add(-400*day))
 	mustCreate(write(departed, 400*day, 2))
 	if err := s.Client().DoJSON(ctx, http.MethodDelete, "/"+s.TenantsIndex()+"/_doc/"+strings.ToLower(departed.ID)+"?refresh=true", nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.SetPlan(ctx, changer.ID, audit.PlanStarter); err != nil {
-		t.Fatal(err)
-	}
+	changePlanAt(changer, audit.PlanStarter, now.Add(-50*day))
 	mustCreate(write(changer, time.Hour, 2)) // into its new plan's stream
 	left := s.StreamName(audit.PlanEnterprise, changer.ID)
 	rep, err := s.RunLifecycle(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{s.StreamName(audit.PlanStarter, idle.ID), left, s.StreamName(audit.PlanPro, departed.ID)}
+	// The departed tenant's plan change record went to the default plan's
+	// stream it had then: expired as well, hibernated.
+	want := []string{s.StreamName(audit.PlanStarter, idle.ID), left, s.StreamName(audit.PlanPro, departed.ID), s.StreamName(audit.PlanStarter, departed.ID)}
 	slices.Sort(want)
 	if got := slices.Sorted(slices.Values(rep.Hibernated)); !slices.Equal(got, want) {
 		t.Fatalf("hibernated %v, want %v", got, want)
@@ -96,14 +100,14 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 			t.Fatalf("live stream %s was closed", name)
 		}
 	}
-	if n := count(t, s, s.TenantPattern(live.ID)); n != 3 {
+	if n := countEvents(t, s, s.TenantPattern(live.ID)); n != 3 {
 		t.Fatalf("the live tenant has %d of its 3 events", n)
 	}
-	if n := count(t, s, s.TenantPattern(changer.ID)); n != 2 {
+	if n := countEvents(t, s, s.TenantPattern(changer.ID)); n != 2 {
 		t.Fatalf("the tenant that changed plan has %d events, want its 2 recent ones", n)
 	}
-	if rep, err = s.RunLifecycle(ctx); err != nil || rep.Hibernating != 3 || len(rep.Hibernated) != 0 {
-		t.Fatalf("second pass: %+v %v, want the three streams found hibernating", rep, err)
+	if rep, err = s.RunLifecycle(ctx); err != nil || rep.Hibernating != 4 || len(rep.Hibernated) != 0 {
+		t.Fatalf("second pass: %+v %v, want the four streams found hibernating", rep, err)
 	}
 	// The idle tenant comes back.
 	res := write(idle, time.Minute, 1)
@@ -121,7 +125,7 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 	if n, closed := openShards(t, s, s.StreamName(audit.PlanStarter, idle.ID)); n == 0 || closed != 0 {
 		t.Fatalf("the woken stream has %d open and %d closed indices, want no closed one", n, closed)
 	}
-	if n := count(t, s, s.TenantPattern(idle.ID)); n != 1 {
+	if n := countEvents(t, s, s.TenantPattern(idle.ID)); n != 1 {
 		t.Fatalf("the woken stream holds %d events, want 1", n)
 	}
 }

@@ -3,55 +3,31 @@ package elasticsearch
 import (
 	"context"
 	"net/http"
-	"net/url"
 
 	"github.com/auditlog/auditlog/audit"
 )
 
-// KeysIndex holds the deployment keys the service generates for itself.
+// KeysIndex is where versions before issue 53 kept the keys they
+// generated; this one reads no key from it.
 func (s *Store) KeysIndex() string { return s.prefix() + "-keys" }
 
-// Key implements audit.KeyStore. The key is created with op_type=create,
-// so concurrent first starts agree on one value; the index is created on
-// first use with nothing indexed (the documents are only read by id).
-func (s *Store) Key(ctx context.Context, name string, fresh []byte) ([]byte, error) {
-	type key struct {
-		Value []byte `json:"value"`
+// KeyRows implements audit.KeyRows: the ids of the documents of the keys
+// index (none when it does not exist).
+func (s *Store) KeyRows(ctx context.Context) ([]string, error) {
+	var res struct {
+		Hits struct {
+			Hits []struct {
+				ID string `json:"_id"`
+			} `json:"hits"`
+		} `json:"hits"`
 	}
-	if _, _, err := s.createDoc(ctx, s.KeysIndex(), name, "key "+name, key{Value: fresh}, true); err != nil {
-		return nil, err
+	body := map[string]any{"size": 1000, "_source": false, "sort": []any{"_doc"}}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.KeysIndex()+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &res); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "elasticsearch: reading the keys index")
 	}
-	k, _, found, err := getDoc[key](ctx, s, s.KeysIndex(), name, "key "+name)
-	if err != nil {
-		return nil, err
+	out := make([]string, len(res.Hits.Hits))
+	for i, h := range res.Hits.Hits {
+		out[i] = h.ID
 	}
-	if !found || len(k.Value) == 0 {
-		return nil, audit.Errorf(audit.EINTERNAL, "elasticsearch: key %s is empty", name)
-	}
-	return k.Value, nil
-}
-
-// StoredKey implements audit.KeyStore.
-func (s *Store) StoredKey(ctx context.Context, name string) ([]byte, bool, error) {
-	type key struct {
-		Value []byte `json:"value"`
-	}
-	k, _, found, err := getDoc[key](ctx, s, s.KeysIndex(), name, "key "+name)
-	if err != nil || !found {
-		return nil, false, err
-	}
-	return k.Value, true, nil
-}
-
-// DeleteKey implements audit.KeyStore: the document goes, and with
-// refresh=true, so no search of the index finds it afterwards.
-func (s *Store) DeleteKey(ctx context.Context, name string) error {
-	res, err := s.c.Do(ctx, http.MethodDelete, "/"+s.KeysIndex()+"/_doc/"+url.PathEscape(name)+"?refresh=true", nil)
-	if err != nil {
-		return err
-	}
-	if res.Status != http.StatusOK && res.Status != http.StatusNotFound {
-		return StatusError(http.MethodDelete, "key "+name, res)
-	}
-	return nil
+	return out, nil
 }

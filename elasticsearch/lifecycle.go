@@ -27,6 +27,14 @@ type LifecycleReport struct {
 	// Promoted are the tenants moved out of a shared stream for their
 	// volume (StoreConfig.PromoteAbove).
 	Promoted []string
+	// Retention is what the pass would not act on (issue 53): events
+	// not as accepted, which keep their backing index (Kept), and
+	// directory plans the tenants' logs do not record, put back
+	// (Restored); Deleted counts nothing there (Deleted above names the
+	// indices). Rescued counts the events copied out of an index before
+	// it went, because their tenant's logged plan still keeps them.
+	Retention audit.RetentionPass
+	Rescued   int
 }
 
 // RunLifecycle is one pass of the built-in lifecycle worker. Where the
@@ -56,6 +64,9 @@ type LifecycleReport struct {
 // returned) does not stop the pass: the other streams are handled.
 func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	var rep LifecycleReport
+	if err := s.restorePlans(ctx, &rep); err != nil {
+		return rep, fmt.Errorf("restoring the tenants' logged plans: %w", err)
+	}
 	if s.ILMOwnsRetention() {
 		// ILM rolls over and deletes; the pass keeps the tenancy in order.
 		return rep, errors.Join(s.tenancyPass(ctx, &rep)...)
@@ -106,15 +117,13 @@ func (s *Store) tenancyPass(ctx context.Context, rep *LifecycleReport) []error {
 // the stream's expired indices, whose deletion frees shards, from going.
 // A stream whose data has all expired is hibernated (hibernate.go).
 func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit.Plan, tenant string, now time.Time, closed map[string]bool, rep *LifecycleReport) error {
-	plan, err := streamPlan, error(nil)
-	if tenant != "" { // a shared stream keeps the retention of its plan
-		plan, err = s.Plan(ctx, tenant)
-	}
-	switch {
-	case audit.ErrorCode(err) == audit.ENOTFOUND:
-		plan = streamPlan // a departed tenant: the plan its data was written under
-	case err != nil:
-		return err
+	plan := streamPlan // a shared stream keeps the retention of its plan
+	if tenant != "" {  // a tenant's own: the plan its log records (issue 53)
+		plans, err := s.loggedPlans(ctx, []string{tenant})
+		if err != nil {
+			return err
+		}
+		plan = plans[tenant]
 	}
 	pol := s.policies[plan]
 	cutoff := now.Add(-pol.DeleteAfter)
@@ -152,13 +161,13 @@ func (s *Store) streamLifecycle(ctx context.Context, st stream, streamPlan audit
 		if ts, hasDocs := newest[idx]; hasDocs && !ts.Before(cutoff) {
 			continue
 		}
-		wrote, err := s.recordRetention(ctx, idx, plan, cutoff)
+		gone, wrote, err := s.retire(ctx, idx, now, rep)
 		if err != nil {
 			return errors.Join(rollErr, err)
 		}
 		recorded = recorded || wrote
-		if err := s.deleteIndex(ctx, idx); err != nil {
-			return errors.Join(rollErr, err)
+		if !gone {
+			continue // kept: what it holds is not as accepted (named)
 		}
 		rep.Deleted = append(rep.Deleted, idx)
 		s.mu.Lock()

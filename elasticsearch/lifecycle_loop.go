@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // LifecycleLoop runs RunLifecycle every interval until ctx ends: the
 // retention of a cluster without ILM, and everywhere the tenancy's upkeep
-// (promotions, plan changes' copies).
-func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *slog.Logger, reg prometheus.Registerer) {
+// (promotions, plan changes' copies). onRetention hears what each pass
+// would not act on (issue 53).
+func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *slog.Logger, reg prometheus.Registerer, onRetention func(audit.RetentionPass)) {
 	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_lifecycle_runs_total", Help: "Passes of the built-in lifecycle worker, by result.",
 	}, []string{"result"})
@@ -41,6 +44,9 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 		failed.Set(float64(len(rep.Failed)))
 		hibernated.Set(float64(rep.Hibernating + len(rep.Hibernated)))
 		promoted.Add(float64(len(rep.Promoted)))
+		if onRetention != nil {
+			onRetention(rep.Retention)
+		}
 		if err != nil {
 			runs.WithLabelValues("error").Inc()
 			if ctx.Err() == nil {
@@ -50,7 +56,7 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 		} else {
 			runs.WithLabelValues("ok").Inc()
 			log.Info("lifecycle pass", "streams", rep.Streams, "rolledOver", len(rep.RolledOver), "deleted", rep.Deleted,
-				"hibernated", rep.Hibernated, "reopened", rep.Reopened, "promoted", rep.Promoted)
+				"hibernated", rep.Hibernated, "reopened", rep.Reopened, "promoted", rep.Promoted, "rescued", rep.Rescued)
 		}
 		select {
 		case <-ctx.Done():

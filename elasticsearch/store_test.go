@@ -78,6 +78,28 @@ func storeOn(t *testing.T, c *elasticsearch.Client, cfg elasticsearch.StoreConfi
 	return s, caps
 }
 
+// changePlan changes a tenant's plan as the service does: the record
+// into its log, then the directory (audit.ChangePlan); retention follows
+// the plan the log records.
+func changePlan(t *testing.T, s *elasticsearch.Store, tenant string, plan audit.Plan) {
+	t.Helper()
+	if err := audit.ChangePlan(context.Background(), s, s, tenant, plan, audit.PlanEnterprise, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countEvents counts the events of index but the service's own records
+// (plan changes, retention): a tenant's events.
+func countEvents(t *testing.T, s *elasticsearch.Store, index string) int {
+	t.Helper()
+	var out struct{ Count int }
+	body := map[string]any{"query": map[string]any{"bool": map[string]any{"must_not": []any{map[string]any{"term": map[string]any{"actor.id": audit.SystemActor.ID}}}}}}
+	if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+index+"/_count?ignore_unavailable=true&allow_no_indices=true", body, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Count
+}
+
 func count(t *testing.T, s *elasticsearch.Store, index string) int {
 	t.Helper()
 	var out struct{ Count int }
@@ -137,7 +159,7 @@ func TestWriteEventsCreatedDuplicateRejected(t *testing.T) {
 	for tenant, evs := range perTenant {
 		stream := s.StreamName(audit.PlanPro, tenant)
 		refresh(t, s, stream)
-		if n := count(t, s, s.TenantPattern(tenant)); n != len(evs) {
+		if n := countEvents(t, s, s.TenantPattern(tenant)); n != len(evs) {
 			t.Fatalf("tenant %s has %d documents, want %d", tenant, n, len(evs))
 		}
 		for _, e := range evs {
@@ -182,9 +204,7 @@ func TestLifecycleWorkerRetentionAndPlanChange(t *testing.T) {
 	now := time.Now()
 	g := gen.New(gen.Config{Seed: 2, Tenants: 2, WithIDs: true}, 100)
 	starter, changer := &g.Tenants()[0], &g.Tenants()[1]
-	if err := s.SetPlan(ctx, starter.ID, audit.PlanStarter); err != nil {
-		t.Fatal(err)
-	}
+	changePlan(t, s, starter.ID, audit.PlanStarter)
 	write := func(tn *gen.Tenant, age time.Duration, n int) {
 		t.Helper()
 		evs := make([]audit.Event, n)
@@ -213,37 +233,33 @@ func TestLifecycleWorkerRetentionAndPlanChange(t *testing.T) {
 	if _, err := s.RunLifecycle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, s, s.TenantPattern(starter.ID)); n != 0 {
+	if n := countEvents(t, s, s.TenantPattern(starter.ID)); n != 0 {
 		t.Fatalf("starter tenant keeps %d events older than 30 days", n)
 	}
-	if n := count(t, s, s.TenantPattern(changer.ID)); n != 5 {
+	if n := countEvents(t, s, s.TenantPattern(changer.ID)); n != 5 {
 		t.Fatalf("enterprise tenant has %d of its 5 events of 100 days ago", n)
 	}
 	write(starter, 2*day, 4) // recent data stays
 	if _, err := s.RunLifecycle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, s, s.TenantPattern(starter.ID)); n != 4 {
+	if n := countEvents(t, s, s.TenantPattern(starter.ID)); n != 4 {
 		t.Fatalf("starter tenant has %d of its 4 recent events", n)
 	}
 	// A plan change switches the retention of the data already stored:
 	// 100-day-old events outlive neither Starter nor... Pro keeps them.
-	if err := s.SetPlan(ctx, changer.ID, audit.PlanPro); err != nil {
-		t.Fatal(err)
-	}
+	changePlan(t, s, changer.ID, audit.PlanPro)
 	if _, err := s.RunLifecycle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, s, s.TenantPattern(changer.ID)); n != 5 {
+	if n := countEvents(t, s, s.TenantPattern(changer.ID)); n != 5 {
 		t.Fatalf("pro keeps 100-day-old events; %d of 5 left", n)
 	}
-	if err := s.SetPlan(ctx, changer.ID, audit.PlanStarter); err != nil {
-		t.Fatal(err)
-	}
+	changePlan(t, s, changer.ID, audit.PlanStarter)
 	if _, err := s.RunLifecycle(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(t, s, s.TenantPattern(changer.ID)); n != 0 {
+	if n := countEvents(t, s, s.TenantPattern(changer.ID)); n != 0 {
 		t.Fatalf("after the change to starter, %d events of 100 days ago remain", n)
 	}
 	if p, err := s.Plan(ctx, changer.ID); err != nil || p != audit.PlanStarter {
@@ -375,7 +391,7 @@ func TestLifecyclePassSurvivesAFailingStream(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), brokenStream.Name) || !slices.Equal(rep.Failed, []string{brokenStream.Name}) {
 		t.Fatalf("report %+v, error %v: want the broken stream named", rep, err)
 	}
-	if n := count(t, s, s.TenantPattern(healthy.ID)); n != 0 {
+	if n := countEvents(t, s, s.TenantPattern(healthy.ID)); n != 0 {
 		t.Fatalf("the healthy tenant keeps %d events older than its 30 days: the pass stopped at the broken stream", n)
 	}
 }

@@ -131,9 +131,7 @@ func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
 	now := time.Now()
 	g := gen.New(gen.Config{Seed: 19, Tenants: 1, WithIDs: true}, 40)
 	tenant := &g.Tenants()[0]
-	if err := s.SetPlan(ctx, tenant.ID, audit.PlanStarter); err != nil {
-		t.Fatal(err)
-	}
+	changePlan(t, s, tenant.ID, audit.PlanStarter)
 	write := func(age time.Duration, n int) []audit.Event {
 		evs := make([]audit.Event, n)
 		for i := range evs {
@@ -160,7 +158,7 @@ func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
 		t.Fatalf("retention records: %+v %v", res.Events, err)
 	}
 	vr, err := seal.Verify(ctx, s, s, tenant.ID, v)
-	if err != nil || len(vr.Findings) != 0 || vr.Expired != 20 || vr.Events != 11 {
+	if err != nil || len(vr.Findings) != 0 || vr.Expired != 20 || vr.Events != 12 { // 10 recent, the plan change and the retention records
 		t.Fatalf("verify after retention: %+v %v", vr, err)
 	}
 	p, err := seal.ProveInclusion(ctx, s, tenant.ID, recent[3].ID, 0)

@@ -122,10 +122,12 @@ func kinds(rep seal.Report) string {
 // can be, and what Check must say of it.
 func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 	evs := events(40)
+	now := time.Now()
 	retention := func(m *memLog, leaves audit.LeafRange, sealed bool) {
-		d := audit.RetentionDeletion{TenantID: m.tenant, Plan: audit.PlanEnterprise, Before: time.Now(), Deleted: leaves.To - leaves.From, Leaves: []audit.LeafRange{leaves}}
-		m.add(d.Records(time.Now())[0], sealed)
+		d := audit.RetentionDeletion{TenantID: m.tenant, Plan: audit.PlanStarter, Before: now.Add(-audit.PlanStarter.Retention()), Deleted: leaves.To - leaves.From, Leaves: []audit.LeafRange{leaves}}
+		m.add(d.Records(now)[0], sealed)
 	}
+	plan := func(m *memLog, from, to audit.Plan) { m.add(audit.PlanChangeRecord(m.tenant, from, to, now.Add(-time.Hour)), true) }
 	for _, c := range []struct {
 		name    string
 		build   func(m *memLog)
@@ -169,6 +171,22 @@ func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 			retention(m, audit.LeafRange{From: 0, To: 10}, true)
 			m.events = m.events[10:]
 		}, 31, 10, nil},
+		{"deleted under the plan the log records", func(m *memLog) {
+			plan(m, audit.PlanEnterprise, audit.PlanStarter)
+			for _, e := range evs {
+				m.add(e, true)
+			}
+			retention(m, audit.LeafRange{From: 1, To: 11}, true)
+			m.events = append(m.events[:1], m.events[11:]...)
+		}, 32, 10, nil},
+		{"deleted under a plan the log does not record", func(m *memLog) {
+			plan(m, audit.PlanStarter, audit.PlanEnterprise)
+			for _, e := range evs {
+				m.add(e, true)
+			}
+			retention(m, audit.LeafRange{From: 1, To: 11}, true)
+			m.events = append(m.events[:1], m.events[11:]...)
+		}, 32, 10, []string{"unauthorized #41"}},
 		{"a record in no leaf excuses nothing", func(m *memLog) {
 			for _, e := range evs {
 				m.add(e, true)

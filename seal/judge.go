@@ -24,6 +24,9 @@ type row struct {
 	bad        string
 	misindexed []string
 	retention  []audit.LeafRange
+	// statement is the row's event when it states the tenant's plan (a
+	// plan change or a retention record), for the authorization check.
+	statement *audit.Event
 }
 
 func rowOf(sr *audit.StoredRow) row {
@@ -33,6 +36,10 @@ func rowOf(sr *audit.StoredRow) row {
 	r := row{id: sr.Event.ID, tenant: sr.Event.TenantID, tag: sr.Tag, misindexed: sr.Misindexed}
 	r.hashes, r.digest = audit.LeafHashesAndDigest(sr.Event)
 	r.retention, _ = audit.RetentionLeaves(sr.Event)
+	if _, _, ok := audit.PlanChangeOf(&sr.Event); ok || r.retention != nil {
+		e := sr.Event
+		r.statement = &e
+	}
 	return r
 }
 
@@ -90,6 +97,9 @@ func (c *checker) judge(j int64, r *row) {
 	}
 	if t.judged(j) {
 		c.retained = append(c.retained, r.retention...)
+		if r.statement != nil {
+			c.statements = append(c.statements, statement{leaf: j, event: r.statement})
+		}
 	}
 	c.rep.Events++
 }
@@ -134,6 +144,7 @@ func (c *checker) attach(found []audit.IndexFinding) {
 // had (missing, unless a sealed and intact retention record says
 // retention deleted them: Expired), and the rows in no leaf.
 func (c *checker) finish(ctx context.Context) error {
+	c.authorize()
 	expired := newCoverage(c.retained)
 	var missing []int64
 	for i := range c.rep.First.Size {
@@ -174,6 +185,35 @@ func unsealedFinding(r *row, accept *audit.Acceptor) Finding {
 	return Finding{Kind: "unsealed", Index: -1, EventID: r.id, Detail: "accepted by the service, stored, and in no leaf yet"}
 }
 
+// statement is an intact record that states the tenant's plan, at its
+// leaf.
+type statement struct {
+	leaf  int64
+	event *audit.Event
+}
+
+// authorize checks each retention record against the plan in force when
+// it was written, as the records before it in the log state it
+// (audit.PlanInForce, audit.AuthorizeRetention), and names each the log
+// does not authorize (unauthorized). A record with no statement before
+// it (the log's plan changes were deleted in their turn, or there were
+// none) is checked against its own plan: its retention is that plan's,
+// and it deleted nothing younger.
+func (c *checker) authorize() {
+	sort.Slice(c.statements, func(a, b int) bool { return c.statements[a].leaf < c.statements[b].leaf })
+	var before []audit.Event
+	for _, s := range c.statements {
+		if plan, _, _, ok := audit.RetentionRecordOf(s.event); ok {
+			inForce := audit.PlanInForce(before, plan)
+			if why := audit.AuthorizeRetention(s.event, inForce); why != "" {
+				c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unauthorized", Index: s.leaf, EventID: s.event.ID,
+					Detail: "a retention deletion the log does not authorize: " + why})
+			}
+		}
+		before = append(before, *s.event)
+	}
+}
+
 // nameMissing reads the leaves at the indexes missing (ascending) again,
 // for the ids of their events, and names each missing: the table keeps
 // no ids, and a log whose events are all there reads nothing more.
@@ -200,21 +240,7 @@ func (c *checker) nameMissing(ctx context.Context, missing []int64) error {
 // one of them holds it in log(ranges) steps.
 type coverage []audit.LeafRange
 
-func newCoverage(rs []audit.LeafRange) coverage {
-	rs = append([]audit.LeafRange(nil), rs...)
-	sort.Slice(rs, func(a, b int) bool { return rs[a].From < rs[b].From })
-	var out coverage
-	for _, r := range rs {
-		if n := len(out); n > 0 && r.From <= out[n-1].To {
-			out[n-1].To = max(out[n-1].To, r.To)
-			continue
-		}
-		if r.From < r.To {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func newCoverage(rs []audit.LeafRange) coverage { return coverage(audit.MergeRanges(rs)) }
 
 func (c coverage) covers(i int64) bool {
 	k := sort.Search(len(c), func(k int) bool { return c[k].To > i })

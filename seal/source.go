@@ -134,6 +134,30 @@ func (s storeSource) Acceptor() *audit.Acceptor {
 	return nil
 }
 
+// keyRows names each row of the store's keys table (audit.KeyRows):
+// the service reads no key from the store, so such a row is one an
+// earlier version left or one planted, and a verifier must not take a
+// key from there either.
+func (c *checker) keyRows(ctx context.Context) error {
+	ss, ok := c.src.(storeSource)
+	if !ok {
+		return nil
+	}
+	kr, ok := ss.st.(audit.KeyRows)
+	if !ok {
+		return nil
+	}
+	names, err := kr.KeyRows(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "storedkey", Index: -1, EventID: n,
+			Detail: "a row of the store's keys: ignored, never used nor published (no key is read from the store); left by an earlier version, or planted"})
+	}
+	return nil
+}
+
 // TileSource is a Source that also reads the tree's hash tiles (C2SP
 // tlog-tiles of height TileHeight: the store's stored hashes, or the
 // API's tiles). When the leaves do not make the signed root, Check reads

@@ -11,7 +11,7 @@ import (
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, unaccepted, tree, reordered, rewritten
+	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, unaccepted, unauthorized, storedkey, tree, reordered, rewritten
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string
@@ -94,6 +94,9 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 	if err := c.finish(ctx); err != nil {
 		return c.rep, err
 	}
+	if err := c.keyRows(ctx); err != nil {
+		return c.rep, err
+	}
 	sort.SliceStable(c.rep.Findings, func(a, b int) bool { return c.rep.Findings[a].EventID < c.rep.Findings[b].EventID })
 	return c.rep, nil
 }
@@ -124,7 +127,10 @@ type checker struct {
 	// records say retention deleted.
 	retained []audit.LeafRange
 	misAt    map[int64]int // a leaf's misindexed finding, in rep.Findings
-	rep      Report
+	// statements are the intact plan change and retention records, for
+	// authorize.
+	statements []statement
+	rep        Report
 }
 
 // extend reads the leaves from the table's size up to cp's, and checks

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +14,19 @@ import (
 
 func open(t testing.TB) *sqlite.Store {
 	return openAt(t, filepath.Join(t.TempDir(), "audit.db"), accepttest.Acceptor)
+}
+
+// execSQL runs one statement on the database file, behind the store.
+func execSQL(t testing.TB, path, query string, args ...any) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // openAt opens the store of path, tagging with accept.
@@ -28,8 +42,10 @@ func openAt(t testing.TB, path string, accept *audit.Acceptor) *sqlite.Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) storetest.Backend {
-		s := open(t)
+		path := filepath.Join(t.TempDir(), "audit.db")
+		s := openAt(t, path, accepttest.Acceptor)
 		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s, Streams: s,
+			PlantKey: func(t testing.TB, name string, value []byte) { execSQL(t, path, `INSERT INTO keys (name, value, created_at) VALUES (?, ?, 0)`, name, value) },
 			Visible: func(testing.TB) {}, // a committed write is visible at once
 			EnforceRetention: func(t testing.TB) {
 				if _, err := s.Purge(context.Background()); err != nil {

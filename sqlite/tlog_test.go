@@ -83,7 +83,9 @@ func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
 
 // TestVerifyNamesWhatChangedBehindTheService: seal.Verify (auditlog log
 // verify) names an edited, a back-dated and a deleted event, and a row
-// inserted straight into the file; an intact log has no finding.
+// inserted straight into the file (unaccepted: the store's verifier holds
+// the acceptance key, and the row has no tag); an intact log has no
+// finding.
 func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	ctx := context.Background()
 	s, path, events, v := sealedStore(t, 13, 40)
@@ -115,7 +117,7 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 		t.Fatal("the rollups of the moved, deleted and inserted rows are not named")
 	}
 	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing",
-		"evt_audit_00000000-0000-7000-8000-000000000001": "unsealed"}, s, s, tenant)
+		"evt_audit_00000000-0000-7000-8000-000000000001": "unaccepted"}, s, s, tenant)
 }
 
 // dropRollupFindings takes the findings about rollups out of rep and
@@ -157,18 +159,17 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 		old[e.ID] = e.Timestamp.Before(now.AddDate(0, 0, -30))
 	}
 	tenant := events[0].TenantID
-	if err := s.SetPlan(ctx, tenant, audit.PlanStarter); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.WriteEvents(ctx, events); err != nil {
+	// The tenant moved to Starter an hour ago, as its log records.
+	if _, err := s.WriteEvents(ctx, append([]audit.Event{audit.PlanChangeRecord(tenant, audit.PlanEnterprise, audit.PlanStarter, now.Add(-time.Hour))}, events...)); err != nil {
 		t.Fatal(err)
 	}
 	sealer, v := storetest.NewSealer(t, s, 0)
 	storetest.SealAll(t, sealer)
-	deleted, err := s.Purge(ctx)
-	if err != nil {
-		t.Fatal(err)
+	pass, err := s.Purge(ctx)
+	if err != nil || len(pass.Kept) != 0 {
+		t.Fatal(pass, err)
 	}
+	deleted := pass.Deleted
 	var wantDeleted int64
 	for _, o := range old {
 		if o {
@@ -188,7 +189,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	}
 	storetest.SealAll(t, sealer)
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
-	if err != nil || len(rep.Findings) != 0 || rep.Expired != deleted || rep.Events != 300-deleted+1 {
+	if err != nil || len(rep.Findings) != 0 || rep.Expired != deleted || rep.Events != 300-deleted+2 {
 		t.Fatalf("after retention: %+v %v (want %d expired)", rep, err, deleted)
 	}
 	for _, e := range events {
@@ -233,7 +234,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	if n := dropRollupFindings(&rep); n == 0 {
 		t.Fatal("the rollups of the deleted and the forged rows are not named")
 	}
-	storetest.WantFindings(t, rep, map[string]string{victim.ID: "missing", forged.ID: "unsealed"}, s, s, tenant)
+	storetest.WantFindings(t, rep, map[string]string{victim.ID: "missing", forged.ID: "unaccepted"}, s, s, tenant)
 }
 
 // roundInBetween is the store with a sealing round committed right after

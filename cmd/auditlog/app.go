@@ -109,7 +109,7 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	policy, err := m.sensitivePolicy(ctx, store)
+	policy, err := m.sensitivePolicy()
 	if err != nil {
 		return err
 	}
@@ -340,12 +340,15 @@ func (m *Main) runIndex(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			store.LifecycleLoop(bg, cfg.Retention.Interval, m.Logger.With("component", "lifecycle"), m.Registry)
+			refusals := retentionRefusals(m.Registry)
+			store.LifecycleLoop(bg, cfg.Retention.Interval, m.Logger.With("component", "lifecycle"), m.Registry,
+				func(pass audit.RetentionPass) { reportRetention(m.Logger, refusals, pass) })
 		}()
 		defer wg.Wait()
-		policy, err := m.indexPolicy(bg, store)
+		policy, err := m.sensitivePolicy()
 		if err != nil {
-			return // bg ended: shutting down
+			m.failed <- fmt.Errorf("indexer: %w", err)
+			return
 		}
 		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry, Sensitive: policy,
 			Retention: &audit.RetentionGate{Directory: store, Default: plan}})

@@ -364,7 +364,7 @@ func (b *binder) sensitive(c *Config) {
 	b.str(&s.SecretFields, "secret-fields", "AUDITLOG_SECRET_FIELDS", strings.Join(audit.DefaultSecretFields, ","),
 		"field names (any depth, any case) whose values are masked before storage, comma-separated")
 	b.secret(&s.MaskKey, "mask-key", "AUDITLOG_MASK_KEY",
-		"key (at least 32 bytes) of the hash that masks secret values (default: a key generated once and kept in the store)")
+		"key (at least 32 bytes) of the hash that masks secret values (default: <data-dir>/mask-key on the embedded store, generated once; with Elasticsearch a key derived from the acceptance key; never a key kept in the store)")
 }
 
 func (b *binder) lifecycle(c *Config) {

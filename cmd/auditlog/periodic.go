@@ -75,7 +75,7 @@ func (p PeriodicConfig) check(c *Config) []string {
 // set), the keys, the metric of the oldest undelivered window.
 func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*periodicexport.Scheduler, error) {
 	p := m.Config.Periodic
-	key, pub, err := m.signingKeys(ctx, store)
+	key, pub, err := m.signingKeys()
 	if err != nil {
 		return nil, err
 	}

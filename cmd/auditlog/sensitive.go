@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
-	"crypto/rand"
 	"fmt"
-	"time"
+	"path/filepath"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/internal/backoff"
+	"github.com/auditlog/auditlog/keyfile"
 )
-
-// maskKeyName names the generated masking key in the store.
-const maskKeyName = "secret-mask-v1"
 
 // check reports the section's problems, each naming its variable.
 func (s SensitiveConfig) check() []string {
@@ -37,12 +32,20 @@ func (s SensitiveConfig) check() []string {
 	return errs
 }
 
-// sensitivePolicy builds the policy both entry points apply. Without
-// AUDITLOG_MASK_KEY the key is generated once and kept in the store, so
-// every serve and index process on that store masks alike (a configured
-// key, kept outside the store, is the stronger choice: docs/event.md, "Sensitive
-// changes").
-func (m *Main) sensitivePolicy(ctx context.Context, keys audit.KeyStore) (*audit.SensitivePolicy, error) {
+// MaskKeyFile is the embedded store's masking key, in the data directory.
+const MaskKeyFile = "mask-key"
+
+// sensitivePolicy builds the policy both entry points apply. Its masking
+// key is configuration, never a row of the store (issue 53: whoever could
+// read it there could test guesses of a secret against its markers, and
+// whoever could write it there could choose it): AUDITLOG_MASK_KEY; else,
+// on the embedded store, <data-dir>/mask-key (generated on the first
+// start); else, on Elasticsearch, a key derived from the acceptance key,
+// which every process that ingests holds (so they mask alike). A key an
+// earlier version kept in the store is not read: set AUDITLOG_MASK_KEY to
+// it to keep the markers of equal secrets equal across the upgrade
+// (docs/event.md, "Sensitive changes").
+func (m *Main) sensitivePolicy() (*audit.SensitivePolicy, error) {
 	s := m.Config.Sensitive
 	p := &audit.SensitivePolicy{Types: []string{}, SecretFields: splitList(s.SecretFields), Key: []byte(s.MaskKey)}
 	if s.Types != "-" {
@@ -51,24 +54,22 @@ func (m *Main) sensitivePolicy(ctx context.Context, keys audit.KeyStore) (*audit
 	if len(p.Key) > 0 {
 		return p, nil
 	}
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
+	if m.Config.Store == "sqlite" {
+		file := filepath.Join(m.Config.DataDir, MaskKeyFile)
+		key, created, _, err := keyfile.LoadOrCreateSecret(file, audit.NewMaskKey(), audit.MinMaskKey)
+		if err != nil {
+			return nil, fmt.Errorf("AUDITLOG_DATA_DIR: the masking key %s (or set AUDITLOG_MASK_KEY): %w", file, err)
+		}
+		if created {
+			m.Logger.Info("wrote the masking key into the data directory", "file", file)
+		}
+		p.Key = key
+		return p, m.Config.looseKey(m.Logger, "AUDITLOG_DATA_DIR", file)
+	}
+	a, err := m.acceptor(true)
+	if err != nil {
 		return nil, err
 	}
-	key, err := keys.Key(ctx, maskKeyName, fresh)
-	if err != nil {
-		return nil, fmt.Errorf("reading the generated masking key from the store (or set AUDITLOG_MASK_KEY): %w", err)
-	}
-	p.Key = key
+	p.Key = a.DeriveKey("auditlog-mask-key-v1")
 	return p, nil
-}
-
-// indexPolicy is sensitivePolicy for index, which starts before its
-// cluster is up: it retries until ctx ends.
-func (m *Main) indexPolicy(ctx context.Context, keys audit.KeyStore) (*audit.SensitivePolicy, error) {
-	var p *audit.SensitivePolicy
-	bo := backoff.New(200*time.Millisecond, 15*time.Second)
-	err := backoff.Retry(ctx, bo, func(err error) { m.Logger.Warn("reading the masking key failed; retrying", "err", err) },
-		func() (err error) { p, err = m.sensitivePolicy(ctx, keys); return err })
-	return p, err
 }

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
@@ -24,7 +27,7 @@ type eventStore interface {
 	audit.EventWriter
 	audit.EventScanner
 	audit.ExportJobStore
-	audit.KeyStore
+	audit.KeyRows
 	audit.RestoreStore
 	audit.TenantDirectory
 	audit.PeriodicStore
@@ -142,16 +145,40 @@ func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, 
 	}
 	m.onClose(func(context.Context) error { return store.Close() })
 	interval := m.Config.Retention.Interval
+	refusals := retentionRefusals(m.Registry)
 	return &openedStore{store: store, ready: api.ReadinessCheck{Name: "sqlite", Check: store.Ping},
 		retention: func(ctx context.Context) {
-			store.PurgeLoop(ctx, interval, func(n int64, err error) {
+			store.PurgeLoop(ctx, interval, func(pass audit.RetentionPass, err error) {
+				reportRetention(m.Logger, refusals, pass)
 				if err != nil {
 					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
-				} else if n > 0 {
-					m.Logger.Info("retention purge", "deleted", n)
+				} else if pass.Deleted > 0 {
+					m.Logger.Info("retention purge", "deleted", pass.Deleted)
 				}
 			})
 		}}, nil
+}
+
+// retentionRefusals counts what retention passes would not act on, by
+// kind (kept, restored): any is an alert.
+func retentionRefusals(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_retention_refusals_total",
+		Help: "What retention passes would not act on: events kept past their cut-off because they are not as the service accepted them (kept), directory plans the tenants' logs do not record, put back (restored). Any is an alert."}, []string{"kind"})
+	reg.MustRegister(c)
+	return c
+}
+
+// reportRetention logs, as errors, and counts what a pass would not act on.
+func reportRetention(logger *slog.Logger, refusals *prometheus.CounterVec, pass audit.RetentionPass) {
+	kept, restored := pass.Problems()
+	for _, k := range kept {
+		logger.Error(k)
+	}
+	for _, r := range restored {
+		logger.Error(r)
+	}
+	refusals.WithLabelValues("kept").Add(float64(len(kept)))
+	refusals.WithLabelValues("restored").Add(float64(len(restored)))
 }
 
 // elasticsearchStore detects the cluster and bootstraps the store

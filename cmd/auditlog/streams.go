@@ -138,7 +138,7 @@ func (s StreamsConfig) pool() (*x509.CertPool, error) {
 // (public addresses only, no proxy, no redirect); S3 where the
 // deployment has an S3 server, its manifests signed with the deployment's
 // key.
-func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs audit.LogStore, events audit.EventReader, keys audit.KeyStore) (*streaming.Streamer, error) {
+func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events audit.EventReader) (*streaming.Streamer, error) {
 	s := m.Config.Streams
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
@@ -155,7 +155,7 @@ func (m *Main) streamer(ctx context.Context, streams audit.StreamStore, logs aud
 	}
 	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec, audit.StreamDatadog: dd, audit.StreamSentinel: az}
 	if m.Config.Export.S3Endpoint != "" {
-		key, _, err := m.signingKeys(ctx, keys)
+		key, _, err := m.signingKeys()
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +178,7 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	st, err := m.streamer(ctx, store, logs, store, store)
+	st, err := m.streamer(store, logs, store)
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
@@ -259,7 +259,7 @@ func (m *Main) runStream(ctx context.Context) error {
 		return err
 	}
 	retained := &audit.Retained{Reader: store, Scanner: store, Directory: store, Default: plan}
-	st, err := m.streamer(ctx, store, store, retained, store)
+	st, err := m.streamer(store, store, retained)
 	if err != nil {
 		return err
 	}

@@ -130,10 +130,15 @@ func (tc *tenantCommand) do(ctx context.Context, dir tenantStore, stdout io.Writ
 	case "periodic":
 		return periodicSettings(ctx, dir, tc.tenant, tc.settings, stdout)
 	case "set-plan":
-		if err := recordPlanChange(ctx, dir, tc.tenant, tc.plan); err != nil {
+		w, ok := dir.(audit.EventWriter)
+		if !ok {
+			return errors.New("this store cannot record the plan change in the tenant's log")
+		}
+		def, err := audit.ParsePlan(tc.c.DefaultPlan)
+		if err != nil {
 			return err
 		}
-		if err := dir.SetPlan(ctx, tc.tenant, tc.plan); err != nil {
+		if err := audit.ChangePlan(ctx, w, dir, tc.tenant, tc.plan, def, time.Now()); err != nil {
 			return err
 		}
 	case "promote":
@@ -146,28 +151,6 @@ func (tc *tenantCommand) do(ctx context.Context, dir tenantStore, stdout io.Writ
 		}
 	}
 	return tc.show(ctx, dir, stdout)
-}
-
-// recordPlanChange writes, before a registered tenant's plan changes,
-// the record of the change into its log (audit.PlanChangeRecord). A
-// tenant registered by set-plan has no data, and no record.
-func recordPlanChange(ctx context.Context, dir tenantStore, tenant string, to audit.Plan) error {
-	from, err := dir.Plan(ctx, tenant)
-	if audit.ErrorCode(err) == audit.ENOTFOUND || err == nil && from == to {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	w, ok := dir.(audit.EventWriter)
-	if !ok {
-		return errors.New("this store cannot record the plan change in the tenant's log")
-	}
-	res, err := w.WriteEvents(ctx, []audit.Event{audit.PlanChangeRecord(tenant, from, to, time.Now())})
-	if err == nil && res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate {
-		err = fmt.Errorf("the record of the plan change: %s", res[0].Reason)
-	}
-	return err
 }
 
 // show prints the tenant's plan, periodic export and whereabouts.

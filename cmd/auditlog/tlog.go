@@ -83,7 +83,7 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 		m.Logger.Info("verifiable log off", "store", m.Config.Store, "seal", cfg.Seal)
 		return api.LogDeps{}, nil
 	}
-	key, pubs, err := m.signingKeys(ctx, store)
+	key, pubs, err := m.signingKeys()
 	if err != nil {
 		return api.LogDeps{}, err
 	}

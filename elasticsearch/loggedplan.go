@@ -1,0 +1,154 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+
+	"golang.org/x/mod/sumdb/tlog"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Retention authorized by the log (issue 53, audit/planhistory.go): the
+// lifecycle pass deletes a tenant's events under the plan its log
+// records, never under the directory's plan alone, which whoever can
+// write the cluster could edit.
+
+// systemRecord is one of a tenant's plan change or retention records as
+// stored, with its order in the log: its leaf index once sealed.
+type systemRecord struct {
+	event audit.Event
+	tag   []byte
+	leaf  *audit.Leaf
+}
+
+// loggedPlans returns, for each tenant, the plan in force as its log
+// records it (audit.PlanInForce over its plan change and retention
+// records that are the service's own, in log order: sealed ones by leaf
+// index, then the others by time), or the default plan when it records
+// none.
+func (s *Store) loggedPlans(ctx context.Context, tenants []string) (map[string]audit.Plan, error) {
+	records, err := s.systemRecords(ctx, tenants)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]audit.Plan, len(tenants))
+	for _, t := range tenants {
+		var sealed []systemRecord
+		var pending []audit.Event
+		for _, r := range records[t] {
+			var leafHash *tlog.Hash
+			if r.leaf != nil {
+				leafHash = &r.leaf.Hash
+			}
+			switch {
+			case s.cfg.Accept.Authentic(&r.event, r.tag, leafHash) != nil:
+			case r.leaf != nil:
+				sealed = append(sealed, r)
+			default:
+				pending = append(pending, r.event)
+			}
+		}
+		sort.Slice(sealed, func(a, b int) bool { return sealed[a].leaf.Index < sealed[b].leaf.Index })
+		ordered := make([]audit.Event, 0, len(sealed)+len(pending))
+		for _, r := range sealed {
+			ordered = append(ordered, r.event)
+		}
+		out[t] = audit.PlanInForce(append(ordered, audit.InTimeOrder(pending)...), s.cfg.DefaultPlan)
+	}
+	return out, nil
+}
+
+// systemRecords reads the tenants' plan change and retention records from
+// every stream (a copy in two streams is one record), each with its leaf
+// when it is sealed.
+func (s *Store) systemRecords(ctx context.Context, tenants []string) (map[string][]systemRecord, error) {
+	out := map[string][]systemRecord{}
+	seen := map[string]bool{}
+	for start := 0; start < len(tenants); start += 1000 {
+		part := tenants[start:min(start+1000, len(tenants))]
+		var after []any
+		for {
+			body := map[string]any{"size": 5000, "track_total_hits": false,
+				"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
+				"query": map[string]any{"bool": map[string]any{"filter": []any{
+					map[string]any{"terms": map[string]any{"tenantId": part}},
+					map[string]any{"term": map[string]any{"actor.id": audit.SystemActor.ID}},
+					map[string]any{"terms": map[string]any{"resource.type": []string{audit.ResourceTenantPlan, audit.ResourceLogRetention}}},
+				}}}}
+			if after != nil {
+				body["search_after"] = after
+			}
+			var res struct {
+				Hits struct {
+					Hits []struct {
+						Source json.RawMessage `json:"_source"`
+						Sort   []any           `json:"sort"`
+					} `json:"hits"`
+				} `json:"hits"`
+			}
+			if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &res); err != nil {
+				return nil, err
+			}
+			for _, h := range res.Hits.Hits {
+				d, err := decodeStoredDoc(h.Source)
+				if err != nil {
+					continue // no event: nothing it says is taken
+				}
+				e := d.event()
+				if k := e.TenantID + "/" + e.ID; !seen[k] {
+					seen[k] = true
+					r := systemRecord{event: e, tag: d.Accept}
+					if l, err := s.LeafOf(ctx, e.TenantID, e.ID); err == nil {
+						r.leaf = &l
+					} else if audit.ErrorCode(err) != audit.ENOTFOUND {
+						return nil, err
+					}
+					out[e.TenantID] = append(out[e.TenantID], r)
+				}
+			}
+			if len(res.Hits.Hits) < 5000 {
+				break
+			}
+			after = res.Hits.Hits[len(res.Hits.Hits)-1].Sort
+		}
+	}
+	return out, nil
+}
+
+// restorePlans puts back, for every tenant of the directory whose plan is
+// not the plan its log records, the logged plan (SetPlan, which moves the
+// tenant's shared data as a plan change does), and names each
+// (Retention.Restored): the directory is what routes writes and reads,
+// and whoever can write the cluster could edit it.
+func (s *Store) restorePlans(ctx context.Context, rep *LifecycleReport) error {
+	// What was written before the pass (a plan change's record) is read.
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true&ignore_unavailable=true", nil, nil); err != nil {
+		return err
+	}
+	for after := ""; ; {
+		page, err := s.Tenants(ctx, after, audit.MaxTenantPage)
+		if err != nil || len(page) == 0 {
+			return err
+		}
+		ids := make([]string, len(page))
+		for i, t := range page {
+			ids[i] = t.ID
+		}
+		logged, err := s.loggedPlans(ctx, ids)
+		if err != nil {
+			return err
+		}
+		for _, t := range page {
+			if want := logged[t.ID]; want != t.Plan {
+				if err := s.SetPlan(ctx, t.ID, want); err != nil {
+					return err
+				}
+				rep.Retention.Restored = append(rep.Retention.Restored, audit.PlanRestored{TenantID: t.ID, Directory: t.Plan, Logged: want})
+			}
+		}
+		after = page[len(page)-1].ID
+	}
+}

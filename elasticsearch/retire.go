@@ -1,0 +1,292 @@
+package elasticsearch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// retire deletes a backing index whose events have all expired under its
+// stream's plan, as the tenants' logs authorize it (issue 53), and
+// reports whether it did and whether it wrote retention records:
+//
+//   - each event in it is read once: one whose acceptance tag does not
+//     verify (edited or planted behind the service) keeps the whole
+//     index, named (Kept): retention never destroys evidence;
+//   - each tenant's cut-off is that of the plan its log records
+//     (loggedPlans): an event within it (the tenant's plan keeps longer
+//     than the stream's, or its events landed in another plan's stream)
+//     that is stored nowhere else is copied, with its tag, to where the
+//     tenant writes now (Rescued) before the index goes;
+//   - each tenant's record (audit.RetentionDeletion) counts only the
+//     events that go and are stored nowhere else (a copy left behind by
+//     a plan change is no deletion), names the logged plan and its
+//     cut-off, and carries forward the leaves the retention records that
+//     go with the index excused.
+//
+// The records are written and queued for sealing before the index is
+// deleted, so no deletion is without its record (a pass that fails after
+// them writes the same ones again: their ids derive from what they
+// record). Nothing is recorded when this store keeps no log.
+func (s *Store) retire(ctx context.Context, idx string, now time.Time, rep *LifecycleReport) (deleted, recorded bool, err error) {
+	scan, err := s.scanRetiring(ctx, idx, now)
+	if err != nil {
+		return false, false, err
+	}
+	if len(scan.kept) > 0 {
+		rep.Retention.Kept = append(rep.Retention.Kept, scan.kept...)
+		return false, false, nil
+	}
+	for _, tenant := range slices.Sorted(maps.Keys(scan.survivors)) {
+		n, err := s.rescue(ctx, tenant, idx, scan.survivors[tenant])
+		rep.Rescued += n
+		if err != nil {
+			return false, false, err
+		}
+	}
+	if s.cfg.Log {
+		var records []audit.Event
+		for _, tenant := range slices.Sorted(maps.Keys(scan.expired)) {
+			d, err := s.deletion(ctx, tenant, idx, scan.plans[tenant], now, scan.expired[tenant], scan.inherited[tenant])
+			if err != nil {
+				return false, false, err
+			}
+			if d.Deleted > 0 {
+				records = append(records, d.Records(now)...)
+			}
+		}
+		if err := s.writeRecords(ctx, idx, records); err != nil {
+			return false, false, err
+		}
+		recorded = len(records) > 0
+	}
+	return true, recorded, s.deleteIndex(ctx, idx)
+}
+
+// retiring is what scanRetiring read of an index: the tenants' logged
+// plans, the events to delete (ids by tenant) and the leaves the
+// retention records among them excused, the events their tenants' plans
+// still keep (survivors), and the events that are not as accepted (kept).
+type retiring struct {
+	plans     map[string]audit.Plan
+	expired   map[string][]string
+	inherited map[string][]audit.LeafRange
+	survivors map[string][]accepted
+	kept      []audit.RetentionKept
+}
+
+// scanRetiring reads every event of idx once, in pages.
+func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*retiring, error) {
+	tenants, err := s.tenantsIn(ctx, idx)
+	if err != nil {
+		return nil, err
+	}
+	r := &retiring{expired: map[string][]string{}, inherited: map[string][]audit.LeafRange{}, survivors: map[string][]accepted{}}
+	if r.plans, err = s.loggedPlans(ctx, tenants); err != nil {
+		return nil, err
+	}
+	var after []any
+	for {
+		body := map[string]any{"size": 2000, "track_total_hits": false, "sort": []any{"_doc"}}
+		if after != nil {
+			body["search_after"] = after
+		}
+		var res struct {
+			Hits struct {
+				Hits []struct {
+					ID     string          `json:"_id"`
+					Source json.RawMessage `json:"_source"`
+					Sort   []any           `json:"sort"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+idx+"/_search", body, &res); err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits.Hits {
+			r.take(s, h.ID, h.Source, now)
+		}
+		if len(res.Hits.Hits) < 2000 {
+			return r, nil
+		}
+		after = res.Hits.Hits[len(res.Hits.Hits)-1].Sort
+	}
+}
+
+// take classifies one stored document of the index.
+func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
+	d, err := decodeStoredDoc(src)
+	if err != nil {
+		r.kept = append(r.kept, audit.RetentionKept{EventID: docID, Reason: "the stored document is no event: " + err.Error()})
+		return
+	}
+	e := d.event()
+	// A document stored before acceptance tags carries none: its leaf
+	// judges it (log verify); one with a tag must be as accepted.
+	if d.Accept != nil {
+		if err := s.cfg.Accept.Authentic(&e, d.Accept, nil); err != nil {
+			r.kept = append(r.kept, audit.RetentionKept{TenantID: e.TenantID, EventID: e.ID, Reason: audit.ErrorMessage(err)})
+			return
+		}
+	}
+	plan, ok := r.plans[e.TenantID]
+	if !ok {
+		plan = s.cfg.DefaultPlan
+	}
+	if !e.Timestamp.Before(audit.Cutoff(plan, now)) {
+		r.survivors[e.TenantID] = append(r.survivors[e.TenantID], accepted{event: e, digest: audit.EventDigest(e), tag: d.Accept})
+		return
+	}
+	r.expired[e.TenantID] = append(r.expired[e.TenantID], e.ID)
+	if ranges, ok := audit.RetentionLeaves(e); ok {
+		r.inherited[e.TenantID] = append(r.inherited[e.TenantID], ranges...)
+	}
+}
+
+// tenantsIn lists the tenants with events in idx.
+func (s *Store) tenantsIn(ctx context.Context, idx string) ([]string, error) {
+	body := map[string]any{"size": 0, "aggs": map[string]any{"t": map[string]any{"terms": map[string]any{"field": "tenantId", "size": 65536}}}}
+	var res struct {
+		Aggregations struct {
+			T struct {
+				Buckets []struct {
+					Key string `json:"key"`
+				} `json:"buckets"`
+			} `json:"t"`
+		} `json:"aggregations"`
+	}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+idx+"/_search", body, &res); err != nil {
+		return nil, err
+	}
+	out := make([]string, len(res.Aggregations.T.Buckets))
+	for i, b := range res.Aggregations.T.Buckets {
+		out[i] = b.Key
+	}
+	return out, nil
+}
+
+// storedElsewhere returns which of the tenant's ids are stored in an
+// index the tenant's events are read from, other than idx.
+func (s *Store) storedElsewhere(ctx context.Context, tenant, idx string, ids []string) (map[string]bool, error) {
+	pattern, err := s.readPattern(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for start := 0; start < len(ids); start += 5000 {
+		part := ids[start:min(start+5000, len(ids))]
+		body := map[string]any{"size": 2 * len(part), "_source": []string{"id"}, "track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": []any{
+			map[string]any{"term": map[string]any{"tenantId": tenant}}, map[string]any{"terms": map[string]any{"id": part}}}}}}
+		var res struct {
+			Hits struct {
+				Hits []struct {
+					Index  string `json:"_index"`
+					Source struct {
+						ID string `json:"id"`
+					} `json:"_source"`
+				} `json:"hits"`
+			} `json:"hits"`
+		}
+		path := "/" + pattern + ",-" + idx + "/_search?ignore_unavailable=true&allow_no_indices=true"
+		if err := s.c.DoJSON(ctx, http.MethodPost, path, body, &res); err != nil {
+			return nil, err
+		}
+		for _, h := range res.Hits.Hits {
+			if h.Index != idx {
+				out[h.Source.ID] = true
+			}
+		}
+	}
+	return out, nil
+}
+
+// rescue copies, with their tags, the tenant's events of idx that its
+// logged plan still keeps and that are stored nowhere else, to where the
+// tenant writes now; it returns how many it copied.
+func (s *Store) rescue(ctx context.Context, tenant, idx string, events []accepted) (int, error) {
+	ids := make([]string, len(events))
+	for i := range events {
+		ids[i] = events[i].event.ID
+	}
+	elsewhere, err := s.storedElsewhere(ctx, tenant, idx, ids)
+	if err != nil {
+		return 0, err
+	}
+	var todo []accepted
+	for _, e := range events {
+		if !elsewhere[e.event.ID] {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return 0, nil
+	}
+	res, err := s.writeAccepted(ctx, todo)
+	if err != nil {
+		return 0, err
+	}
+	for i, r := range res {
+		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+			return i, fmt.Errorf("copying %s out of %s before it goes: %s %s", todo[i].event.ID, idx, r.Status, r.Reason)
+		}
+	}
+	return len(todo), nil
+}
+
+// deletion is what deleting idx deletes of the tenant: its expired
+// events there that are stored nowhere else, with the leaves that held
+// them and those the retention records among them excused.
+func (s *Store) deletion(ctx context.Context, tenant, idx string, plan audit.Plan, now time.Time, ids []string, inherited []audit.LeafRange) (audit.RetentionDeletion, error) {
+	if plan == "" {
+		plan = s.cfg.DefaultPlan
+	}
+	d := audit.RetentionDeletion{TenantID: tenant, Plan: plan, Before: audit.Cutoff(plan, now)}
+	elsewhere, err := s.storedElsewhere(ctx, tenant, idx, ids)
+	if err != nil {
+		return d, err
+	}
+	var gone []string
+	for _, id := range ids {
+		if !elsewhere[id] {
+			gone = append(gone, id)
+		}
+	}
+	var leaves []int64
+	for i := 0; i < len(gone); i += 10000 {
+		found, err := s.bundled(ctx, tenant, gone[i:min(i+10000, len(gone))])
+		if err != nil {
+			return d, err
+		}
+		for _, l := range found {
+			leaves = append(leaves, l)
+		}
+	}
+	slices.Sort(leaves)
+	d.Deleted = int64(len(gone))
+	d.Leaves = audit.MergeRanges(append(audit.LeafRanges(leaves), inherited...))
+	d.Unsealed = d.Deleted - int64(len(leaves))
+	return d, nil
+}
+
+// writeRecords writes the retention records of idx's deletion.
+func (s *Store) writeRecords(ctx context.Context, idx string, records []audit.Event) error {
+	if len(records) == 0 {
+		return nil
+	}
+	res, err := s.WriteEvents(ctx, records)
+	if err != nil {
+		return err
+	}
+	for _, r := range res {
+		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
+			return audit.Errorf(audit.EUNAVAILABLE, "writing a retention record of %s: %s %s", idx, r.Status, r.Reason)
+		}
+	}
+	return nil
+}
