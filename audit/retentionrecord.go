@@ -3,8 +3,8 @@ package audit
 import (
 	"cmp"
 	"encoding/json"
-	"slices"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -127,7 +127,9 @@ func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 		d := audit.RetentionDeletion{TenantID: m.tenant, Plan: audit.PlanStarter, Before: now.Add(-audit.PlanStarter.Retention()), Deleted: leaves.To - leaves.From, Leaves: []audit.LeafRange{leaves}}
 		m.add(d.Records(now)[0], sealed)
 	}
-	plan := func(m *memLog, from, to audit.Plan) { m.add(audit.PlanChangeRecord(m.tenant, from, to, now.Add(-time.Hour)), true) }
+	plan := func(m *memLog, from, to audit.Plan) {
+		m.add(audit.PlanChangeRecord(m.tenant, from, to, now.Add(-time.Hour)), true)
+	}
 	for _, c := range []struct {
 		name    string
 		build   func(m *memLog)

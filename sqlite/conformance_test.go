@@ -45,7 +45,9 @@ func TestConformance(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "audit.db")
 		s := openAt(t, path, accepttest.Acceptor)
 		return storetest.Backend{Writer: s, Reader: s, Tenants: s, Scanner: s, Jobs: s, Keys: s, Restores: s, Periodic: s, Saved: s, Streams: s,
-			PlantKey: func(t testing.TB, name string, value []byte) { execSQL(t, path, `INSERT INTO keys (name, value, created_at) VALUES (?, ?, 0)`, name, value) },
+			PlantKey: func(t testing.TB, name string, value []byte) {
+				execSQL(t, path, `INSERT INTO keys (name, value, created_at) VALUES (?, ?, 0)`, name, value)
+			},
 			Visible: func(testing.TB) {}, // a committed write is visible at once
 			EnforceRetention: func(t testing.TB) {
 				if _, err := s.Purge(context.Background()); err != nil {
