@@ -35,6 +35,8 @@ type Report struct {
 	// LastLog is the last log checkpoint the chain's digests carry (with
 	// Options.LogKey): a witness's later checkpoint must extend it.
 	LastLog *audit.Checkpoint
+	// LastLogSigned is LastLog's signed note, as the digest carries it.
+	LastLogSigned []byte
 }
 
 // Checkpoint names one digest of a chain by its key and signature, as a
@@ -397,6 +399,7 @@ func (v *verifier) logCheckpoints(chain []string) {
 	}
 	origin := audit.LogOrigin(v.opts.LogKey.Name(), v.tenant)
 	var last *audit.Checkpoint
+	var lastSigned []byte
 	for _, k := range chain {
 		d := v.digests[k]
 		if d.LogCheckpoint == "" {
@@ -418,10 +421,10 @@ func (v *verifier) logCheckpoints(chain []string) {
 			v.problem("LOGCHECKPOINT %s: its log checkpoint (%d leaves) is smaller than the one before it (%d): the log went back", k, cp.Size, last.Size)
 			continue
 		}
-		last = &cp
+		last, lastSigned = &cp, []byte(d.LogCheckpoint)
 	}
 	if last != nil {
-		v.rep.LastLog = last
+		v.rep.LastLog, v.rep.LastLogSigned = last, lastSigned
 		v.out(fmt.Sprintf("log checkpoint: the chain's last digest is covered by %s at %d leaves (root %s): a later checkpoint of yours (auditlog witness) must extend it", last.Origin, last.Size, last.Root))
 	}
 }

@@ -26,6 +26,10 @@ type Report struct {
 	// gap; LogSize the size of the latest manifest's checkpoint.
 	Covered, LogSize uint64
 	Problems         int
+	// Latest is the latest manifest's checkpoint, verified with the log's
+	// key (nil without one), and LatestSigned its signed note.
+	Latest       *audit.Checkpoint
+	LatestSigned []byte
 }
 
 // OK reports whether the bucket holds what its manifests vouch for,
@@ -195,6 +199,9 @@ func (c *checker) checkpoint(text string, logKeys audit.LogKeys) {
 		return
 	}
 	c.rep.LogSize = uint64(cp.Size)
+	if logKeys.Len() > 0 {
+		c.rep.Latest, c.rep.LatestSigned = &cp, []byte(text)
+	}
 	if c.rep.LogSize < c.rep.Covered {
 		c.problem("the objects reach leaf %d, past the checkpoint's %d leaves", c.rep.Covered, cp.Size)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/mod/sumdb/tlog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/tlogwitness"
@@ -29,7 +30,10 @@ type Cosigner struct {
 	dirty   map[string]bool             // tenants sealed since the last pass
 	behind  map[string]time.Time        // tenants not fully cosigned, since when
 	known   map[string]map[string]int64 // witness URL → tenant → size it last cosigned
-	backoff map[string]witnessBackoff   // witness URL → when to ask again
+	// backoff says when to ask again: a witness that did not answer (by
+	// its URL), or that refused one tenant's checkpoint (by URL and
+	// tenant: a refused or slow tenant never delays another, issue 53).
+	backoff map[string]witnessBackoff
 	metrics cosignMetrics
 }
 
@@ -143,20 +147,30 @@ func (c *Cosigner) Run(ctx context.Context) {
 
 // Pass cosigns the latest checkpoint of every tenant that needs it: those
 // sealed since the last pass, those still behind, and with full every
-// tenant of the directory. Errors: the store's, EUNAVAILABLE.
+// tenant of the directory, cosignWorkers tenants at a time, so that one
+// whose witness answers slowly holds up no other. Errors: the store's,
+// EUNAVAILABLE.
 func (c *Cosigner) Pass(ctx context.Context, full bool) error {
 	tenants, err := c.pending(ctx, full)
 	if err != nil {
 		return err
 	}
+	var g errgroup.Group
+	g.SetLimit(cosignWorkers)
 	for _, t := range tenants {
-		if err := c.tenant(ctx, t); err != nil {
-			c.Sealed([]string{t}) // looked at again next pass
+		g.Go(func() error {
+			err := c.tenant(ctx, t)
+			if err != nil {
+				c.Sealed([]string{t}) // looked at again next pass
+			}
 			return err
-		}
+		})
 	}
-	return nil
+	return g.Wait()
 }
+
+// cosignWorkers is how many tenants a pass cosigns at once.
+const cosignWorkers = 8
 
 // pending takes the tenants to look at.
 func (c *Cosigner) pending(ctx context.Context, full bool) ([]string, error) {
@@ -244,7 +258,7 @@ func (c *Cosigner) gather(ctx context.Context, tenant string, st audit.LogState)
 	var wg sync.WaitGroup
 	lines := make([][]byte, len(c.cfg.Witnesses))
 	for i, w := range c.cfg.Witnesses {
-		if !c.ready(w.URL) {
+		if !c.ready(w.URL, tenant) {
 			continue
 		}
 		wg.Add(1)
@@ -292,8 +306,8 @@ func (c *Cosigner) ask(ctx context.Context, w tlogwitness.Witness, tenant string
 		case errors.Is(err, tlogwitness.ErrRefused):
 			c.failed(w, tenant, "refused", err)
 			return nil
-		default:
-			c.failed(w, tenant, "error", err)
+		default: // no answer: the witness waits, for every tenant
+			c.failed(w, "", "error", err)
 			return nil
 		}
 	}
@@ -309,11 +323,22 @@ func (c *Cosigner) proof(ctx context.Context, tenant string, old, size int64) (t
 	return p.Proof, err
 }
 
-// ready reports whether w may be asked now (not waiting out a failure).
-func (c *Cosigner) ready(url string) bool {
+// ready reports whether w may be asked of the tenant now: neither it nor
+// its answer for the tenant waits out a failure.
+func (c *Cosigner) ready(url, tenant string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return !c.deps.Now().Before(c.backoff[url].until)
+	now := c.deps.Now()
+	return !now.Before(c.backoff[url].until) && !now.Before(c.backoff[backoffKey(url, tenant)].until)
+}
+
+// backoffKey is the backoff of a witness's answers for one tenant ("":
+// the witness itself, which did not answer).
+func backoffKey(url, tenant string) string {
+	if tenant == "" {
+		return url
+	}
+	return url + "\x00" + tenant
 }
 
 // knownSize is the size w last cosigned of the tenant's log (0: none
@@ -333,17 +358,20 @@ func (c *Cosigner) succeeded(w tlogwitness.Witness, tenant string, size int64) {
 	}
 	c.known[w.URL][tenant] = size
 	delete(c.backoff, w.URL)
+	delete(c.backoff, backoffKey(w.URL, tenant))
 }
 
-// failed counts the failure and makes w wait: one second, doubling to
+// failed counts the failure and makes w wait for the tenant (for every
+// tenant when tenant is "": it did not answer): one second, doubling to
 // cfg.MaxBackoff while it keeps failing.
 func (c *Cosigner) failed(w tlogwitness.Witness, tenant, outcome string, err error) {
 	c.metrics.answers.WithLabelValues(w.Key.Name(), outcome).Inc()
 	c.mu.Lock()
-	b := c.backoff[w.URL]
+	k := backoffKey(w.URL, tenant)
+	b := c.backoff[k]
 	b.delay = min(max(2*b.delay, time.Second), c.cfg.MaxBackoff)
 	b.until = c.deps.Now().Add(b.delay)
-	c.backoff[w.URL] = b
+	c.backoff[k] = b
 	c.mu.Unlock()
 	c.deps.Logger.Warn("a witness did not cosign; asking again later", "witness", w.Key.Name(), "url", w.URL, "tenant", tenant, "outcome", outcome, "retry_in", b.delay, "err", err)
 }

@@ -147,7 +147,7 @@ func (c *checker) finish(ctx context.Context) error {
 	c.authorize()
 	expired := newCoverage(c.retained)
 	var missing []int64
-	for i := range c.rep.First.Size {
+	for i := range min(c.rep.First.Size, c.leaves.size()) {
 		switch {
 		case c.leaves.state[i] != unjudged:
 		case expired.covers(i):

@@ -6,12 +6,14 @@ import (
 	"sort"
 	"time"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
 // Finding is one thing a verification found wrong.
 type Finding struct {
-	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, unaccepted, unauthorized, storedkey, tree, reordered, rewritten
+	Kind    string // altered, malformed, misindexed, missing, repeated, unsealed, unaccepted, unauthorized, storedkey, tree, truncated, rollback, reordered, rewritten
 	Index   int64  // the leaf, -1 for none
 	EventID string
 	Detail  string
@@ -30,6 +32,9 @@ type Report struct {
 	// one every event read was judged against (later ones are read only
 	// while events wait to be sealed).
 	Checkpoint, First audit.Checkpoint
+	// Signed is Checkpoint's signed note, as read (what a verifier keeps,
+	// Memory).
+	Signed []byte
 	Events            int64 // stored events checked against their leaves
 	// Expired counts the leaves whose events retention deleted, as
 	// sealed retention records say (no finding).
@@ -58,7 +63,14 @@ func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, ten
 // for a checkpoint no pinned key verifies or of another log, ENOTFOUND
 // for a log without one, EUNAVAILABLE.
 func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, grace time.Duration) (Report, error) {
-	cp, err := openCheckpoint(ctx, src, tenant, keys)
+	return CheckKept(ctx, src, tenant, keys, grace, nil)
+}
+
+// CheckKept is Check by a verifier that kept a checkpoint of this log
+// before (Memory): a first checkpoint smaller than kept, or whose tree
+// does not have kept's as its prefix, is named rollback.
+func CheckKept(ctx context.Context, src Source, tenant string, keys audit.LogKeys, grace time.Duration, kept *audit.Checkpoint) (Report, error) {
+	cp, signed, err := openCheckpoint(ctx, src, tenant, keys)
 	if err != nil {
 		return Report{}, err
 	}
@@ -66,9 +78,14 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 		return Report{}, audit.Errorf(audit.EINVALID, "the log of %s has %d leaves: one verification holds at most %d", tenant, cp.Size, int64(maxLeaves))
 	}
 	c := &checker{src: src, tenant: tenant, leaves: newLeafTable(cp.Size), pending: map[idKey]*row{}, misAt: map[int64]int{},
-		rep: Report{Checkpoint: cp, First: cp}}
+		rep: Report{Checkpoint: cp, First: cp, Signed: signed}}
 	if err := c.extend(ctx, cp); err != nil {
 		return c.rep, err
+	}
+	if kept != nil {
+		if f := Rollback(*kept, cp, c.rootAt); f != nil {
+			c.rep.Findings = append(c.rep.Findings, *f)
+		}
 	}
 	found, err := c.readRows(ctx)
 	if err != nil {
@@ -81,7 +98,7 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 			return c.rep, ctx.Err()
 		case <-time.After(time.Second):
 		}
-		next, err := openCheckpoint(ctx, src, tenant, keys)
+		next, signed, err := openCheckpoint(ctx, src, tenant, keys)
 		if err != nil {
 			return c.rep, err
 		}
@@ -89,6 +106,7 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 			if err := c.extend(ctx, next); err != nil {
 				return c.rep, err
 			}
+			c.rep.Signed = signed
 		}
 	}
 	if err := c.finish(ctx); err != nil {
@@ -102,19 +120,19 @@ func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, g
 }
 
 // openCheckpoint reads src's latest checkpoint and verifies it.
-func openCheckpoint(ctx context.Context, src Source, tenant string, keys audit.LogKeys) (audit.Checkpoint, error) {
+func openCheckpoint(ctx context.Context, src Source, tenant string, keys audit.LogKeys) (audit.Checkpoint, []byte, error) {
 	signed, err := src.SignedCheckpoint(ctx, keys.Cosigned())
 	if err != nil {
-		return audit.Checkpoint{}, err
+		return audit.Checkpoint{}, nil, err
 	}
 	cp, err := keys.Open(signed)
 	if err != nil {
-		return cp, err
+		return cp, nil, err
 	}
 	if want := audit.LogOrigin(keys.Name(), tenant); cp.Origin != want {
-		return cp, audit.Errorf(audit.EUNAUTHORIZED, "the checkpoint is of the log %s, not of %s", cp.Origin, want)
+		return cp, nil, audit.Errorf(audit.EUNAUTHORIZED, "the checkpoint is of the log %s, not of %s", cp.Origin, want)
 	}
-	return cp, nil
+	return cp, signed, nil
 }
 
 // checker rebuilds a tenant's tree leaf by leaf and judges each leaf.
@@ -144,11 +162,13 @@ func (c *checker) extend(ctx context.Context, cp audit.Checkpoint) error {
 			return err
 		}
 		if len(leaves) == 0 {
-			return audit.Errorf(audit.EINTERNAL, "the log of %s has no leaf %d under its checkpoint of %d", c.tenant, i, cp.Size)
+			c.truncated(cp, fmt.Sprintf("the checkpoint signs %d leaves, and the log lists %d: the leaves from #%d on were removed (a truncated tree)", cp.Size, i, i))
+			return nil
 		}
 		for _, l := range leaves[:min(int64(len(leaves)), cp.Size-i)] {
 			if l.Index != i {
-				return audit.Errorf(audit.EINTERNAL, "the leaves of %s go from %d to %d: not the tree's order", c.tenant, i-1, l.Index)
+				c.truncated(cp, fmt.Sprintf("the leaves go from #%d to #%d: not the tree's order (leaves removed or renumbered)", i-1, l.Index))
+				return nil
 			}
 			c.leaf(l)
 			i = l.Index + 1
@@ -163,6 +183,26 @@ func (c *checker) extend(ctx context.Context, cp audit.Checkpoint) error {
 		}
 	}
 	return nil
+}
+
+// truncated names a log whose listed leaves stop short of, or skip
+// within, the checkpoint's tree: the checkpoint verified stays the one
+// read, the verification goes on with the leaves listed.
+func (c *checker) truncated(cp audit.Checkpoint, detail string) {
+	c.rep.Checkpoint = cp
+	c.rep.Findings = append(c.rep.Findings, Finding{Kind: "truncated", Index: -1, Detail: detail})
+}
+
+// rootAt is the root of the first n leaves read (Rollback's prefix).
+func (c *checker) rootAt(n int64) (tlog.Hash, error) {
+	if n > c.leaves.size() {
+		return tlog.Hash{}, audit.Errorf(audit.EINVALID, "only %d leaves were read", c.leaves.size())
+	}
+	var r rootRange
+	for _, h := range c.leaves.hashes[:n] {
+		r.append(h)
+	}
+	return r.root(), nil
 }
 
 // leaf adds the next leaf to the table: a second leaf of one event is

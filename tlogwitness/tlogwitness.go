@@ -109,3 +109,24 @@ func (w Witness) checkCosignature(signed, answer []byte) ([]byte, error) {
 	}
 	return nil, fmt.Errorf("%s answered no valid cosignature by %s: %q", w.URL, w.Key.Name(), answer)
 }
+
+// Latest asks the witness the size of the latest checkpoint of signed's
+// log it cosigned, by the protocol alone: signed (a checkpoint of size)
+// is submitted as extending itself (old = size, no proof), which changes
+// nothing at a witness; a witness at another size answers 409 with its
+// size, one at this size with this root cosigns it again. A 409 at this
+// very size means the witness cosigned another tree of it (fork true).
+// A verifier with no state of its own so learns whether a log shows less
+// than its witnesses cosigned (a rollback). Errors: ErrRefused (the
+// witness does not know the log or its key), the network's.
+func (w Witness) Latest(ctx context.Context, signed []byte, size int64) (latest int64, fork bool, err error) {
+	_, err = w.AddCheckpoint(ctx, size, nil, signed)
+	var conflict *ConflictError
+	switch {
+	case err == nil:
+		return size, false, nil
+	case errors.As(err, &conflict):
+		return conflict.Known, conflict.Known == size, nil
+	}
+	return 0, false, err
+}

@@ -28,6 +28,10 @@ type CaptureReport struct {
 	// holds; Unprovable those that cannot be, being OCSF or masked.
 	Proved, Unprovable int
 	Problems           int
+	// Latest is the latest checkpoint the batches carry, verified with
+	// the log's key (nil without one), and LatestSigned its signed note.
+	Latest       *audit.Checkpoint
+	LatestSigned []byte
 }
 
 // OK reports whether the capture holds the stream whole and unaltered.
@@ -156,6 +160,9 @@ func (c *capture) checkpoint(n int, b Batch, logKeys audit.LogKeys) {
 		c.problem("line %d: the checkpoint's %d leaves do not cover the batch's [%d, %d)", n, cp.Size, b.From, b.To)
 	case cp.Size > c.latest.Size:
 		c.latest, c.rep.LogSize = cp, uint64(cp.Size)
+		if logKeys.Len() > 0 {
+			c.rep.Latest, c.rep.LatestSigned = &cp, []byte(b.Checkpoint)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -14,17 +15,21 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/logapi"
 	"github.com/auditlog/auditlog/seal"
+	"github.com/auditlog/auditlog/tlogwitness"
 )
 
 const logUsage = `Usage: auditlog log verify --tenant <uuid> --key <verifier key or file>[,…]
-                          [--witness-key <witness key or file>[,…] [--witness-quorum k]]
-                          [--api <url> --token <jwt> [--save <dir>] | --dir <dir> | --repair] [--grace 30s]
+                          [--witness-key <witness key or file>[,…] | --witness "<url> <witness key>"[,…]] [--witness-quorum k]
+                          [--api <url> --token <jwt> [--save <dir>] | --dir <dir> | --repair] [--grace 30s] [--state <dir>|none]
 
 Checks a tenant's verifiable log against keys you pinned (GET /api/log-key
 gives them; a key read from the source under test proves nothing): the
 latest checkpoint's signature (and, with --witness-key, its witnesses'
 cosignatures), the tree rebuilt from the leaves, every event against its
-leaf. It names each altered, missing, repeated or unsealed event.
+leaf. It names each altered, missing, repeated or unsealed event. It keeps
+the largest checkpoint it verified (--state) and refuses a smaller tree or
+one that does not extend it (rollback); with --witness, it asks each
+witness what it cosigned last and refuses a log behind it.
 
 It reads the configured store (default), a running service (--api and
 --token; --save keeps what it read) or such a saved directory (--dir).
@@ -36,7 +41,7 @@ docs/verifiable-log.md says more.
 // logArgs are auditlog log verify's arguments.
 type logArgs struct {
 	tenant, key, api, token, dir, save string
-	witnessKeys                        string
+	witnessKeys, witnesses, state      string
 	quorum                             int
 	repair                             bool
 	grace                              time.Duration
@@ -59,7 +64,9 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	b.fs.StringVar(&a.tenant, "tenant", "", "tenant UUID (required)")
 	b.fs.StringVar(&a.key, "key", "", "the checkpoint keys, as GET /api/log-key gives them, or files holding them, comma-separated (required)")
 	b.fs.StringVar(&a.witnessKeys, "witness-key", "", "witnesses' keys (cosignature/v1, as litewitness prints them), or files holding them, comma-separated: the checkpoint must carry their cosignatures")
+	b.fs.StringVar(&a.witnesses, "witness", "", "witnesses as \"<url> <witness key>\", comma-separated (AUDITLOG_LOG_WITNESSES's form): as --witness-key, and each is asked what it cosigned last, so that a log behind it is refused (rollback) with no state of this verifier's own")
 	b.fs.IntVar(&a.quorum, "witness-quorum", 0, "how many of the --witness-key witnesses must have cosigned (default: all)")
+	b.str(&a.state, "state", "AUDITLOG_VERIFY_STATE", defaultState(getenv), "directory where the largest checkpoint verified of each log is kept, to refuse a rollback (default <user cache>/auditlog/verified); none keeps nothing")
 	b.fs.StringVar(&a.api, "api", "", "verify through the service at this URL (with --token) instead of the store")
 	b.fs.StringVar(&a.token, "token", "", "a token of the tenant, with --api")
 	b.fs.StringVar(&a.save, "save", "", "with --api: write what was read into this directory, to verify offline later with --dir")
@@ -91,7 +98,17 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	if err != nil {
 		return err
 	}
-	rep, err := seal.Check(ctx, src, a.tenant, keys, a.grace)
+	mem := a.memory()
+	origin := audit.LogOrigin(keys.Name(), a.tenant)
+	kept, ok, err := mem.Kept(origin)
+	if err != nil {
+		return fmt.Errorf("--state: %w", err)
+	}
+	var keptp *audit.Checkpoint
+	if ok {
+		keptp = &kept
+	}
+	rep, err := seal.CheckKept(ctx, src, a.tenant, keys, a.grace, keptp)
 	if err = errors.Join(err, done()); err != nil {
 		return err
 	}
@@ -100,7 +117,67 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 			return err
 		}
 	}
+	ws, _ := parseWitnessFlag(a.witnesses) // checked by check
+	rep.Findings = append(rep.Findings, witnessesAhead(ctx, ws, rep)...)
+	if len(rep.Findings) == 0 {
+		if err := mem.Keep(rep.Checkpoint, rep.Signed); err != nil {
+			return fmt.Errorf("--state: keeping the checkpoint verified: %w", err)
+		}
+	}
 	return printLogReport(stdout, a.tenant, keys, rep)
+}
+
+// defaultState is the verifiers' state directory under the user's cache
+// directory (XDG_CACHE_HOME, else ~/.cache): os.UserCacheDir's rule on
+// Linux, read through getenv; "" (keep nothing) when neither is set.
+func defaultState(getenv func(string) string) string {
+	if d := getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "auditlog", "verified")
+	}
+	if h := getenv("HOME"); h != "" {
+		return filepath.Join(h, ".cache", "auditlog", "verified")
+	}
+	return ""
+}
+
+// memory is where this verification keeps what it verified (--state).
+func (a logArgs) memory() seal.Memory {
+	if a.state == "none" || a.state == "" {
+		return seal.Memory{}
+	}
+	return seal.Memory{Dir: a.state}
+}
+
+// witnessesAhead asks each witness what it cosigned last of the log
+// (tlogwitness.Witness.Latest) and names a rollback where a witness
+// cosigned a larger tree than the log shows, or another tree of its size.
+// A witness that cannot be asked is named too: the check was not made.
+func witnessesAhead(ctx context.Context, ws []tlogwitness.Witness, rep seal.Report) []seal.Finding {
+	var out []seal.Finding
+	cp := rep.Checkpoint
+	for _, w := range ws {
+		latest, fork, err := w.Latest(ctx, rep.Signed, cp.Size)
+		switch {
+		case err != nil:
+			out = append(out, seal.Finding{Kind: "witness", Index: -1, EventID: w.Key.Name(), Detail: "could not be asked what it cosigned last: " + err.Error()})
+		case fork:
+			out = append(out, seal.Finding{Kind: "rollback", Index: -1, EventID: w.Key.Name(),
+				Detail: fmt.Sprintf("the witness cosigned another tree of the %d leaves the log shows (a fork)", cp.Size)})
+		case latest > cp.Size:
+			out = append(out, seal.Finding{Kind: "rollback", Index: -1, EventID: w.Key.Name(),
+				Detail: fmt.Sprintf("the witness cosigned a tree of %d leaves; the log shows %d (a rollback: an older copy of the store)", latest, cp.Size)})
+		}
+	}
+	return out
+}
+
+// parseWitnessFlag reads --witness: "<url> <key>" entries, comma-separated.
+func parseWitnessFlag(text string) ([]tlogwitness.Witness, error) {
+	ws, err := parseWitnesses(text)
+	if err != nil {
+		return nil, errors.New(strings.Replace(err.Error(), "AUDITLOG_LOG_WITNESSES", "--witness", 1))
+	}
+	return ws, nil
 }
 
 // check checks the arguments and reads the keys.
@@ -123,7 +200,15 @@ func (a logArgs) check() (audit.LogKeys, error) {
 	if err != nil {
 		return keys, err
 	}
-	return witnessPolicy(keys, a.witnessKeys, a.quorum)
+	ws, err := parseWitnessFlag(a.witnesses)
+	if err != nil {
+		return keys, err
+	}
+	wkeys := a.witnessKeys
+	for _, w := range ws {
+		wkeys = strings.Trim(wkeys+","+fmt.Sprint(w.Key), ",")
+	}
+	return witnessPolicy(keys, wkeys, a.quorum)
 }
 
 // witnessPolicy adds the witnesses of a --witness-key flag (keys or files

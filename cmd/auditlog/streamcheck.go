@@ -52,6 +52,7 @@ func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io
 	b.fs.Var(&a.keyFiles, "key", "PEM file of the deployment's Ed25519 public key you pinned (GET /api/export-keys; repeatable)")
 	b.fs.StringVar(&a.api, "api", "", "the service's base URL: trust the keys of its GET /api/export-keys, and its log key unless --log-key")
 	b.fs.StringVar(&a.logKey, "log-key", "", "the verifiable log's key you pinned (GET /api/log-key), or a file holding it: checks the manifests' checkpoint")
+	a.bindState(b, getenv)
 	b.s3(&c.Export)
 	b.describe(stdout, streamCheckUsage)
 	if err := b.parse(args); err != nil {
@@ -97,8 +98,25 @@ func checkStream(a *verifyArgs, ec ExportConfig, stream string, stdout io.Writer
 	}
 	fmt.Fprintf(stdout, "%s, %s, %d events: leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
 		plural(rep.Manifests, "manifest"), plural(rep.Objects, "object"), rep.Events, rep.Covered, rep.LogSize)
-	if !rep.OK() {
-		return fmt.Errorf("check failed: %s", plural(rep.Problems, "problem"))
+	return a.finishCheck(ctx, logKeys, rep.Problems, rep.Latest, rep.LatestSigned, stdout)
+}
+
+// finishCheck checks the latest checkpoint a stream carried against the
+// one kept (checkCarried), prints what rolled back, and fails when
+// anything did not verify.
+func (a *verifyArgs) finishCheck(ctx context.Context, logKeys audit.LogKeys, problems int, latest *audit.Checkpoint, signed []byte, stdout io.Writer) error {
+	if latest != nil {
+		rolled, err := a.checkCarried(ctx, logKeys, carried{cp: *latest, signed: signed})
+		if err != nil {
+			return err
+		}
+		for _, p := range rolled {
+			fmt.Fprintln(stdout, p)
+		}
+		problems += len(rolled)
+	}
+	if problems > 0 {
+		return fmt.Errorf("check failed: %s", plural(problems, "problem"))
 	}
 	fmt.Fprintln(stdout, "ok")
 	return nil
@@ -141,9 +159,5 @@ func checkCapture(a *verifyArgs, file, stream string, stdout io.Writer) error {
 	if signed != nil {
 		fmt.Fprintf(stdout, "%d events proved to be the log's leaves; %d not provable (OCSF or masked)\n", rep.Proved, rep.Unprovable)
 	}
-	if !rep.OK() {
-		return fmt.Errorf("check failed: %s", plural(rep.Problems, "problem"))
-	}
-	fmt.Fprintln(stdout, "ok")
-	return nil
+	return a.finishCheck(ctx, logKeys, rep.Problems, rep.Latest, rep.LatestSigned, stdout)
 }

@@ -22,7 +22,7 @@ import (
 // verifyArgs are the arguments of `auditlog verify`.
 type verifyArgs struct {
 	dir, bucket, tenant, prefix, keyDir, api, token, logKey string
-	witnessKeys, witnessFrom                                string
+	witnessKeys, witnessFrom, state                         string
 	quorum                                                  int
 	keyFiles, checkpoints                                   multiFlag
 	opts                                                    periodicexport.Options
@@ -68,6 +68,7 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	b.fs.StringVar(&a.witnessFrom, "witness-from", "", "when the witnesses began (RFC 3339, or a date): digests of windows that start before it need the log key only")
 	b.fs.Var(&a.checkpoints, "checkpoint", "a checkpoint an earlier verify printed (<digest key> <signature>), or a file holding it: the chain must still hold it (repeatable)")
 	b.fs.BoolVar(&a.opts.Deep, "deep", false, "also decompress every data file and check its content's SHA-256 and line count (an intact stored object already proves them)")
+	a.bindState(b, getenv)
 	var stream string
 	b.fs.StringVar(&stream, "stream", "", "check this S3 stream of the tenant instead of its periodic export (as auditlog stream check; --prefix is then the stream's, auditlog-streams unless given)")
 	b.s3(&c.Export)
@@ -112,10 +113,28 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if rep.Last != nil {
 		fmt.Fprintf(stdout, "checkpoint: %s\n", rep.Last)
 	}
-	if !rep.OK() {
-		return fmt.Errorf("verification failed: %s", plural(rep.Problems, "problem"))
+	problems := rep.Problems
+	if rep.LastLog != nil {
+		rolled, err := a.checkCarried(ctx, a.opts.LogKey, carried{cp: *rep.LastLog, signed: rep.LastLogSigned})
+		if err != nil {
+			return err
+		}
+		for _, p := range rolled {
+			fmt.Fprintln(stdout, p)
+		}
+		problems += len(rolled)
+	}
+	if problems > 0 {
+		return fmt.Errorf("verification failed: %s", plural(problems, "problem"))
 	}
 	return nil
+}
+
+// bindState binds --state, where the largest log checkpoint verified of
+// each log is kept (as log verify keeps it).
+func (a *verifyArgs) bindState(b *binder, getenv func(string) string) {
+	b.str(&a.state, "state", "AUDITLOG_VERIFY_STATE", defaultState(getenv),
+		"directory where the largest log checkpoint verified of each log is kept, to refuse a rollback (default <user cache>/auditlog/verified); none keeps nothing")
 }
 
 // check refuses arguments that cannot make a verification.

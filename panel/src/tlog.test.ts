@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonical, leafHash, leafHashV1, parse, rootFromInclusion, verifyCosignature, verifySignature } from "./tlog";
+import { canonical, leafHash, leafHashV1, parse, rollback, rootFromInclusion, verifyConsistency, verifyCosignature, verifySignature } from "./tlog";
 
 // A vector made by the service's Go code (audit.LeafData, audit.LeafHash)
 // from this event as the API sends it (HTML-escaped strings, a float
@@ -98,5 +98,51 @@ describe("witness cosignatures in the browser", () => {
     expect(await verifyCosignature(cosigned.replace("\n3\n", "\n4\n"), witnessKey)).toBe("invalid");
     expect(await verifyCosignature(cosigned.split("— witness")[0]!, witnessKey)).toBe("invalid");
     expect(await verifyCosignature(cosigned, "auditlog.local/tenants/7c9e6679-7425-40de-944b-e07fc1f90ae7+80ec66cb+AThjIJ2aHV3/mmqKkpwKL/mVkOsIbQxRgF/BriVoSAA3")).toBe("invalid");
+  });
+});
+
+// RFC 6962's SUBPROOF, recursive as the RFC writes it: an independent
+// consistency proof of the first m leaves of d.
+async function subproof(m: number, d: Uint8Array[], b: boolean): Promise<Uint8Array[]> {
+  const n = d.length;
+  if (m === n) return b ? [] : [await mth(d)];
+  const k = split(n);
+  if (m <= k) return [...(await subproof(m, d.slice(0, k), b)), await mth(d.slice(k))];
+  return [...(await subproof(m - k, d.slice(k), false)), await mth(d.slice(0, k))];
+}
+
+describe("consistency proofs in the browser", () => {
+  it("join every earlier tree to every later one of up to 13 leaves, and a changed hash does not", async () => {
+    for (let n = 1; n <= 13; n++) {
+      const d = Array.from({ length: n }, (_, i) => enc.encode(`leaf ${i}`));
+      const root = await mth(d);
+      for (let m = 1; m <= n; m++) {
+        const old = await mth(d.slice(0, m));
+        const proof = m === n ? [] : await subproof(m, d, true);
+        expect(await verifyConsistency(m, n, old, root, proof)).toBe(true);
+        if (proof.length) {
+          const bad = proof.map((p, i) => (i === proof.length - 1 ? p.map((x, j) => (j === 0 ? x ^ 1 : x)) : p));
+          expect(await verifyConsistency(m, n, old, root, bad)).toBe(false);
+          expect(await verifyConsistency(m, n, root, root, proof)).toBe(false);
+        }
+      }
+    }
+  });
+});
+
+describe("the browser's memory of the log", () => {
+  it("keeps the largest checkpoint verified and names a rollback, a fork and an unjoined tree", async () => {
+    const d = Array.from({ length: 9 }, (_, i) => enc.encode(`leaf ${i}`));
+    const cp = async (n: number) => ({ origin: "auditlog.test/tenants/t", size: n, root: b64(await mth(d.slice(0, n))) });
+    const items = new Map<string, string>();
+    const store = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v) };
+    const honest = async (from: number, to: number) => (await subproof(from, d.slice(0, to), true)).map(b64);
+    expect(await rollback(store, await cp(5), honest)).toBeNull();
+    expect(await rollback(store, await cp(9), honest)).toBeNull();
+    expect(JSON.parse(items.get("auditlog.verified:auditlog.test/tenants/t")!).size).toBe(9);
+    expect(await rollback(store, await cp(7), honest)).toBeNull(); // an earlier state, proven: no rollback
+    expect(await rollback(store, await cp(7), async () => null)).toMatch(/rollback/); // the service cannot prove it
+    expect(await rollback(store, { ...(await cp(9)), root: b64(await mth(d.slice(0, 8))) }, honest)).toMatch(/fork/);
+    expect(JSON.parse(items.get("auditlog.verified:auditlog.test/tenants/t")!).size).toBe(9);
   });
 });

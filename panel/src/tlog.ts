@@ -208,3 +208,64 @@ export async function checkInclusion(eventJSON: string, p: { leafIndex: number; 
   if (signature === "invalid") return { ...base, ok: false, signature, why: "the checkpoint's signature is not the log key's" };
   return { ...base, ok: true, signature };
 }
+
+/** verifyConsistency runs a consistency proof (RFC 9162 §2.1.4.2): that
+ * the tree of size second, root secondRoot, extends the tree of size
+ * first, root firstRoot. */
+export async function verifyConsistency(first: number, second: number, firstRoot: Uint8Array, secondRoot: Uint8Array, proof: Uint8Array[]): Promise<boolean> {
+  if (first > second || first === 0) return false;
+  if (first === second) return proof.length === 0 && same(firstRoot, secondRoot);
+  let path = proof;
+  if ((first & (first - 1)) === 0) path = [firstRoot, ...proof]; // first is a power of two
+  if (path.length === 0) return false;
+  let fn = first - 1, sn = second - 1;
+  while (fn % 2 === 1) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+  let fr = path[0]!, sr = path[0]!;
+  for (const c of path.slice(1)) {
+    if (sn === 0) return false;
+    if (fn % 2 === 1 || fn === sn) {
+      fr = await nodeHash(c, fr);
+      sr = await nodeHash(c, sr);
+      if (fn % 2 === 0) while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+    } else {
+      sr = await nodeHash(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn === 0 && same(fr, firstRoot) && same(sr, secondRoot);
+}
+
+/** Kept is the largest checkpoint this browser verified of a log. */
+export type Kept = { size: number; root: string };
+
+/** Store is where the browser keeps what it verified: localStorage in
+ * the panel, a map in tests. */
+export type Store = { getItem(k: string): string | null; setItem(k: string, v: string): void };
+
+const keptKey = (origin: string) => `auditlog.verified:${origin}`;
+
+/** rollback checks a verified checkpoint (origin, size, root in base64)
+ * against the largest one this browser verified of that log before, and
+ * keeps the larger (issue 53): a smaller tree, another tree of the same
+ * size, or a tree not joined to the kept one by the service's
+ * consistency proof (prove(from, to): its base64 hashes, null when the
+ * service gives none) is a rollback, and the reason is returned; null
+ * when the log only moved on. */
+export async function rollback(store: Store, cp: { origin: string; size: number; root: string },
+  prove: (from: number, to: number) => Promise<string[] | null>): Promise<string | null> {
+  const raw = store.getItem(keptKey(cp.origin));
+  const kept = raw ? (JSON.parse(raw) as Kept) : null;
+  if (kept && kept.size === cp.size && kept.root !== cp.root) return `another tree of the ${cp.size} events this browser verified before (a fork)`;
+  if (kept && kept.size !== cp.size) {
+    const [a, b] = kept.size < cp.size ? [kept, cp] : [cp, kept];
+    const proof = await prove(a.size, b.size);
+    if (!proof || !(await verifyConsistency(a.size, b.size, b64(a.root), b64(b.root), proof.map(b64)))) {
+      return kept.size > cp.size
+        ? `this browser verified a checkpoint of ${kept.size} events before; the service now shows ${cp.size} and cannot prove it is an earlier state of that log (a rollback)`
+        : `the log of ${cp.size} events does not extend the ${kept.size} this browser verified before`;
+    }
+  }
+  if (!kept || cp.size > kept.size) store.setItem(keptKey(cp.origin), JSON.stringify({ size: cp.size, root: cp.root }));
+  return null;
+}

@@ -1,7 +1,7 @@
 import { Alert, Badge, Code, Group, Loader, Text } from "@mantine/core";
 import { useEffect } from "react";
 import { ApiError, authHeaders } from "../api/client";
-import { checkInclusion, verifyCosignature } from "../tlog";
+import { checkInclusion, checkpointParts, rollback, verifyCosignature } from "../tlog";
 import { formatTime, useTimeZone } from "../time";
 import { useAsync } from "../useAsync";
 
@@ -32,10 +32,24 @@ async function check(id: string) {
   if (!proof.ok) throw new ApiError(proof.status);
   const p = (await proof.json()) as Proof;
   const checked = await checkInclusion(eventJSON, p, key.verifierKey);
+  if (checked.ok && checked.signature !== "invalid") {
+    // The largest checkpoint this browser verified of the log is kept
+    // (localStorage): a smaller or unjoined tree is a rollback (issue 53).
+    const back = await rollback(localStorage, checkpointParts(p.checkpoint), consistency);
+    if (back) return { ...checked, ok: false, rollback: true, time: p.checkpointTime, pending, cosigners: [] as string[], why: back };
+  }
   if (!checked.ok || pending || witnesses.length === 0) return { ...checked, time: p.checkpointTime, pending, cosigners: [] as string[] };
   const results = await Promise.all(witnesses.map((w) => verifyCosignature(p.checkpoint, w)));
   if (results.includes("invalid")) return { ...checked, ok: false, time: p.checkpointTime, pending, cosigners: [], why: "a witness's cosignature does not verify" };
   return { ...checked, time: p.checkpointTime, pending, cosigners: witnesses.map((w) => w.split("+")[0]!) };
+}
+
+/** consistency is the service's proof that the tree of size to extends
+ * the one of size from (its hashes), null when it gives none. */
+async function consistency(from: number, to: number): Promise<string[] | null> {
+  const res = await fetch(`/api/log/consistency?from=${from}&to=${to}`, { headers: authHeaders() });
+  if (!res.ok) return null;
+  return ((await res.json()) as { proof: string[] }).proof;
 }
 
 /** LogProof says where the event is in the tenant's verifiable log, as
@@ -64,6 +78,13 @@ export function LogProof({ id }: { id: string }) {
   }
   if (!r.data) return <Text size="xs" c="dimmed" data-testid="log-proof">Not in the verifiable log yet (sealing runs every second).</Text>;
   const c = r.data;
+  if ("rollback" in c && c.rollback) {
+    return (
+      <Alert color="red" title="This log went back" data-testid="log-proof" data-ok="rollback">
+        {c.why}. <Code>auditlog log verify</Code> with <Code>--witness</Code> tells whether the witnesses cosigned more.
+      </Alert>
+    );
+  }
   if (!c.ok) {
     return (
       <Alert color="red" title="This event does not verify against the signed log" data-testid="log-proof" data-ok="false">
