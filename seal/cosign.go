@@ -26,10 +26,10 @@ type Cosigner struct {
 	cfg  CosignConfig
 	deps CosignDeps
 
-	mu      sync.Mutex
-	dirty   map[string]bool             // tenants sealed since the last pass
-	behind  map[string]time.Time        // tenants not fully cosigned, since when
-	known   map[string]map[string]int64 // witness URL → tenant → size it last cosigned
+	mu     sync.Mutex
+	dirty  map[string]bool             // tenants sealed since the last pass
+	behind map[string]time.Time        // tenants not fully cosigned, since when
+	known  map[string]map[string]int64 // witness URL → tenant → size it last cosigned
 	// backoff says when to ask again: a witness that did not answer (by
 	// its URL), or that refused one tenant's checkpoint (by URL and
 	// tenant: a refused or slow tenant never delays another, issue 53).

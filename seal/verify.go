@@ -35,7 +35,7 @@ type Report struct {
 	// Signed is Checkpoint's signed note, as read (what a verifier keeps,
 	// Memory).
 	Signed []byte
-	Events            int64 // stored events checked against their leaves
+	Events int64 // stored events checked against their leaves
 	// Expired counts the leaves whose events retention deleted, as
 	// sealed retention records say (no finding).
 	Expired  int64
