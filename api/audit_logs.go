@@ -27,7 +27,10 @@ type ReadDeps struct {
 
 // ListResponse is the envelope of GET /api/audit-logs.
 type ListResponse struct {
-	Data       []audit.Event `json:"data"`
+	Data []audit.Event `json:"data"`
+	// Unreadable names the page's stored rows that are no event (edited
+	// behind the service), in place of their events.
+	Unreadable []audit.UnreadableEvent `json:"unreadable,omitempty"`
 	NextCursor *string       `json:"nextCursor"`
 	HasMore    bool          `json:"hasMore"`
 	Total      audit.Total   `json:"total"`
@@ -197,7 +200,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	out := ListResponse{Data: res.Events, HasMore: res.HasMore, Total: res.Total, PageSize: q.PageSize}
+	out := ListResponse{Data: res.Events, Unreadable: res.Unreadable, HasMore: res.HasMore, Total: res.Total, PageSize: q.PageSize}
 	if out.Data == nil {
 		out.Data = []audit.Event{}
 	}

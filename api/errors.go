@@ -28,6 +28,10 @@ var statusOf = map[string]int{
 	audit.EUNAVAILABLE:   http.StatusServiceUnavailable,
 	audit.ENOTSUPPORTED:  http.StatusNotImplemented,
 	audit.EINTERNAL:      http.StatusInternalServerError,
+	// A stored event that is no event: the request is sound and the
+	// record it asks for exists, in a state that cannot be shown (edited
+	// behind the service). Never a 500: the answer names it.
+	audit.ECORRUPT: http.StatusConflict,
 }
 
 // titleOf is the RFC 9457 title of each code.
@@ -44,6 +48,7 @@ var titleOf = map[string]string{
 	audit.EUNAVAILABLE:   "Service unavailable",
 	audit.ENOTSUPPORTED:  "Not supported by this store",
 	audit.EINTERNAL:      "Internal error",
+	audit.ECORRUPT:       "Unreadable stored event",
 }
 
 // Problem is an RFC 9457 problem document with per-field errors.

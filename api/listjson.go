@@ -42,6 +42,20 @@ func (r *ListResponse) AppendJSON(b []byte) ([]byte, error) {
 	if r.Data != nil {
 		b = append(b, ']')
 	}
+	if len(r.Unreadable) > 0 {
+		b = append(b, `,"unreadable":[`...)
+		for i, u := range r.Unreadable {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = jsonenc.AppendHTMLString(b, u.ID)
+			b = append(b, `,"reason":`...)
+			b = jsonenc.AppendHTMLString(b, u.Reason)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
 	b = append(b, `,"nextCursor":`...)
 	if r.NextCursor == nil {
 		b = append(b, "null"...)

@@ -26,6 +26,8 @@ func TestTheListAnswerIsWhatEncodingJSONWrites(t *testing.T) {
 		"a page with a cursor": {Data: events[:50], NextCursor: &cursor, HasMore: true, Total: audit.Total{Value: 10000, Relation: audit.TotalAtLeast}, PageSize: 50},
 		"a last page":          {Data: events[50:], Total: audit.Total{Value: 60, Relation: audit.TotalExact}, Page: &page, PageSize: 10},
 		"nil data":             {Total: audit.Total{Relation: audit.TotalExact}, PageSize: 1},
+		"unreadable rows": {Data: events[:2], Unreadable: []audit.UnreadableEvent{{ID: "evt_audit_x", Reason: `<not "json">`}, {ID: "y", Reason: "z"}},
+			Total: audit.Total{Value: 4, Relation: audit.TotalExact}, Page: &page, PageSize: 4},
 		"suggestions": {Data: []audit.Event{}, Total: audit.Total{Relation: audit.TotalExact}, Page: &page, PageSize: 50,
 			Suggestions: []api.Suggestion{{Q: `type:queue "<b>"`, Total: audit.Total{Value: 3, Relation: audit.TotalExact}}, {Q: "actor:a*", Total: audit.Total{Value: 10000, Relation: audit.TotalAtLeast}}}},
 	} {

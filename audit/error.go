@@ -18,6 +18,7 @@ const (
 	ERATELIMIT    = "rate_limited"  // too many requests; retry later
 	EUNAVAILABLE  = "unavailable"   // a dependency (store, broker) cannot be reached
 	EINTERNAL     = "internal"      // a bug or an unexpected failure; never shown to clients
+	ECORRUPT      = "corrupt"       // a stored event is no event (edited behind the service): named to the client, it is evidence
 	ENOTSUPPORTED = "not_supported" // the backend lacks a feature this call needs
 )
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -179,6 +180,10 @@ const (
 // Result is one page of events.
 type Result struct {
 	Events []Event
+	// Unreadable are the page's stored rows that are no event (edited
+	// behind the service: evidence, named, never a failure of the page),
+	// each in the page's order with the events, counted in its size.
+	Unreadable []UnreadableEvent
 	// Total counts every matching event, exactly or as a lower bound
 	// when only that was cheap.
 	Total Total
@@ -388,4 +393,43 @@ func (q Query) Window() (int, error) {
 // (auditlog log verify). Errors: EUNAVAILABLE.
 type Refresher interface {
 	Refresh(ctx context.Context, tenantID string) error
+}
+
+// UnreadableEvent is a stored row a read found to be no event: its id
+// (as the store files it), why, and where it sorts (for a cursor past
+// it).
+type UnreadableEvent struct {
+	ID       string   `json:"id"`
+	Reason   string   `json:"reason"`
+	Position Position `json:"-"`
+}
+
+// UnreadableError is the error of a read that met stored rows that are no
+// event: ECORRUPT, naming each, the rows in Details. A get answers it for
+// its event; an export scan, once every readable event is delivered.
+func UnreadableError(rows []UnreadableEvent) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	msg := fmt.Sprintf("the stored event %s is no event: %s (edited behind the service; auditlog log verify names it)", ids[0], rows[0].Reason)
+	if len(rows) > 1 {
+		msg = fmt.Sprintf("%d stored events are no events (edited behind the service; auditlog log verify names them): %s", len(rows), strings.Join(ids, ", "))
+	}
+	return &Error{Code: ECORRUPT, Message: msg, Details: map[string]any{"unreadable": rows}}
+}
+
+// UnreadableOf returns the rows of an UnreadableError (ok false for any
+// other error).
+func UnreadableOf(err error) ([]UnreadableEvent, bool) {
+	var e *Error
+	if !errors.As(err, &e) || e.Code != ECORRUPT {
+		return nil, false
+	}
+	d, ok := e.Details.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	rows, ok := d["unreadable"].([]UnreadableEvent)
+	return rows, ok
 }

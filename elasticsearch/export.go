@@ -66,8 +66,9 @@ type ScanPage struct {
 }
 
 type scanResult struct {
-	events []audit.Event
-	err    error
+	events     []audit.Event
+	unreadable []audit.UnreadableEvent
+	err        error
 }
 
 // ScanEvents implements audit.EventScanner: a point in time over the
@@ -110,15 +111,16 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		var after json.RawMessage
 		slicer := newTimeSlices(f, so)
 		for {
-			events, last, next, err := s.scanPage(fetchCtx, slicer.filter(f), so, pit, after)
+			events, bad, last, next, err := s.scanPage(fetchCtx, slicer.filter(f), so, pit, after)
 			if err == nil && next != "" {
 				pit = next
 			}
 			// Before the page is handed over: the caller's goroutine
 			// owns its events from then on.
-			more := slicer.next(events, s.cfg.ScanPageSize)
+			// A page is full with its unreadable documents counted.
+			more := slicer.next(events, s.cfg.ScanPageSize-len(bad)) || slicer == nil && len(bad) > 0
 			select {
-			case pages <- scanResult{events, err}:
+			case pages <- scanResult{events, bad, err}:
 			case <-fetchCtx.Done():
 				return
 			}
@@ -131,10 +133,12 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		}
 	}()
 	lastID := ""
+	var unreadable []audit.UnreadableEvent
 	for p := range pages {
 		if p.err != nil {
 			return p.err
 		}
+		unreadable = append(unreadable, p.unreadable...)
 		events := p.events[:0]
 		for _, e := range p.events {
 			if e.ID != lastID {
@@ -148,22 +152,25 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 			}
 		}
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil || len(unreadable) == 0 {
+		return err
+	}
+	return audit.UnreadableError(unreadable) // every readable event delivered
 }
 
 // scanPage fetches one page; last is the sort of its last hit (nil when
 // the page is empty: the scan is over).
-func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit string, after json.RawMessage) (events []audit.Event, last json.RawMessage, nextPit string, err error) {
+func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit string, after json.RawMessage) (events []audit.Event, bad []audit.UnreadableEvent, last json.RawMessage, nextPit string, err error) {
 	body, err := json.Marshal(ScanBody(f, so, pit, s.cfg.ScanPageSize, after))
 	if err != nil {
-		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "encoding scan request")
+		return nil, nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "encoding scan request")
 	}
 	res, err := s.c.Do(ctx, http.MethodPost, ScanPath, body)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, nil, nil, "", err
 	}
 	if res.Status != http.StatusOK {
-		return nil, nil, "", StatusError(http.MethodPost, "/_search (point in time)", res)
+		return nil, nil, nil, "", StatusError(http.MethodPost, "/_search (point in time)", res)
 	}
 	// The sources are decoded in the same pass as the page (not kept as
 	// raw JSON and decoded again: that copy was a fifth of a scan's CPU).
@@ -177,17 +184,53 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 		} `json:"hits"`
 	}
 	if err := fastjson.Unmarshal(res.Body, &page); err != nil {
-		return nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
+		return scanPageSlowly(res.Body, f.TenantID, so)
 	}
 	hits := page.Hits.Hits
 	if len(hits) == 0 {
-		return nil, nil, page.PitID, nil
+		return nil, nil, nil, page.PitID, nil
 	}
-	events = make([]audit.Event, len(hits))
+	events = make([]audit.Event, 0, len(hits))
 	for i := range hits {
-		events[i] = hits[i].Source.event()
+		e := hits[i].Source.event()
+		if e.ID == "" || audit.NormalizeTenantID(e.TenantID) != f.TenantID {
+			raw, _ := json.Marshal(hits[i].Source)
+			_, u := readSource(raw, f.TenantID, so)
+			bad = append(bad, *u)
+			continue
+		}
+		events = append(events, e)
 	}
-	return events, hits[len(hits)-1].Sort, page.PitID, nil
+	return events, bad, hits[len(hits)-1].Sort, page.PitID, nil
+}
+
+// scanPageSlowly decodes a scan page that did not decode whole: each
+// document on its own, one that is no event named unreadable.
+func scanPageSlowly(b []byte, tenant string, so audit.Sort) (events []audit.Event, bad []audit.UnreadableEvent, last json.RawMessage, nextPit string, err error) {
+	var page struct {
+		PitID string `json:"pit_id"`
+		Hits  struct {
+			Hits []struct {
+				Source json.RawMessage `json:"_source"`
+				Sort   json.RawMessage `json:"sort"`
+			} `json:"hits"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal(b, &page); err != nil {
+		return nil, nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
+	}
+	hits := page.Hits.Hits
+	if len(hits) == 0 {
+		return nil, nil, nil, page.PitID, nil
+	}
+	for _, h := range hits {
+		if e, u := readSource(h.Source, tenant, so); u != nil {
+			bad = append(bad, *u)
+		} else {
+			events = append(events, e)
+		}
+	}
+	return events, bad, hits[len(hits)-1].Sort, page.PitID, nil
 }
 
 // The export jobs live in one index, <prefix>-export-jobs. A job's

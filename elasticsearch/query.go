@@ -201,16 +201,17 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	}
 	res.HasMore = res.HasMore || out.Cut
 	res.Events = make([]audit.Event, 0, len(hits))
+	var last audit.Position
 	for _, h := range hits {
-		e, err := DecodeSource(h)
-		if err != nil {
-			return audit.Result{}, err
+		e, bad := readSource(h, q.Filter.TenantID, q.Sort)
+		if bad != nil {
+			res.Unreadable, last = append(res.Unreadable, *bad), bad.Position
+			continue
 		}
-		res.Events = append(res.Events, e)
+		res.Events, last = append(res.Events, e), audit.PositionOf(&e, q.Sort)
 	}
-	if n := len(res.Events); n > 0 && res.HasMore {
-		p := audit.PositionOf(&res.Events[n-1], q.Sort)
-		res.Next = &p
+	if len(hits) > 0 && res.HasMore {
+		res.Next = &last
 	}
 	return res, nil
 }
@@ -222,7 +223,41 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 	if err != nil {
 		return audit.Event{}, err
 	}
-	return DecodeSource(src)
+	e, bad := readSource(src, tenantID, audit.DefaultSort)
+	if bad != nil {
+		return audit.Event{}, audit.UnreadableError([]audit.UnreadableEvent{*bad})
+	}
+	return e, nil
+}
+
+// readSource decodes a stored document of tenant for a read: one that is
+// no event of the tenant (edited behind the service) is named unreadable,
+// with what can be read of its id and sort key, never a failure of the
+// read, nor another tenant's event shown.
+func readSource(src []byte, tenant string, so audit.Sort) (audit.Event, *audit.UnreadableEvent) {
+	e, err := DecodeSource(src)
+	if err == nil && e.ID != "" && audit.NormalizeTenantID(e.TenantID) == tenant {
+		return e, nil
+	}
+	var loose struct {
+		Timestamp audit.Timestamp `json:"@timestamp"`
+		ID        string          `json:"id"`
+		Actor     struct {
+			Email string `json:"email"`
+		} `json:"actor"`
+		Action   audit.Action `json:"action"`
+		Resource struct {
+			Type string `json:"type"`
+		} `json:"resource"`
+	}
+	_ = json.Unmarshal(src, &loose)
+	reason := "the stored document holds an event of another tenant"
+	if err != nil {
+		reason = "the stored document does not decode: " + audit.ErrorMessage(err)
+	}
+	stub := audit.Event{ID: loose.ID, Timestamp: loose.Timestamp, Actor: audit.Actor{Email: loose.Actor.Email}, Action: loose.Action,
+		Resource: audit.Resource{Type: loose.Resource.Type}}
+	return audit.Event{}, &audit.UnreadableEvent{ID: loose.ID, Reason: reason, Position: audit.PositionOf(&stub, so)}
 }
 
 // eventSource is the stored document of a tenant's event. Errors:

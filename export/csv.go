@@ -84,6 +84,26 @@ func (c *CSVWriter) Write(e *audit.Event) error {
 	return nil
 }
 
+// WriteUnreadable writes the row of an unreadable stored event: its id,
+// and in the reason column "unreadable stored event: " and why; the other
+// cells empty.
+func (c *CSVWriter) WriteUnreadable(u audit.UnreadableEvent) error {
+	r := appendCell(c.row[:0], u.ID)
+	for _, col := range audit.ExportColumns[1:] {
+		r = append(r, ',')
+		if col == "reason" {
+			r = appendCell(r, "unreadable stored event: "+u.Reason)
+		}
+	}
+	r = append(r, '\r', '\n')
+	c.row = r
+	if _, err := c.w.Write(r); err != nil {
+		return err
+	}
+	c.rows++
+	return nil
+}
+
 // Flush writes out what is buffered.
 func (c *CSVWriter) Flush() error { return c.w.Flush() }
 

@@ -5,12 +5,17 @@ import (
 	"io"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // Encoder writes events to an export, one at a time: memory does not
 // grow with the number of events.
 type Encoder interface {
 	Write(e *audit.Event) error
+	// WriteUnreadable writes the row of a stored event that is no event
+	// (audit.UnreadableEvent): its id and why, so that the export names
+	// it (issue 53) instead of failing.
+	WriteUnreadable(u audit.UnreadableEvent) error
 	// Flush writes what is buffered.
 	Flush() error
 	// Rows is the number of events written.
@@ -46,6 +51,36 @@ func (j *JSONLWriter) Write(e *audit.Event) error {
 		return err
 	}
 	j.rows++
+	return nil
+}
+
+// WriteUnreadable writes {"id":…,"unreadable":…} as a line.
+func (j *JSONLWriter) WriteUnreadable(u audit.UnreadableEvent) error {
+	b := append(j.buf[:0], `{"id":`...)
+	b = jsonenc.AppendHTMLString(b, u.ID)
+	b = append(b, `,"unreadable":`...)
+	b = jsonenc.AppendHTMLString(b, u.Reason)
+	j.buf = append(b, "}\n"...)
+	if _, err := j.w.Write(j.buf); err != nil {
+		return err
+	}
+	j.rows++
+	return nil
+}
+
+// NameUnreadable writes the rows of the unreadable events a scan's error
+// names (audit.UnreadableError), once every readable event is written,
+// and returns nil for them; any other error is returned as it is.
+func NameUnreadable(enc Encoder, err error) error {
+	rows, ok := audit.UnreadableOf(err)
+	if !ok {
+		return err
+	}
+	for _, u := range rows {
+		if err := enc.WriteUnreadable(u); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

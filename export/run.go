@@ -79,7 +79,7 @@ func (s *Service) execute(ctx context.Context, j audit.ExportJob) {
 // file, renewing the lease and recording progress as it goes, then hands
 // it to the file store. It returns the file's key and size.
 func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64, error) {
-	if err := os.MkdirAll(s.cfg.TempDir, 0o750); err != nil {
+	if err := os.MkdirAll(s.cfg.TempDir, 0o700); err != nil {
 		return "", 0, audit.Wrap(audit.EINTERNAL, err, "export temp dir")
 	}
 	tmp, err := os.CreateTemp(s.cfg.TempDir, "export-*.gz.part")
@@ -118,7 +118,7 @@ func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64,
 	if err != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), errStalled) {
 		return "", 0, audit.Errorf(audit.EUNAVAILABLE, "the audit log store sent nothing for %s", s.cfg.Lease)
 	}
-	if err != nil {
+	if err := NameUnreadable(cw, err); err != nil {
 		return "", 0, err
 	}
 	s.rows.WithLabelValues("job").Add(float64(cw.Rows()))

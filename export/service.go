@@ -166,7 +166,7 @@ func (s *Service) Stream(ctx context.Context, w io.Writer, f audit.Filter, so au
 		}
 		return nil
 	})
-	if err == nil {
+	if err = NameUnreadable(cw, err); err == nil {
 		err = cw.Flush()
 	}
 	s.rows.WithLabelValues("sync").Add(float64(cw.Rows()))

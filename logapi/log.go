@@ -68,19 +68,44 @@ func (c Client) Events(ctx context.Context, fn func([]audit.Event) error) error 
 // EachPage calls fn with each page of GET /api/audit-logs?q, following
 // the cursor.
 func (c Client) EachPage(ctx context.Context, q url.Values, fn func([]audit.Event) error) error {
+	return c.eachPage(ctx, q, func(p listPage) error { return fn(p.Data) })
+}
+
+// Rows implements seal.RowSource: every row the list API returns, each
+// event as it returns it and each row it names unreadable (a stored row
+// that is no event) as a row that is no event, which the verification
+// names malformed at its leaf.
+func (c Client) Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
+	return nil, c.eachPage(ctx, url.Values{"pageSize": {"1000"}}, func(p listPage) error {
+		rows := make([]audit.StoredRow, 0, len(p.Data)+len(p.Unreadable))
+		for _, e := range p.Data {
+			rows = append(rows, audit.StoredRow{Key: e.ID, Event: e})
+		}
+		for _, u := range p.Unreadable {
+			rows = append(rows, audit.StoredRow{Key: u.ID, Err: audit.Errorf(audit.EINVALID, "the service names the stored row unreadable: %s", u.Reason)})
+		}
+		return fn(rows)
+	})
+}
+
+// listPage is a page of GET /api/audit-logs as the verifiers read it.
+type listPage struct {
+	Data       []audit.Event           `json:"data"`
+	Unreadable []audit.UnreadableEvent `json:"unreadable"`
+	NextCursor *string                 `json:"nextCursor"`
+}
+
+func (c Client) eachPage(ctx context.Context, q url.Values, fn func(listPage) error) error {
 	cursor := ""
 	for range maxEventPages {
-		var page struct {
-			Data       []audit.Event `json:"data"`
-			NextCursor *string       `json:"nextCursor"`
-		}
+		var page listPage
 		if cursor != "" {
 			q.Set("cursor", cursor)
 		}
 		if err := c.GetJSON(ctx, "/api/audit-logs?"+q.Encode(), &page); err != nil {
 			return err
 		}
-		if err := fn(page.Data); err != nil {
+		if err := fn(page); err != nil {
 			return err
 		}
 		if page.NextCursor == nil {

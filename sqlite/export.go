@@ -32,20 +32,28 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	if so.Desc {
 		dir = "DESC"
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events WHERE `+cond+` ORDER BY `+col+` `+dir+`, id `+dir, args...)
+	rows, err := s.r.QueryContext(ctx, `SELECT body, id FROM events WHERE `+cond+` ORDER BY `+col+` `+dir+`, id `+dir, args...)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 	}
 	defer rows.Close()
 	batch := make([]audit.Event, 0, scanBatch)
+	var unreadable []audit.UnreadableEvent
 	var body []byte
+	var id string
 	for rows.Next() {
-		if err := rows.Scan(&body); err != nil {
+		if err := rows.Scan(&body, &id); err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 		}
 		batch = append(batch, audit.Event{})
-		if err := fastjson.Unmarshal(body, &batch[len(batch)-1]); err != nil {
-			return audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
+		e := &batch[len(batch)-1]
+		if err := fastjson.Unmarshal(body, e); err != nil || e.ID != id || audit.NormalizeTenantID(e.TenantID) != f.TenantID {
+			// No event of the tenant under its own id: every readable
+			// one is delivered, then the scan names these.
+			row := audit.CheckedRow(id, f.TenantID, *e, err)
+			unreadable = append(unreadable, audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err)})
+			batch = batch[:len(batch)-1]
+			continue
 		}
 		if len(batch) == scanBatch {
 			if err := fn(batch); err != nil {
@@ -58,7 +66,12 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 	}
 	if len(batch) > 0 {
-		return fn(batch)
+		if err := fn(batch); err != nil {
+			return err
+		}
+	}
+	if len(unreadable) > 0 {
+		return audit.UnreadableError(unreadable)
 	}
 	return nil
 }

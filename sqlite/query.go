@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -161,46 +162,85 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			hint = sortHint(q, res.Total)
 		}
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT body FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
+	rows, err := s.r.QueryContext(ctx, `SELECT body, id, `+col+` FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
 		append(pageArgs, size, from)...)
 	if err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 	}
 	defer rows.Close()
 	var budget audit.PageBudget
+	var page []pageRow
 	cut := false
 	for rows.Next() {
 		var body []byte
-		if err := rows.Scan(&body); err != nil {
+		var id string
+		var key any
+		if err := rows.Scan(&body, &id, &key); err != nil {
 			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 		}
 		if !budget.Fits(len(body)) {
 			cut = true // the page is full by size: more follow
 			break
 		}
-		var e audit.Event
-		if err := json.Unmarshal(body, &e); err != nil {
-			return audit.Result{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
-		}
-		res.Events = append(res.Events, e)
+		page = append(page, readRow(id, q.Filter.TenantID, body, positionOfColumn(q.Sort, id, key)))
 	}
 	if err := rows.Err(); err != nil {
 		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 	}
 	if q.After != nil || q.NoTotal {
-		res.HasMore = len(res.Events) > q.PageSize
+		res.HasMore = len(page) > q.PageSize
 		if res.HasMore {
-			res.Events = res.Events[:q.PageSize]
+			page = page[:q.PageSize]
 		}
 	} else {
-		res.HasMore = int64(from+len(res.Events)) < res.Total.Value || (res.Total.Relation == audit.TotalAtLeast && len(res.Events) == q.PageSize)
+		res.HasMore = int64(from+len(page)) < res.Total.Value || (res.Total.Relation == audit.TotalAtLeast && len(page) == q.PageSize)
 	}
 	res.HasMore = res.HasMore || cut
-	if n := len(res.Events); n > 0 && res.HasMore {
-		p := audit.PositionOf(&res.Events[n-1], q.Sort)
+	for _, r := range page {
+		if r.bad != nil {
+			res.Unreadable = append(res.Unreadable, *r.bad)
+		} else {
+			res.Events = append(res.Events, r.event)
+		}
+	}
+	if n := len(page); n > 0 && res.HasMore {
+		p := page[n-1].position
 		res.Next = &p
 	}
 	return res, nil
+}
+
+// pageRow is one row of a page: its event, or why it is none (bad), and
+// its position in the page's sort.
+type pageRow struct {
+	event    audit.Event
+	bad      *audit.UnreadableEvent
+	position audit.Position
+}
+
+// readRow decodes a stored row of tenant (filed under id) for a read: a
+// body that is no event of the tenant under its own id is a row of the
+// page named unreadable, never a failure of the read, nor another
+// tenant's event shown (a row edited behind the service).
+func readRow(id, tenant string, body []byte, pos audit.Position) pageRow {
+	var e audit.Event
+	err := json.Unmarshal(body, &e)
+	row := audit.CheckedRow(id, tenant, e, err)
+	if row.Err != nil {
+		return pageRow{bad: &audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err), Position: pos}, position: pos}
+	}
+	return pageRow{event: e, position: pos}
+}
+
+// positionOfColumn is a row's position from its sort column as stored.
+func positionOfColumn(s audit.Sort, id string, key any) audit.Position {
+	p := audit.Position{ID: id}
+	if s.Field == audit.SortTimestamp {
+		p.Millis, _ = key.(int64)
+	} else {
+		p.Key = fmt.Sprint(normalCell(key))
+	}
+	return p
 }
 
 // total is a page's total: the one its cursor carries (or none asked),
@@ -241,11 +281,11 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 	if err != nil {
 		return audit.Event{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: get")
 	}
-	var e audit.Event
-	if err := json.Unmarshal(body, &e); err != nil {
-		return audit.Event{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: a stored event does not decode")
+	r := readRow(id, tenantID, body, audit.Position{ID: id})
+	if r.bad != nil {
+		return audit.Event{}, audit.UnreadableError([]audit.UnreadableEvent{*r.bad})
 	}
-	return e, nil
+	return r.event, nil
 }
 
 // EventSpan implements audit.EventReader: min and max of ts over the

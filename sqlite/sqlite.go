@@ -130,6 +130,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return "file:" + cfg.Path + "?" + q.Encode() + extra
 	}
 	open := func(dsn string) (*sql.DB, error) { return sql.Open("sqlite", dsn) }
+	if err := ownerOnly(cfg.Path); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: %s", cfg.Path)
+	}
 	if err := createWithPageSize(ctx, cfg.Path, cfg.PageSize, open); err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating %s", cfg.Path)
 	}
@@ -160,13 +163,36 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	return s, nil
 }
 
+// ownerOnly makes the database file its owner's alone (0600): it is
+// created so when it does not exist (SQLite creates its WAL and shared
+// memory files with the database's mode), and one that others may read
+// (made by an earlier version, or copied in) is narrowed, with its WAL
+// and shared memory files.
+func ownerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		return f.Close()
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if st, err := os.Stat(p); err == nil && st.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, st.Mode().Perm()&0o700); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // createWithPageSize creates the database file with the page size when
 // size is set and the file does not exist yet.
 func createWithPageSize(ctx context.Context, path string, size int, open func(string) (*sql.DB, error)) error {
 	if size == 0 {
 		return nil
 	}
-	if _, err := os.Stat(path); err == nil {
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 { // an empty file is ownerOnly's: new
 		return nil
 	}
 	db, err := open("file:" + path)

@@ -43,7 +43,7 @@ func devSecret(dataDir string, create bool) (string, string, error) {
 		return "", path, err
 	}
 	s := hex.EncodeToString(raw)
-	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil { // the data directory: its owner's alone
 		return "", path, fmt.Errorf("AUDITLOG_DATA_DIR: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)

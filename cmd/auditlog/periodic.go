@@ -84,7 +84,7 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 		return nil, err
 	}
 	tmp := filepath.Join(m.Config.DataDir, "periodic-tmp")
-	if err := os.MkdirAll(tmp, 0o750); err != nil {
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return nil, err
 	}
 	host, _ := os.Hostname()

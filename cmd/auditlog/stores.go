@@ -132,7 +132,7 @@ func (m *Main) elasticsearchBackend(ctx context.Context, plan audit.Plan) (*open
 // retention is a purge every Retention.Interval.
 func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, error) {
 	dir := m.Config.DataDir
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil { // the data directory: its owner's alone
 		return nil, fmt.Errorf("data dir %s (AUDITLOG_DATA_DIR): %w", dir, err)
 	}
 	accept, err := m.acceptor(m.writesEvents())
