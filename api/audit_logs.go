@@ -31,11 +31,11 @@ type ListResponse struct {
 	// Unreadable names the page's stored rows that are no event (edited
 	// behind the service), in place of their events.
 	Unreadable []audit.UnreadableEvent `json:"unreadable,omitempty"`
-	NextCursor *string       `json:"nextCursor"`
-	HasMore    bool          `json:"hasMore"`
-	Total      audit.Total   `json:"total"`
-	Page       *int          `json:"page,omitempty"`
-	PageSize   int           `json:"pageSize"`
+	NextCursor *string                 `json:"nextCursor"`
+	HasMore    bool                    `json:"hasMore"`
+	Total      audit.Total             `json:"total"`
+	Page       *int                    `json:"page,omitempty"`
+	PageSize   int                     `json:"pageSize"`
 	// Suggestions: for a first page of a search that found nothing, the
 	// searches read another way that find something (suggest).
 	Suggestions []Suggestion `json:"suggestions,omitempty"`
