@@ -116,16 +116,23 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	if n := dropRollupFindings(&rep); n == 0 {
 		t.Fatal("the rollups of the moved, deleted and inserted rows are not named")
 	}
+	if n := dropFindings(&rep, "text index row "); n != 1 {
+		t.Fatalf("the deleted event's text index row is named %d times, want once", n)
+	}
 	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "altered", events[5].ID: "altered", events[7].ID: "missing",
 		"evt_audit_00000000-0000-7000-8000-000000000001": "unaccepted"}, s, s, tenant)
 }
 
 // dropRollupFindings takes the findings about rollups out of rep and
 // returns how many there were.
-func dropRollupFindings(rep *seal.Report) int {
+func dropRollupFindings(rep *seal.Report) int { return dropFindings(rep, "rollup ") }
+
+// dropFindings takes the findings about what starts with prefix out of
+// rep and returns how many there were.
+func dropFindings(rep *seal.Report, prefix string) int {
 	kept := rep.Findings[:0]
 	for _, f := range rep.Findings {
-		if !strings.HasPrefix(f.EventID, "rollup ") {
+		if !strings.HasPrefix(f.EventID, prefix) {
 			kept = append(kept, f)
 		}
 	}
@@ -233,6 +240,9 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	}
 	if n := dropRollupFindings(&rep); n == 0 {
 		t.Fatal("the rollups of the deleted and the forged rows are not named")
+	}
+	if n := dropFindings(&rep, "text index row "); n != 1 {
+		t.Fatalf("the deleted event's text index row is named %d times, want once", n)
 	}
 	storetest.WantFindings(t, rep, map[string]string{victim.ID: "missing", forged.ID: "unaccepted"}, s, s, tenant)
 }
