@@ -249,7 +249,7 @@ func TestARowRewrittenAfterAcceptanceIsNamed(t *testing.T) {
 	forEachStore(t, func(t *testing.T, sv map[string]string) {
 		if sv["AUDITLOG_STORE"] == "elasticsearch" {
 			in := newInsider(t, sv, map[string]string{"AUDITLOG_LOG_SEAL_EVERY": "1m"}) // idle, the sealer waits: the edit comes first
-			time.Sleep(time.Second)                                                  // its first, idle round
+			time.Sleep(time.Second)                                                     // its first, idle round
 			evs, _ := ingestDemo(t, in.c, 55, 3)
 			for _, d := range in.esDocs() {
 				if d.Source["id"] == evs[1].ID {
@@ -552,7 +552,9 @@ func removeFile(path string) error {
 	return err
 }
 
-func ed25519GenerateKey() (ed25519.PublicKey, ed25519.PrivateKey, error) { return ed25519.GenerateKey(nil) }
+func ed25519GenerateKey() (ed25519.PublicKey, ed25519.PrivateKey, error) {
+	return ed25519.GenerateKey(nil)
+}
 
 func periodicPublicPEM(pub ed25519.PublicKey) []byte { return periodicexport.PublicPEM(pub) }
 
