@@ -38,6 +38,14 @@ func Loose(file string) bool {
 	return err == nil && st.Mode().Perm()&0o077 != 0
 }
 
+// WorldReadable reports whether any user may read file (world bits): a
+// key the service's group may read (0440 with the service's group, as a
+// Kubernetes secret with fsGroup mounts it) is not.
+func WorldReadable(file string) bool {
+	st, err := os.Stat(file)
+	return err == nil && st.Mode().Perm()&0o007 != 0
+}
+
 // LoadOrCreateSecret reads file, or when it does not exist writes fresh
 // to it first (0600) and reports created; two processes starting at once
 // agree on one key.

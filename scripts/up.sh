@@ -32,6 +32,14 @@ if [ ! -f .secrets/signing-key.pem ]; then
 	chmod 644 .secrets/signing-key.pem
 	echo "[up] wrote a new signing key into .secrets/signing-key.pem (back it up: verifiers pin its public key, GET /api/log-key)"
 fi
+# The acceptance key, which serve and index tag every event they accept
+# with (the sealer seals nothing else), mounted into both.
+if [ ! -f .secrets/accept-key ]; then
+	mkdir -p .secrets && chmod 700 .secrets
+	head -c 32 /dev/urandom | base64 >.secrets/accept-key
+	chmod 644 .secrets/accept-key
+	echo "[up] wrote a new acceptance key into .secrets/accept-key (back it up with the signing key)"
+fi
 AUDITLOG_VERSION=${AUDITLOG_VERSION:-$(git describe --always --dirty 2>/dev/null || echo dev)}
 export AUDITLOG_VERSION
 docker compose up -d --build "$@"

@@ -47,7 +47,7 @@ func (b *binder) keys(c *Config) {
 	b.str(&k.AcceptEarlier, "accept-earlier-keys", "AUDITLOG_ACCEPT_EARLIER_KEYS", "",
 		"files of the acceptance keys used before a rotation, comma-separated: the rows they tagged are still sealed")
 	b.str(&k.Mode, "mode", "AUDITLOG_MODE", "auto",
-		"production (a key file that others than its owner may read is refused) or development (it is warned about); auto: production with Elasticsearch, development with the embedded store")
+		"production (a key file any user may read is refused) or development (it is warned about); auto: production with Elasticsearch, development with the embedded store")
 }
 
 // check reports the section's problems, each naming its variable.
@@ -69,16 +69,18 @@ func (c Config) production() bool {
 	return c.Keys.Mode == "production" || (c.Keys.Mode != "development" && c.Store == "elasticsearch")
 }
 
-// looseKey refuses, in production, a key file others than its owner may
-// read, and warns of one in development. variable names the setting.
+// looseKey refuses, in production, a key file any user may read (world
+// bits), and warns of one in development, and of one its group may read
+// (0440 with the service's group is how a container platform mounts a
+// key for a service's user). variable names the setting.
 func (c Config) looseKey(logger *slog.Logger, variable, file string) error {
 	if !keyfile.Loose(file) {
 		return nil
 	}
-	if c.production() {
-		return fmt.Errorf("%s: %s may be read by others than its owner: make it mode 0600 (or set AUDITLOG_MODE=development)", variable, file)
+	if keyfile.WorldReadable(file) && c.production() {
+		return fmt.Errorf("%s: %s may be read by any user: make it mode 0600 (or 0440 with the service's group; AUDITLOG_MODE=development only warns)", variable, file)
 	}
-	logger.Warn("a key file may be read by others than its owner; make it mode 0600 (refused with AUDITLOG_MODE=production)", "variable", variable, "file", file)
+	logger.Warn("a key file may be read by others than its owner; make it mode 0600 (one any user may read is refused with AUDITLOG_MODE=production)", "variable", variable, "file", file)
 	return nil
 }
 

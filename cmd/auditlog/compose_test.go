@@ -108,11 +108,22 @@ func TestComposeStack(t *testing.T) {
 	// The signing key is a file mounted into serve, the one make up
 	// writes; the cluster never holds it.
 	key := envOf(serve, "AUDITLOG_PERIODIC_SIGNING_KEY")
-	if len(serve.Secrets) != 1 || key != "/run/secrets/"+serve.Secrets[0].Source || p.Secrets[serve.Secrets[0].Source].File != filepath.Join(p.WorkingDir, ".secrets", "signing-key.pem") {
+	if len(serve.Secrets) != 2 || key != "/run/secrets/"+serve.Secrets[0].Source || p.Secrets[serve.Secrets[0].Source].File != filepath.Join(p.WorkingDir, ".secrets", "signing-key.pem") {
 		t.Errorf("serve's signing key %q is not the mounted .secrets/signing-key.pem: %+v %+v", key, serve.Secrets, p.Secrets)
 	}
-	if up, _ := os.ReadFile("../../scripts/up.sh"); !strings.Contains(string(up), "-out .secrets/signing-key.pem") {
-		t.Error("make up does not write .secrets/signing-key.pem")
+	// The acceptance key, one file mounted into serve and index: what
+	// index tags, serve's sealer checks.
+	for _, name := range []string{"serve", "index"} {
+		s := svc(name)
+		mounted := slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool {
+			return envOf(s, "AUDITLOG_ACCEPT_KEY") == "/run/secrets/"+r.Source && p.Secrets[r.Source].File == filepath.Join(p.WorkingDir, ".secrets", "accept-key")
+		})
+		if !mounted {
+			t.Errorf("%s's acceptance key %q is not the mounted .secrets/accept-key: %+v", name, envOf(s, "AUDITLOG_ACCEPT_KEY"), s.Secrets)
+		}
+	}
+	if up, _ := os.ReadFile("../../scripts/up.sh"); !strings.Contains(string(up), "-out .secrets/signing-key.pem") || !strings.Contains(string(up), ">.secrets/accept-key") {
+		t.Error("make up does not write .secrets/signing-key.pem and .secrets/accept-key")
 	}
 	if dir := envOf(serve, "AUDITLOG_DATA_DIR"); dir != "/data" || !mountedVolume(serve, dir) {
 		t.Errorf("serve's data directory %q is not its volume", dir)
