@@ -157,11 +157,17 @@ type accepted struct {
 	tag    []byte
 }
 
-// accept tags events at their acceptance, with the store's acceptor.
+// accept tags events at their acceptance, with the store's acceptor (the
+// digest, which the tag and the sealing ticket hold, is computed only
+// for them).
 func (s *Store) accept(events []audit.Event) []accepted {
 	out := make([]accepted, len(events))
 	for i := range events {
-		out[i] = accepted{event: events[i], digest: audit.EventDigest(events[i])}
+		out[i].event = events[i]
+		if s.cfg.Accept == nil && !s.cfg.Log {
+			continue
+		}
+		out[i].digest = audit.EventDigest(events[i])
 		if s.cfg.Accept != nil {
 			out[i].tag = s.cfg.Accept.Tag(events[i].TenantID, events[i].ID, out[i].digest)
 		}

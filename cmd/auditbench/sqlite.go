@@ -167,7 +167,13 @@ func httpIngestRun(ctx context.Context, path string, g *gen.Generator, n, batch 
 // httpIngestRunWith is httpIngestRun, with a sealer running on the store
 // as serve runs one when sealing is on.
 func httpIngestRunWith(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool) (float64, error) {
-	s, err := sqlite.Open(ctx, sqlite.Config{Accept: benchAccept, Path: path})
+	return httpIngestRunAccepting(ctx, path, g, n, batch, sealing, benchAccept)
+}
+
+// httpIngestRunAccepting is httpIngestRunWith on a store that tags with
+// accept (nil: no acceptance tags).
+func httpIngestRunAccepting(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool, accept *audit.Acceptor) (float64, error) {
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accept, Path: path})
 	if err != nil {
 		return 0, err
 	}
