@@ -901,6 +901,11 @@ export interface components {
         };
         ListResponse: {
             data: components["schemas"]["Event"][];
+            /** @description The page's stored rows that are no event of the tenant (a row edited behind the service: evidence). Each is named by its id and why, in place of the event, and counted in the page; present only when there is one. `auditlog log verify` names it too. */
+            unreadable?: {
+                id: string;
+                reason: string;
+            }[];
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
             hasMore: boolean;
@@ -2395,6 +2400,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The stored event is no event (edited behind the service): the problem names it (code corrupt, details.unreadable: its id and why). It is evidence, never an internal error. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Rate limit of the tenant; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2447,6 +2461,16 @@ export interface operations {
                         cosign?: {
                             witnesses: number;
                             lagSeconds: number;
+                        };
+                        /** @description With the verifiable log sealed in this process: how many stored rows the sealer refused since it started (unaccepted: no valid acceptance tag, so inserted or rewritten behind the service, or no event), and the latest of them by event id. Any is an alert (auditlog_log_unaccepted_events_total); `auditlog log verify` names each with its tenant. */
+                        log?: {
+                            unaccepted: number;
+                            latestUnaccepted: {
+                                eventId: string;
+                                reason: string;
+                                /** Format: date-time */
+                                at: string;
+                            }[];
                         };
                     };
                 };
