@@ -7,7 +7,8 @@ import type { components } from "./api/schema";
 import { apiQuery, filtersSearch, histogramInterval, parseFilters, timeWindow, type Filters } from "./filters";
 
 export type Suggestion = NonNullable<components["schemas"]["ListResponse"]["suggestions"]>[number];
-export type Page = { events: AuditEvent[]; cursor?: string | null; total?: number; relation?: string; suggestions?: Suggestion[] };
+export type Page = { events: AuditEvent[]; cursor?: string | null; total?: number; relation?: string; suggestions?: Suggestion[];
+  unreadable?: { id: string; reason: string }[] };
 export type Request<T> = { key: string; load: (signal?: AbortSignal) => Promise<T> };
 
 /** viewFilters are the filters a view shows: the operator view is the
@@ -28,7 +29,7 @@ export function listRequest(f: Filters, now: Date): Request<Page> {
     key: `list ${filtersSearch(f)} ${now.getTime()}`,
     load: async (signal) => {
       const r = await must(api.GET("/api/audit-logs", { params: { query: listQuery(f, now) }, signal }));
-      return { events: r.data, cursor: r.nextCursor, total: r.total.value, relation: r.total.relation, suggestions: r.suggestions };
+      return { events: r.data, cursor: r.nextCursor, total: r.total.value, relation: r.total.relation, suggestions: r.suggestions, unreadable: r.unreadable };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { Button, Group, Stack, Switch, Text } from "@mantine/core";
+import { Alert, Button, Code, Group, Stack, Switch, Text } from "@mantine/core";
 import { useMediaQuery } from "@mantine/hooks";
 import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import { ApiError, api, must, type AuditEvent } from "../api/client";
@@ -89,12 +89,13 @@ export function EventsView({ operator }: { operator: boolean }) {
   const loadMore = async () => {
     try {
       const r = await must(api.GET("/api/audit-logs", { params: { query: { ...query(filters), cursor: cursor ?? undefined } } }));
-      setMore((m) => ({ events: [...m.events, ...r.data], cursor: r.nextCursor }));
+      setMore((m) => ({ events: [...m.events, ...r.data], cursor: r.nextCursor, unreadable: [...(m.unreadable ?? []), ...(r.unreadable ?? [])] }));
     } catch (e) {
       setMoreError(e);
     }
   };
   const count = (page?.total ?? 0) + followed;
+  const unreadable = [...(page?.unreadable ?? []), ...(more.unreadable ?? [])];
   const totalText = page ? `${page.relation === "gte" ? "at least " : ""}${count} ${count === 1 && page.relation !== "gte" ? "event" : "events"}` : " ";
   const bar = (full?: boolean) => <FilterBar filters={filters} onChange={setFilters} operator={operator} searchError={searchError} sample={shown[0]} full={full} />;
   const counts = filters.sort === "actor.email" && !filters.actorEmail && <UserCounts filters={filters} now={now} onUser={(actorEmail) => setFilters({ ...filters, actorEmail })} />;
@@ -141,6 +142,12 @@ export function EventsView({ operator }: { operator: boolean }) {
             </Button>
           ))}
         </Group>
+      )}
+      {unreadable.length > 0 && (
+        <Alert color="red" title="Stored events that are no events" data-testid="unreadable">
+          {`${unreadable.length === 1 ? "A stored row" : `${unreadable.length} stored rows`} here cannot be read as an event (edited behind the service: evidence): `}
+          {unreadable.map((u) => u.id).join(", ")}. <Code>auditlog log verify</Code> names each.
+        </Alert>
       )}
       {searchError ? (
         <Text size="sm" c="red.9" data-testid="search-error">The search is not valid: {searchError}</Text>
