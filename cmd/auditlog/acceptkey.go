@@ -54,7 +54,7 @@ func (b *binder) keys(c *Config) {
 func (k KeysConfig) check(c *Config, writes bool) []string {
 	var errs []string
 	switch k.Mode {
-	case "auto", "production", "development":
+	case "", "auto", "production", "development": // "": a command that binds no keys
 	default:
 		errs = append(errs, fmt.Sprintf("AUDITLOG_MODE=%q: want production, development or auto", k.Mode))
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"crypto/ed25519"
+	"crypto/rand"
 	"database/sql"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -15,17 +17,20 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/keyfile"
 )
 
-// TestAnInsiderWithoutTheKeyFileCannotSignAHistory (issue 41): an insider
-// holds the store (the SQLite file, or the cluster) but not the key file.
-// No value the store keeps is the signing key. The insider edits an
-// event, rebuilds the log from the edited events and has it signed again,
-// by a service started on the store with a key of their own, one the
-// store holds when there is one of Ed25519 size. Every verifier that
-// pinned the deployment's key refuses the result: `log verify` on the
-// store and through the API, and a witness with no earlier state.
+// TestAnInsiderWithoutTheKeyFileCannotSignAHistory (issues 41 and 53): an
+// insider holds the store (the SQLite file, or the cluster) but not the
+// key files. No value the store keeps is the signing key. The insider
+// edits an event, drops the log and starts a service on the store with
+// keys of their own (a signing key the store holds when there is one of
+// Ed25519 size). That service seals nothing: every row's acceptance tag is
+// under the deployment's acceptance key, which the insider lacks, so no
+// history is signed again. Every verifier that pinned the deployment's key
+// refuses the result: `log verify` on the store and through the API, and
+// a witness with no earlier state.
 func TestAnInsiderWithoutTheKeyFileCannotSignAHistory(t *testing.T) {
 	for name, vars := range logStores(t) {
 		t.Run(name, func(t *testing.T) { insiderResigns(t, vars(t)) })
@@ -75,6 +80,9 @@ func insiderResigns(t *testing.T, storeVars map[string]string) {
 		rewrite(t, dir, `UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = '`+demoTenant+`')`)
 	}
 	insider["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
+	if _, ok := insider["AUDITLOG_ACCEPT_KEY"]; ok { // an acceptance key of their own: ours is a file they lack
+		insider["AUDITLOG_ACCEPT_KEY"] = otherAcceptKey(t)
+	}
 	for _, v := range found {
 		if len(v) == ed25519.SeedSize {
 			k := ed25519.NewKeyFromSeed(v)
@@ -90,19 +98,44 @@ func insiderResigns(t *testing.T, storeVars map[string]string) {
 	}
 	f, cf := serve(insider)
 	defer f.Close()
-	waitCheckpoint(t, cf, tok, func(size, total int64) bool { return size == total && total >= 60 })
+	// Without the acceptance key, the insider's own service seals nothing
+	// of the store (every tag is under a key it does not hold): no history
+	// is signed again at all, and every row is named unaccepted.
+	testenv.Eventually(t, time.Minute, func() error {
+		var h struct{ Log struct{ Unaccepted int } }
+		if _, body := cf.do("GET", "/healthz", "", nil); json.Unmarshal(body, &h) != nil || h.Log.Unaccepted < 60 {
+			return fmt.Errorf("healthz: %s", body)
+		}
+		return nil
+	})
+	if code, body := cf.do("GET", "/api/log/checkpoint", tok, nil); code != 404 {
+		t.Fatalf("the insider's service signed a checkpoint: %d %s", code, body)
+	}
 	cli := env(insider)
 	for _, args := range [][]string{{}, {"--api", cf.base, "--token", tok}} {
 		var out, errOut strings.Builder
 		code := run(append([]string{"log", "verify", "--tenant", demoTenant, "--key", key.VerifierKey, "--grace", "0"}, args...), cli, &out, &errOut)
-		if code != 1 || !strings.Contains(out.String()+errOut.String(), "does not verify with the pinned keys") {
-			t.Fatalf("log verify %v of the re-signed history: exit %d\n%s%s", args, code, out.String(), errOut.String())
+		if code != 1 || !strings.Contains(out.String()+errOut.String(), "no checkpoint") {
+			t.Fatalf("log verify %v of the insider's store: exit %d\n%s%s", args, code, out.String(), errOut.String())
 		}
 	}
 	var out, errOut strings.Builder
 	if code := run([]string{"witness", "--api", cf.base, "--key", key.VerifierKey, "--token", tok, "--dir", t.TempDir(), "--once"}, env(nil), &out, &errOut); code == 0 {
 		t.Fatalf("a witness accepted the re-signed history:\n%s%s", out.String(), errOut.String())
 	}
+}
+
+// otherAcceptKey writes an acceptance key that is not the tests' (random)
+// and returns its file.
+func otherAcceptKey(t *testing.T) string {
+	t.Helper()
+	k := make([]byte, audit.AcceptKeySize)
+	_, _ = rand.Read(k)
+	file := filepath.Join(t.TempDir(), "accept-key")
+	if err := os.WriteFile(file, []byte(base64.StdEncoding.EncodeToString(k)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // keyVerifies reports whether the pinned keys verify a signature by k.

@@ -225,8 +225,9 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 }
 
 // writesEvents reports whether this command writes events (and so tags
-// them at their acceptance): every one but log verify, which only reads.
-func (m *Main) writesEvents() bool { return m.Command != "log" }
+// them at their acceptance): every one but log verify and stream, which
+// only read (a stream's records are its own documents, not events).
+func (m *Main) writesEvents() bool { return m.Command != "log" && m.Command != "stream" }
 
 // esStoreConfig is the Elasticsearch store's section of the configuration
 // (validated by the binder's choices and ranges).
