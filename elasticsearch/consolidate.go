@@ -2,7 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,35 +33,15 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 		return 0, err
 	}
 	cutoff := audit.Cutoff(p.Plan, s.cfg.Now())
-	var after []any
+	body := map[string]any{
+		"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
+		"query": map[string]any{"bool": map[string]any{"filter": []any{
+			map[string]any{"term": map[string]any{"tenantId": tenantID}},
+			map[string]any{"range": map[string]any{"@timestamp": map[string]any{"gte": cutoff.UnixMilli(), "format": "epoch_millis"}}},
+		}}},
+	}
 	copied := 0
-	for {
-		body := map[string]any{
-			"size": 1000, "track_total_hits": false,
-			"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
-			"query": map[string]any{"bool": map[string]any{"filter": []any{
-				map[string]any{"term": map[string]any{"tenantId": tenantID}},
-				map[string]any{"range": map[string]any{"@timestamp": map[string]any{"gte": cutoff.UnixMilli(), "format": "epoch_millis"}}},
-			}}},
-		}
-		if after != nil {
-			body["search_after"] = after
-		}
-		var out struct {
-			Hits struct {
-				Hits []struct {
-					Source json.RawMessage `json:"_source"`
-					Sort   []any           `json:"sort"`
-				} `json:"hits"`
-			} `json:"hits"`
-		}
-		if err := s.c.DoJSON(ctx, http.MethodPost, src+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &out); err != nil {
-			return copied, err
-		}
-		hits := out.Hits.Hits
-		if len(hits) == 0 {
-			return copied, nil
-		}
+	err = s.searchPages(ctx, src+"/_search?ignore_unavailable=true&allow_no_indices=true", body, 1000, func(hits []pageHit) error {
 		events := make([]accepted, 0, len(hits))
 		for _, h := range hits {
 			// A copy keeps the tag of the event's acceptance: it is not
@@ -70,17 +49,15 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 			// laundered into an accepted one).
 			e, tag, err := decodeTagged(h.Source)
 			if err != nil {
-				return copied, err
+				return err
 			}
 			events = append(events, accepted{event: e, digest: audit.EventDigest(e), tag: tag})
 		}
 		n, err := s.copyEvents(ctx, tenantID, events)
 		copied += n
-		if err != nil {
-			return copied, err
-		}
-		after = hits[len(hits)-1].Sort
-	}
+		return err
+	})
+	return copied, err
 }
 
 // copyEvents writes those of events not already stored where the tenant's
@@ -94,9 +71,16 @@ func (s *Store) copyEvents(ctx context.Context, tenantID string, events []accept
 	if err != nil {
 		return 0, err
 	}
-	todo := events[:0]
+	return s.writeAbsent(ctx, events, func(id string) bool { _, ok := stored[id]; return ok })
+}
+
+// writeAbsent writes, with their tags, those of events that are not
+// present, and returns how many it created (one already there, answered
+// 409, is not counted); each one not written is named in the error.
+func (s *Store) writeAbsent(ctx context.Context, events []accepted, present func(id string) bool) (int, error) {
+	var todo []accepted
 	for _, e := range events {
-		if _, ok := stored[e.event.ID]; !ok {
+		if !present(e.event.ID) {
 			todo = append(todo, e)
 		}
 	}

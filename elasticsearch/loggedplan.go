@@ -2,7 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"sort"
 
@@ -69,30 +68,15 @@ func (s *Store) systemRecords(ctx context.Context, tenants []string) (map[string
 	seen := map[string]bool{}
 	for start := 0; start < len(tenants); start += 1000 {
 		part := tenants[start:min(start+1000, len(tenants))]
-		var after []any
-		for {
-			body := map[string]any{"size": 5000, "track_total_hits": false,
-				"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
-				"query": map[string]any{"bool": map[string]any{"filter": []any{
-					map[string]any{"terms": map[string]any{"tenantId": part}},
-					map[string]any{"term": map[string]any{"actor.id": audit.SystemActor.ID}},
-					map[string]any{"terms": map[string]any{"resource.type": []string{audit.ResourceTenantPlan, audit.ResourceLogRetention}}},
-				}}}}
-			if after != nil {
-				body["search_after"] = after
-			}
-			var res struct {
-				Hits struct {
-					Hits []struct {
-						Source json.RawMessage `json:"_source"`
-						Sort   []any           `json:"sort"`
-					} `json:"hits"`
-				} `json:"hits"`
-			}
-			if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_search?ignore_unavailable=true&allow_no_indices=true", body, &res); err != nil {
-				return nil, err
-			}
-			for _, h := range res.Hits.Hits {
+		body := map[string]any{
+			"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
+			"query": map[string]any{"bool": map[string]any{"filter": []any{
+				map[string]any{"terms": map[string]any{"tenantId": part}},
+				map[string]any{"term": map[string]any{"actor.id": audit.SystemActor.ID}},
+				map[string]any{"terms": map[string]any{"resource.type": []string{audit.ResourceTenantPlan, audit.ResourceLogRetention}}},
+			}}}}
+		err := s.searchPages(ctx, "/"+s.AllStreamsPattern()+"/_search?ignore_unavailable=true&allow_no_indices=true", body, 5000, func(hits []pageHit) error {
+			for _, h := range hits {
 				d, err := decodeStoredDoc(h.Source)
 				if err != nil {
 					continue // no event: nothing it says is taken
@@ -104,15 +88,15 @@ func (s *Store) systemRecords(ctx context.Context, tenants []string) (map[string
 					if l, err := s.LeafOf(ctx, e.TenantID, e.ID); err == nil {
 						r.leaf = &l
 					} else if audit.ErrorCode(err) != audit.ENOTFOUND {
-						return nil, err
+						return err
 					}
 					out[e.TenantID] = append(out[e.TenantID], r)
 				}
 			}
-			if len(res.Hits.Hits) < 5000 {
-				break
-			}
-			after = res.Hits.Hits[len(res.Hits.Hits)-1].Sort
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return out, nil

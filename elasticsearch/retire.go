@@ -2,7 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -91,32 +90,16 @@ func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*r
 	if r.plans, err = s.loggedPlans(ctx, tenants); err != nil {
 		return nil, err
 	}
-	var after []any
-	for {
-		body := map[string]any{"size": 2000, "track_total_hits": false, "sort": []any{"_doc"}}
-		if after != nil {
-			body["search_after"] = after
-		}
-		var res struct {
-			Hits struct {
-				Hits []struct {
-					ID     string          `json:"_id"`
-					Source json.RawMessage `json:"_source"`
-					Sort   []any           `json:"sort"`
-				} `json:"hits"`
-			} `json:"hits"`
-		}
-		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+idx+"/_search", body, &res); err != nil {
-			return nil, err
-		}
-		for _, h := range res.Hits.Hits {
+	err = s.searchPages(ctx, "/"+idx+"/_search", map[string]any{"sort": []any{"_doc"}}, 2000, func(hits []pageHit) error {
+		for _, h := range hits {
 			r.take(s, h.ID, h.Source, now)
 		}
-		if len(res.Hits.Hits) < 2000 {
-			return r, nil
-		}
-		after = res.Hits.Hits[len(res.Hits.Hits)-1].Sort
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return r, nil
 }
 
 // take classifies one stored document of the index.
@@ -218,25 +201,11 @@ func (s *Store) rescue(ctx context.Context, tenant, idx string, events []accepte
 	if err != nil {
 		return 0, err
 	}
-	var todo []accepted
-	for _, e := range events {
-		if !elsewhere[e.event.ID] {
-			todo = append(todo, e)
-		}
-	}
-	if len(todo) == 0 {
-		return 0, nil
-	}
-	res, err := s.writeAccepted(ctx, todo)
+	n, err := s.writeAbsent(ctx, events, func(id string) bool { return elsewhere[id] })
 	if err != nil {
-		return 0, err
+		return n, fmt.Errorf("copying out of %s before it goes: %w", idx, err)
 	}
-	for i, r := range res {
-		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
-			return i, fmt.Errorf("copying %s out of %s before it goes: %s %s", todo[i].event.ID, idx, r.Status, r.Reason)
-		}
-	}
-	return len(todo), nil
+	return n, nil
 }
 
 // deletion is what deleting idx deletes of the tenant: its expired

@@ -2,8 +2,6 @@ package elasticsearch
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -26,36 +24,9 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 	if err != nil {
 		return nil, err
 	}
-	var after []json.RawMessage
-	for {
-		body := map[string]any{"size": s.cfg.ScanPageSize, "track_total_hits": false,
-			"query": map[string]any{"term": map[string]any{"tenantId": tenantID}},
-			"sort":  []any{map[string]any{"id": "asc"}, map[string]any{"@timestamp": "asc"}}}
-		if after != nil {
-			body["search_after"] = after
-		}
-		var page struct {
-			Hits struct {
-				Hits []struct {
-					ID     string            `json:"_id"`
-					Source json.RawMessage   `json:"_source"`
-					Sort   []json.RawMessage `json:"sort"`
-				} `json:"hits"`
-			} `json:"hits"`
-		}
-		err := s.c.DoJSON(ctx, http.MethodPost, path, body, &page)
-		switch {
-		case audit.ErrorCode(err) == audit.ENOTFOUND:
-			return nil, nil // the tenant has no stream yet
-		case err != nil:
-			return nil, err
-		}
-		hits := page.Hits.Hits
-		if len(hits) == 0 {
-			// The statistics are aggregations over the documents, kept
-			// nowhere else: there is no count to disagree.
-			return nil, nil
-		}
+	body := map[string]any{"query": map[string]any{"term": map[string]any{"tenantId": tenantID}},
+		"sort": []any{map[string]any{"id": "asc"}, map[string]any{"@timestamp": "asc"}}}
+	err = s.searchPages(ctx, path, body, s.cfg.ScanPageSize, func(hits []pageHit) error {
 		rows := make([]audit.StoredRow, len(hits))
 		for i, h := range hits {
 			// In a plan's shared stream a document is filed as
@@ -67,11 +38,14 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 				rows[i].Misindexed = d.misindexed(&rows[i].Event)
 			}
 		}
-		if err := fn(rows); err != nil {
-			return nil, err
-		}
-		after = hits[len(hits)-1].Sort
+		return fn(rows)
+	})
+	if audit.ErrorCode(err) == audit.ENOTFOUND {
+		return nil, nil // the tenant has no stream yet
 	}
+	// The statistics are aggregations over the documents, kept nowhere
+	// else: there is no count to disagree.
+	return nil, err
 }
 
 // decodeStoredDoc decodes a document strictly: no member the document

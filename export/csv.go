@@ -75,13 +75,7 @@ func (c *CSVWriter) Write(e *audit.Event) error {
 	}
 	r = append(r, ',')
 	r = appendCell(r, c.diffJSON(e))
-	r = append(r, '\r', '\n')
-	c.row = r
-	if _, err := c.w.Write(r); err != nil {
-		return err
-	}
-	c.rows++
-	return nil
+	return c.finishRow(r)
 }
 
 // WriteUnreadable writes the row of an unreadable stored event: its id,
@@ -95,6 +89,11 @@ func (c *CSVWriter) WriteUnreadable(u audit.UnreadableEvent) error {
 			r = appendCell(r, "unreadable stored event: "+u.Reason)
 		}
 	}
+	return c.finishRow(r)
+}
+
+// finishRow ends the row r, keeps its buffer for the next and writes it.
+func (c *CSVWriter) finishRow(r []byte) error {
 	r = append(r, '\r', '\n')
 	c.row = r
 	if _, err := c.w.Write(r); err != nil {

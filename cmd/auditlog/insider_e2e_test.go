@@ -200,22 +200,10 @@ func esKeyValues(t *testing.T, vars map[string]string) [][]byte {
 func esRewriteHistory(t *testing.T, vars map[string]string) {
 	t.Helper()
 	es, prefix := vars["AUDITLOG_ES_URL"], vars["AUDITLOG_ES_INDEX_PREFIX"]
-	type hit struct {
-		Index  string         `json:"_index"`
-		ID     string         `json:"_id"`
-		Route  string         `json:"_routing"`
-		SeqNo  int64          `json:"_seq_no"`
-		Term   int64          `json:"_primary_term"`
-		Source map[string]any `json:"_source"`
-	}
-	var found struct {
-		Hits struct{ Hits []hit } `json:"hits"`
-	}
-	esDo(t, "POST", es+"/"+prefix+"-events-*/_search", `{"size":10000,"seq_no_primary_term":true,"query":{"match_all":{}}}`, &found)
-	h := found.Hits.Hits[0]
+	found := esSearchDocs(t, es, prefix, `{"size":10000,"query":{"match_all":{}}}`)
+	h := found[0]
 	h.Source["actor"].(map[string]any)["email"] = "nobody@x.example"
-	b, _ := json.Marshal(h.Source)
-	esDo(t, "PUT", fmt.Sprintf("%s/%s/_doc/%s?refresh=true&if_seq_no=%d&if_primary_term=%d&routing=%s", es, h.Index, h.ID, h.SeqNo, h.Term, h.Route), string(b), nil)
+	esRewrite(t, es, h)
 	esDo(t, "DELETE", es+"/"+prefix+"-tlog", "", nil)
 	type ref struct {
 		Tenant string `json:"t"`
@@ -225,7 +213,7 @@ func esRewriteHistory(t *testing.T, vars map[string]string) {
 		Route  string `json:"r,omitempty"`
 	}
 	var refs []ref
-	for _, h := range found.Hits.Hits {
+	for _, h := range found {
 		refs = append(refs, ref{Tenant: h.Source["tenantId"].(string), ID: h.Source["id"].(string), DocID: h.ID, Index: h.Index, Route: h.Route})
 	}
 	ticket, _ := json.Marshal(map[string]any{"kind": "ticket", "at": time.Now().UnixMilli(), "n": len(refs), "refs": refs})

@@ -105,21 +105,32 @@ func checkStream(a *verifyArgs, ec ExportConfig, stream string, stdout io.Writer
 // one kept (checkCarried), prints what rolled back, and fails when
 // anything did not verify.
 func (a *verifyArgs) finishCheck(ctx context.Context, logKeys audit.LogKeys, problems int, latest *audit.Checkpoint, signed []byte, stdout io.Writer) error {
-	if latest != nil {
-		rolled, err := a.checkCarried(ctx, logKeys, carried{cp: *latest, signed: signed})
-		if err != nil {
-			return err
-		}
-		for _, p := range rolled {
-			fmt.Fprintln(stdout, p)
-		}
-		problems += len(rolled)
+	rolled, err := a.printRolledBack(ctx, logKeys, latest, signed, stdout)
+	if err != nil {
+		return err
 	}
-	if problems > 0 {
+	if problems += rolled; problems > 0 {
 		return fmt.Errorf("check failed: %s", plural(problems, "problem"))
 	}
 	fmt.Fprintln(stdout, "ok")
 	return nil
+}
+
+// printRolledBack checks the latest checkpoint carried, if any, against
+// the one kept (checkCarried) and prints each finding; it returns how
+// many there were.
+func (a *verifyArgs) printRolledBack(ctx context.Context, logKeys audit.LogKeys, latest *audit.Checkpoint, signed []byte, stdout io.Writer) (int, error) {
+	if latest == nil {
+		return 0, nil
+	}
+	rolled, err := a.checkCarried(ctx, logKeys, carried{cp: *latest, signed: signed})
+	if err != nil {
+		return 0, err
+	}
+	for _, p := range rolled {
+		fmt.Fprintln(stdout, p)
+	}
+	return len(rolled), nil
 }
 
 // checkCapture checks a webhook capture (webhook.CheckCapture): the log's

@@ -185,31 +185,53 @@ func malformOneRow(t *testing.T, storeVars map[string]string) string {
 func esEditOneDoc(t *testing.T, storeVars map[string]string, edit func(map[string]any)) string {
 	t.Helper()
 	es := storeVars["AUDITLOG_ES_URL"]
-	var found struct {
-		Hits struct {
-			Hits []struct {
-				Index  string         `json:"_index"`
-				ID     string         `json:"_id"`
-				Route  string         `json:"_routing"`
-				SeqNo  int64          `json:"_seq_no"`
-				Term   int64          `json:"_primary_term"`
-				Source map[string]any `json:"_source"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
-	q := `{"size":1,"seq_no_primary_term":true,"query":{"term":{"tenantId":"` + demoTenant + `"}},"sort":[{"id":"asc"}]}`
-	esDo(t, "POST", es+"/"+storeVars["AUDITLOG_ES_INDEX_PREFIX"]+"-events-*/_search", q, &found)
-	if len(found.Hits.Hits) != 1 {
+	q := `{"size":1,"query":{"term":{"tenantId":"` + demoTenant + `"}},"sort":[{"id":"asc"}]}`
+	found := esSearchDocs(t, es, storeVars["AUDITLOG_ES_INDEX_PREFIX"], q)
+	if len(found) != 1 {
 		t.Fatalf("no event of %s in %s", demoTenant, es)
 	}
-	h := found.Hits.Hits[0]
+	h := found[0]
 	edit(h.Source)
-	b, _ := json.Marshal(h.Source)
-	// A data stream takes no write of an existing document; its backing
-	// index does, conditional on the document's sequence number, with its
-	// routing (a plan's shared stream routes by tenant).
-	esDo(t, "PUT", fmt.Sprintf("%s/%s/_doc/%s?refresh=true&if_seq_no=%d&if_primary_term=%d&routing=%s", es, h.Index, h.ID, h.SeqNo, h.Term, h.Route), string(b), nil)
+	esRewrite(t, es, h)
 	return strings.TrimPrefix(h.ID, demoTenant+":") // a shared stream files it as tenant:id
+}
+
+// esDoc is a stored document as the cluster holds it, with what a
+// conditional write of it back needs.
+type esDoc struct {
+	Index  string         `json:"_index"`
+	ID     string         `json:"_id"`
+	Route  string         `json:"_routing"`
+	SeqNo  int64          `json:"_seq_no"`
+	Term   int64          `json:"_primary_term"`
+	Source map[string]any `json:"_source"`
+}
+
+// esSearchDocs runs query (a search body) over the event streams of
+// prefix, with each hit's sequence number.
+func esSearchDocs(t *testing.T, es, prefix, query string) []esDoc {
+	t.Helper()
+	var body map[string]any
+	if err := json.Unmarshal([]byte(query), &body); err != nil {
+		t.Fatal(err)
+	}
+	body["seq_no_primary_term"] = true
+	b, _ := json.Marshal(body)
+	var found struct {
+		Hits struct{ Hits []esDoc } `json:"hits"`
+	}
+	esDo(t, "POST", es+"/"+prefix+"-events-*/_search", string(b), &found)
+	return found.Hits.Hits
+}
+
+// esRewrite writes d's source back in place, behind the service: a data
+// stream takes no write of an existing document; its backing index does,
+// conditional on the document's sequence number, with its routing (a
+// plan's shared stream routes by tenant).
+func esRewrite(t *testing.T, es string, d esDoc) {
+	t.Helper()
+	b, _ := json.Marshal(d.Source)
+	esDo(t, "PUT", fmt.Sprintf("%s/%s/_doc/%s?refresh=true&if_seq_no=%d&if_primary_term=%d&routing=%s", es, d.Index, d.ID, d.SeqNo, d.Term, d.Route), string(b), nil)
 }
 
 // openStoreFile opens the SQLite store of serve's data directory behind

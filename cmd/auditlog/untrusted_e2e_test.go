@@ -121,23 +121,11 @@ func (in *insider) es() (string, string) {
 	return in.vars["AUDITLOG_ES_URL"], in.vars["AUDITLOG_ES_INDEX_PREFIX"]
 }
 
-// esDoc is one of the demo tenant's documents as the cluster holds it.
-type esDoc struct {
-	Index  string         `json:"_index"`
-	ID     string         `json:"_id"`
-	Route  string         `json:"_routing"`
-	SeqNo  int64          `json:"_seq_no"`
-	Term   int64          `json:"_primary_term"`
-	Source map[string]any `json:"_source"`
-}
-
-// rewriteDoc writes d's source back in place (a backing index takes only
-// a conditional write).
+// rewriteDoc writes d's source back in place.
 func (in *insider) rewriteDoc(d esDoc) {
 	in.t.Helper()
 	url, _ := in.es()
-	b, _ := json.Marshal(d.Source)
-	esDo(in.t, "PUT", fmt.Sprintf("%s/%s/_doc/%s?refresh=true&routing=%s&if_seq_no=%d&if_primary_term=%d", url, d.Index, d.ID, d.Route, d.SeqNo, d.Term), string(b), nil)
+	esRewrite(in.t, url, d)
 }
 
 // esDocs reads the demo tenant's documents.
@@ -145,11 +133,7 @@ func (in *insider) esDocs() []esDoc {
 	in.t.Helper()
 	url, prefix := in.es()
 	esDo(in.t, "POST", url+"/"+prefix+"-events-*/_refresh", "", nil)
-	var found struct {
-		Hits struct{ Hits []esDoc } `json:"hits"`
-	}
-	esDo(in.t, "POST", url+"/"+prefix+"-events-*/_search", `{"size":10000,"seq_no_primary_term":true,"query":{"term":{"tenantId":"`+demoTenant+`"}}}`, &found)
-	return found.Hits.Hits
+	return esSearchDocs(in.t, url, prefix, `{"size":10000,"query":{"term":{"tenantId":"`+demoTenant+`"}}}`)
 }
 
 // streamOf is the data stream of a backing index (.ds-<stream>-<date>-<n>).

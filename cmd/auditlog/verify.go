@@ -113,18 +113,11 @@ func runVerify(args []string, getenv func(string) string, stdout, stderr io.Writ
 	if rep.Last != nil {
 		fmt.Fprintf(stdout, "checkpoint: %s\n", rep.Last)
 	}
-	problems := rep.Problems
-	if rep.LastLog != nil {
-		rolled, err := a.checkCarried(ctx, a.opts.LogKey, carried{cp: *rep.LastLog, signed: rep.LastLogSigned})
-		if err != nil {
-			return err
-		}
-		for _, p := range rolled {
-			fmt.Fprintln(stdout, p)
-		}
-		problems += len(rolled)
+	rolled, err := a.printRolledBack(ctx, a.opts.LogKey, rep.LastLog, rep.LastLogSigned, stdout)
+	if err != nil {
+		return err
 	}
-	if problems > 0 {
+	if problems := rep.Problems + rolled; problems > 0 {
 		return fmt.Errorf("verification failed: %s", plural(problems, "problem"))
 	}
 	return nil
