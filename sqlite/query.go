@@ -162,30 +162,10 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			hint = sortHint(q, res.Total)
 		}
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT body, id, `+col+` FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
-		append(pageArgs, size, from)...)
+	page, cut, err := s.readPage(ctx, q, `SELECT body, id, `+col+` FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
+		append(pageArgs, size, from))
 	if err != nil {
-		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
-	}
-	defer rows.Close()
-	var budget audit.PageBudget
-	var page []pageRow
-	cut := false
-	for rows.Next() {
-		var body []byte
-		var id string
-		var key any
-		if err := rows.Scan(&body, &id, &key); err != nil {
-			return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
-		}
-		if !budget.Fits(len(body)) {
-			cut = true // the page is full by size: more follow
-			break
-		}
-		page = append(page, readRow(id, q.Filter.TenantID, body, positionOfColumn(q.Sort, id, key)))
-	}
-	if err := rows.Err(); err != nil {
-		return audit.Result{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+		return audit.Result{}, err
 	}
 	if q.After != nil || q.NoTotal {
 		res.HasMore = len(page) > q.PageSize
@@ -208,6 +188,33 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		res.Next = &p
 	}
 	return res, nil
+}
+
+// readPage reads the rows of a page query (body, id, sort key), until
+// the page's byte budget is spent (cut: more follow).
+func (s *Store) readPage(ctx context.Context, q audit.Query, query string, args []any) (page []pageRow, cut bool, err error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+	}
+	defer rows.Close()
+	var budget audit.PageBudget
+	for rows.Next() {
+		var body []byte
+		var id string
+		var key any
+		if err := rows.Scan(&body, &id, &key); err != nil {
+			return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+		}
+		if !budget.Fits(len(body)) {
+			return page, true, nil // the page is full by size: more follow
+		}
+		page = append(page, readRow(id, q.Filter.TenantID, body, positionOfColumn(q.Sort, id, key)))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
+	}
+	return page, false, nil
 }
 
 // pageRow is one row of a page: its event, or why it is none (bad), and
