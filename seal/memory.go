@@ -33,9 +33,14 @@ func (m Memory) file(origin string) string {
 	return filepath.Join(m.Dir, url.PathEscape(origin))
 }
 
-// Kept returns the checkpoint kept for origin (ok false for none).
-// Errors: a kept file that is no checkpoint of origin.
-func (m Memory) Kept(origin string) (audit.Checkpoint, bool, error) {
+// Kept returns the checkpoint kept for origin (ok false for none), when
+// one of keys signed it. A checkpoint of origin signed by no pinned key
+// is another log under the same name (a deployment started afresh, with
+// its own key): it is not this log's, and ok is false, as for none; the
+// next Keep replaces it. An insider cannot use that to start a tenant's
+// memory over: it takes a log key the tenant pins. Errors: a kept file
+// that is no checkpoint of origin.
+func (m Memory) Kept(origin string, keys audit.LogKeys) (audit.Checkpoint, bool, error) {
 	if m.Dir == "" {
 		return audit.Checkpoint{}, false, nil
 	}
@@ -51,16 +56,19 @@ func (m Memory) Kept(origin string) (audit.Checkpoint, bool, error) {
 	if err != nil || cp.Origin != origin {
 		return audit.Checkpoint{}, false, fmt.Errorf("%s: not a checkpoint of %s: %v", m.file(origin), origin, err)
 	}
+	if _, err := keys.LogOnly().Open(b); err != nil {
+		return audit.Checkpoint{}, false, nil // another log of the same name
+	}
 	return cp, true, nil
 }
 
-// Keep records signed, the verified checkpoint cp, when it is larger than
-// the one kept (written whole or not at all, mode 0600).
-func (m Memory) Keep(cp audit.Checkpoint, signed []byte) error {
+// Keep records signed, the checkpoint cp verified under keys, when it is
+// larger than the one kept (written whole or not at all, mode 0600).
+func (m Memory) Keep(cp audit.Checkpoint, signed []byte, keys audit.LogKeys) error {
 	if m.Dir == "" {
 		return nil
 	}
-	if kept, ok, err := m.Kept(cp.Origin); err != nil || ok && kept.Size >= cp.Size {
+	if kept, ok, err := m.Kept(cp.Origin, keys); err != nil || ok && kept.Size >= cp.Size {
 		return err
 	}
 	if err := os.MkdirAll(m.Dir, 0o700); err != nil {

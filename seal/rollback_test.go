@@ -85,17 +85,29 @@ func TestAVerifierThatKeptACheckpointRefusesARollback(t *testing.T) {
 			}
 		})
 	}
+	// One log, signed at 10 and at 20 leaves.
+	m, keys := newMemLog(t)
+	signedAt := func(m *memLog, keys audit.LogKeys, n int) (audit.Checkpoint, []byte) {
+		for _, e := range evs[len(m.leaves):n] {
+			m.add(e, true)
+		}
+		m.sign(t)
+		cp, err := keys.Open(m.signed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cp, m.signed
+	}
+	small, smallSigned := signedAt(m, keys, 10)
+	large, largeSigned := signedAt(m, keys, 20)
 	mem := seal.Memory{Dir: t.TempDir()}
-	small, large := kept(10), kept(20)
-	mLarge, _ := build(20, nil)
-	if err := mem.Keep(large, mLarge.signed); err != nil {
+	if err := mem.Keep(large, largeSigned, keys); err != nil {
 		t.Fatal(err)
 	}
-	mSmall, _ := build(10, nil)
-	if err := mem.Keep(small, mSmall.signed); err != nil {
+	if err := mem.Keep(small, smallSigned, keys); err != nil {
 		t.Fatal(err)
 	}
-	got, ok, err := mem.Kept(large.Origin)
+	got, ok, err := mem.Kept(large.Origin, keys)
 	if err != nil || !ok || got != large {
 		t.Fatalf("kept %+v %v %v, want the larger checkpoint", got, ok, err)
 	}
@@ -103,7 +115,24 @@ func TestAVerifierThatKeptACheckpointRefusesARollback(t *testing.T) {
 	if st, _ := entries[0].Info(); len(entries) != 1 || st.Mode().Perm() != 0o600 {
 		t.Fatalf("memory files %v", entries)
 	}
-	if _, ok, _ := (seal.Memory{}).Kept(large.Origin); ok {
+	// Another log of the same origin under another key (a deployment
+	// started afresh): what is kept is not its, and it replaces it, even
+	// smaller; the first log's keys then find nothing of theirs.
+	other, otherKeys := newMemLog(t)
+	fresh, freshSigned := signedAt(other, otherKeys, 5)
+	if _, ok, err := mem.Kept(fresh.Origin, otherKeys); ok || err != nil {
+		t.Fatalf("another log's keys find the first log's checkpoint: %v %v", ok, err)
+	}
+	if err := mem.Keep(fresh, freshSigned, otherKeys); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok, _ := mem.Kept(fresh.Origin, otherKeys); !ok || got != fresh {
+		t.Fatalf("kept %+v %v, want the other log's checkpoint", got, ok)
+	}
+	if _, ok, _ := mem.Kept(large.Origin, keys); ok {
+		t.Fatal("the first log's keys find the other log's checkpoint")
+	}
+	if _, ok, _ := (seal.Memory{}).Kept(large.Origin, keys); ok {
 		t.Fatal("the zero memory kept something")
 	}
 }

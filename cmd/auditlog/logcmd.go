@@ -100,7 +100,7 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	}
 	mem := a.memory()
 	origin := audit.LogOrigin(keys.Name(), a.tenant)
-	kept, ok, err := mem.Kept(origin)
+	kept, ok, err := mem.Kept(origin, keys)
 	if err != nil {
 		return fmt.Errorf("--state: %w", err)
 	}
@@ -120,7 +120,7 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 	ws, _ := parseWitnessFlag(a.witnesses) // checked by check
 	rep.Findings = append(rep.Findings, witnessesAhead(ctx, ws, rep)...)
 	if len(rep.Findings) == 0 {
-		if err := mem.Keep(rep.Checkpoint, rep.Signed); err != nil {
+		if err := mem.Keep(rep.Checkpoint, rep.Signed, keys); err != nil {
 			return fmt.Errorf("--state: keeping the checkpoint verified: %w", err)
 		}
 	}

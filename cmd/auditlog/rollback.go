@@ -38,7 +38,7 @@ func (a *verifyArgs) checkCarried(ctx context.Context, keys audit.LogKeys, c car
 	if a.state != "" && a.state != "none" {
 		mem.Dir = a.state
 	}
-	kept, ok, err := mem.Kept(c.cp.Origin)
+	kept, ok, err := mem.Kept(c.cp.Origin, keys)
 	if err != nil {
 		return nil, fmt.Errorf("--state: %w", err)
 	}
@@ -77,7 +77,7 @@ func (a *verifyArgs) checkCarried(ctx context.Context, keys audit.LogKeys, c car
 	if largest.signed == nil {
 		largest = c
 	}
-	return nil, mem.Keep(largest.cp, largest.signed)
+	return nil, mem.Keep(largest.cp, largest.signed, keys)
 }
 
 // joined says how a and b are not one history ("" when they are, or
