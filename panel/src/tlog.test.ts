@@ -137,12 +137,17 @@ describe("the browser's memory of the log", () => {
     const items = new Map<string, string>();
     const store = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v) };
     const honest = async (from: number, to: number) => (await subproof(from, d.slice(0, to), true)).map(b64);
-    expect(await rollback(store, await cp(5), honest)).toBeNull();
-    expect(await rollback(store, await cp(9), honest)).toBeNull();
-    expect(JSON.parse(items.get("auditlog.verified:auditlog.test/tenants/t")!).size).toBe(9);
-    expect(await rollback(store, await cp(7), honest)).toBeNull(); // an earlier state, proven: no rollback
-    expect(await rollback(store, await cp(7), async () => null)).toMatch(/rollback/); // the service cannot prove it
-    expect(await rollback(store, { ...(await cp(9)), root: b64(await mth(d.slice(0, 8))) }, honest)).toMatch(/fork/);
-    expect(JSON.parse(items.get("auditlog.verified:auditlog.test/tenants/t")!).size).toBe(9);
+    const K = "auditlog.test+01234567+key";
+    expect(await rollback(store, await cp(5), K, honest)).toBeNull();
+    expect(await rollback(store, await cp(9), K, honest)).toBeNull();
+    expect(JSON.parse(items.get(`auditlog.verified:auditlog.test/tenants/t:${K}`)!).size).toBe(9);
+    expect(await rollback(store, await cp(7), K, honest)).toBeNull(); // an earlier state, proven: no rollback
+    expect(await rollback(store, await cp(7), K, async () => null)).toMatch(/rollback/); // the service cannot prove it
+    expect(await rollback(store, { ...(await cp(9)), root: b64(await mth(d.slice(0, 8))) }, K, honest)).toMatch(/fork/);
+    expect(JSON.parse(items.get(`auditlog.verified:auditlog.test/tenants/t:${K}`)!).size).toBe(9);
+    // Another log of the same origin under another key (started afresh):
+    // its own entry, no rollback of the first.
+    expect(await rollback(store, await cp(3), "other+00000000+key", async () => null)).toBeNull();
+    expect(JSON.parse(items.get(`auditlog.verified:auditlog.test/tenants/t:${K}`)!).size).toBe(9);
   });
 });

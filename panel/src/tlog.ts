@@ -243,18 +243,24 @@ export type Kept = { size: number; root: string };
  * the panel, a map in tests. */
 export type Store = { getItem(k: string): string | null; setItem(k: string, v: string): void };
 
-const keptKey = (origin: string) => `auditlog.verified:${origin}`;
+/** keptKey names a log's entry: its origin and the key its checkpoints
+ * verified under. Another log of the same origin under another key (a
+ * deployment started afresh) is another entry, never a rollback of this
+ * one; an insider cannot use that, the key is the service's
+ * configuration. */
+const keptKey = (origin: string, key: string) => `auditlog.verified:${origin}:${key}`;
 
 /** rollback checks a verified checkpoint (origin, size, root in base64)
- * against the largest one this browser verified of that log before, and
+ * against the largest one this browser verified of that log (under the
+ * verifier key key) before, and
  * keeps the larger (issue 53): a smaller tree, another tree of the same
  * size, or a tree not joined to the kept one by the service's
  * consistency proof (prove(from, to): its base64 hashes, null when the
  * service gives none) is a rollback, and the reason is returned; null
  * when the log only moved on. */
-export async function rollback(store: Store, cp: { origin: string; size: number; root: string },
+export async function rollback(store: Store, cp: { origin: string; size: number; root: string }, key: string,
   prove: (from: number, to: number) => Promise<string[] | null>): Promise<string | null> {
-  const raw = store.getItem(keptKey(cp.origin));
+  const raw = store.getItem(keptKey(cp.origin, key));
   const kept = raw ? (JSON.parse(raw) as Kept) : null;
   if (kept && kept.size === cp.size && kept.root !== cp.root) return `another tree of the ${cp.size} events this browser verified before (a fork)`;
   if (kept && kept.size !== cp.size) {
@@ -266,6 +272,6 @@ export async function rollback(store: Store, cp: { origin: string; size: number;
         : `the log of ${cp.size} events does not extend the ${kept.size} this browser verified before`;
     }
   }
-  if (!kept || cp.size > kept.size) store.setItem(keptKey(cp.origin), JSON.stringify({ size: cp.size, root: cp.root }));
+  if (!kept || cp.size > kept.size) store.setItem(keptKey(cp.origin, key), JSON.stringify({ size: cp.size, root: cp.root }));
   return null;
 }

@@ -35,7 +35,7 @@ async function check(id: string) {
   if (checked.ok && checked.signature !== "invalid") {
     // The largest checkpoint this browser verified of the log is kept
     // (localStorage): a smaller or unjoined tree is a rollback (issue 53).
-    const back = await rollback(localStorage, checkpointParts(p.checkpoint), consistency);
+    const back = await rollback(localStorage, checkpointParts(p.checkpoint), key.verifierKey, consistency);
     if (back) return { ...checked, ok: false, rollback: true, time: p.checkpointTime, pending, cosigners: [] as string[], why: back };
   }
   if (!checked.ok || pending || witnesses.length === 0) return { ...checked, time: p.checkpointTime, pending, cosigners: [] as string[] };
