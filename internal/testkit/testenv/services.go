@@ -72,7 +72,7 @@ func WaitCount(t testing.TB, c *elasticsearch.Client, pattern string, want int, 
 // point in time and search_after; it fails on a repeated id.
 func Scan(t testing.TB, c *elasticsearch.Client, pattern string) map[string]audit.Event {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var pit struct {
 		ID string `json:"id"`
