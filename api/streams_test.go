@@ -36,7 +36,7 @@ func streamServer(t *testing.T, rules audit.StreamRules, trust *http.Transport) 
 	if trust != nil {
 		client.HTTP.Transport.(*http.Transport).TLSClientConfig = trust.TLSClientConfig.Clone()
 	}
-	streamer := &streaming.Streamer{Streams: s, Log: s, Events: s, BatchSize: 100, Now: time.Now,
+	streamer := &streaming.Streamer{Streams: s, Log: s, Events: s, BatchSize: 100, Now: time.Now, MaskKey: accepttest.MaskKey,
 		Dest: func(string) streaming.Destination { return client }}
 	srv := api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),

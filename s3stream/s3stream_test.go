@@ -58,7 +58,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	if err := store.PutStream(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 100, Now: now,
+	s := &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 100, Now: now, MaskKey: accepttest.MaskKey,
 		Dest: func(string) streaming.Destination { return dest }}
 	drain := func() {
 		for i := 0; i < 100; i++ {

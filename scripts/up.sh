@@ -40,6 +40,14 @@ if [ ! -f .secrets/accept-key ]; then
 	chmod 644 .secrets/accept-key
 	echo "[up] wrote a new acceptance key into .secrets/accept-key (back it up with the signing key)"
 fi
+# The key the streams' hashes of masked fields are keyed from, mounted
+# into stream (the process that delivers them with Elasticsearch).
+if [ ! -f .secrets/stream-mask-key ]; then
+	mkdir -p .secrets && chmod 700 .secrets
+	head -c 32 /dev/urandom | base64 >.secrets/stream-mask-key
+	chmod 644 .secrets/stream-mask-key
+	echo "[up] wrote a new streams' masking key into .secrets/stream-mask-key"
+fi
 AUDITLOG_VERSION=${AUDITLOG_VERSION:-$(git describe --always --dirty 2>/dev/null || echo dev)}
 export AUDITLOG_VERSION
 docker compose up -d --build "$@"

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/webhook"
@@ -139,7 +140,7 @@ func carriesOnlyItsTenant(t *testing.T, store streamStore, d *storetest.Dataset,
 		leaf[audit.NormalizeID(l.EventID)] = uint64(l.Index)
 	}
 	dest := &capture{}
-	s := &streaming.Streamer{Streams: unstored{store}, Log: store, Events: store, BatchSize: 1000, Now: time.Now,
+	s := &streaming.Streamer{Streams: unstored{store}, Log: store, Events: store, BatchSize: 1000, Now: time.Now, MaskKey: accepttest.MaskKey,
 		Dest: func(string) streaming.Destination { return dest }}
 	gen := newFilterGen(7, d.All)
 	delivered, tried := 0, 0

@@ -2,13 +2,8 @@ package streaming
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/ocsf"
 	"github.com/auditlog/auditlog/webhook"
 )
 
@@ -32,6 +27,10 @@ func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) 
 	if err != nil || len(leaves) == 0 {
 		return b, err
 	}
+	key, err := s.maskKey(st)
+	if err != nil {
+		return b, err
+	}
 	ids := make([]string, len(leaves))
 	for i, l := range leaves {
 		ids[i] = l.EventID
@@ -45,7 +44,7 @@ func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) 
 		if !ok {
 			continue
 		}
-		raw, err := encode(st, e, uint64(l.Index))
+		raw, err := encode(st, key, e, uint64(l.Index))
 		if err != nil {
 			return b, err
 		}
@@ -84,59 +83,4 @@ func (s *Streamer) events(ctx context.Context, st *audit.Stream, ids []string) (
 		}
 		q.After = res.Next
 	}
-}
-
-// encode is e, the leaf at index leaf of the tenant's log, in the
-// stream's format (the API's Event JSON, or OCSF), its personal fields
-// hashed or dropped as the stream's Mask says. A hash is keyed by the
-// stream's id: equal values match within a stream, and cannot be looked
-// up from a list of known e-mails without it.
-func encode(st *audit.Stream, e audit.Event, leaf uint64) (json.RawMessage, error) {
-	if st.Format == audit.FormatOCSF {
-		return ocsf.Encode(masked(st, e), leaf)
-	}
-	raw, err := e.AppendJSON(make([]byte, 0, 1024)) // as json.Marshal writes it, without its second pass
-	if err != nil || len(st.Mask) == 0 {
-		return raw, err
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		return nil, err
-	}
-	actor, _ := doc["actor"].(map[string]any)
-	for field, mode := range st.Mask {
-		key := field[len("actor."):]
-		v, ok := actor[key].(string)
-		switch {
-		case !ok:
-		case mode == audit.MaskDrop:
-			delete(actor, key)
-		case mode == audit.MaskHash:
-			actor[key] = hash(st, v)
-		}
-	}
-	return json.Marshal(doc)
-}
-
-// masked is e with its actor's fields hashed or emptied as the stream's
-// Mask says (an empty field is left out of OCSF).
-func masked(st *audit.Stream, e audit.Event) audit.Event {
-	fields := map[string]*string{"actor.email": &e.Actor.Email, "actor.ip": &e.Actor.IP, "actor.userAgent": &e.Actor.UserAgent, "actor.id": &e.Actor.ID}
-	for field, mode := range st.Mask {
-		p, ok := fields[field]
-		switch {
-		case !ok || *p == "":
-		case mode == audit.MaskDrop:
-			*p = ""
-		case mode == audit.MaskHash:
-			*p = hash(st, *p)
-		}
-	}
-	return e
-}
-
-func hash(st *audit.Stream, v string) string {
-	m := hmac.New(sha256.New, []byte(st.ID))
-	m.Write([]byte(v))
-	return audit.MaskedPrefix + hex.EncodeToString(m.Sum(nil))
 }

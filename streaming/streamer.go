@@ -31,6 +31,11 @@ type Streamer struct {
 	// audit.MaxEventIDs).
 	BatchSize int
 	Now       func() time.Time
+	// MaskKey is the deployment's secret the streams' hashes of masked
+	// fields are keyed from (at least audit.MinMaskKey bytes; each
+	// stream's key is derived from it and the stream's id, and is never
+	// sent). A stream that hashes a field is not delivered without it.
+	MaskKey []byte
 }
 
 // Step delivers the next batch of st, if its log has leaves past the

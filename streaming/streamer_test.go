@@ -84,7 +84,7 @@ func streamer(t *testing.T, store *sqlite.Store, st *audit.Stream, batch int, de
 	if err := store.PutStream(context.Background(), st); err != nil {
 		t.Fatal(err)
 	}
-	return &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: batch, Now: time.Now,
+	return &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: batch, Now: time.Now, MaskKey: accepttest.MaskKey,
 		Dest: func(kind string) streaming.Destination {
 			if kind == st.Destination.Kind {
 				return dest

@@ -95,7 +95,7 @@ func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig
 		}
 		dests[audit.StreamS3] = &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return b, nil }, Key: priv, Now: time.Now}
 	}
-	r.streamer = &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 500, Now: time.Now,
+	r.streamer = &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 500, Now: time.Now, MaskKey: []byte("the-benchmark-deployments-mask-k"),
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}
 	return r, nil
 }

@@ -46,7 +46,12 @@ func (b *binder) keys(c *Config) {
 		"file of the acceptance key (base64 of at least 32 random bytes: openssl rand -base64 32) that tags every event the service accepts; the sealer seals nothing else. Required with Elasticsearch, one file for serve, index and tenant (the embedded store generates <data-dir>/accept-key)")
 	b.str(&k.AcceptEarlier, "accept-earlier-keys", "AUDITLOG_ACCEPT_EARLIER_KEYS", "",
 		"files of the acceptance keys used before a rotation, comma-separated: the rows they tagged are still sealed")
-	b.str(&k.Mode, "mode", "AUDITLOG_MODE", "auto",
+	b.mode(c)
+}
+
+// mode binds AUDITLOG_MODE: how a key file others may read is taken.
+func (b *binder) mode(c *Config) {
+	b.str(&c.Keys.Mode, "mode", "AUDITLOG_MODE", "auto",
 		"production (a key file any user may read is refused) or development (it is warned about); auto: production with Elasticsearch, development with the embedded store")
 }
 

@@ -122,8 +122,15 @@ func TestComposeStack(t *testing.T) {
 			t.Errorf("%s's acceptance key %q is not the mounted .secrets/accept-key: %+v", name, envOf(s, "AUDITLOG_ACCEPT_KEY"), s.Secrets)
 		}
 	}
-	if up, _ := os.ReadFile("../../scripts/up.sh"); !strings.Contains(string(up), "-out .secrets/signing-key.pem") || !strings.Contains(string(up), ">.secrets/accept-key") {
-		t.Error("make up does not write .secrets/signing-key.pem and .secrets/accept-key")
+	// The streams' masking key, mounted into stream, which delivers them.
+	stream := svc("stream")
+	if k := envOf(stream, "AUDITLOG_STREAM_MASK_KEY"); len(stream.Secrets) != 1 || k != "/run/secrets/"+stream.Secrets[0].Source ||
+		p.Secrets[stream.Secrets[0].Source].File != filepath.Join(p.WorkingDir, ".secrets", "stream-mask-key") {
+		t.Errorf("stream's masking key %q is not the mounted .secrets/stream-mask-key: %+v", k, stream.Secrets)
+	}
+	if up, _ := os.ReadFile("../../scripts/up.sh"); !strings.Contains(string(up), "-out .secrets/signing-key.pem") || !strings.Contains(string(up), ">.secrets/accept-key") ||
+		!strings.Contains(string(up), ">.secrets/stream-mask-key") {
+		t.Error("make up does not write .secrets/signing-key.pem, .secrets/accept-key and .secrets/stream-mask-key")
 	}
 	if dir := envOf(serve, "AUDITLOG_DATA_DIR"); dir != "/data" || !mountedVolume(serve, dir) {
 		t.Errorf("serve's data directory %q is not its volume", dir)

@@ -482,7 +482,7 @@ func (c *Config) validate(needStore bool) error {
 		errs = append(errs, fmt.Sprintf("AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=%s: want at most a third of AUDITLOG_KAFKA_SESSION_TIMEOUT", k.HeartbeatInterval))
 	}
 	errs = append(errs, c.Sensitive.check()...)
-	errs = append(errs, c.Streams.check()...)
+	errs = append(errs, c.Streams.check(c.Store)...)
 	errs = append(errs, c.Keys.check(c, needStore)...)
 	if needStore {
 		errs = append(errs, c.Restore.check()...)

@@ -10,7 +10,7 @@ import (
 )
 
 // commands are the invocations whose settings docs/configuration.md lists.
-var commands = [][]string{{"serve"}, {"index"}, {"export-periodic"}, {"token"}, {"healthcheck"}, {"verify"}, {"log", "verify"}, {"witness"}, {"tenant", "list"}}
+var commands = [][]string{{"serve"}, {"index"}, {"export-periodic"}, {"token"}, {"healthcheck"}, {"verify"}, {"log", "verify"}, {"witness"}, {"tenant", "list"}, {"stream"}}
 
 // TestConfigurationReference (issue 44): docs/configuration.md lists, by
 // group, every AUDITLOG_* setting of every command, rendered from the

@@ -14,14 +14,15 @@ import (
 
 // TestAKeyFileOthersMayReadIsRefusedInProduction (issue 53): with
 // AUDITLOG_MODE=production, serve refuses a signing key file or an
-// acceptance key file that others than its owner may read, naming the
+// acceptance key file or a streams' masking key file that others than its owner may read, naming the
 // variable and the file; in development it starts and warns. The data
 // directory serve creates, and the key files it generates, are its
 // owner's alone.
 func TestAKeyFileOthersMayReadIsRefusedInProduction(t *testing.T) {
-	for _, variable := range []string{"AUDITLOG_PERIODIC_SIGNING_KEY", "AUDITLOG_ACCEPT_KEY"} {
+	for _, variable := range []string{"AUDITLOG_PERIODIC_SIGNING_KEY", "AUDITLOG_ACCEPT_KEY", "AUDITLOG_STREAM_MASK_KEY"} {
 		t.Run(variable, func(t *testing.T) {
-			loose := map[string]string{"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t), "AUDITLOG_ACCEPT_KEY": accepttest.File(t, t.TempDir(), "accept-key")}
+			loose := map[string]string{"AUDITLOG_PERIODIC_SIGNING_KEY": testKeyFile(t), "AUDITLOG_ACCEPT_KEY": accepttest.File(t, t.TempDir(), "accept-key"),
+				"AUDITLOG_STREAM_MASK_KEY": testStreamMaskKey(t)}
 			if err := os.Chmod(loose[variable], 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +55,7 @@ func TestAKeyFileOthersMayReadIsRefusedInProduction(t *testing.T) {
 		if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
 			t.Fatalf("the data directory: %v %v", st.Mode().Perm(), err)
 		}
-		for _, f := range []string{SigningKeyFile, AcceptKeyFile, MaskKeyFile, "audit.db"} {
+		for _, f := range []string{SigningKeyFile, AcceptKeyFile, MaskKeyFile, StreamMaskKeyFile, "audit.db"} {
 			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Mode().Perm() != 0o600 {
 				t.Fatalf("%s: %v %v", f, st.Mode().Perm(), err)
 			}

@@ -215,6 +215,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		c.Store = "elasticsearch"
 		b.elasticsearch(c)
 		b.streams(c, false)
+		b.mode(c)
 		c.Streams.Run = "on"
 		b.str(&c.Export.PublicURL, "public-url", "AUDITLOG_PUBLIC_URL", "", "base URL of the service (serve) as users reach it, for the links in e-mails")
 		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the e-mail outbox when no SMTP host is set")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -105,42 +106,44 @@ func TestConfigErrors(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		"unknown store":          {"serve", map[string]string{"AUDITLOG_STORE": "mongo"}, `AUDITLOG_STORE="mongo"`},
-		"es without url":         {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch"}, "AUDITLOG_ES_URL must be set"},
-		"es without key":         {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_PERIODIC_SIGNING_KEY must be set"},
-		"bad duration":           {"serve", map[string]string{"AUDITLOG_SHUTDOWN_TIMEOUT": "soon"}, "AUDITLOG_SHUTDOWN_TIMEOUT"},
-		"bad int":                {"serve", map[string]string{"AUDITLOG_KAFKA_PARTITIONS": "many"}, "AUDITLOG_KAFKA_PARTITIONS"},
-		"index needs brokers":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_KAFKA_BROKERS must be set"},
-		"index needs es":         {"index", map[string]string{"AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ES_URL must be set"},
-		"bad log format":         {"serve", map[string]string{"AUDITLOG_LOG_FORMAT": "xml"}, "AUDITLOG_LOG_FORMAT"},
-		"bad trusted proxy":      {"serve", map[string]string{"AUDITLOG_TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0.0/33"}, "AUDITLOG_TRUSTED_PROXIES"},
-		"negative seed":          {"serve", map[string]string{"AUDITLOG_SEED": "-5"}, "AUDITLOG_SEED=-5: want 0 to"},
-		"bad seed end":           {"serve", map[string]string{"AUDITLOG_SEED_END": "yesterday"}, "AUDITLOG_SEED_END=\"yesterday\""},
-		"negative rate":          {"serve", map[string]string{"AUDITLOG_RATE_LIMIT": "-1"}, "AUDITLOG_RATE_LIMIT=-1"},
-		"no export worker":       {"serve", map[string]string{"AUDITLOG_EXPORT_WORKERS": "0"}, "AUDITLOG_EXPORT_WORKERS=0: want 1 to 64"},
-		"negative expiry":        {"serve", map[string]string{"AUDITLOG_EXPORT_EXPIRY": "-1h"}, "AUDITLOG_EXPORT_EXPIRY=-1h0m0s"},
-		"unknown plan":           {"serve", map[string]string{"AUDITLOG_DEFAULT_PLAN": "gold"}, `AUDITLOG_DEFAULT_PLAN="gold": want starter, pro, enterprise`},
-		"bad starttls":           {"serve", map[string]string{"AUDITLOG_SMTP_STARTTLS": "maybe"}, `AUDITLOG_SMTP_STARTTLS="maybe"`},
-		"bad smtp port":          {"serve", map[string]string{"AUDITLOG_SMTP_PORT": "70000"}, "AUDITLOG_SMTP_PORT=70000"},
-		"instant alerts":         {"serve", map[string]string{"AUDITLOG_STREAM_ALERT_AFTER": "0s"}, "AUDITLOG_STREAM_ALERT_AFTER=0s: want 1s to 168h"},
-		"azure over http":        {"serve", map[string]string{"AUDITLOG_STREAM_AZURE_AUTHORITY": "http://login.example"}, `AUDITLOG_STREAM_AZURE_AUTHORITY="http://login.example": want an https:// URL`},
-		"index batch size":       {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_BATCH_SIZE": "0"}, "AUDITLOG_BATCH_SIZE=0"},
-		"short session":          {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_KAFKA_SESSION_TIMEOUT": "1s"}, "AUDITLOG_KAFKA_SESSION_TIMEOUT=1s: want 6s"},
-		"slow heartbeat":         {"serve", map[string]string{"AUDITLOG_KAFKA_HEARTBEAT_INTERVAL": "3s"}, "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=3s: want at most a third"},
-		"flag out of range":      {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=0s"},
-		"bad sensitive type":     {"serve", map[string]string{"AUDITLOG_SENSITIVE_TYPES": "ivr,User Role"}, `AUDITLOG_SENSITIVE_TYPES: "User Role"`},
-		"no secret fields":       {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_ACCEPT_KEY": "/k", "AUDITLOG_SECRET_FIELDS": " , "}, "AUDITLOG_SECRET_FIELDS must name"},
-		"es serve no accept key": {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_PERIODIC_SIGNING_KEY": "/k"}, "AUDITLOG_ACCEPT_KEY must be set"},
-		"index no accept key":    {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ACCEPT_KEY must be set"},
-		"bad mode":               {"serve", map[string]string{"AUDITLOG_MODE": "strict"}, `AUDITLOG_MODE="strict": want production, development or auto`},
-		"short mask key":         {"serve", map[string]string{"AUDITLOG_MASK_KEY": "short"}, "AUDITLOG_MASK_KEY: the masking key is 5 bytes: want at least 32"},
-		"guessable mask key":     {"serve", map[string]string{"AUDITLOG_MASK_KEY": strings.Repeat("ab", 20)}, "AUDITLOG_MASK_KEY: the masking key has only 2 distinct bytes"},
-		"bad frame ancestor":     {"serve", map[string]string{"AUDITLOG_PANEL_FRAME_ANCESTORS": "'self' app.example.com/path"}, `AUDITLOG_PANEL_FRAME_ANCESTORS: "app.example.com/path"`},
-		"none and another":       {"serve", map[string]string{"AUDITLOG_PANEL_FRAME_ANCESTORS": "'none' https://app.example.com"}, "'none' cannot be combined"},
-		"webhook no secret":      {"serve", map[string]string{"AUDITLOG_RESTORE_WEBHOOK_URL": "https://owner.example/restores"}, "AUDITLOG_RESTORE_SECRET must be set with AUDITLOG_RESTORE_WEBHOOK_URL"},
-		"bad webhook url":        {"serve", map[string]string{"AUDITLOG_RESTORE_WEBHOOK_URL": "ftp://owner", "AUDITLOG_RESTORE_SECRET": strings.Repeat("k", 32)}, `AUDITLOG_RESTORE_WEBHOOK_URL="ftp://owner"`},
-		"short restore key":      {"serve", map[string]string{"AUDITLOG_RESTORE_SECRET": "short"}, "AUDITLOG_RESTORE_SECRET is 5 bytes: want at least 32"},
-		"empty restore topic":    {"serve", map[string]string{"AUDITLOG_RESTORE_TOPIC": " "}, "AUDITLOG_RESTORE_TOPIC=\" \": a topic name must not be empty"},
+		"unknown store":           {"serve", map[string]string{"AUDITLOG_STORE": "mongo"}, `AUDITLOG_STORE="mongo"`},
+		"es without url":          {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch"}, "AUDITLOG_ES_URL must be set"},
+		"es without key":          {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_PERIODIC_SIGNING_KEY must be set"},
+		"bad duration":            {"serve", map[string]string{"AUDITLOG_SHUTDOWN_TIMEOUT": "soon"}, "AUDITLOG_SHUTDOWN_TIMEOUT"},
+		"bad int":                 {"serve", map[string]string{"AUDITLOG_KAFKA_PARTITIONS": "many"}, "AUDITLOG_KAFKA_PARTITIONS"},
+		"index needs brokers":     {"index", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_KAFKA_BROKERS must be set"},
+		"index needs es":          {"index", map[string]string{"AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ES_URL must be set"},
+		"bad log format":          {"serve", map[string]string{"AUDITLOG_LOG_FORMAT": "xml"}, "AUDITLOG_LOG_FORMAT"},
+		"bad trusted proxy":       {"serve", map[string]string{"AUDITLOG_TRUSTED_PROXIES": "10.0.0.0/8, 10.0.0.0/33"}, "AUDITLOG_TRUSTED_PROXIES"},
+		"negative seed":           {"serve", map[string]string{"AUDITLOG_SEED": "-5"}, "AUDITLOG_SEED=-5: want 0 to"},
+		"bad seed end":            {"serve", map[string]string{"AUDITLOG_SEED_END": "yesterday"}, "AUDITLOG_SEED_END=\"yesterday\""},
+		"negative rate":           {"serve", map[string]string{"AUDITLOG_RATE_LIMIT": "-1"}, "AUDITLOG_RATE_LIMIT=-1"},
+		"no export worker":        {"serve", map[string]string{"AUDITLOG_EXPORT_WORKERS": "0"}, "AUDITLOG_EXPORT_WORKERS=0: want 1 to 64"},
+		"negative expiry":         {"serve", map[string]string{"AUDITLOG_EXPORT_EXPIRY": "-1h"}, "AUDITLOG_EXPORT_EXPIRY=-1h0m0s"},
+		"unknown plan":            {"serve", map[string]string{"AUDITLOG_DEFAULT_PLAN": "gold"}, `AUDITLOG_DEFAULT_PLAN="gold": want starter, pro, enterprise`},
+		"bad starttls":            {"serve", map[string]string{"AUDITLOG_SMTP_STARTTLS": "maybe"}, `AUDITLOG_SMTP_STARTTLS="maybe"`},
+		"bad smtp port":           {"serve", map[string]string{"AUDITLOG_SMTP_PORT": "70000"}, "AUDITLOG_SMTP_PORT=70000"},
+		"instant alerts":          {"serve", map[string]string{"AUDITLOG_STREAM_ALERT_AFTER": "0s"}, "AUDITLOG_STREAM_ALERT_AFTER=0s: want 1s to 168h"},
+		"azure over http":         {"serve", map[string]string{"AUDITLOG_STREAM_AZURE_AUTHORITY": "http://login.example"}, `AUDITLOG_STREAM_AZURE_AUTHORITY="http://login.example": want an https:// URL`},
+		"index batch size":        {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_BATCH_SIZE": "0"}, "AUDITLOG_BATCH_SIZE=0"},
+		"short session":           {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_KAFKA_SESSION_TIMEOUT": "1s"}, "AUDITLOG_KAFKA_SESSION_TIMEOUT=1s: want 6s"},
+		"slow heartbeat":          {"serve", map[string]string{"AUDITLOG_KAFKA_HEARTBEAT_INTERVAL": "3s"}, "AUDITLOG_KAFKA_HEARTBEAT_INTERVAL=3s: want at most a third"},
+		"flag out of range":       {"serve", map[string]string{}, "AUDITLOG_EXPORT_LEASE=0s"},
+		"bad sensitive type":      {"serve", map[string]string{"AUDITLOG_SENSITIVE_TYPES": "ivr,User Role"}, `AUDITLOG_SENSITIVE_TYPES: "User Role"`},
+		"no secret fields":        {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_ACCEPT_KEY": "/k", "AUDITLOG_SECRET_FIELDS": " , "}, "AUDITLOG_SECRET_FIELDS must name"},
+		"es serve no accept key":  {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_PERIODIC_SIGNING_KEY": "/k"}, "AUDITLOG_ACCEPT_KEY must be set"},
+		"index no accept key":     {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ACCEPT_KEY must be set"},
+		"stream no mask key":      {"stream", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_STREAM_MASK_KEY must be set"},
+		"es serve streams no key": {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_ACCEPT_KEY": "/k", "AUDITLOG_STREAM_RUN": "on"}, "AUDITLOG_STREAM_MASK_KEY must be set"},
+		"bad mode":                {"serve", map[string]string{"AUDITLOG_MODE": "strict"}, `AUDITLOG_MODE="strict": want production, development or auto`},
+		"short mask key":          {"serve", map[string]string{"AUDITLOG_MASK_KEY": "short"}, "AUDITLOG_MASK_KEY: the masking key is 5 bytes: want at least 32"},
+		"guessable mask key":      {"serve", map[string]string{"AUDITLOG_MASK_KEY": strings.Repeat("ab", 20)}, "AUDITLOG_MASK_KEY: the masking key has only 2 distinct bytes"},
+		"bad frame ancestor":      {"serve", map[string]string{"AUDITLOG_PANEL_FRAME_ANCESTORS": "'self' app.example.com/path"}, `AUDITLOG_PANEL_FRAME_ANCESTORS: "app.example.com/path"`},
+		"none and another":        {"serve", map[string]string{"AUDITLOG_PANEL_FRAME_ANCESTORS": "'none' https://app.example.com"}, "'none' cannot be combined"},
+		"webhook no secret":       {"serve", map[string]string{"AUDITLOG_RESTORE_WEBHOOK_URL": "https://owner.example/restores"}, "AUDITLOG_RESTORE_SECRET must be set with AUDITLOG_RESTORE_WEBHOOK_URL"},
+		"bad webhook url":         {"serve", map[string]string{"AUDITLOG_RESTORE_WEBHOOK_URL": "ftp://owner", "AUDITLOG_RESTORE_SECRET": strings.Repeat("k", 32)}, `AUDITLOG_RESTORE_WEBHOOK_URL="ftp://owner"`},
+		"short restore key":       {"serve", map[string]string{"AUDITLOG_RESTORE_SECRET": "short"}, "AUDITLOG_RESTORE_SECRET is 5 bytes: want at least 32"},
+		"empty restore topic":     {"serve", map[string]string{"AUDITLOG_RESTORE_TOPIC": " "}, "AUDITLOG_RESTORE_TOPIC=\" \": a topic name must not be empty"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			var args []string
@@ -375,6 +378,17 @@ func testKeyFile(t testing.TB) string {
 func testAcceptKey(t testing.TB) string {
 	t.Helper()
 	return accepttest.File(t, t.TempDir(), "accept-key")
+}
+
+// testStreamMaskKey writes the tests' streams' masking key into a file
+// (0600), as AUDITLOG_STREAM_MASK_KEY reads it, and returns the file.
+func testStreamMaskKey(t testing.TB) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), StreamMaskKeyFile)
+	if err := os.WriteFile(file, []byte(base64.StdEncoding.EncodeToString(accepttest.MaskKey)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }
 
 // TestNoFlagTakesAQuotedWordAsItsValueName (issue 42): Go's flag package

@@ -46,7 +46,10 @@ type StreamsConfig struct {
 	AzureAuthority string
 	AzureScope     string
 	AlertAfter     time.Duration
-	bound          bool
+	// MaskKey is the file of the key the streams' hashes of masked
+	// fields are keyed from (streamMaskKey).
+	MaskKey string
+	bound   bool
 }
 
 // streams binds the section; serve takes the API's options too (which
@@ -71,6 +74,8 @@ func (b *binder) streams(c *Config, serve bool) {
 	b.int(&s.Batch, "stream-batch", "AUDITLOG_STREAM_BATCH", 500, "leaves of the log one batch covers at most")
 	b.duration(&s.AlertAfter, "stream-alert-after", "AUDITLOG_STREAM_ALERT_AFTER", audit.StreamAlertAfter,
 		"how long a stream fails before its notify addresses are e-mailed (and e-mailed again when it recovers)")
+	b.str(&s.MaskKey, "stream-mask-key", "AUDITLOG_STREAM_MASK_KEY", "",
+		"file of the key (base64 of at least 32 random bytes: openssl rand -base64 32) each stream's hashes of masked fields are keyed from with its id; never sent, never in the store. Required with Elasticsearch where streams are delivered, one file for every replica (the embedded store generates <data-dir>/stream-mask-key)")
 	b.str(&s.AzureAuthority, "stream-azure-authority", "AUDITLOG_STREAM_AZURE_AUTHORITY", sentinel.DefaultAuthority,
 		"Entra ID's login host for Sentinel streams (https://login.microsoftonline.us for Azure Government)")
 	b.str(&s.AzureScope, "stream-azure-scope", "AUDITLOG_STREAM_AZURE_SCOPE", sentinel.DefaultScope,
@@ -93,11 +98,14 @@ func (s StreamsConfig) plans() ([]audit.Plan, error) {
 	return out, nil
 }
 
-func (s StreamsConfig) check() []string {
+func (s StreamsConfig) check(store string) []string {
 	if !s.bound {
 		return nil
 	}
 	var errs []string
+	if store == "elasticsearch" && s.MaskKey == "" && s.Run == "on" {
+		errs = append(errs, "AUDITLOG_STREAM_MASK_KEY must be set when streams are delivered from Elasticsearch: the file of the key their hashes of masked fields are keyed from (openssl rand -base64 32), one for every replica")
+	}
 	if _, err := s.plans(); err != nil {
 		errs = append(errs, err.Error())
 	}
@@ -186,6 +194,9 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: rules,
 		Secret: newStreamSecret, Test: st.Test}
 	if s.Run == "on" || s.Run == "auto" && m.Config.Store == "sqlite" {
+		if st.MaskKey, err = m.streamMaskKey(); err != nil {
+			return deps, err
+		}
 		if err := m.runStreams(ctx, st); err != nil {
 			return deps, err
 		}

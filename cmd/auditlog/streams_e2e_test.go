@@ -133,6 +133,7 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 			sv[k] = vars[k]
 		}
 		sv["AUDITLOG_HTTP_ADDR"] = "127.0.0.1:0"
+		sv["AUDITLOG_STREAM_MASK_KEY"] = testStreamMaskKey(t)
 		deliverers = []*Main{startMain(t, "stream", sv), startMain(t, "stream", sv)}
 	}
 	c := client{t, "http://" + m.Addr()}

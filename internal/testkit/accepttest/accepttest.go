@@ -17,6 +17,10 @@ import (
 // Key is the tests' acceptance key.
 var Key = bytes.Repeat([]byte("accepted-by-the-test-service-key"), 1)
 
+// MaskKey is the tests' masking key (streaming.Streamer's MaskKey, from
+// which each stream's hash key is derived).
+var MaskKey = []byte("the-test-deployment-masking-key!")
+
 // Acceptor tags and checks with Key.
 var Acceptor = func() *audit.Acceptor {
 	a, err := audit.NewAcceptor(Key)
