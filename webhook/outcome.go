@@ -3,8 +3,9 @@ package webhook
 import (
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/auditlog/auditlog/internal/backoff"
 )
 
 // Outcome is what a destination's answer means for the stream.
@@ -21,7 +22,7 @@ const (
 // Classify maps an HTTP status to its outcome, and reads Retry-After
 // (seconds or an HTTP date, relative to now; 0 when absent or invalid).
 func Classify(status int, retryAfter string, now time.Time) (Outcome, time.Duration) {
-	wait := parseRetryAfter(retryAfter, now)
+	wait := backoff.RetryAfter(retryAfter, now)
 	switch {
 	case status >= 200 && status < 300:
 		return Accepted, 0
@@ -31,19 +32,6 @@ func Classify(status int, retryAfter string, now time.Time) (Outcome, time.Durat
 		return Retry, wait
 	}
 	return Rejected, wait
-}
-
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // Backoff is the wait before attempt n (1-based) of a batch: 1 s

@@ -102,7 +102,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
 		return 2
-	case errors.Is(err, errUnchecked):
+	case errors.Is(err, errUnchecked), errors.Is(err, errCouldNotCheck):
 		fmt.Fprintf(stderr, "auditlog %s: %v\n", cmd, err)
 		return 3
 	default:

@@ -33,7 +33,9 @@ received (the request bodies, one batch per line): the checkpoints, the
 ranges without a gap, repeats alike, and, with --api and --token, each
 event against the leaf the signed tree holds. One line per problem (a
 missing or altered object or event, a gap, a bad signature) and a summary;
-exit 1 when the check fails, 2 on a usage error.
+exit 1 when a problem is found, 3 when the check could not be made (the
+service or the bucket out of reach, a file unreadable), 2 on a usage
+error. Reading the service's API, it slows down at its rate limit.
 `
 
 // runStreamCheck is auditlog stream check.
@@ -61,10 +63,32 @@ func runStreamCheck(args []string, getenv func(string) string, stdout, stderr io
 		}
 		return usageError{err}
 	}
+	var err error
 	if capture != "" {
-		return checkCapture(&a, capture, stream, stdout)
+		err = checkCapture(&a, capture, stream, stdout)
+	} else {
+		err = checkStream(&a, c.Export, stream, stdout)
 	}
-	return checkStream(&a, c.Export, stream, stdout)
+	if err != nil && !errors.Is(err, errCheckFailed) && !errors.As(err, new(usageError)) {
+		return fmt.Errorf("%w: %w", errCouldNotCheck, err)
+	}
+	return err
+}
+
+// errCheckFailed: the check found a problem (exit 1); errCouldNotCheck:
+// it could not be made (exit 3).
+var (
+	errCheckFailed   = errors.New("check failed")
+	errCouldNotCheck = errors.New("could not check")
+)
+
+// coverage is the summary's part on the ranges: "without a gap" only
+// when no problem was printed above it.
+func coverage(covered uint64, problems int) string {
+	if problems == 0 {
+		return fmt.Sprintf("leaves [0, %d) covered without a gap", covered)
+	}
+	return fmt.Sprintf("batches up to leaf %d, with the %s above", covered, plural(problems, "problem"))
 }
 
 // checkStream reads back an S3 stream for auditlog stream check and
@@ -96,8 +120,8 @@ func checkStream(a *verifyArgs, ec ExportConfig, stream string, stdout io.Writer
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s, %s, %d events: leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
-		plural(rep.Manifests, "manifest"), plural(rep.Objects, "object"), rep.Events, rep.Covered, rep.LogSize)
+	fmt.Fprintf(stdout, "%s, %s, %d events: %s; the latest checkpoint holds %d leaves\n",
+		plural(rep.Manifests, "manifest"), plural(rep.Objects, "object"), rep.Events, coverage(rep.Covered, rep.Problems), rep.LogSize)
 	return a.finishCheck(ctx, logKeys, rep.Problems, rep.Latest, rep.LatestSigned, stdout)
 }
 
@@ -110,7 +134,7 @@ func (a *verifyArgs) finishCheck(ctx context.Context, logKeys audit.LogKeys, pro
 		return err
 	}
 	if problems += rolled; problems > 0 {
-		return fmt.Errorf("check failed: %s", plural(problems, "problem"))
+		return fmt.Errorf("%w: %s", errCheckFailed, plural(problems, "problem"))
 	}
 	fmt.Fprintln(stdout, "ok")
 	return nil
@@ -165,8 +189,8 @@ func checkCapture(a *verifyArgs, file, stream string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d batches, %d events (%d received again): leaves [0, %d) covered without a gap; the latest checkpoint holds %d leaves\n",
-		rep.Batches, rep.Events, rep.Repeats, rep.Covered, rep.LogSize)
+	fmt.Fprintf(stdout, "%d batches, %d events (%d received again): %s; the latest checkpoint holds %d leaves\n",
+		rep.Batches, rep.Events, rep.Repeats, coverage(rep.Covered, rep.Problems), rep.LogSize)
 	if signed != nil {
 		fmt.Fprintf(stdout, "%d events proved to be the log's leaves; %d not provable (OCSF or masked)\n", rep.Proved, rep.Unprovable)
 	}

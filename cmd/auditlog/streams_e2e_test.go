@@ -358,17 +358,26 @@ func captureChecks(t *testing.T, hook *siem, base, tok, stream string) {
 	hook.mu.Lock()
 	bodies := slices.Clone(hook.bodies)
 	hook.mu.Unlock()
-	check := func(name string, lines [][]byte) string {
+	// Exit 0 when it holds, 1 when a problem is found, 3 when it could not
+	// be checked (the service unreachable).
+	checkAt := func(api, name string, lines [][]byte, wantExit int) string {
 		path := filepath.Join(t.TempDir(), name)
 		if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		var out strings.Builder
-		run([]string{"stream", "check", "--capture", path, "--tenant", demoTenant, "--stream", stream, "--api", base, "--token", tok}, env(nil), &out, &out)
+		if code := run([]string{"stream", "check", "--capture", path, "--tenant", demoTenant, "--stream", stream, "--api", api, "--token", tok}, env(nil), &out, &out); code != wantExit {
+			t.Fatalf("stream check of %s: exit %d, want %d\n%s", name, code, wantExit, out.String())
+		}
 		return out.String()
 	}
-	if out := check("capture.ndjson", bodies); !strings.HasSuffix(out, "\nok\n") || !strings.Contains(out, " events proved to be the log's leaves; 0 not provable") {
+	check := func(name string, lines [][]byte) string { return checkAt(base, name, lines, 1) }
+	if out := checkAt(base, "capture.ndjson", bodies, 0); !strings.HasSuffix(out, "\nok\n") || !strings.Contains(out, " events proved to be the log's leaves; 0 not provable") ||
+		!strings.Contains(out, "without a gap") {
 		t.Fatalf("the capture:\n%s", out)
+	}
+	if out := checkAt("http://127.0.0.1:1", "capture.ndjson", bodies, 3); strings.Contains(out, "check failed") {
+		t.Fatalf("a service out of reach is no finding:\n%s", out)
 	}
 	var edited [][]byte
 	done := false
@@ -396,7 +405,7 @@ func captureChecks(t *testing.T, hook *siem, base, tok, stream string) {
 			lost = append(lost, bodies[i])
 		}
 	}
-	if out := check("lost.ndjson", lost); mid == 0 || !strings.Contains(out, "are in no batch: a gap") {
+	if out := check("lost.ndjson", lost); mid == 0 || !strings.Contains(out, "are in no batch: a gap") || strings.Contains(out, "without a gap") {
 		t.Fatalf("a capture without leaf %d:\n%s", mid, out)
 	}
 }

@@ -5,6 +5,8 @@ package backoff
 import (
 	"context"
 	"math/rand/v2"
+	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -77,3 +79,18 @@ type retryError struct{ ctx, last error }
 
 func (e *retryError) Error() string   { return e.ctx.Error() + " (last error: " + e.last.Error() + ")" }
 func (e *retryError) Unwrap() []error { return []error{e.ctx, e.last} }
+
+// RetryAfter reads a Retry-After header's value: seconds, or an HTTP date
+// relative to now; 0 when absent, invalid or past.
+func RetryAfter(v string, now time.Time) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
