@@ -150,10 +150,15 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 	if r.Metrics != nil {
 		r.Metrics.Observe(st, lag)
 	}
-	if err := r.alert(ctx, &st, now); err != nil {
-		return err
-	}
 	key := st.Key()
+	r.mu.Lock()
+	delivering := r.running[key] || st.LeaseOwner != "" && st.LeaseOwner != r.Owner && st.LeaseUntil.After(now)
+	r.mu.Unlock()
+	if !delivering { // a delivery in flight gives way to no write: its alert waits for a pass after it
+		if err := r.alert(ctx, &st, now); err != nil {
+			return err
+		}
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -208,7 +213,10 @@ func (r *Runner) gathering(st *audit.Stream, size uint64, now time.Time) bool {
 }
 
 // alert gives st's alert when one is due, once: the write at st's
-// revision decides which replica sends it.
+// revision decides which replica sends it. It is never given while st
+// is being delivered (here, or under another replica's lease): the write
+// would change st under the delivery in flight, whose cursor write would
+// then conflict and send its batch again.
 func (r *Runner) alert(ctx context.Context, st *audit.Stream, now time.Time) error {
 	if r.Alert == nil {
 		return nil
