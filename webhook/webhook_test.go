@@ -1,14 +1,17 @@
 package webhook_test
 
 import (
+	"context"
 	"crypto/tls"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/webhook"
 )
 
@@ -86,6 +89,7 @@ func TestClassify(t *testing.T) {
 		{429, "7", webhook.Retry, 7 * time.Second}, {503, now.Add(30 * time.Second).Format(http.TimeFormat), webhook.Retry, 30 * time.Second},
 		{500, "", webhook.Retry, 0}, {408, "", webhook.Retry, 0}, {502, "soon", webhook.Retry, 0},
 		{400, "", webhook.Rejected, 0}, {413, "", webhook.Rejected, 0}, {404, "", webhook.Rejected, 0},
+		{301, "", webhook.Rejected, 0}, {307, "", webhook.Rejected, 0}, // a redirect is never followed: the range is parked
 	} {
 		got, wait := webhook.Classify(c.status, c.ra, now)
 		if got != c.want || wait != c.wait {
@@ -172,5 +176,25 @@ func TestBatchJSONIsEncodingJSONs(t *testing.T) {
 		if got := b.AppendJSON(nil); string(got) != string(want) || !json.Valid(got) {
 			t.Errorf("AppendJSON:\n%s\njson.Marshal:\n%s", got, want)
 		}
+	}
+}
+
+// TestARedirectIsNeverFollowed: a destination answering 3xx gets the
+// batch once; the place it points to never gets it, and the batch's
+// range is parked (Rejected) with the status in the reason.
+func TestARedirectIsNeverFollowed(t *testing.T) {
+	var elsewhere atomic.Int32
+	other := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { elsewhere.Add(1); w.WriteHeader(http.StatusNoContent) }))
+	defer other.Close()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/collect", http.StatusTemporaryRedirect)
+	}))
+	defer srv.Close()
+	c := webhook.NewClient(true, 10*time.Second)
+	c.HTTP.Transport.(*http.Transport).TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test servers' own certificates
+	b := webhook.Batch{TenantID: "t", StreamID: "s", Format: "event", From: 0, To: 1, Events: []webhook.Entry{{LeafIndex: 0, Event: json.RawMessage(`{}`)}}}
+	out, _, reason, err := c.Send(context.Background(), audit.StreamDestination{Kind: audit.StreamWebhook, URL: srv.URL + "/in", Secret: strings.Repeat("k", 32)}, b)
+	if err != nil || out != webhook.Rejected || !strings.Contains(reason, "307") || elsewhere.Load() != 0 {
+		t.Fatalf("a 307: %s %q %v; the other host got %d requests", out, reason, err, elsewhere.Load())
 	}
 }
