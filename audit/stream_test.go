@@ -46,6 +46,26 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 			s.Destination = dd
 			s.Destination.URL = "http://http-intake.logs.datadoghq.eu/api/v2/logs"
 		}, "destination.url"},
+		{"Datadog US5", func(s *audit.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "https://http-intake.logs.us5.datadoghq.com/api/v2/logs"
+		}, ""},
+		{"Datadog on any https host", func(s *audit.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "https://logs.attacker.example/api/v2/logs"
+		}, "destination.url"},
+		{"Datadog under a look-alike", func(s *audit.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "https://http-intake.logs.notdatadoghq.com/"
+		}, "destination.url"},
+		{"Sentinel in Azure Government", func(s *audit.Stream) {
+			s.Destination = sentinel
+			s.Destination.URL = "https://dce-a1b2.usgovvirginia-1.ingest.monitor.azure.us"
+		}, ""},
+		{"Sentinel on any https host", func(s *audit.Stream) {
+			s.Destination = sentinel
+			s.Destination.URL = "https://dce.ingest.monitor.azure.com.attacker.example"
+		}, "destination.url"},
 		{"a Splunk index on Datadog", func(s *audit.Stream) { s.Destination = dd; s.Destination.Index = "main" }, "destination.index"},
 		{"a webhook secret on Splunk", func(s *audit.Stream) { s.Destination = hec; s.Destination.Secret = strings.Repeat("s", 32) }, "destination.secret"},
 		{"headers on S3", func(s *audit.Stream) { s.Destination = s3; s.Destination.Headers = map[string]string{"A": "b"} }, "destination.headers"},
@@ -102,6 +122,23 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 				t.Fatalf("got %v (%+v), want EINVALID naming %s", err, fields, tc.field)
 			}
 		})
+	}
+}
+
+// TestSovereignIntakeDomainsAreConfigured: a deployment's own intake
+// domains replace the vendors' defaults.
+func TestSovereignIntakeDomainsAreConfigured(t *testing.T) {
+	s := webhook()
+	s.Destination = audit.StreamDestination{Kind: audit.StreamDatadog, URL: "https://intake.logs.dd.sovereign.example/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
+	if err := s.Normalize(audit.StreamRules{}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("a host under no default domain: %v", err)
+	}
+	if err := s.Normalize(audit.StreamRules{DatadogDomains: []string{"dd.sovereign.example"}}); err != nil {
+		t.Fatalf("a host under the configured domain: %v", err)
+	}
+	s.Destination.URL = "https://http-intake.logs.datadoghq.com/api/v2/logs"
+	if err := s.Normalize(audit.StreamRules{DatadogDomains: []string{"dd.sovereign.example"}}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("the configured domains replace the defaults: %v", err)
 	}
 }
 

@@ -34,6 +34,45 @@ type StreamRules struct {
 	// S3 says the deployment has an S3 server for streams
 	// (AUDITLOG_S3_ENDPOINT): without one an s3 stream is refused.
 	S3 bool
+	// DatadogDomains and SentinelDomains are the intake domains a
+	// Datadog or Sentinel destination's host must be under (nil: the
+	// defaults, DatadogIntakeDomains and SentinelIntakeDomains; a
+	// sovereign cloud's are configured): a tenant's events go to the
+	// vendor, not to any https host dressed as it. A private host that
+	// AllowPrivate admits (a test receiver) is not held to them.
+	DatadogDomains, SentinelDomains []string
+}
+
+// DatadogIntakeDomains are Datadog's sites (US1, US3, US5, AP1 and AP2
+// are under datadoghq.com; EU; US1-FED).
+var DatadogIntakeDomains = []string{"datadoghq.com", "datadoghq.eu", "ddog-gov.com"}
+
+// SentinelIntakeDomains are Azure Monitor's Logs Ingestion endpoints
+// (data collection endpoints and rules) in Azure, Azure Government and
+// Azure China.
+var SentinelIntakeDomains = []string{"ingest.monitor.azure.com", "ingest.monitor.azure.us", "ingest.monitor.azure.cn"}
+
+// checkIntake holds a vendor destination's host to its intake domains
+// (configured, else the vendor's defaults).
+func checkIntake(fe *fieldErrors, raw string, rules StreamRules, vendor string, configured, defaults []string) {
+	domains := configured
+	if domains == nil {
+		domains = defaults
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return // checkEndpoint names it
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+	if rules.AllowPrivate && PrivateHost(host) {
+		return
+	}
+	for _, d := range domains {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return
+		}
+	}
+	fe.add("destination.url", "want %s's intake: a host under %s", vendor, strings.Join(domains, ", "))
 }
 
 // reservedHeaders are the headers a webhook's own headers cannot set: the
@@ -141,6 +180,7 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		}
 	case StreamDatadog:
 		checkEndpoint(fe, d.URL, rules)
+		checkIntake(fe, d.URL, rules, "Datadog", rules.DatadogDomains, DatadogIntakeDomains)
 		if !datadogKey.MatchString(d.Token) {
 			fe.add("destination.token", "want the Datadog API key: 32 hexadecimal digits")
 		}
@@ -164,6 +204,7 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 // ID tenant and application, and a client secret.
 func (d *StreamDestination) checkSentinel(fe *fieldErrors, rules StreamRules) {
 	checkEndpoint(fe, d.URL, rules)
+	checkIntake(fe, d.URL, rules, "Azure Monitor", rules.SentinelDomains, SentinelIntakeDomains)
 	if !dcrID.MatchString(d.DCR) {
 		fe.add("destination.dcr", "want the data collection rule's immutable id, like dcr-0123456789abcdef0123456789abcdef")
 	}

@@ -133,6 +133,7 @@ func TestConfigErrors(t *testing.T) {
 		"no secret fields":        {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092", "AUDITLOG_ACCEPT_KEY": "/k", "AUDITLOG_SECRET_FIELDS": " , "}, "AUDITLOG_SECRET_FIELDS must name"},
 		"es serve no accept key":  {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_PERIODIC_SIGNING_KEY": "/k"}, "AUDITLOG_ACCEPT_KEY must be set"},
 		"index no accept key":     {"index", map[string]string{"AUDITLOG_ES_URL": "http://x", "AUDITLOG_KAFKA_BROKERS": "k:9092"}, "AUDITLOG_ACCEPT_KEY must be set"},
+		"bad intake domain":       {"serve", map[string]string{"AUDITLOG_STREAM_DATADOG_DOMAINS": "datadoghq.com,https://x/"}, `AUDITLOG_STREAM_DATADOG_DOMAINS: "https://x/" is no domain`},
 		"stream no mask key":      {"stream", map[string]string{"AUDITLOG_ES_URL": "http://x"}, "AUDITLOG_STREAM_MASK_KEY must be set"},
 		"es serve streams no key": {"serve", map[string]string{"AUDITLOG_STORE": "elasticsearch", "AUDITLOG_ES_URL": "http://x", "AUDITLOG_ACCEPT_KEY": "/k", "AUDITLOG_STREAM_RUN": "on"}, "AUDITLOG_STREAM_MASK_KEY must be set"},
 		"bad mode":                {"serve", map[string]string{"AUDITLOG_MODE": "strict"}, `AUDITLOG_MODE="strict": want production, development or auto`},

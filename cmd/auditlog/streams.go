@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,9 @@ type StreamsConfig struct {
 	AzureAuthority string
 	AzureScope     string
 	AlertAfter     time.Duration
+	// DatadogDomains and SentinelDomains are the intake domains those
+	// destinations must be under (comma-separated).
+	DatadogDomains, SentinelDomains string
 	// MaskKey is the file of the key the streams' hashes of masked
 	// fields are keyed from (streamMaskKey).
 	MaskKey string
@@ -61,6 +65,10 @@ func (b *binder) streams(c *Config, serve bool) {
 		b.str(&s.Run, "stream-run", "AUDITLOG_STREAM_RUN", "auto",
 			"deliver the tenants' streams in serve: auto (on the embedded store; with Elasticsearch the auditlog stream process delivers), on or off")
 		b.str(&s.Plans, "stream-plans", "AUDITLOG_STREAM_PLANS", string(audit.PlanEnterprise), "plans whose tenants may create streams, comma-separated (- for none)")
+		b.str(&s.DatadogDomains, "stream-datadog-domains", "AUDITLOG_STREAM_DATADOG_DOMAINS", strings.Join(audit.DatadogIntakeDomains, ","),
+			"domains a Datadog stream's intake host must be under, comma-separated (a sovereign or private site's)")
+		b.str(&s.SentinelDomains, "stream-sentinel-domains", "AUDITLOG_STREAM_SENTINEL_DOMAINS", strings.Join(audit.SentinelIntakeDomains, ","),
+			"domains a Sentinel stream's Logs Ingestion endpoint must be under, comma-separated (another cloud's)")
 	}
 	b.boolean(&s.AllowPrivate, "stream-allow-private", "AUDITLOG_STREAM_ALLOW_PRIVATE", false,
 		"let streams deliver to loopback, private and link-local addresses (development and tests; production refuses them, so that a tenant cannot reach the service's own network)")
@@ -103,6 +111,13 @@ func (s StreamsConfig) check(store string) []string {
 		return nil
 	}
 	var errs []string
+	for _, v := range [][2]string{{"AUDITLOG_STREAM_DATADOG_DOMAINS", s.DatadogDomains}, {"AUDITLOG_STREAM_SENTINEL_DOMAINS", s.SentinelDomains}} {
+		for _, d := range splitList(v[1]) {
+			if u, err := url.Parse("https://" + d); err != nil || u.Hostname() != d || !strings.Contains(d, ".") {
+				errs = append(errs, fmt.Sprintf("%s: %q is no domain (want names like datadoghq.com, comma-separated)", v[0], d))
+			}
+		}
+	}
 	if store == "elasticsearch" && s.MaskKey == "" && s.Run == "on" {
 		errs = append(errs, "AUDITLOG_STREAM_MASK_KEY must be set when streams are delivered from Elasticsearch: the file of the key their hashes of masked fields are keyed from (openssl rand -base64 32), one for every replica")
 	}
@@ -190,7 +205,8 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	rules := audit.StreamRules{AllowPrivate: s.AllowPrivate, S3: m.Config.Export.S3Endpoint != ""}
+	rules := audit.StreamRules{AllowPrivate: s.AllowPrivate, S3: m.Config.Export.S3Endpoint != "",
+		DatadogDomains: splitList(strings.ToLower(s.DatadogDomains)), SentinelDomains: splitList(strings.ToLower(s.SentinelDomains))}
 	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: rules,
 		Secret: newStreamSecret, Test: st.Test}
 	if s.Run == "on" || s.Run == "auto" && m.Config.Store == "sqlite" {
