@@ -207,15 +207,7 @@ func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit
 // scanPageSlowly decodes a scan page that did not decode whole: each
 // document on its own, one that is no event named unreadable.
 func scanPageSlowly(b []byte, tenant string, so audit.Sort) (events []audit.Event, bad []audit.UnreadableEvent, last json.RawMessage, nextPit string, err error) {
-	var page struct {
-		PitID string `json:"pit_id"`
-		Hits  struct {
-			Hits []struct {
-				Source json.RawMessage `json:"_source"`
-				Sort   json.RawMessage `json:"sort"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
+	var page ScanPage
 	if err := json.Unmarshal(b, &page); err != nil {
 		return nil, nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
 	}
