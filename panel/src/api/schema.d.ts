@@ -711,6 +711,15 @@ export interface components {
             clientId?: string;
         };
         /**
+         * @description A field of personal data a stream can hash or drop (audit.StreamMaskFields).
+         * @enum {unknown}
+         */
+        StreamMaskField: "actor.email" | "actor.ip" | "actor.userAgent" | "actor.id";
+        /** @description Personal data hashed or dropped, per field. A hash is HMAC-SHA256 under a key of the stream's own, never sent: equal values still match within the stream, and a receiver cannot look a known value up. */
+        StreamMask: {
+            [key: string]: "hash" | "drop";
+        };
+        /**
          * @example {
          *       "name": "Splunk",
          *       "destination": {
@@ -732,10 +741,7 @@ export interface components {
             format?: "event" | "ocsf";
             /** @description A search-language query (the `q` of `GET /api/audit-logs`, for example `-action:access`): only the events it matches are delivered; empty: every event. */
             filter?: string;
-            /** @description Personal data hashed (HMAC-SHA256 keyed by the stream, so equal values still match) or dropped, per field. */
-            mask?: {
-                [key: string]: "hash" | "drop";
-            };
+            mask?: components["schemas"]["StreamMask"];
             /** @description E-mail addresses told when the stream has failed for an hour, and when it recovers; the creator's by default. */
             notify?: string[];
         };
@@ -807,10 +813,7 @@ export interface components {
             format?: "event" | "ocsf";
             /** @description A search-language query (the `q` of `GET /api/audit-logs`, for example `-action:access`): only the events it matches are delivered; empty: every event. */
             filter?: string;
-            /** @description Personal data hashed (HMAC-SHA256 keyed by the stream, so equal values still match) or dropped, per field. */
-            mask?: {
-                [key: string]: "hash" | "drop";
-            };
+            mask?: components["schemas"]["StreamMask"];
             notify?: string[];
             /** Format: uuid */
             id: string;
@@ -851,20 +854,22 @@ export interface components {
             outcome: "accepted" | "retry" | "refused" | "rejected";
             reason: string;
         };
+        /** @description Who acted: the same object wherever an actor appears (an event's actor, a history entry's, a restore's requester). */
+        Actor: {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            role: string;
+            ip: string;
+            userAgent: string;
+        };
         Event: {
             id: string;
             /** @example 2026-11-21T09:30:12.345Z */
             timestamp: string;
             /** Format: uuid */
             tenantId: string;
-            actor: {
-                /** Format: uuid */
-                id: string;
-                email: string;
-                role: string;
-                ip: string;
-                userAgent: string;
-            };
+            actor: components["schemas"]["Actor"];
             /** @enum {string} */
             action: "create" | "update" | "delete" | "access";
             resource: {
@@ -1030,14 +1035,7 @@ export interface components {
             eventId: string;
             /** @example 2026-11-21T09:30:12.345Z */
             timestamp: string;
-            actor: {
-                /** Format: uuid */
-                id: string;
-                email: string;
-                role: string;
-                ip: string;
-                userAgent: string;
-            };
+            actor: components["schemas"]["Actor"];
             /** @enum {string} */
             action: "create" | "update" | "delete" | "access";
             /** @description The changed field paths (dotted; rules[<id>] for an element of an array matched by id). */
@@ -1120,14 +1118,7 @@ export interface components {
             expectedEventId: string;
             /** @description Paths left out of state because their stored values are masked secrets. */
             omittedFields: string[];
-            requestedBy: {
-                /** Format: uuid */
-                id: string;
-                email: string;
-                role: string;
-                ip: string;
-                userAgent: string;
-            };
+            requestedBy: components["schemas"]["Actor"];
             /** @description The declared reason, if any. */
             reason?: string;
             /** @example 2026-11-21T09:30:12.345Z */
@@ -1161,14 +1152,7 @@ export interface components {
             expectedEventId: string;
             /** @description Paths left out of state because their stored values are masked secrets. */
             omittedFields: string[];
-            requestedBy: {
-                /** Format: uuid */
-                id: string;
-                email: string;
-                role: string;
-                ip: string;
-                userAgent: string;
-            };
+            requestedBy: components["schemas"]["Actor"];
             /** @description The declared reason, if any. */
             reason?: string;
             /** @example 2026-11-21T09:30:12.345Z */
