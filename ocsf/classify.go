@@ -85,29 +85,44 @@ func account(e audit.Event) (Class, bool) {
 	return accountChange.activity(99, "Other"), true // an agent's update
 }
 
+// mapped are the event's fields an OCSF attribute holds in every class
+// (its id, time, tenant, request id; the action and outcome as the
+// activity and status; who acted and from where); the resource's type and
+// id are held too in API Activity (resources).
+var mapped = map[string]bool{"id": true, "timestamp": true, "tenantId": true, "requestId": true, "action": true, "outcome": true,
+	"actor.id": true, "actor.email": true, "actor.ip": true, "actor.userAgent": true}
+
 // unmapped is the rest of e, which no OCSF attribute of its class holds,
-// under the event's own names.
-func unmapped(e audit.Event, c Class) map[string]any {
-	u := map[string]any{"category": e.Category, "crossTenant": e.CrossTenant}
-	if e.Actor.Role != "" {
-		u["actor.role"] = e.Actor.Role
+// under the event's own names (a nested field as "actor.role"). It is
+// read from the event's own JSON (Event.AppendJSON), not listed here
+// field by field, so a field added to the event is carried with nothing
+// to change (TestEveryFieldInOCSF).
+func unmapped(e audit.Event, c Class) (map[string]any, error) {
+	raw, err := e.AppendJSON(make([]byte, 0, 1024))
+	if err != nil {
+		return nil, err
 	}
-	if c.Class != ClassAPIActivity {
-		u["resource"] = e.Resource
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &top); err != nil {
+		return nil, err
 	}
-	if e.Reason != "" {
-		u["reason"] = e.Reason
-	}
-	if len(e.Diff) > 0 {
-		u["diff"] = e.Diff
-	}
-	for k, v := range map[string]json.RawMessage{"before": e.Before, "after": e.After} {
-		if len(v) > 0 {
+	u := map[string]any{}
+	for k, v := range top {
+		switch {
+		case mapped[k]:
+		case k == "actor" || k == "resource" && c.Class == ClassAPIActivity:
+			var nested map[string]json.RawMessage
+			if err := json.Unmarshal(v, &nested); err != nil {
+				return nil, err
+			}
+			for n, nv := range nested {
+				if path := k + "." + n; !mapped[path] && !(k == "resource" && (n == "type" || n == "id")) {
+					u[path] = nv
+				}
+			}
+		default:
 			u[k] = v
 		}
 	}
-	if e.RestoredFrom != "" {
-		u["restoredFrom"] = e.RestoredFrom
-	}
-	return u
+	return u, nil
 }

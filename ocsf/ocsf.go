@@ -38,15 +38,24 @@ func Encode(e audit.Event, leaf uint64) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // "Identity & Access Management" as it is written
-	if err := enc.Encode(Map(e, leaf)); err != nil {
+	ev, err := Map(e, leaf)
+	if err != nil {
+		return nil, err
+	}
+	if err := enc.Encode(ev); err != nil {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// Map returns e as an OCSF event, ready to be written as JSON.
-func Map(e audit.Event, leaf uint64) Event {
+// Map returns e as an OCSF event, ready to be written as JSON. Errors:
+// only the event's own JSON encoding's (raw JSON that is no JSON).
+func Map(e audit.Event, leaf uint64) (Event, error) {
 	c := Classify(e)
+	rest, err := unmapped(e, c)
+	if err != nil {
+		return Event{}, err
+	}
 	ms := e.Timestamp.UnixMilli()
 	ev := Event{
 		ClassUID: c.Class, ClassName: c.ClassName, CategoryUID: c.Class / 1000, CategoryName: c.CategoryName,
@@ -63,7 +72,7 @@ func Map(e audit.Event, leaf uint64) Event {
 		},
 		Actor:       &Actor{User: user(e.Actor)},
 		SrcEndpoint: endpoint(e.Actor.IP),
-		Unmapped:    unmapped(e, c),
+		Unmapped:    rest,
 	}
 	if e.Actor.UserAgent != "" {
 		ev.HTTPRequest = &HTTPRequest{UserAgent: e.Actor.UserAgent}
@@ -85,7 +94,7 @@ func Map(e audit.Event, leaf uint64) Event {
 		}
 		ev.Resources = []Resource{{UID: orUnknown(e.Resource.ID), Type: e.Resource.Type}}
 	}
-	return ev
+	return ev, nil
 }
 
 // message is the event's occurrence in the catalog, and the reason an
