@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/auditlog/auditlog/api"
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/schematest"
 )
 
@@ -60,5 +61,31 @@ func TestTheOpenAPIEventSchemaIsTheType(t *testing.T) {
 	}
 	if err := ref.Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
 		t.Fatalf("the answer of an event with every field set breaks the Event schema: %v", err)
+	}
+}
+
+// TestTheOpenAPIMaskFieldsAreTheDomains: the fields the OpenAPI document
+// lets a stream mask are audit.StreamMaskFields (the actor's personal
+// fields, found on the type), and every actor the document describes is
+// the one Actor component.
+func TestTheOpenAPIMaskFieldsAreTheDomains(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enum []string
+	for _, v := range doc.Components.Schemas["StreamMaskField"].Value.Enum {
+		enum = append(enum, v.(string))
+	}
+	want := append([]string(nil), audit.StreamMaskFields...)
+	sort.Strings(enum)
+	sort.Strings(want)
+	if strings.Join(enum, ",") != strings.Join(want, ",") {
+		t.Fatalf("OpenAPI StreamMaskField %v, the domain's %v", enum, want)
+	}
+	for _, at := range [][2]string{{"Event", "actor"}, {"HistoryEntry", "actor"}, {"Restore", "requestedBy"}, {"RestoreRequest", "requestedBy"}} {
+		if p := doc.Components.Schemas[at[0]].Value.Properties[at[1]]; p == nil || p.Ref != "#/components/schemas/Actor" {
+			t.Errorf("%s.%s is not the Actor component", at[0], at[1])
+		}
 	}
 }

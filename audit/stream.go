@@ -64,10 +64,6 @@ const (
 // the capture check, tells a masked field by it.
 const MaskedPrefix = "hmac-sha256:"
 
-// StreamMaskFields are the fields of personal data a stream can hash or
-// drop.
-var StreamMaskFields = []string{"actor.email", "actor.ip", "actor.userAgent", "actor.id"}
-
 // StreamDestination is where a stream delivers, and with what
 // credentials. Secret fields are write-only: Redacted masks them.
 type StreamDestination struct {

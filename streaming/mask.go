@@ -74,11 +74,10 @@ func encode(st *audit.Stream, key []byte, e audit.Event, leaf uint64) (json.RawM
 // masked is e with its actor's fields hashed under key or emptied as the
 // stream's Mask says (an empty field is left out of OCSF).
 func masked(st *audit.Stream, key []byte, e audit.Event) audit.Event {
-	fields := map[string]*string{"actor.email": &e.Actor.Email, "actor.ip": &e.Actor.IP, "actor.userAgent": &e.Actor.UserAgent, "actor.id": &e.Actor.ID}
 	for field, mode := range st.Mask {
-		p, ok := fields[field]
+		p := e.Actor.PersonalField(field)
 		switch {
-		case !ok || *p == "":
+		case p == nil || *p == "":
 		case mode == audit.MaskDrop:
 			*p = ""
 		case mode == audit.MaskHash:

@@ -714,7 +714,7 @@ export interface components {
          * @description A field of personal data a stream can hash or drop (audit.StreamMaskFields).
          * @enum {unknown}
          */
-        StreamMaskField: "actor.email" | "actor.ip" | "actor.userAgent" | "actor.id";
+        StreamMaskField: "actor.id" | "actor.email" | "actor.ip" | "actor.userAgent";
         /** @description Personal data hashed or dropped, per field. A hash is HMAC-SHA256 under a key of the stream's own, never sent: equal values still match within the stream, and a receiver cannot look a known value up. */
         StreamMask: {
             [key: string]: "hash" | "drop";

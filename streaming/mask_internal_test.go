@@ -1,0 +1,42 @@
+package streaming
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/testkit/schematest"
+)
+
+// TestEveryPersonalFieldIsMasked (issue 54): a stream can hash or drop
+// each of audit.StreamMaskFields (every personal field of the actor,
+// found on the type), in both formats: the clear value appears nowhere
+// in what is sent; hashed, its hash does.
+func TestEveryPersonalFieldIsMasked(t *testing.T) {
+	e := schematest.Full(t)
+	key := []byte("the-test-deployment-masking-key!")
+	for _, format := range []string{audit.FormatEvent, audit.FormatOCSF} {
+		for _, mode := range []string{audit.MaskHash, audit.MaskDrop} {
+			st := &audit.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: e.TenantID, Format: format, Mask: map[string]string{}}
+			for _, f := range audit.StreamMaskFields {
+				st.Mask[f] = mode
+			}
+			out, err := encode(st, key, e, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range audit.StreamMaskFields {
+				clear := *e.Actor.PersonalField(f)
+				if strings.Contains(string(out), clear) {
+					t.Errorf("%s, %s: %s's value %q is sent in clear:\n%s", format, mode, f, clear, out)
+				}
+				if mode == audit.MaskHash && !strings.Contains(string(out), hash(key, clear)) {
+					t.Errorf("%s, hash: %s's hash is not sent:\n%s", format, f, out)
+				}
+			}
+		}
+	}
+	if len(audit.StreamMaskFields) < 4 || e.Actor.PersonalField("actor.role") != nil || e.Actor.PersonalField("resource.id") != nil {
+		t.Fatalf("the personal fields: %v", audit.StreamMaskFields)
+	}
+}
