@@ -31,6 +31,11 @@ type Streamer struct {
 	// audit.MaxEventIDs).
 	BatchSize int
 	Now       func() time.Time
+	// Records, when set, takes the system records of what the service
+	// does to a stream by itself (a pause on refused credentials,
+	// audit.StreamPauseRecord), written into the tenant's log and
+	// accepted as any event of the service.
+	Records audit.EventWriter
 	// MaskKey is the deployment's secret the streams' hashes of masked
 	// fields are keyed from (at least audit.MinMaskKey bytes; each
 	// stream's key is derived from it and the stream's id, and is never
@@ -67,6 +72,7 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 	}
 	now := s.Now()
 	res := Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait}
+	was := st.State
 	switch outcome {
 	case webhook.Accepted:
 		err = st.Delivered(b.To, len(b.Events), now)
@@ -83,7 +89,25 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, s.Streams.PutStream(ctx, st)
+	return res, s.save(ctx, st, was, now)
+}
+
+// save writes st back and, when this step paused it (refused
+// credentials), records the pause in the tenant's log: after the write,
+// so that a pause another writer's change undid (ECONFLICT) is not
+// recorded. Errors: the store's, and the record writer's.
+func (s *Streamer) save(ctx context.Context, st *audit.Stream, was string, now time.Time) error {
+	if err := s.Streams.PutStream(ctx, st); err != nil {
+		return err
+	}
+	if s.Records == nil || was == audit.StreamPaused || st.State != audit.StreamPaused {
+		return nil
+	}
+	res, err := s.Records.WriteEvents(ctx, []audit.Event{audit.StreamPauseRecord(*st, was, now)})
+	if err == nil && len(res) == 1 && res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate {
+		err = audit.Errorf(audit.EINTERNAL, "the record of stream %s's pause was not stored: %s", st.ID, res[0].Reason)
+	}
+	return err
 }
 
 // checkpoint gives b the tenant's latest signed checkpoint, which covers
@@ -153,6 +177,7 @@ func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.Pa
 		return Result{}, err
 	}
 	now := s.Now()
+	was := st.State
 	switch outcome {
 	case webhook.Refused:
 		st.Refused(reason, now)
@@ -162,7 +187,7 @@ func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.Pa
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait, Parked: true}, s.Streams.PutStream(ctx, st)
+	return Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait, Parked: true}, s.save(ctx, st, was, now)
 }
 
 // Outcome is what one Step did.

@@ -43,7 +43,7 @@ type KeysConfig struct {
 func (b *binder) keys(c *Config) {
 	k := &c.Keys
 	b.str(&k.AcceptKey, "accept-key", "AUDITLOG_ACCEPT_KEY", "",
-		"file of the acceptance key (base64 of at least 32 random bytes: openssl rand -base64 32) that tags every event the service accepts; the sealer seals nothing else. Required with Elasticsearch, one file for serve, index and tenant (the embedded store generates <data-dir>/accept-key)")
+		"file of the acceptance key (base64 of at least 32 random bytes: openssl rand -base64 32) that tags every event the service accepts; the sealer seals nothing else. Required with Elasticsearch, one file for serve, index, tenant and stream (the embedded store generates <data-dir>/accept-key)")
 	b.str(&k.AcceptEarlier, "accept-earlier-keys", "AUDITLOG_ACCEPT_EARLIER_KEYS", "",
 		"files of the acceptance keys used before a rotation, comma-separated: the rows they tagged are still sealed")
 	b.mode(c)
@@ -64,7 +64,7 @@ func (k KeysConfig) check(c *Config, writes bool) []string {
 		errs = append(errs, fmt.Sprintf("AUDITLOG_MODE=%q: want production, development or auto", k.Mode))
 	}
 	if writes && c.Store == "elasticsearch" && k.AcceptKey == "" && c.Log.queue() {
-		errs = append(errs, "AUDITLOG_ACCEPT_KEY must be set when AUDITLOG_STORE=elasticsearch: every process that writes events (serve, index, tenant) tags them with this key, kept apart from the store, and the sealer seals nothing else (openssl rand -base64 32 > accept-key)")
+		errs = append(errs, "AUDITLOG_ACCEPT_KEY must be set when AUDITLOG_STORE=elasticsearch: every process that writes events (serve, index, tenant, stream) tags them with this key, kept apart from the store, and the sealer seals nothing else (openssl rand -base64 32 > accept-key)")
 	}
 	return errs
 }
@@ -103,7 +103,7 @@ func (m *Main) acceptor(generate bool) (*audit.Acceptor, error) {
 	if file == "" {
 		if m.Config.Store != "sqlite" {
 			if generate && m.Config.Log.queue() {
-				return nil, errors.New("AUDITLOG_ACCEPT_KEY must be set when AUDITLOG_STORE=elasticsearch: this command writes events, and tags them with the acceptance key that serve, index and tenant share")
+				return nil, errors.New("AUDITLOG_ACCEPT_KEY must be set when AUDITLOG_STORE=elasticsearch: this command writes events, and tags them with the acceptance key that serve, index, tenant and stream share")
 			}
 			return nil, nil
 		}

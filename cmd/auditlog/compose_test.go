@@ -111,9 +111,10 @@ func TestComposeStack(t *testing.T) {
 	if len(serve.Secrets) != 2 || key != "/run/secrets/"+serve.Secrets[0].Source || p.Secrets[serve.Secrets[0].Source].File != filepath.Join(p.WorkingDir, ".secrets", "signing-key.pem") {
 		t.Errorf("serve's signing key %q is not the mounted .secrets/signing-key.pem: %+v %+v", key, serve.Secrets, p.Secrets)
 	}
-	// The acceptance key, one file mounted into serve and index: what
-	// index tags, serve's sealer checks.
-	for _, name := range []string{"serve", "index"} {
+	// The acceptance key, one file mounted into serve, index and stream:
+	// what index (and stream, its pause records) tags, serve's sealer
+	// checks.
+	for _, name := range []string{"serve", "index", "stream"} {
 		s := svc(name)
 		mounted := slices.ContainsFunc(s.Secrets, func(r types.ServiceSecretConfig) bool {
 			return envOf(s, "AUDITLOG_ACCEPT_KEY") == "/run/secrets/"+r.Source && p.Secrets[r.Source].File == filepath.Join(p.WorkingDir, ".secrets", "accept-key")
@@ -124,7 +125,7 @@ func TestComposeStack(t *testing.T) {
 	}
 	// The streams' masking key, mounted into stream, which delivers them.
 	stream := svc("stream")
-	if k := envOf(stream, "AUDITLOG_STREAM_MASK_KEY"); len(stream.Secrets) != 1 || k != "/run/secrets/"+stream.Secrets[0].Source ||
+	if k := envOf(stream, "AUDITLOG_STREAM_MASK_KEY"); len(stream.Secrets) != 2 || k != "/run/secrets/"+stream.Secrets[0].Source ||
 		p.Secrets[stream.Secrets[0].Source].File != filepath.Join(p.WorkingDir, ".secrets", "stream-mask-key") {
 		t.Errorf("stream's masking key %q is not the mounted .secrets/stream-mask-key: %+v", k, stream.Secrets)
 	}

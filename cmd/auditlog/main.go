@@ -153,6 +153,13 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 	if cmd == "stream" && c.ES.URL == "" {
 		return c, b, fmt.Errorf("configuration: AUDITLOG_ES_URL must be set: the streams are read from Elasticsearch")
 	}
+	if cmd == "stream" {
+		// It writes the records of the pauses it makes: tagged as every
+		// event the service accepts.
+		if errs := c.Keys.check(&c, true); len(errs) > 0 {
+			return c, b, fmt.Errorf("configuration: %s", strings.Join(errs, "; "))
+		}
+	}
 	if cmd == "index" {
 		var errs []string
 		if c.ES.URL == "" {
@@ -215,7 +222,7 @@ func bindServer(cmd string, b *binder, c *Config) {
 		c.Store = "elasticsearch"
 		b.elasticsearch(c)
 		b.streams(c, false)
-		b.mode(c)
+		b.keys(c)
 		c.Streams.Run = "on"
 		b.str(&c.Export.PublicURL, "public-url", "AUDITLOG_PUBLIC_URL", "", "base URL of the service (serve) as users reach it, for the links in e-mails")
 		b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "directory of the e-mail outbox when no SMTP host is set")

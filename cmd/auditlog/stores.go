@@ -225,9 +225,10 @@ func (m *Main) elasticsearchStore(ctx context.Context, client *elasticsearch.Cli
 }
 
 // writesEvents reports whether this command writes events (and so tags
-// them at their acceptance): every one but log verify and stream, which
-// only read (a stream's records are its own documents, not events).
-func (m *Main) writesEvents() bool { return m.Command != "log" && m.Command != "stream" }
+// them at their acceptance): every one but log verify, which only reads
+// (stream writes the records of the pauses it makes into the tenants'
+// logs).
+func (m *Main) writesEvents() bool { return m.Command != "log" }
 
 // esStoreConfig is the Elasticsearch store's section of the configuration
 // (validated by the binder's choices and ranges).

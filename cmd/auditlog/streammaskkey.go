@@ -16,9 +16,9 @@ const StreamMaskKeyFile = "stream-mask-key"
 // streamMaskKey is the key each stream's hashes of masked fields are
 // derived from (streaming.Streamer.MaskKey; issue 54: a hash keyed by the
 // stream's id, which every batch carries, let any receiver hash a list
-// of known e-mails and match them). It is a file of its own, so that a
-// process that only delivers streams holds neither the acceptance nor the
-// masking key: AUDITLOG_STREAM_MASK_KEY; on the embedded store
+// of known e-mails and match them). It is a file of its own, apart from
+// the masking key of secrets at ingest (a stream process need not hold
+// that one): AUDITLOG_STREAM_MASK_KEY; on the embedded store
 // <data-dir>/stream-mask-key, generated on the first start. Never a row
 // of the store. Replacing it re-keys every stream's hashes from then on.
 func (m *Main) streamMaskKey() ([]byte, error) {

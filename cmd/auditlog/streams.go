@@ -161,7 +161,7 @@ func (s StreamsConfig) pool() (*x509.CertPool, error) {
 // (public addresses only, no proxy, no redirect); S3 where the
 // deployment has an S3 server, its manifests signed with the deployment's
 // key.
-func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events audit.EventReader) (*streaming.Streamer, error) {
+func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events audit.EventReader, records audit.EventWriter) (*streaming.Streamer, error) {
 	s := m.Config.Streams
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
@@ -184,7 +184,7 @@ func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events a
 		}
 		dests[audit.StreamS3] = &s3stream.Destination{Bucket: m.s3Buckets(), Key: key, Now: time.Now}
 	}
-	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, BatchSize: s.Batch, Now: time.Now,
+	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, Records: records, BatchSize: s.Batch, Now: time.Now,
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
 }
 
@@ -201,7 +201,7 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	st, err := m.streamer(store, logs, store)
+	st, err := m.streamer(store, logs, store, store)
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
@@ -210,9 +210,6 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: rules,
 		Secret: newStreamSecret, Test: st.Test}
 	if s.Run == "on" || s.Run == "auto" && m.Config.Store == "sqlite" {
-		if st.MaskKey, err = m.streamMaskKey(); err != nil {
-			return deps, err
-		}
 		if err := m.runStreams(ctx, st); err != nil {
 			return deps, err
 		}
@@ -223,6 +220,10 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 // runStreams runs the delivery loop in the background.
 func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 	s := m.Config.Streams
+	var err error
+	if st.MaskKey, err = m.streamMaskKey(); err != nil {
+		return err
+	}
 	mailer, err := m.mailer()
 	if err != nil {
 		return err
@@ -286,7 +287,7 @@ func (m *Main) runStream(ctx context.Context) error {
 		return err
 	}
 	retained := &audit.Retained{Reader: store, Scanner: store, Directory: store, Default: plan}
-	st, err := m.streamer(store, store, retained)
+	st, err := m.streamer(store, store, retained, store)
 	if err != nil {
 		return err
 	}

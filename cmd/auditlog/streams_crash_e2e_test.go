@@ -178,7 +178,7 @@ func TestStreamsSurviveOutagesAndSIGKILL(t *testing.T) {
 
 	streamEnv := []string{"AUDITLOG_ES_URL=" + esURL, "AUDITLOG_ES_INDEX_PREFIX=" + prefix, "AUDITLOG_HTTP_ADDR=127.0.0.1:0", "AUDITLOG_LOG_LEVEL=warn",
 		"AUDITLOG_STREAM_ALLOW_PRIVATE=true", "AUDITLOG_STREAM_CA_FILE=" + ca, "AUDITLOG_STREAM_EVERY=200ms", "AUDITLOG_STREAM_LEASE=3s",
-		"AUDITLOG_STREAM_BATCH=500", "AUDITLOG_STREAM_TIMEOUT=10s", "AUDITLOG_DATA_DIR=" + t.TempDir(), "AUDITLOG_STREAM_MASK_KEY=" + testStreamMaskKey(t)}
+		"AUDITLOG_STREAM_BATCH=500", "AUDITLOG_STREAM_TIMEOUT=10s", "AUDITLOG_DATA_DIR=" + t.TempDir(), "AUDITLOG_STREAM_MASK_KEY=" + testStreamMaskKey(t), "AUDITLOG_ACCEPT_KEY=" + es["AUDITLOG_ACCEPT_KEY"]}
 	streamer := child(t, streamEnv, "stream")
 	start := time.Now()
 	go func() { // the receiver goes down for 60 s
