@@ -106,6 +106,9 @@ func ParseSearch(q string) (text string, terms []Term, err error) {
 	if len(q) > MaxQBytes {
 		return "", nil, searchError([]string{fmt.Sprintf("must be at most %d characters", MaxQBytes)})
 	}
+	if !CleanText(q) { // a stream's filter or a saved search comes in a JSON body, where the query string's rule does not reach
+		return "", nil, searchError([]string{"must be UTF-8 text without control characters"})
+	}
 	toks, msg := tokenize(q)
 	if msg != "" {
 		return "", nil, searchError([]string{msg})

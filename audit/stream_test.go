@@ -99,6 +99,7 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 		{"a URL on S3", func(s *audit.Stream) { s.Destination = s3; s.Destination.URL = "https://s3.example.com" }, "destination.url"},
 		{"an unknown format", func(s *audit.Stream) { s.Format = "cef" }, "format"},
 		{"a filter that does not parse", func(s *audit.Stream) { s.Filter = `actor:"unclosed` }, "filter"},
+		{"a filter with control characters", func(s *audit.Stream) { s.Filter = "z\x1b\x00" }, "filter"}, // found by schemathesis: a 500 before
 		{"an unknown qualifier", func(s *audit.Stream) { s.Filter = "colour:red" }, "filter"},
 		{"masking a field that is no personal data", func(s *audit.Stream) { s.Mask = map[string]string{"action": "hash"} }, "mask.action"},
 		{"an unknown masking", func(s *audit.Stream) { s.Mask = map[string]string{"actor.email": "encrypt"} }, "mask.actor.email"},
