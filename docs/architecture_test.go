@@ -33,6 +33,9 @@ func TestArchitectureMapNamesEveryPackage(t *testing.T) {
 	}
 	var missing []string
 	for _, p := range strings.Fields(string(out)) {
+		if strings.Contains(p, "/node_modules/") {
+			continue // the panel's npm packages (one ships Go code): not the module's own
+		}
 		dir := strings.TrimPrefix(p, "github.com/auditlog/auditlog/") + "/"
 		if !named[dir] {
 			missing = append(missing, dir)
