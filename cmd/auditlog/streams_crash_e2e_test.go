@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -41,12 +42,24 @@ type chaosSIEM struct {
 	repeats  int
 	answered map[int]int
 	t        *testing.T
+	// hold, when set, makes the next accepted batch's answer wait until
+	// its client goes away, after its id is sent on held: the test kills
+	// the streamer then, with that batch kept and not acknowledged.
+	hold atomic.Bool
+	held chan struct{}
 }
 
 func (s *chaosSIEM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	status := s.take(w, r, body)
-	if status == http.StatusNoContent {
+	if status == http.StatusNoContent && s.hold.CompareAndSwap(true, false) {
+		s.held <- struct{}{}
+		select { // the streamer is killed with this batch kept and not acknowledged
+		case <-r.Context().Done():
+			return
+		case <-time.After(time.Minute):
+		}
+	} else if status == http.StatusNoContent {
 		// A SIEM's latency: the batch is kept, its answer not sent yet; a
 		// streamer killed now sends the batch again.
 		time.Sleep(100 * time.Millisecond)
@@ -138,7 +151,7 @@ func TestStreamsSurviveOutagesAndSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	rc := &chaosSIEM{secret: []byte(strings.Repeat("c", 32)), r: rand.New(rand.NewPCG(5, 6)), leaves: map[string]map[uint64]string{},
-		reach: map[string]uint64{}, answered: map[int]int{}, t: t}
+		reach: map[string]uint64{}, answered: map[int]int{}, t: t, held: make(chan struct{}, 1)}
 	hook := httptest.NewTLSServer(rc)
 	defer hook.Close()
 	ca := filepath.Join(t.TempDir(), "ca.pem")
@@ -197,8 +210,9 @@ func TestStreamsSurviveOutagesAndSIGKILL(t *testing.T) {
 		rc.mu.Unlock()
 	}()
 	// Two kills while the receiver is down, three while the streams catch
-	// up after it, each after 15 more batches went through (then batches
-	// are in flight).
+	// up after it, each after 15 more batches went through, while the
+	// receiver holds the answer to a batch it kept: a batch in flight,
+	// which the streamer must send again.
 	kill := func(i int) {
 		if err := streamer.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -220,6 +234,12 @@ func TestStreamsSurviveOutagesAndSIGKILL(t *testing.T) {
 			}
 			return nil
 		})
+		rc.hold.Store(true)
+		select {
+		case <-rc.held:
+		case <-time.After(5 * time.Minute):
+			t.Fatal("no batch accepted in 5 minutes")
+		}
 		kill(i)
 	}
 	<-produced
@@ -274,7 +294,7 @@ func TestStreamsSurviveOutagesAndSIGKILL(t *testing.T) {
 	t.Logf("%d events stored, %d leaves delivered, %d repeats detected by leaf index; answers %v; %s", len(stored), received, rc.repeats, rc.answered,
 		time.Since(start).Round(time.Second))
 	if rc.repeats == 0 {
-		t.Error("no kill hit a batch in flight: the test did not exercise a redelivery")
+		t.Error("no batch held at a kill was sent again")
 	}
 	_ = streamer.Process.Signal(syscall.SIGTERM)
 }
