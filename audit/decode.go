@@ -17,17 +17,7 @@ func decodeFields(data []byte) (Event, fieldErrors) {
 		fe.add("", "the event must be one JSON object")
 		return e, fe
 	}
-	targets := map[string]any{
-		"id": &e.ID, "timestamp": &e.Timestamp, "tenantId": &e.TenantID,
-		"action": &e.Action, "crossTenant": &e.CrossTenant, "category": &e.Category,
-		"outcome": &e.Outcome, "reason": &e.Reason, "before": &e.Before, "after": &e.After,
-		"requestId": &e.RequestID, "restoredFrom": &e.RestoredFrom,
-	}
-	nested := map[string]map[string]any{
-		"actor": {"id": &e.Actor.ID, "email": &e.Actor.Email, "role": &e.Actor.Role,
-			"ip": &e.Actor.IP, "userAgent": &e.Actor.UserAgent},
-		"resource": {"type": &e.Resource.Type, "id": &e.Resource.ID},
-	}
+	targets, nested := decodeTargets(&e)
 	for _, k := range sortedKeys(top) {
 		raw := top[k]
 		switch {
@@ -56,6 +46,28 @@ func decodeFields(data []byte) (Event, fieldErrors) {
 		}
 	}
 	return e, fe
+}
+
+// decodeTargets are where each field of EventFields is decoded to, by
+// its name at the top and in each nested object; the diff is decoded by
+// decodeDiff.
+func decodeTargets(e *Event) (map[string]any, map[string]map[string]any) {
+	targets := make(map[string]any, len(EventFields))
+	nested := map[string]map[string]any{}
+	for i := range EventFields {
+		f := &EventFields[i]
+		switch p := f.Parent(); {
+		case f.Kind == KindDiff:
+		case p == "":
+			targets[f.Name] = f.Ptr(e)
+		default:
+			if nested[p] == nil {
+				nested[p] = map[string]any{}
+			}
+			nested[p][f.Key()] = f.Ptr(e)
+		}
+	}
+	return targets, nested
 }
 
 func decodeDiff(fe *fieldErrors, raw json.RawMessage) map[string]Change {

@@ -106,7 +106,9 @@ type Change struct {
 // outcome, reason, before, after, requestId) and restoredFrom.
 //
 // The spec fields are always serialized, diff as {} when nothing changed;
-// the optional ones are omitted when empty.
+// the optional ones are omitted when empty. EventFields describes each
+// field for every encoder: a field added here is added there too
+// (TestEventFieldsDescribeTheType).
 type Event struct {
 	ID          string            `json:"id"`
 	Timestamp   Timestamp         `json:"timestamp"`

@@ -19,31 +19,41 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return e.AppendJSON(make([]byte, 0, 1024))
 }
 
-// AppendJSON appends the event's JSON (MarshalJSON) to b.
+// AppendJSON appends the event's JSON (MarshalJSON) to b: the fields of
+// EventFields in their order.
 func (e *Event) AppendJSON(b []byte) ([]byte, error) {
-	b = append(b, `{"id":`...)
-	b = jsonenc.AppendHTMLString(b, e.ID)
-	b = append(b, `,"timestamp":"`...)
-	b = e.Timestamp.UTC().AppendFormat(b, TimestampLayout)
-	b = append(b, `","tenantId":`...)
-	b = jsonenc.AppendHTMLString(b, e.TenantID)
-	b = append(b, `,"actor":{"id":`...)
-	b = jsonenc.AppendHTMLString(b, e.Actor.ID)
-	b = append(b, `,"email":`...)
-	b = jsonenc.AppendHTMLString(b, e.Actor.Email)
-	b = append(b, `,"role":`...)
-	b = jsonenc.AppendHTMLString(b, e.Actor.Role)
-	b = append(b, `,"ip":`...)
-	b = jsonenc.AppendHTMLString(b, e.Actor.IP)
-	b = append(b, `,"userAgent":`...)
-	b = jsonenc.AppendHTMLString(b, e.Actor.UserAgent)
-	b = append(b, `},"action":`...)
-	b = jsonenc.AppendHTMLString(b, string(e.Action))
-	b = append(b, `,"resource":{"type":`...)
-	b = jsonenc.AppendHTMLString(b, e.Resource.Type)
-	b = append(b, `,"id":`...)
-	b = jsonenc.AppendHTMLString(b, e.Resource.ID)
-	b = append(b, `},"diff":{`...)
+	b = append(b, '{')
+	var m Members
+	var err error
+	for i := range EventFields {
+		f := &EventFields[i]
+		if f.Optional && f.IsEmpty(e) {
+			continue
+		}
+		b = m.Next(b, f)
+		switch f.Kind {
+		case KindString:
+			b = jsonenc.AppendHTMLString(b, f.String(e))
+		case KindTime:
+			b = append(e.Timestamp.UTC().AppendFormat(append(b, '"'), TimestampLayout), '"')
+		case KindBool:
+			b = strconv.AppendBool(b, f.Bool(e))
+		case KindRaw:
+			b, err = appendRawJSON(b, f.Raw(e))
+		case KindDiff:
+			b, err = e.appendDiffJSON(b)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(m.Close(b), '}'), nil
+}
+
+// appendDiffJSON appends the diff as an object with sorted field names:
+// {} when it is empty.
+func (e *Event) appendDiffJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
 	var err error
 	for i, k := range sortedKeys(e.Diff) {
 		if i > 0 {
@@ -58,23 +68,6 @@ func (e *Event) AppendJSON(b []byte) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
-	b = append(b, `},"crossTenant":`...)
-	b = strconv.AppendBool(b, e.CrossTenant)
-	b = jsonenc.AppendOptional(b, "category", string(e.Category), true)
-	b = jsonenc.AppendOptional(b, "outcome", string(e.Outcome), true)
-	b = jsonenc.AppendOptional(b, "reason", e.Reason, true)
-	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-	}{{"before", e.Before}, {"after", e.After}} {
-		if len(f.raw) > 0 {
-			if b, err = appendRawJSON(jsonenc.AppendField(b, f.name), f.raw); err != nil {
-				return nil, err
-			}
-		}
-	}
-	b = jsonenc.AppendOptional(b, "requestId", e.RequestID, true)
-	b = jsonenc.AppendOptional(b, "restoredFrom", e.RestoredFrom, true)
 	return append(b, '}'), nil
 }
 

@@ -10,11 +10,9 @@ import (
 const SyncExportLimit = 10000
 
 // ExportColumns are the standard columns of a CSV export, in order: one
-// column per nested field, and diff as compact JSON.
-var ExportColumns = []string{
-	"id", "timestamp", "tenantId", "actor.id", "actor.email", "actor.role", "actor.ip", "actor.userAgent",
-	"action", "resource.type", "resource.id", "crossTenant", "category", "outcome", "reason", "diff",
-}
+// column per nested field, and diff as compact JSON; the fields of
+// EventFields with a Column, by its position.
+var ExportColumns = exportColumns()
 
 // EventScanner reads every event of a filter, for exports.
 type EventScanner interface {

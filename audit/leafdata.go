@@ -1,42 +1,48 @@
 package audit
 
 import (
-	"encoding/json"
+	"sort"
+	"strconv"
 
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
-// appendLeafData appends the canonical encoding of e (LeafData): the keys
-// of each object in the order of their UTF-8 bytes, written out here for
-// the event's own fields; the raw values (diff's from and to, before,
-// after) canonicalized by jsonenc.AppendCanonical. Why by hand: encoding/json
-// would take three passes and about 150 allocations an event (marshal,
-// decode into maps, encode), the largest part of the indexer's CPU per
-// event; no library writes this canonical form without them.
+// appendLeafData appends the canonical encoding of e (LeafData): the
+// fields of EventFields, optional ones left out when empty, the keys of
+// each object in the order of their UTF-8 bytes (leafOrder), strings
+// without HTML escaping, the raw values (diff's from and to, before,
+// after) canonicalized by jsonenc.AppendCanonical. Why not encoding/json:
+// it would take three passes and about 150 allocations an event
+// (marshal, decode into maps, encode), the largest part of the indexer's
+// CPU per event; no library writes this canonical form without them.
 func appendLeafData(b []byte, e *Event) []byte {
-	b = append(b, `{"action":`...)
-	b = jsonenc.AppendString(b, string(e.Action))
-	b = append(b, `,"actor":{"email":`...)
-	b = jsonenc.AppendString(b, e.Actor.Email)
-	b = append(b, `,"id":`...)
-	b = jsonenc.AppendString(b, e.Actor.ID)
-	b = append(b, `,"ip":`...)
-	b = jsonenc.AppendString(b, e.Actor.IP)
-	b = append(b, `,"role":`...)
-	b = jsonenc.AppendString(b, e.Actor.Role)
-	b = append(b, `,"userAgent":`...)
-	b = jsonenc.AppendString(b, e.Actor.UserAgent)
-	b = append(b, '}')
-	b = appendRawField(b, "after", e.After)
-	b = appendRawField(b, "before", e.Before)
-	b = jsonenc.AppendOptional(b, "category", string(e.Category), false)
-	b = append(b, `,"crossTenant":`...)
-	if e.CrossTenant {
-		b = append(b, "true"...)
-	} else {
-		b = append(b, "false"...)
+	b = append(b, '{')
+	var m Members
+	for _, f := range leafOrder {
+		if f.Optional && f.IsEmpty(e) {
+			continue
+		}
+		b = m.Next(b, f)
+		switch f.Kind {
+		case KindString:
+			b = jsonenc.AppendString(b, f.String(e))
+		case KindTime:
+			b = append(e.Timestamp.UTC().AppendFormat(append(b, '"'), TimestampLayout), '"')
+		case KindBool:
+			b = strconv.AppendBool(b, f.Bool(e))
+		case KindRaw:
+			b = jsonenc.AppendCanonical(b, f.Raw(e))
+		case KindDiff:
+			b = e.appendCanonicalDiff(b)
+		}
 	}
-	b = append(b, `,"diff":{`...)
+	return append(m.Close(b), '}')
+}
+
+// appendCanonicalDiff appends the diff with sorted field names, each
+// change's from and to canonicalized.
+func (e *Event) appendCanonicalDiff(b []byte) []byte {
+	b = append(b, '{')
 	for i, k := range sortedKeys(e.Diff) {
 		if i > 0 {
 			b = append(b, ',')
@@ -49,28 +55,25 @@ func appendLeafData(b []byte, e *Event) []byte {
 		b = jsonenc.AppendCanonical(b, c.To)
 		b = append(b, '}')
 	}
-	b = append(b, `},"id":`...)
-	b = jsonenc.AppendString(b, e.ID)
-	b = jsonenc.AppendOptional(b, "outcome", string(e.Outcome), false)
-	b = jsonenc.AppendOptional(b, "reason", e.Reason, false)
-	b = jsonenc.AppendOptional(b, "requestId", e.RequestID, false)
-	b = append(b, `,"resource":{"id":`...)
-	b = jsonenc.AppendString(b, e.Resource.ID)
-	b = append(b, `,"type":`...)
-	b = jsonenc.AppendString(b, e.Resource.Type)
-	b = append(b, '}')
-	b = jsonenc.AppendOptional(b, "restoredFrom", e.RestoredFrom, false)
-	b = append(b, `,"tenantId":`...)
-	b = jsonenc.AppendString(b, e.TenantID)
-	b = append(b, `,"timestamp":"`...)
-	b = e.Timestamp.UTC().AppendFormat(b, TimestampLayout)
-	return append(b, `"}`...)
+	return append(b, '}')
 }
 
-// appendRawField appends ,"name":value unless raw is empty (omitempty).
-func appendRawField(b []byte, name string, raw json.RawMessage) []byte {
-	if len(raw) == 0 {
-		return b
+// leafOrder is EventFields in the canonical order: by the key at the
+// top (a nested field's object), then by the key in the nested object,
+// each compared by its UTF-8 bytes.
+var leafOrder = func() []*EventField {
+	out := fieldsWhere(func(*EventField) bool { return true })
+	top := func(f *EventField) string {
+		if p := f.Parent(); p != "" {
+			return p
+		}
+		return f.Name
 	}
-	return jsonenc.AppendCanonical(jsonenc.AppendField(b, name), raw)
-}
+	sort.SliceStable(out, func(i, j int) bool {
+		if a, b := top(out[i]), top(out[j]); a != b {
+			return a < b
+		}
+		return out[i].Key() < out[j].Key()
+	})
+	return out
+}()

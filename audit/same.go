@@ -15,19 +15,39 @@ import (
 // idempotent redelivery (WriteDuplicate) from a different event reusing
 // an id (WriteConflict).
 func SameEvent(a, b *Event) bool {
-	if a.ID != b.ID || !a.Timestamp.Equal(b.Timestamp.Time) || a.TenantID != b.TenantID || a.Actor != b.Actor ||
-		a.Action != b.Action || a.Resource != b.Resource || a.CrossTenant != b.CrossTenant || a.Category != b.Category ||
-		a.Outcome != b.Outcome || a.Reason != b.Reason || a.RequestID != b.RequestID ||
-		a.RestoredFrom != b.RestoredFrom || len(a.Diff) != len(b.Diff) {
+	for i := range EventFields {
+		f := &EventFields[i]
+		same := true
+		switch f.Kind {
+		case KindString:
+			same = f.String(a) == f.String(b)
+		case KindTime:
+			same = a.Timestamp.Equal(b.Timestamp.Time)
+		case KindBool:
+			same = f.Bool(a) == f.Bool(b)
+		case KindRaw:
+			same = sameJSON(f.Raw(a), f.Raw(b))
+		case KindDiff:
+			same = sameChanges(a.Diff, b.Diff)
+		}
+		if !same {
+			return false
+		}
+	}
+	return true
+}
+
+func sameChanges(a, b map[string]Change) bool {
+	if len(a) != len(b) {
 		return false
 	}
-	for k, ca := range a.Diff {
-		cb, ok := b.Diff[k]
+	for k, ca := range a {
+		cb, ok := b[k]
 		if !ok || !sameJSON(ca.From, cb.From) || !sameJSON(ca.To, cb.To) {
 			return false
 		}
 	}
-	return sameJSON(a.Before, b.Before) && sameJSON(a.After, b.After)
+	return true
 }
 
 // sameJSON compares two JSON values by meaning; an absent value equals

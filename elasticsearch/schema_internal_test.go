@@ -3,9 +3,11 @@ package elasticsearch
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/schematest"
 	"github.com/auditlog/auditlog/mappings"
 )
@@ -60,5 +62,37 @@ func TestEveryFieldInTheDocument(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, mut) {
 			t.Errorf("with %s changed, the document reads back as\n%+v\nwant\n%+v", path, got, mut)
 		}
+	}
+}
+
+// TestFreeTextIsTheTable (issue 54): the fields the mapping copies into
+// search, the free-text field, are exactly the Text fields of
+// audit.EventFields (which SQLite's search text and the document's words
+// read too) and the document's own free-text fields.
+func TestFreeTextIsTheTable(t *testing.T) {
+	type prop struct {
+		CopyTo     string          `json:"copy_to"`
+		Properties map[string]prop `json:"properties"`
+	}
+	var m prop
+	if err := json.Unmarshal(mappings.Events(), &m); err != nil {
+		t.Fatal(err)
+	}
+	var copied []string
+	var walk func(prefix string, p prop)
+	walk = func(prefix string, p prop) {
+		for name, sub := range p.Properties {
+			if sub.CopyTo == "search" {
+				copied = append(copied, prefix+name)
+			}
+			walk(prefix+name+".", sub)
+		}
+	}
+	walk("", m)
+	want := append([]string{"changedFields", "reasonText", "values", "words"}, audit.TextFields...)
+	slices.Sort(copied)
+	slices.Sort(want)
+	if !slices.Equal(copied, want) {
+		t.Fatalf("mappings/events.json copies %v into search; audit.EventFields' Text fields and the document's own make %v", copied, want)
 	}
 }

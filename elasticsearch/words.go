@@ -21,8 +21,8 @@ import (
 // other tokenizer to split with, and documents written before mapping
 // version 4 are found through it as they always were.
 
-// joinedWords returns the searchable texts of e (its e-mail, user agent,
-// resource id and values, its SearchValues) that the standard analyzer
+// joinedWords returns the searchable texts of e (its audit.TextFields and
+// values, its SearchValues) that the standard analyzer
 // joins, each as its words separated by spaces.
 func joinedWords(e *audit.Event, values []string) []string {
 	var out []string
@@ -31,9 +31,9 @@ func joinedWords(e *audit.Event, values []string) []string {
 			out = append(out, strings.Join(audit.Words(s), " "))
 		}
 	}
-	add(e.Actor.Email)
-	add(e.Actor.UserAgent)
-	add(e.Resource.ID)
+	for _, v := range e.TextValues() {
+		add(v)
+	}
 	for _, v := range values {
 		add(v)
 	}

@@ -19,22 +19,11 @@ import (
 // left out (an empty actor.ip is not an IP), and the changed field names
 // as a keyword list.
 type doc struct {
-	Timestamp     audit.Timestamp         `json:"@timestamp"`
-	ID            string                  `json:"id"`
-	TenantID      string                  `json:"tenantId"`
-	Actor         docActor                `json:"actor"`
-	Action        audit.Action            `json:"action"`
-	Resource      audit.Resource          `json:"resource"`
-	Diff          map[string]audit.Change `json:"diff,omitempty"`
-	ChangedFields []string                `json:"changedFields,omitempty"`
-	CrossTenant   bool                    `json:"crossTenant"`
-	Category      audit.Category          `json:"category,omitempty"`
-	Outcome       audit.Outcome           `json:"outcome,omitempty"`
-	Reason        string                  `json:"reason,omitempty"`
-	Before        json.RawMessage         `json:"before,omitempty"`
-	After         json.RawMessage         `json:"after,omitempty"`
-	RequestID     string                  `json:"requestId,omitempty"`
-	RestoredFrom  string                  `json:"restoredFrom,omitempty"`
+	// storedEvent holds the event's own fields (audit.EventFields) but
+	// its timestamp, which is the data stream's @timestamp.
+	storedEvent
+	Stamp         audit.Timestamp `json:"@timestamp"`
+	ChangedFields []string        `json:"changedFields,omitempty"`
 	// ReasonText, Values and Words are indexed for free text (copied
 	// into search) and reason:; they are left out of the event read back.
 	ReasonText string   `json:"reasonText,omitempty"`
@@ -45,24 +34,18 @@ type doc struct {
 	Accept []byte `json:"accept,omitempty"`
 }
 
-type docActor struct {
-	ID        string `json:"id"`
-	Email     string `json:"email"`
-	Role      string `json:"role"`
-	IP        string `json:"ip,omitempty"`
-	UserAgent string `json:"userAgent,omitempty"`
-}
+// storedEvent is audit.Event without its methods (its MarshalJSON would
+// stand for the whole document): its fields are the document's.
+type storedEvent audit.Event
 
+// toDoc is the document of e (appendDoc writes it) as a value; its
+// Timestamp is left zero, @timestamp holds it.
 func toDoc(e *audit.Event) doc {
 	v := e.SearchValues()
-	return doc{
-		Timestamp: e.Timestamp, ID: e.ID, TenantID: e.TenantID,
-		Actor:  docActor{ID: e.Actor.ID, Email: e.Actor.Email, Role: e.Actor.Role, IP: e.Actor.IP, UserAgent: e.Actor.UserAgent},
-		Action: e.Action, Resource: e.Resource, Diff: e.Diff, ChangedFields: e.ChangedFields(),
-		CrossTenant: e.CrossTenant, Category: e.Category, Outcome: e.Outcome, Reason: e.Reason,
-		Before: e.Before, After: e.After, RequestID: e.RequestID, RestoredFrom: e.RestoredFrom,
-		ReasonText: e.Reason, Values: nonReason(e, v), Words: joinedWords(e, v),
-	}
+	d := doc{storedEvent: storedEvent(*e), Stamp: e.Timestamp, ChangedFields: e.ChangedFields(),
+		ReasonText: e.Reason, Values: nonReason(e, v), Words: joinedWords(e, v)}
+	d.Timestamp = audit.Timestamp{}
+	return d
 }
 
 // nonReason is what v, the event's SearchValues, holds besides the
@@ -75,13 +58,9 @@ func nonReason(e *audit.Event, v []string) []string {
 }
 
 func (d *doc) event() audit.Event {
-	return audit.Event{
-		ID: d.ID, Timestamp: d.Timestamp, TenantID: d.TenantID,
-		Actor:  audit.Actor{ID: d.Actor.ID, Email: d.Actor.Email, Role: d.Actor.Role, IP: d.Actor.IP, UserAgent: d.Actor.UserAgent},
-		Action: d.Action, Resource: d.Resource, Diff: d.Diff, CrossTenant: d.CrossTenant,
-		Category: d.Category, Outcome: d.Outcome, Reason: d.Reason, Before: d.Before, After: d.After, RequestID: d.RequestID,
-		RestoredFrom: d.RestoredFrom,
-	}
+	e := audit.Event(d.storedEvent)
+	e.Timestamp = d.Stamp
+	return e
 }
 
 // AppendBulkCreate appends the two NDJSON lines that create one event in

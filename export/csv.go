@@ -32,7 +32,6 @@ import (
 type CSVWriter struct {
 	w    *bufio.Writer
 	row  []byte
-	cell []byte
 	diff bytes.Buffer
 	keys []string
 	rows int64
@@ -55,27 +54,34 @@ func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
 // Rows is the number of event rows written (the header not counted).
 func (c *CSVWriter) Rows() int64 { return c.rows }
 
-// Write encodes one event as a row.
+// Write encodes one event as a row: a cell per audit.ExportFields.
 func (c *CSVWriter) Write(e *audit.Event) error {
 	r := c.row[:0]
-	r = appendCell(r, e.ID)
-	r = append(r, ',')
-	c.cell = e.Timestamp.UTC().AppendFormat(c.cell[:0], audit.TimestampLayout)
-	r = append(r, c.cell...)
-	for _, v := range [...]string{e.TenantID, e.Actor.ID, e.Actor.Email, e.Actor.Role, e.Actor.IP, e.Actor.UserAgent,
-		string(e.Action), e.Resource.Type, e.Resource.ID} {
-		r = append(r, ',')
-		r = appendCell(r, v)
+	for i, f := range audit.ExportFields {
+		if i > 0 {
+			r = append(r, ',')
+		}
+		switch f.Kind {
+		case audit.KindString:
+			r = appendCell(r, f.String(e))
+		case audit.KindTime:
+			r = e.Timestamp.UTC().AppendFormat(r, audit.TimestampLayout)
+		case audit.KindBool:
+			r = strconv.AppendBool(r, f.Bool(e))
+		default:
+			r = appendCell(r, c.cellJSON(f, e))
+		}
 	}
-	r = append(r, ',')
-	r = strconv.AppendBool(r, e.CrossTenant)
-	for _, v := range [...]string{string(e.Category), string(e.Outcome), e.Reason} {
-		r = append(r, ',')
-		r = appendCell(r, v)
-	}
-	r = append(r, ',')
-	r = appendCell(r, c.diffJSON(e))
 	return c.finishRow(r)
+}
+
+// cellJSON is the cell of a JSON field: the diff (diffJSON), or a raw
+// value as it is.
+func (c *CSVWriter) cellJSON(f *audit.EventField, e *audit.Event) string {
+	if f.Kind == audit.KindDiff {
+		return c.diffJSON(e)
+	}
+	return string(f.Raw(e))
 }
 
 // WriteUnreadable writes the row of an unreadable stored event: its id,
@@ -229,9 +235,19 @@ func appendCell(dst []byte, v string) []byte {
 // (neutralised, unquoted). Tests compare exported files with it.
 func Cells(e *audit.Event) []string {
 	var c CSVWriter
-	vals := []string{e.ID, e.Timestamp.String(), e.TenantID, e.Actor.ID, e.Actor.Email, e.Actor.Role, e.Actor.IP, e.Actor.UserAgent,
-		string(e.Action), e.Resource.Type, e.Resource.ID, strconv.FormatBool(e.CrossTenant), string(e.Category), string(e.Outcome), e.Reason, c.diffJSON(e)}
-	for i, v := range vals {
+	vals := make([]string, len(audit.ExportFields))
+	for i, f := range audit.ExportFields {
+		var v string
+		switch f.Kind {
+		case audit.KindString:
+			v = f.String(e)
+		case audit.KindTime:
+			v = e.Timestamp.String()
+		case audit.KindBool:
+			v = strconv.FormatBool(f.Bool(e))
+		default:
+			v = c.cellJSON(f, e)
+		}
 		if !utf8.ValidString(v) {
 			v = string(bytes.ToValidUTF8([]byte(v), []byte("\uFFFD")))
 		}

@@ -266,8 +266,7 @@ func (s *Store) migrate(ctx context.Context) error {
 // id, the changed field names, the declared reason and the changed values
 // (audit.Event.SearchValues).
 func searchText(e *audit.Event) string {
-	parts := []string{e.Actor.Email, e.Actor.UserAgent, e.Resource.ID}
-	parts = append(parts, e.ChangedFields()...)
+	parts := append(e.TextValues(), e.ChangedFields()...)
 	parts = append(parts, e.SearchValues()...)
 	return strings.Join(parts, " ")
 }

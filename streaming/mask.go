@@ -56,26 +56,32 @@ func encode(st *audit.Stream, key []byte, e audit.Event, leaf uint64) (json.RawM
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, err
 	}
-	actor, _ := doc["actor"].(map[string]any)
 	for field, mode := range st.Mask {
-		name := field[len("actor."):]
-		v, ok := actor[name].(string)
+		f := audit.LookupEventField(field)
+		if f == nil {
+			continue
+		}
+		obj := doc
+		if p := f.Parent(); p != "" {
+			obj, _ = doc[p].(map[string]any)
+		}
+		v, ok := obj[f.Key()].(string)
 		switch {
 		case !ok:
 		case mode == audit.MaskDrop:
-			delete(actor, name)
+			delete(obj, f.Key())
 		case mode == audit.MaskHash:
-			actor[name] = hash(key, v)
+			obj[f.Key()] = hash(key, v)
 		}
 	}
 	return json.Marshal(doc)
 }
 
-// masked is e with its actor's fields hashed under key or emptied as the
+// masked is e with its personal fields hashed under key or emptied as the
 // stream's Mask says (an empty field is left out of OCSF).
 func masked(st *audit.Stream, key []byte, e audit.Event) audit.Event {
 	for field, mode := range st.Mask {
-		p := e.Actor.PersonalField(field)
+		p := e.PersonalField(field)
 		switch {
 		case p == nil || *p == "":
 		case mode == audit.MaskDrop:
