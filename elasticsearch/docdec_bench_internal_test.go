@@ -1,0 +1,43 @@
+package elasticsearch
+
+import (
+	"testing"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/gen"
+	jsonv2 "github.com/go-json-experiment/json"
+	fastjson "github.com/goccy/go-json"
+)
+
+// BenchmarkDecodeStoredDoc is the row that decides the library that reads
+// stored documents back (decodeTagged): goccy/go-json, or
+// go-json-experiment/json (json/v2), which the strict checks of log
+// verify use (decodeStoredDoc), on the same documents of generated events.
+func BenchmarkDecodeStoredDoc(b *testing.B) {
+	g := gen.New(gen.Config{Seed: 1, Tenants: 10, WithIDs: true}, 1000)
+	docs := make([][]byte, 1000)
+	for i := range docs {
+		e := g.Next()
+		docs[i] = appendDoc(nil, &e, nil)
+	}
+	var sink audit.Event
+	b.Run("goccy", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			var d doc
+			if err := fastjson.Unmarshal(docs[i%len(docs)], &d); err != nil {
+				b.Fatal(err)
+			}
+			sink = d.event()
+		}
+	})
+	b.Run("jsonv2", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			var d doc
+			if err := jsonv2.Unmarshal(docs[i%len(docs)], &d); err != nil {
+				b.Fatal(err)
+			}
+			sink = d.event()
+		}
+	})
+	_ = sink
+}
