@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 )
@@ -146,14 +147,22 @@ func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenan
 // benchStoreWithPlans bootstraps a store under prefix, with the store
 // configuration sc, and the tenants' plans set (so that `auditlog index`
 // on the same prefix writes each tenant where the in-process indexer's
-// run does).
+// run does). Each plan is set as `auditlog tenant set-plan` sets it, with
+// its record in the tenant's log (audit.ChangePlan): a plan set in the
+// directory alone is one the log does not authorize, which the lifecycle
+// worker of `auditlog index` puts back while it is measured, moving the
+// tenant's events between streams (issue 53).
 func benchStoreWithPlans(ctx context.Context, e *env, prefix string, tenants []gen.Tenant, sc elasticsearch.StoreConfig) (*elasticsearch.Store, error) {
 	s, err := benchStore(ctx, e, elasticsearch.Config{IndexPrefix: prefix}, sc)
 	if err != nil {
 		return nil, err
 	}
+	def := sc.DefaultPlan
+	if def == "" {
+		def = audit.PlanEnterprise
+	}
 	for _, t := range tenants {
-		if err := s.SetPlan(ctx, t.ID, t.Plan); err != nil {
+		if err := audit.ChangePlan(ctx, s, s, t.ID, t.Plan, def, time.Now()); err != nil {
 			return nil, err
 		}
 	}
