@@ -4,6 +4,8 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
+	"sync"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -49,6 +51,39 @@ type Acceptor struct {
 type acceptKey struct {
 	id  [4]byte
 	key []byte
+	// macs holds *macState of this key, reused: a MAC is computed for
+	// every event accepted and every row sealed, and a new HMAC, with the
+	// conversions of its inputs, was a dozen allocations an event.
+	macs *sync.Pool
+}
+
+// macState is one reusable HMAC of a key, and its message and sum.
+type macState struct {
+	h        hash.Hash
+	msg, sum []byte
+}
+
+func newAcceptKey(k []byte) acceptKey {
+	key := append([]byte(nil), k...)
+	return acceptKey{id: AcceptKeyID(key), key: key, macs: &sync.Pool{New: func() any {
+		return &macState{h: hmac.New(sha256.New, key)}
+	}}}
+}
+
+// mac appends the truncated MAC of an event of tenant with id and digest
+// under k to dst: HMAC-SHA-256 of the domain, the tenant, a zero byte,
+// the id, a zero byte and the digest.
+func (k acceptKey) mac(dst []byte, tenant, id string, digest [32]byte) []byte {
+	s := k.macs.Get().(*macState)
+	s.h.Reset()
+	s.msg = append(append(s.msg[:0], acceptDomain...), tenant...)
+	s.msg = append(append(append(s.msg, 0), id...), 0)
+	s.msg = append(s.msg, digest[:]...)
+	s.h.Write(s.msg)
+	s.sum = s.h.Sum(s.sum[:0])
+	dst = append(dst, s.sum[:acceptMACSize]...)
+	k.macs.Put(s)
+	return dst
 }
 
 // NewAcceptor returns the acceptor of the current key and the earlier
@@ -59,7 +94,7 @@ func NewAcceptor(current []byte, earlier ...[]byte) (*Acceptor, error) {
 		if len(k) < AcceptKeySize {
 			return nil, Errorf(EINVALID, "an acceptance key has %d bytes: want at least %d random bytes", len(k), AcceptKeySize)
 		}
-		ak := acceptKey{id: AcceptKeyID(k), key: append([]byte(nil), k...)}
+		ak := newAcceptKey(k)
 		if i == 0 {
 			a.current = ak
 		}
@@ -92,7 +127,7 @@ func (a *Acceptor) Tag(tenant, id string, digest [32]byte) []byte {
 	out := make([]byte, 0, AcceptTagSize)
 	out = append(out, acceptTagVersion)
 	out = append(out, a.current.id[:]...)
-	return append(out, acceptMAC(a.current.key, tenant, id, digest)...)
+	return a.current.mac(out, tenant, id, digest)
 }
 
 // TagEvent is Tag of e as it is now.
@@ -112,7 +147,8 @@ func (a *Acceptor) Check(tenant, id string, digest [32]byte, tag []byte) error {
 	if !ok {
 		return Errorf(EUNAUTHORIZED, "the acceptance tag is under key %x, which this service does not hold", tag[1:5])
 	}
-	if !hmac.Equal(tag[5:], acceptMAC(k.key, tenant, id, digest)) {
+	var mac [acceptMACSize]byte
+	if !hmac.Equal(tag[5:], k.mac(mac[:0], tenant, id, digest)) {
 		return Errorf(EUNAUTHORIZED, "the acceptance tag does not match the event as stored: inserted or rewritten behind the service")
 	}
 	return nil
@@ -137,15 +173,4 @@ func (a *Acceptor) Authentic(e *Event, tag []byte, leaf *tlog.Hash) error {
 		return Errorf(EUNAUTHORIZED, "no acceptance tag, and the stored event differs from its leaf")
 	}
 	return nil
-}
-
-func acceptMAC(key []byte, tenant, id string, digest [32]byte) []byte {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(acceptDomain))
-	m.Write([]byte(tenant))
-	m.Write([]byte{0})
-	m.Write([]byte(id))
-	m.Write([]byte{0})
-	m.Write(digest[:])
-	return m.Sum(nil)[:acceptMACSize]
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
@@ -63,4 +65,45 @@ func TestAcceptanceTag(t *testing.T) {
 	if _, err := audit.NewAcceptor(key[:31]); audit.ErrorCode(err) != audit.EINVALID {
 		t.Fatalf("a short key: %v", err)
 	}
+}
+
+// TestAcceptanceTagsConcurrently: the acceptor's reused MACs give every
+// goroutine its own (the writers tag batches in parallel): each of 8
+// goroutines tagging different events gets each event's own tag.
+func TestAcceptanceTagsConcurrently(t *testing.T) {
+	key := bytes.Repeat([]byte{42}, 32)
+	a, err := audit.NewAcceptor(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(id string) []byte {
+		digest := sha256.Sum256([]byte(id))
+		return a.Tag("7c9e6679-7425-40de-944b-e07fc1f90ae7", id, digest)
+	}
+	ids := make([]string, 64)
+	tags := make([][]byte, len(ids))
+	for i := range ids {
+		ids[i] = fmt.Sprintf("evt_%d", i)
+		tags[i] = want(ids[i])
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := range 500 {
+				i := (g*7 + n) % len(ids)
+				digest := sha256.Sum256([]byte(ids[i]))
+				if err := a.Check("7c9e6679-7425-40de-944b-e07fc1f90ae7", ids[i], digest, tags[i]); err != nil {
+					t.Error(err)
+					return
+				}
+				if got := a.Tag("7c9e6679-7425-40de-944b-e07fc1f90ae7", ids[i], digest); !bytes.Equal(got, tags[i]) {
+					t.Errorf("%s: tag %x, want %x", ids[i], got, tags[i])
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }
