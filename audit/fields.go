@@ -288,9 +288,6 @@ func (m *Members) Close(b []byte) []byte {
 	return b
 }
 
-// Written is how many members of the outer object were written.
-func (m *Members) Written() int { return m.outer }
-
 // member appends a separator unless it is the object's first member,
 // and name, `"key":`.
 func member(b []byte, n *int, name string) []byte {
