@@ -7,6 +7,7 @@ package audit
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -134,6 +135,17 @@ type Event struct {
 // ChangedFields returns the sorted names of the fields in the diff.
 func (e *Event) ChangedFields() []string {
 	return sortedKeys(e.Diff)
+}
+
+// AppendChangedFields appends the sorted names of the fields in the diff
+// to dst: with room in dst (a writer's array on its stack), no allocation.
+func (e *Event) AppendChangedFields(dst []string) []string {
+	n := len(dst)
+	for k := range e.Diff {
+		dst = append(dst, k)
+	}
+	slices.Sort(dst[n:])
+	return dst
 }
 
 // TimestampLayout is the one wire format of a timestamp: UTC with exactly

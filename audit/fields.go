@@ -180,13 +180,17 @@ var TextFields = fieldNames(func(f *EventField) bool { return f.Text })
 // the search text of every event written before it as it was (SQLite's
 // text index is checked against it).
 func (e *Event) TextValues() []string {
-	out := make([]string, 0, len(textFields))
+	return e.AppendTextValues(make([]string, 0, len(textFields)))
+}
+
+// AppendTextValues appends the values of TextValues to dst.
+func (e *Event) AppendTextValues(dst []string) []string {
 	for _, f := range textFields {
 		if v := f.String(e); v != "" || !f.Optional {
-			out = append(out, v)
+			dst = append(dst, v)
 		}
 	}
-	return out
+	return dst
 }
 
 var textFields = fieldsWhere(func(f *EventField) bool { return f.Text })

@@ -53,5 +53,9 @@ func pasted(w string) bool {
 // character). A host name, a URL, an e-mail or an address is so many
 // words: "hooks.zendesk-relay.example" holds "zendesk".
 func Words(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+	return strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) })
 }
+
+// IsWordRune reports whether r belongs to a word of free text (Words): a
+// letter, a digit or an underscore.
+func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }

@@ -20,7 +20,13 @@ const MaxSearchValueBytes = 4096
 // are masked before an event is stored (SensitivePolicy), so no clear
 // value exists, and a marker (IsMarker) is left out too.
 func (e *Event) SearchValues() []string {
-	var out []string
+	return e.AppendSearchValues(nil, e.ChangedFields())
+}
+
+// AppendSearchValues appends the values of SearchValues to dst, given
+// e's ChangedFields (a writer has them already): with room in dst, only
+// a changed value that is not a plain string's bytes allocates.
+func (e *Event) AppendSearchValues(dst []string, changed []string) []string {
 	n := 0
 	add := func(s string) bool {
 		if s == "" || IsMarker(s) {
@@ -30,19 +36,17 @@ func (e *Event) SearchValues() []string {
 			return false
 		}
 		n += len(s) + 1
-		out = append(out, s)
+		dst = append(dst, s)
 		return true
 	}
 	add(e.Reason)
-	for _, k := range e.ChangedFields() {
+	for _, k := range changed {
 		c := e.Diff[k]
-		for _, raw := range []json.RawMessage{c.From, c.To} {
-			if !rawScalars(raw, add) {
-				return out
-			}
+		if !rawScalars(c.From, add) || !rawScalars(c.To, add) {
+			break
 		}
 	}
-	return out
+	return dst
 }
 
 // rawScalars calls add with each scalar of a JSON value. A plain string,

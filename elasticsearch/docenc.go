@@ -19,6 +19,11 @@ import (
 // with every field set decodes back. Raw values (diff, before, after) are
 // written as they are: valid JSON, as validation and masking left them.
 func appendDoc(b []byte, e *audit.Event, tag []byte) []byte {
+	// Room on the stack for the changed field names and the search
+	// values of a typical event: the document then costs no allocation
+	// beyond a changed value's and a joined text's.
+	var changedArr, valuesArr [16]string
+	changed := e.AppendChangedFields(changedArr[:0])
 	b = append(b, '{')
 	var m audit.Members
 	for i := range audit.EventFields {
@@ -36,20 +41,17 @@ func appendDoc(b []byte, e *audit.Event, tag []byte) []byte {
 		case audit.KindRaw:
 			b = docRaw(m.Next(b, f), f.Raw(e))
 		case audit.KindDiff:
-			fields := e.ChangedFields()
-			b = appendDocDiff(m.Next(b, f), e, fields)
-			b = docStrings(m.NextAs(b, &changedFields, "changedFields"), fields)
+			b = appendDocDiff(m.Next(b, f), e, changed)
+			b = docStrings(m.NextAs(b, &changedFields, "changedFields"), changed)
 		}
 	}
 	b = m.Close(b)
 	b = jsonenc.AppendOptional(b, "reasonText", e.Reason, true)
-	vals := e.SearchValues() // once: values and words both read it
+	vals := e.AppendSearchValues(valuesArr[:0], changed) // once: values and words both read it
 	if v := nonReason(e, vals); len(v) > 0 {
 		b = docStrings(jsonenc.AppendField(b, "values"), v)
 	}
-	if w := joinedWords(e, vals); len(w) > 0 {
-		b = docStrings(jsonenc.AppendField(b, "words"), w)
-	}
+	b = appendJoinedWords(b, e, vals)
 	if len(tag) > 0 {
 		b = append(jsonenc.AppendField(b, "accept"), '"')
 		b = base64.StdEncoding.AppendEncode(b, tag)

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // Free text on both stores splits words as audit.Words does. The
@@ -26,18 +27,62 @@ import (
 // joins, each as its words separated by spaces.
 func joinedWords(e *audit.Event, values []string) []string {
 	var out []string
-	add := func(s string) {
-		if joins(s) {
-			out = append(out, strings.Join(audit.Words(s), " "))
+	eachJoined(e, values, func(s string) { out = append(out, strings.Join(audit.Words(s), " ")) })
+	return out
+}
+
+// appendJoinedWords appends the member "words", joinedWords as a JSON
+// array, when there is any, without building its strings (they were most
+// of a document's allocations: a user agent or an e-mail nearly always
+// joins). A word's runes are letters, digits and underscores, which JSON
+// writes as they are.
+func appendJoinedWords(b []byte, e *audit.Event, values []string) []byte {
+	n := 0
+	eachJoined(e, values, func(s string) {
+		if n == 0 {
+			b = append(jsonenc.AppendField(b, "words"), '[')
+		} else {
+			b = append(b, ',')
+		}
+		n++
+		b = append(b, '"')
+		inWord, words := false, 0
+		for i := 0; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			w := audit.IsWordRune(r)
+			if w && !inWord {
+				if words > 0 {
+					b = append(b, ' ')
+				}
+				words++
+			}
+			if w {
+				b = append(b, s[i:i+size]...)
+			}
+			inWord, i = w, i+size
+		}
+		b = append(b, '"')
+	})
+	if n > 0 {
+		b = append(b, ']')
+	}
+	return b
+}
+
+// eachJoined calls f with each searchable text of e that the standard
+// analyzer joins.
+func eachJoined(e *audit.Event, values []string, f func(string)) {
+	var texts [8]string
+	for _, v := range e.AppendTextValues(texts[:0]) {
+		if joins(v) {
+			f(v)
 		}
 	}
-	for _, v := range e.TextValues() {
-		add(v)
-	}
 	for _, v := range values {
-		add(v)
+		if joins(v) {
+			f(v)
+		}
 	}
-	return out
 }
 
 // joins reports whether s holds a dot, colon, apostrophe, comma or

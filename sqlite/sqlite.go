@@ -266,8 +266,12 @@ func (s *Store) migrate(ctx context.Context) error {
 // id, the changed field names, the declared reason and the changed values
 // (audit.Event.SearchValues).
 func searchText(e *audit.Event) string {
-	parts := append(e.TextValues(), e.ChangedFields()...)
-	parts = append(parts, e.SearchValues()...)
+	var arr [32]string
+	parts := e.AppendTextValues(arr[:0])
+	n := len(parts)
+	parts = e.AppendChangedFields(parts)
+	// The changed names are read while values are appended after them.
+	parts = e.AppendSearchValues(parts, parts[n:])
 	return strings.Join(parts, " ")
 }
 
