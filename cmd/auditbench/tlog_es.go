@@ -113,9 +113,11 @@ func logIndexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic stri
 	if err != nil {
 		return
 	}
+	// The log holds the n events and, before them, each tenant's record
+	// of its plan (benchStoreWithPlans, audit.ChangePlan).
 	k, took, err := sealAll(ctx, s, 5000)
-	if err == nil && k != n {
-		err = fmt.Errorf("sealed %d of %d", k, n)
+	if want := n + len(tenants); err == nil && k != want {
+		err = fmt.Errorf("sealed %d of %d (%d events, %d plan records)", k, want, n, len(tenants))
 	}
 	return off, on, queued, float64(k) / took.Seconds(), err
 }
