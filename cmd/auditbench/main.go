@@ -73,11 +73,12 @@ type env struct {
 }
 
 func main() {
-	scale := flag.Float64("scale", 1, "data size multiplier (BENCH_SCALE); 0.05 is the CI smoke run")
+	scale := flag.Float64("scale", 1, "data size multiplier (BENCH_SCALE); 0.02 is the CI smoke run")
 	runs := flag.Int("runs", 3, "measured runs per benchmark (after one warm-up)")
 	out := flag.String("out", "BENCHMARKS.md", "file to rewrite with the results")
 	servicesDir := flag.String("services-dir", "", "run directory of scripts/services.sh (its pid files give the CPU use of Elasticsearch and Kafka)")
 	only := flag.String("only", "", "comma-separated benchmarks to run (default all)")
+	skip := flag.String("skip", "", "comma-separated benchmarks not to run (BENCH_SKIP; the CI smoke run leaves out the cold build)")
 	mergeInto := flag.Bool("merge", false, "with -only: replace only those benchmarks' rows and methods in the existing -out report of a full run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the in-process indexer, API and loaders) to this file")
 	memProfile := flag.String("memprofile", "", "write this process's allocation profile (alloc_space, alloc_objects) to this file at the end")
@@ -120,7 +121,7 @@ func main() {
 	var results []result
 	start := time.Now()
 	for _, b := range all {
-		if *only != "" && !strings.Contains(","+*only+",", ","+b.name+",") {
+		if *only != "" && !strings.Contains(","+*only+",", ","+b.name+",") || strings.Contains(","+*skip+",", ","+b.name+",") {
 			continue
 		}
 		log.Printf("benchmark %s (scale %g, %d runs)", b.name, e.scale, e.runs)
