@@ -48,8 +48,8 @@ func appendJoinedWords(b []byte, e *audit.Event, values []string) []byte {
 		b = append(b, '"')
 		inWord, words := false, 0
 		for i := 0; i < len(s); {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			w := audit.IsWordRune(r)
+			k, size := classAt(s, i)
+			w := k&classWord != 0
 			if w && !inWord {
 				if words > 0 {
 					b = append(b, ' ')
@@ -88,19 +88,58 @@ func eachJoined(e *audit.Event, values []string, f func(string)) {
 // joins reports whether s holds a dot, colon, apostrophe, comma or
 // semicolon between two letters or digits.
 func joins(s string) bool {
-	prev := rune(0)
-	for i, r := range s {
-		if !strings.ContainsRune(".:'’,;·", r) || !alnum(prev) {
-			prev = r
-			continue
+	prevAlnum := false
+	for i := 0; i < len(s); {
+		k, size := classAt(s, i)
+		if prevAlnum && k&classJoin != 0 && i+size < len(s) {
+			if next, _ := classAt(s, i+size); next&classAlnum != 0 {
+				return true
+			}
 		}
-		next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
-		if alnum(next) {
-			return true
-		}
-		prev = r
+		prevAlnum, i = k&classAlnum != 0, i+size
 	}
 	return false
 }
 
-func alnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+// The classes of a rune of free text. Every event's texts are read rune
+// by rune twice (whether they join, then their words); an ASCII byte,
+// nearly all of them, is looked up in a table made from the same
+// functions, and only other runes are decoded and classified: the
+// unicode tables' calls were half of a document's encoding.
+const (
+	classWord  = 1 << iota // a rune of a word (audit.IsWordRune)
+	classAlnum             // a letter or a digit
+	classJoin              // a rune the standard analyzer keeps between letters or digits
+)
+
+const joiners = ".:'’,;·"
+
+var asciiClass = func() (t [utf8.RuneSelf]uint8) {
+	for c := range t {
+		t[c] = runeClass(rune(c))
+	}
+	return t
+}()
+
+func runeClass(r rune) uint8 {
+	var k uint8
+	if audit.IsWordRune(r) {
+		k |= classWord
+	}
+	if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		k |= classAlnum
+	}
+	if strings.ContainsRune(joiners, r) {
+		k |= classJoin
+	}
+	return k
+}
+
+// classAt returns the class of the rune at s[i], and its size.
+func classAt(s string, i int) (uint8, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return asciiClass[c], 1
+	}
+	r, size := utf8.DecodeRuneInString(s[i:])
+	return runeClass(r), size
+}
