@@ -33,8 +33,9 @@ var owners = map[string][]string{
 	"github.com/auditlog/auditlog/internal/testkit": {"internal/testkit"},
 	// The index templates and lifecycle policies are data packages (JSON
 	// and a loader, no driver) at the top level, as the design card lays
-	// out; the Elasticsearch store alone reads them.
-	"github.com/auditlog/auditlog/mappings": {"elasticsearch"},
+	// out; the Elasticsearch store alone reads them (and the events
+	// mapping's generator, under mappings/, its renderer).
+	"github.com/auditlog/auditlog/mappings": {"elasticsearch", "mappings"},
 	"github.com/auditlog/auditlog/ilm":      {"elasticsearch"},
 }
 

@@ -9,8 +9,11 @@
 // the keyword list changedFields instead. timestamp is an alias of the
 // data stream's @timestamp. search is the free-text field that q queries:
 // actor.email, actor.userAgent, resource.id and changedFields are copied
-// into it.
+// into it. events.json is generated from the event's table of fields
+// (internal/eventmapping); the others are written by hand.
 package mappings
+
+//go:generate go run ./internal/genevents
 
 import (
 	_ "embed"

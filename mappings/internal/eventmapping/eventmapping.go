@@ -1,0 +1,118 @@
+// Package eventmapping renders mappings/events.json, the mapping of every
+// tenant's events data stream, from the event's one description
+// (audit.EventFields): `go generate ./mappings` writes the file, and
+// TestTheEventsMappingIsGenerated fails when the committed one differs.
+// A field is mapped by its kind (a string a keyword, a flag a boolean, a
+// raw value or the diff an object kept in _source and not indexed), and
+// copied into search, the free-text field, when the table says free text
+// finds it (Text). The few fields Elasticsearch maps otherwise are named
+// here (special): they are the store's decisions, not the event's.
+package eventmapping
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+// Version is the mapping's _meta.version, which says which documents a
+// data stream's mapping can read and find: 4 added words, 5 accept.
+// Bump it when a change alters either (a new field alone does not: an
+// older mapping never saw it, and Bootstrap puts the current mapping on
+// every existing stream).
+const Version = 5
+
+// special maps the fields whose mapping is not their kind's.
+var special = map[string]string{
+	"actor.email":     `"type": "keyword", "normalizer": "lowercase"`,           // filters match any case
+	"actor.ip":        `"type": "ip"`,                                           // CIDR filters
+	"actor.userAgent": `"type": "keyword", "ignore_above": 1024`,                // long agents are found by free text
+	"reason":          `"type": "keyword", "index": false, "doc_values": false`, // found as reasonText
+}
+
+var byKind = map[audit.FieldKind]string{
+	audit.KindString: `"type": "keyword"`,
+	audit.KindBool:   `"type": "boolean"`,
+	audit.KindRaw:    `"type": "object", "enabled": false`,
+	audit.KindDiff:   `"type": "object", "enabled": false`,
+}
+
+// derived are the document's members that are not event fields, in the
+// order the document writes them (elasticsearch/docenc.go): the reason as
+// text, the changed values, the joined texts split, the acceptance tag,
+// and search itself.
+const derived = `"reasonText": {"type": "text", "copy_to": "search"}
+"values": {"type": "text", "copy_to": "search"}
+"words": {"type": "text", "copy_to": "search"}
+"accept": {"type": "binary"}
+"search": {"type": "text"}`
+
+// Render returns the mapping. It panics on a table it cannot map (a
+// parent object split in two, or free text on a field that is not a
+// string): a generator's error, met by whoever changed the table.
+func Render() []byte {
+	var top []string
+	var group []string
+	parent := ""
+	seen := map[string]bool{}
+	flush := func() {
+		if parent != "" {
+			top = append(top, object(parent, group, "    "))
+		}
+		group, parent = nil, ""
+	}
+	for i := range audit.EventFields {
+		f := &audit.EventFields[i]
+		if f.Parent() != parent {
+			flush()
+			if f.Parent() != "" && seen[f.Parent()] {
+				panic(fmt.Sprintf("eventmapping: the fields of %s are not together in audit.EventFields", f.Parent()))
+			}
+			parent, seen[f.Parent()] = f.Parent(), true
+		}
+		members := field(f)
+		if parent == "" {
+			top = append(top, members...)
+		} else {
+			group = append(group, members...)
+		}
+	}
+	flush()
+	top = append(top, strings.Split(derived, "\n")...)
+	return []byte(fmt.Sprintf("{\n  \"_meta\": {\"managed_by\": \"auditlog\", \"version\": %d},\n  \"dynamic\": \"strict\",\n  \"properties\": {\n    %s\n  }\n}\n",
+		Version, strings.Join(top, ",\n    ")))
+}
+
+// field returns the members f maps to: its own, and beside the
+// timestamp its @timestamp, beside the diff the changed field names.
+func field(f *audit.EventField) []string {
+	key := f.Key()
+	switch f.Kind {
+	case audit.KindTime:
+		return []string{`"@timestamp": {"type": "date", "format": "strict_date_optional_time||epoch_millis"}`,
+			fmt.Sprintf(`"%s": {"type": "alias", "path": "@timestamp"}`, key)}
+	case audit.KindDiff:
+		return []string{member(key, byKind[f.Kind]), `"changedFields": {"type": "keyword", "copy_to": "search"}`}
+	}
+	m, ok := special[f.Name]
+	if !ok {
+		m = byKind[f.Kind]
+	}
+	if f.Text {
+		if f.Kind != audit.KindString {
+			panic(fmt.Sprintf("eventmapping: %s is free text but not a string", f.Name))
+		}
+		m += `, "copy_to": "search"`
+	}
+	return []string{member(key, m)}
+}
+
+func member(key, mapping string) string { return fmt.Sprintf(`"%s": {%s}`, key, mapping) }
+
+// object is a strict object of members, at indent.
+func object(name string, members []string, indent string) string {
+	in := indent + "    "
+	return fmt.Sprintf("\"%s\": {\n%s  \"dynamic\": \"strict\",\n%s  \"properties\": {\n%s%s\n%s  }\n%s}",
+		name, indent, indent, in, strings.Join(members, ",\n"+in), indent, indent)
+}
