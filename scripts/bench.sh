@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: start the real services as `make test` does, run every
 # benchmark (cmd/auditbench) and the Go micro-benchmarks, and rewrite
-# BENCHMARKS.md. BENCH_SCALE shrinks the data (0.02: the CI smoke run).
+# BENCHMARKS.md. BENCH_SCALE shrinks the data (0.02: the CI smoke run, with BENCH_SKIP).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BENCH_SCALE=${BENCH_SCALE:-1}

@@ -78,7 +78,7 @@ func main() {
 	out := flag.String("out", "BENCHMARKS.md", "file to rewrite with the results")
 	servicesDir := flag.String("services-dir", "", "run directory of scripts/services.sh (its pid files give the CPU use of Elasticsearch and Kafka)")
 	only := flag.String("only", "", "comma-separated benchmarks to run (default all)")
-	skip := flag.String("skip", "", "comma-separated benchmarks not to run (BENCH_SKIP; the CI smoke run leaves out the cold build)")
+	skip := flag.String("skip", "", "comma-separated benchmarks not to run (BENCH_SKIP; the CI smoke run leaves out the longest)")
 	mergeInto := flag.Bool("merge", false, "with -only: replace only those benchmarks' rows and methods in the existing -out report of a full run")
 	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of this process (the in-process indexer, API and loaders) to this file")
 	memProfile := flag.String("memprofile", "", "write this process's allocation profile (alloc_space, alloc_objects) to this file at the end")
