@@ -30,8 +30,13 @@ var strictJSON = json.JoinOptions(
 	jsontext.AllowInvalidUTF8(false),
 )
 
-// decodeStrict decodes data into e, refusing what strictJSON refuses.
+// decodeStrict decodes data into e, refusing what strictJSON refuses:
+// the common shape by fastDecode, anything else by the library.
 func decodeStrict(data []byte, e *Event) error {
+	if fastDecode(data, e) {
+		return nil
+	}
+	*e = Event{}
 	return json.Unmarshal(data, e, strictJSON)
 }
 

@@ -3,7 +3,7 @@
 # (encoding/json, json.Valid, strings.ToLower, a strict reference decoder),
 # each run for a bounded time beyond its seeds: `make test` calls this, so
 # CI fuzzes every one of them on every run. FUZZ_EACH (default 10s) times
-# the 11 targets below: under two minutes of fuzzing in all (issue 40).
+# the 12 targets below: under two minutes of fuzzing in all (issue 40).
 # A failure leaves its input under the package's testdata/fuzz, where it
 # becomes a seed of the ordinary test run once committed.
 set -euo pipefail
@@ -13,6 +13,7 @@ EACH=${FUZZ_EACH:-10s}
 # package target what-it-is-compared-with
 targets=(
 	"./audit FuzzStrictDecode an-independent-strict-reference-(encoding/json,-its-token-stream,-utf8.Valid)"
+	"./audit FuzzFastDecode go-json-experiment/json-with-the-strict-options"
 	"./audit FuzzDecodeEvent its-own-re-encoding-(accepted-events-round-trip)"
 	"./audit FuzzEventJSON encoding/json"
 	"./audit FuzzLeafData encoding/json-with-sorted-keys"
