@@ -100,7 +100,7 @@ type SensitivePolicy struct {
 	// names are SecretFields in their normal form, made once.
 	names struct {
 		once sync.Once
-		list []string
+		list [][]byte
 	}
 }
 
@@ -129,17 +129,39 @@ func (p *SensitivePolicy) Secret(name string) bool {
 		}
 		for _, s := range names {
 			if s := SecretName(s); s != "" {
-				p.names.list = append(p.names.list, s)
+				p.names.list = append(p.names.list, []byte(s))
 			}
 		}
 	})
-	n := SecretName(name)
+	var buf [64]byte
+	n, ok := appendSecretName(buf[:0], name)
+	if !ok {
+		n = []byte(SecretName(name))
+	}
 	for _, s := range p.names.list {
-		if strings.Contains(n, s) {
+		if bytes.Contains(n, s) {
 			return true
 		}
 	}
 	return false
+}
+
+// appendSecretName appends SecretName(name) to dst when name is ASCII (a
+// field name's usual case: on the stack, no allocation); false when it is
+// not, for SecretName to do.
+func appendSecretName(dst []byte, name string) ([]byte, bool) {
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c >= 0x80:
+			return nil, false
+		case c == '_' || c == '-' || c == '.' || c == ' ':
+		case 'A' <= c && c <= 'Z':
+			dst = append(dst, c+'a'-'A')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst, true
 }
 
 // Apply enforces the policy on a decoded, valid event, before it is
@@ -218,7 +240,7 @@ func (p *SensitivePolicy) mask(e *Event) {
 // secretPath reports whether any key of a diff path ("a.b[id].c") names
 // a secret field: below a secret, everything is secret.
 func (p *SensitivePolicy) secretPath(path string) bool {
-	for _, part := range strings.Split(path, ".") {
+	for part := range strings.SplitSeq(path, ".") {
 		key, _, _ := strings.Cut(part, "[")
 		if p.Secret(key) {
 			return true
@@ -231,6 +253,9 @@ func (p *SensitivePolicy) secretPath(path string) bool {
 // A value without a secret key (most) is only encoded again, as
 // rewriteRaw would, without decoding it (jsonenc.AppendMarshaled).
 func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
+	if jsonenc.MarshaledScalar(raw) {
+		return raw // no key to mask, and already as it would be written
+	}
 	if len(raw) > 0 && !isNull(raw) && jsonenc.Valid(raw) && !jsonenc.HasKey(raw, p.Secret) {
 		return jsonenc.AppendMarshaled(make([]byte, 0, len(raw)), raw)
 	}
