@@ -156,8 +156,8 @@ func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenan
 // writtenBatch is one "batch written" line of `auditlog index` at debug
 // level, and when it was read.
 type writtenBatch struct {
-	at                                 time.Time
-	Msg                                string
+	at                                time.Time
+	Msg                               string
 	Created, Duplicates, DeadLettered int
 }
 
@@ -208,7 +208,6 @@ func benchStoreWithPlans(ctx context.Context, e *env, prefix string, tenants []g
 	}
 	return s, nil
 }
-
 
 func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
