@@ -57,12 +57,28 @@ type IndexFinding struct {
 // key, or an event of another tenant. The event's rules are not checked:
 // what was stored is judged by its leaf, not by today's rules.
 func DecodeStoredRow(key, tenantID string, body []byte) StoredRow {
-	var e Event
-	err := decodeStrict(body, &e)
-	if err != nil {
-		err = errors.New(problemText(strictProblem(err)))
-	}
+	e, err := decodeStored(body)
 	return CheckedRow(key, tenantID, e, err)
+}
+
+// DecodeStoredEvent decodes a stored event's JSON as DecodeStoredRow
+// does, without its checks of the key and the tenant: the one decoding of
+// stored rows, for every read of them. Errors: EINVALID naming what
+// does not decode.
+func DecodeStoredEvent(body []byte) (Event, error) {
+	e, err := decodeStored(body)
+	if err != nil {
+		return Event{}, Errorf(EINVALID, "the stored row does not decode: %v", err)
+	}
+	return e, nil
+}
+
+func decodeStored(body []byte) (Event, error) {
+	var e Event
+	if err := decodeStrict(body, &e); err != nil {
+		return Event{}, errors.New(problemText(strictProblem(err)))
+	}
+	return e, nil
 }
 
 // CheckedRow is a row a store decoded itself (its own document shape):

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	fastjson "github.com/goccy/go-json"
-
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -45,16 +43,14 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		if err := rows.Scan(&body, &id); err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 		}
-		batch = append(batch, audit.Event{})
-		e := &batch[len(batch)-1]
-		if err := fastjson.Unmarshal(body, e); err != nil || e.ID != id || audit.NormalizeTenantID(e.TenantID) != f.TenantID {
+		row := audit.DecodeStoredRow(id, f.TenantID, body)
+		if row.Err != nil {
 			// No event of the tenant under its own id: every readable
 			// one is delivered, then the scan names these.
-			row := audit.CheckedRow(id, f.TenantID, *e, err)
 			unreadable = append(unreadable, audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err)})
-			batch = batch[:len(batch)-1]
 			continue
 		}
+		batch = append(batch, row.Event)
 		if len(batch) == scanBatch {
 			if err := fn(batch); err != nil {
 				return err

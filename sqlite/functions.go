@@ -3,7 +3,6 @@ package sqlite
 import (
 	"database/sql/driver"
 	"encoding/hex"
-	"encoding/json"
 	"net/netip"
 
 	msqlite "modernc.org/sqlite"
@@ -49,8 +48,8 @@ func init() {
 		case string:
 			body = []byte(b)
 		}
-		var e audit.Event
-		if err := json.Unmarshal(body, &e); err != nil {
+		e, err := audit.DecodeStoredEvent(body)
+		if err != nil {
 			return "", nil // not an event: nothing to find
 		}
 		return searchText(&e), nil

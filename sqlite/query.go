@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -230,13 +229,11 @@ type pageRow struct {
 // page named unreadable, never a failure of the read, nor another
 // tenant's event shown (a row edited behind the service).
 func readRow(id, tenant string, body []byte, pos audit.Position) pageRow {
-	var e audit.Event
-	err := json.Unmarshal(body, &e)
-	row := audit.CheckedRow(id, tenant, e, err)
+	row := audit.DecodeStoredRow(id, tenant, body)
 	if row.Err != nil {
 		return pageRow{bad: &audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err), Position: pos}, position: pos}
 	}
-	return pageRow{event: e, position: pos}
+	return pageRow{event: row.Event, position: pos}
 }
 
 // positionOfColumn is a row's position from its sort column as stored.

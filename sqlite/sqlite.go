@@ -16,7 +16,6 @@ import (
 	"context"
 	"database/sql"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -432,11 +431,11 @@ func settle(ctx context.Context, tx *sql.Tx, e *audit.Event) (audit.WriteResult,
 	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, e.TenantID, e.ID).Scan(&body); err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the stored event %s", e.ID)
 	}
-	var stored audit.Event
-	if err := json.Unmarshal(body, &stored); err != nil {
-		return audit.WriteResult{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: decoding the stored event %s", e.ID)
+	stored := audit.DecodeStoredRow(e.ID, e.TenantID, body)
+	if stored.Err != nil {
+		return audit.WriteResult{}, audit.Wrap(audit.EINTERNAL, stored.Err, "sqlite: decoding the stored event %s", e.ID)
 	}
-	return audit.Settle(e, &stored), nil
+	return audit.Settle(e, &stored.Event), nil
 }
 
 func boolInt(b bool) int {
