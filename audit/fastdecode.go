@@ -31,6 +31,16 @@ func fastDecode(data []byte, e *Event) bool {
 
 // topMember decodes the value of key at the top of the event.
 func (s *scanner) topMember(e *Event, key []byte, seen *uint64) bool {
+	if s.shape != nil {
+		field, own, ok := s.shapedKey(key)
+		switch {
+		case !ok:
+			return false
+		case own:
+			return s.ownMember(key)
+		}
+		key = field
+	}
 	f, ok := fastTop.find(key)
 	if !ok || *seen&f.bit != 0 {
 		return false

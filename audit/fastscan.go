@@ -22,6 +22,10 @@ type scanner struct {
 	i    int
 	// keyStart is where the last key read starts in b.
 	keyStart int
+	// shape, when set, is the document's (DecodeDocument), and own the
+	// keys of its own members read so far.
+	shape *DocumentShape
+	own   [][]byte
 }
 
 // shareUpTo is the largest input whose strings share one copy.
@@ -225,15 +229,14 @@ func (s *scanner) skipValue() bool {
 	start := s.i
 	switch s.peek() {
 	case '"':
-		from, to, flags, ok := s.str()
-		switch {
-		case flags&hasEscape != 0:
-			return ok && validValue(s.b[start:s.i])
-		case flags != 0:
-			return ok && utf8.Valid(s.b[from:to])
+		return s.skipString()
+	case '[':
+		if s.skipStrings() {
+			return true // an array of strings (the common one), checked here
 		}
-		return ok
-	case '{', '[':
+		s.i = start
+		return s.skipNested() && validValue(s.b[start:s.i])
+	case '{':
 		return s.skipNested() && validValue(s.b[start:s.i])
 	case 't':
 		return s.literal("true")
@@ -243,6 +246,40 @@ func (s *scanner) skipValue() bool {
 		return s.literal("null")
 	}
 	return s.number()
+}
+
+// skipString reads past a string, checking it.
+func (s *scanner) skipString() bool {
+	s.space()
+	start := s.i
+	from, to, flags, ok := s.str()
+	switch {
+	case flags&hasEscape != 0:
+		return ok && validValue(s.b[start:s.i])
+	case flags != 0:
+		return ok && utf8.Valid(s.b[from:to])
+	}
+	return ok
+}
+
+// skipStrings reads past an array of strings, checking it; false for
+// any other value.
+func (s *scanner) skipStrings() bool {
+	if !s.next('[') {
+		return false
+	}
+	if s.next(']') {
+		return true
+	}
+	for {
+		if s.peek() != '"' || !s.skipString() {
+			return false
+		}
+		if s.next(',') {
+			continue
+		}
+		return s.next(']')
+	}
 }
 
 // skipNested reads past an object or array to its closing bracket.

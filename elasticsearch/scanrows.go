@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	jsonv2 "github.com/go-json-experiment/json"
-
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -46,14 +44,6 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 	// The statistics are aggregations over the documents, kept nowhere
 	// else: there is no count to disagree.
 	return nil, err
-}
-
-// decodeStoredDoc decodes a document strictly: no member the document
-// does not have, no wrong type, no repeated key.
-func decodeStoredDoc(src []byte) (doc, error) {
-	var d doc
-	err := jsonv2.Unmarshal(src, &d, jsonv2.RejectUnknownMembers(true))
-	return d, err
 }
 
 // misindexed names the fields of the document that are not the event's

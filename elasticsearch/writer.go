@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	fastjson "github.com/goccy/go-json"
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -326,11 +325,8 @@ func DecodeSource(src []byte) (audit.Event, error) {
 // decodeTagged reads a stored document back into an event and its
 // acceptance tag.
 func decodeTagged(src []byte) (audit.Event, []byte, error) {
-	var d doc
-	// goccy's decoder: a fifth of a default page's CPU in the API was
-	// encoding/json decoding the sources. Sources are the service's own
-	// documents, valid UTF-8.
-	if err := fastjson.Unmarshal(src, &d); err != nil {
+	d, err := decodeStoredDoc(src)
+	if err != nil {
 		return audit.Event{}, nil, audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
 	}
 	return d.event(), d.Accept, nil

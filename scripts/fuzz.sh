@@ -3,7 +3,7 @@
 # (encoding/json, json.Valid, strings.ToLower, a strict reference decoder),
 # each run for a bounded time beyond its seeds: `make test` calls this, so
 # CI fuzzes every one of them on every run. FUZZ_EACH (default 10s) times
-# the 12 targets below: under two minutes of fuzzing in all (issue 40).
+# the 13 targets below: under two minutes of fuzzing in all (issue 40).
 # A failure leaves its input under the package's testdata/fuzz, where it
 # becomes a seed of the ordinary test run once committed.
 set -euo pipefail
@@ -22,6 +22,7 @@ targets=(
 	"./internal/jsonenc FuzzMarshaled encoding/json"
 	"./internal/jsonenc FuzzDecodeNumbers encoding/json's-Decoder-with-UseNumber"
 	"./elasticsearch FuzzCreatedItems encoding/json"
+	"./elasticsearch FuzzDecodeStoredDoc go-json-experiment/json-with-unknown-members-refused"
 	"./audit FuzzParseSearch the-parser's-own-contract"
 	"./audit FuzzStoredRow the-verifier's-contract:-any-bytes-a-row,-never-a-panic"
 )
