@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // scanner reads JSON for fastDecode. Each method says false on anything
@@ -305,44 +307,12 @@ func (s *scanner) skipNested() bool {
 	return false
 }
 
-// number reads a JSON number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+// number reads a JSON number (jsonenc.NumberEnd).
 func (s *scanner) number() bool {
-	b, i := s.b, s.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(b, i)
-	default:
+	if s.i >= len(s.b) {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		if i = digits(b, i+1); b[i-1] == '.' {
-			return false
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
+	i, ok := jsonenc.NumberEnd(s.b, s.i)
 	s.i = i
-	return true
-}
-
-// digits returns the position after the digits from i.
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
+	return ok
 }

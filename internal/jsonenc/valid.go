@@ -36,7 +36,7 @@ func validValue(raw []byte, i, depth int) (int, bool) {
 	case c == 'n':
 		return validLiteral(raw, i, "null")
 	case c == '-' || (c >= '0' && c <= '9'):
-		return validNumber(raw, i)
+		return NumberEnd(raw, i)
 	}
 	return i, false
 }
@@ -164,8 +164,10 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// validNumber checks -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
-func validNumber(raw []byte, i int) (int, bool) {
+// NumberEnd checks the number at raw[i:] (i < len(raw)) against
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? and returns where it
+// ends, and whether it is one.
+func NumberEnd(raw []byte, i int) (int, bool) {
 	if raw[i] == '-' {
 		i++
 	}
