@@ -23,11 +23,7 @@ import (
 func fastDecode(data []byte, e *Event) bool {
 	s := newScanner(data)
 	var seen uint64 // a bit per field and per nested object
-	if !s.members(func(key []byte) bool { return s.topMember(e, key, &seen) }) {
-		return false
-	}
-	s.space()
-	return s.i == len(s.b)
+	return s.members(func(key []byte) bool { return s.topMember(e, key, &seen) }) && s.end()
 }
 
 // topMember decodes the value of key at the top of the event.

@@ -26,12 +26,11 @@ func DecodeDocument(src []byte, shape *DocumentShape, e *Event) bool {
 	var own [8][]byte
 	s.shape, s.own = shape, own[:0]
 	var seen uint64
-	if !s.members(func(key []byte) bool { return s.topMember(e, key, &seen) }) {
-		return false
-	}
-	s.space()
-	return s.i == len(s.b)
+	return s.members(func(key []byte) bool { return s.topMember(e, key, &seen) }) && s.end()
 }
+
+// timestampField is the timestamp's key in the event's JSON (read only).
+var timestampField = []byte("timestamp")
 
 // shapedKey maps a key of a shaped document to the event's field it is,
 // or says it is the shape's own (own true), or refused (ok false).
@@ -39,7 +38,7 @@ func (s *scanner) shapedKey(key []byte) (field []byte, own, ok bool) {
 	if k := s.shape.TimestampKey; k != "" {
 		switch string(key) {
 		case k:
-			return []byte("timestamp"), false, true
+			return timestampField, false, true
 		case "timestamp":
 			return nil, false, false
 		}
@@ -71,8 +70,7 @@ func (s *scanner) ownMember(key []byte) bool {
 func DecodeStrings(raw []byte) ([]string, bool) {
 	s := newScanner(raw)
 	if s.literal("null") {
-		s.space()
-		return nil, s.i == len(s.b)
+		return nil, s.end()
 	}
 	if !s.next('[') {
 		return nil, false
@@ -99,10 +97,4 @@ func DecodeString(raw []byte) (string, bool) {
 	s := newScanner(raw)
 	v, ok := s.stringValue()
 	return v, ok && s.end()
-}
-
-// end: nothing but white space is left.
-func (s *scanner) end() bool {
-	s.space()
-	return s.i == len(s.b)
 }

@@ -61,6 +61,12 @@ func (s *scanner) space() {
 	}
 }
 
+// end: nothing but white space is left.
+func (s *scanner) end() bool {
+	s.space()
+	return s.i == len(s.b)
+}
+
 // peek returns the next byte after white space, 0 at the end.
 func (s *scanner) peek() byte {
 	if s.i < len(s.b) && s.b[s.i] > ' ' {
