@@ -107,6 +107,7 @@ func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenan
 	cmd.Env = append(os.Environ(), "AUDITLOG_ES_URL="+e.esURL, "AUDITLOG_ES_INDEX_PREFIX="+prefix, "AUDITLOG_KAFKA_BROKERS="+strings.Join(e.brokers, ","),
 		"AUDITLOG_KAFKA_TOPIC="+topic, "AUDITLOG_KAFKA_GROUP="+uniq("bench-group"), "AUDITLOG_KAFKA_PARTITIONS="+strconv.Itoa(benchPartitions),
 		"AUDITLOG_BATCH_SIZE="+strconv.Itoa(benchBatch), "AUDITLOG_BATCH_LINGER=50ms", "AUDITLOG_HTTP_ADDR="+addr, "AUDITLOG_LOG_LEVEL=debug",
+		"AUDITLOG_LOG_FORMAT=json", // the lines readBatches parses, whatever the caller's environment says (make exports text)
 		"AUDITLOG_ACCEPT_KEY="+e.acceptFile)
 	cmd.Stderr = os.Stderr
 	logs, err := cmd.StdoutPipe() // its log
@@ -135,7 +136,10 @@ func indexBinaryRun(ctx context.Context, e *env, bin string, tenants []gen.Tenan
 	timeout := time.After(10 * time.Minute)
 	for {
 		select {
-		case b := <-batches:
+		case b, ok := <-batches:
+			if !ok {
+				return run, fmt.Errorf("auditlog index ended its log after %d of %d events", done, n)
+			}
 			if run.startup == 0 {
 				run.startup = b.at.Sub(start).Seconds()
 			}
@@ -161,13 +165,14 @@ type writtenBatch struct {
 	Created, Duplicates, DeadLettered int
 }
 
-// readBatches reads the process's log lines until they end: each "batch
-// written" line goes to batches (until stop), any other to the
-// benchmark's standard error. The end of a run is seen from these lines
+// readBatches reads the process's log lines until they end, then closes
+// batches: each "batch written" line goes to batches (until stop), any
+// other to the benchmark's standard error. The end of a run is seen from these lines
 // the moment the last batch is written, where scraping /metrics as
 // often cost the process about 10% more CPU per event (a scrape is about
 // 1.7 ms of its CPU).
 func readBatches(r io.Reader, batches chan<- writtenBatch, stop <-chan struct{}) {
+	defer close(batches)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
