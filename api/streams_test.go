@@ -18,7 +18,7 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // streamServer is the API on the embedded store with streams for the
@@ -53,12 +53,12 @@ func streamServer(t *testing.T, rules audit.StreamRules, trust *http.Transport) 
 // hookReceiver keeps what the test webhook received.
 type hookReceiver struct {
 	mu      sync.Mutex
-	batches []webhook.Batch
+	batches []streaming.Batch
 	bodies  [][]byte
 }
 
 func (r *hookReceiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	var b webhook.Batch
+	var b streaming.Batch
 	body, _ := io.ReadAll(req.Body)
 	_ = json.Unmarshal(body, &b)
 	r.mu.Lock()

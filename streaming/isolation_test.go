@@ -13,15 +13,14 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/streaming"
-	"github.com/auditlog/auditlog/webhook"
 )
 
 // capture keeps the batches a stream sends, accepting each.
-type capture struct{ batches []webhook.Batch }
+type capture struct{ batches []streaming.Batch }
 
-func (c *capture) Send(_ context.Context, _ audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (c *capture) Send(_ context.Context, _ audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	c.batches = append(c.batches, b)
-	return webhook.Accepted, 0, "", nil
+	return streaming.Accepted, 0, "", nil
 }
 
 // unstored is the stream store of a test that checks what is sent, not

@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // hashedEmails reads each delivered event's hashed e-mail, by event id.
-func hashedEmails(t *testing.T, batches []webhook.Batch) map[string]string {
+func hashedEmails(t *testing.T, batches []streaming.Batch) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, b := range batches {

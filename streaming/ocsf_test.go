@@ -9,7 +9,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
-	"github.com/auditlog/auditlog/splunk"
+	"github.com/auditlog/auditlog/streaming/splunk"
 )
 
 // TestOCSFStreamToSplunk: a stream in the OCSF format delivers each of

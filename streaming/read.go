@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
 )
 
 // read builds the batch of st from leaf index from, ending before to (0:
@@ -14,8 +13,8 @@ import (
 // that the filter means what it means in the API. An event retention
 // deleted is a leaf without an event: the range covers it, no entry
 // carries it.
-func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) (webhook.Batch, error) {
-	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: from, To: from}
+func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) (Batch, error) {
+	b := Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: from, To: from}
 	n := min(max(s.BatchSize, 1), audit.MaxEventIDs)
 	if st.Destination.Kind == audit.StreamS3 {
 		n = audit.MaxEventIDs // an object per batch: as few objects as a batch allows
@@ -48,7 +47,7 @@ func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) 
 		if err != nil {
 			return b, err
 		}
-		b.Events = append(b.Events, webhook.Entry{LeafIndex: uint64(l.Index), Event: raw})
+		b.Events = append(b.Events, Entry{LeafIndex: uint64(l.Index), Event: raw})
 	}
 	b.To = uint64(leaves[len(leaves)-1].Index) + 1
 	return b, nil

@@ -57,12 +57,12 @@ type Runner struct {
 	mu      sync.Mutex
 	behind  map[audit.StreamKey]time.Time // when each S3 stream was first seen behind
 	running map[audit.StreamKey]bool
-	waiting map[audit.StreamKey]backoff
+	waiting map[audit.StreamKey]waitState
 	wg      sync.WaitGroup
 }
 
-// backoff is a stream's wait after failed attempts in a row.
-type backoff struct {
+// waitState is a stream's wait after failed attempts in a row.
+type waitState struct {
 	attempts int
 	until    time.Time
 }
@@ -128,7 +128,7 @@ func (r *Runner) init() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running == nil {
-		r.running, r.waiting, r.behind = map[audit.StreamKey]bool{}, map[audit.StreamKey]backoff{}, map[audit.StreamKey]time.Time{}
+		r.running, r.waiting, r.behind = map[audit.StreamKey]bool{}, map[audit.StreamKey]waitState{}, map[audit.StreamKey]time.Time{}
 		r.wake = make(chan struct{}, 1)
 	}
 }

@@ -4,6 +4,12 @@
 // and moves the cursor only once the destination accepted it (issue 43).
 // The state changes are the domain's (audit.Stream's methods); this
 // package only runs them.
+//
+// It also owns what every destination shares: the Batch and its checks,
+// the Outcome of an answer (Classify) and the Backoff, the one HTTP
+// client (HTTPClient, public addresses only) and Do, which reads a
+// bounded answer. Each destination is a package under it (webhook,
+// splunk, datadog, sentinel, s3stream) implementing Destination.
 package streaming
 
 import (
@@ -11,13 +17,12 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
 )
 
 // Destination sends one batch and says what the answer means; reason
 // names a refusal or a failure (it is shown to the tenant's admins).
 type Destination interface {
-	Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (outcome webhook.Outcome, retryAfter time.Duration, reason string, err error)
+	Send(ctx context.Context, d audit.StreamDestination, b Batch) (outcome Outcome, retryAfter time.Duration, reason string, err error)
 }
 
 // Streamer delivers streams.
@@ -67,18 +72,18 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 		return Result{}, err
 	}
 	outcome, wait, reason, err := s.send(ctx, st, b)
-	if err != nil && outcome != webhook.Retry {
+	if err != nil && outcome != Retry {
 		return Result{}, err
 	}
 	now := s.Now()
-	res := Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait}
+	res := Result{Outcome: outcome, Events: len(b.Events), Wait: wait}
 	was := st.State
 	switch outcome {
-	case webhook.Accepted:
+	case Accepted:
 		err = st.Delivered(b.To, len(b.Events), now)
-	case webhook.Refused:
+	case Refused:
 		st.Refused(reason, now)
-	case webhook.Rejected:
+	case Rejected:
 		// The destination refuses this batch: newer events go on, the
 		// range is retried apart.
 		err = st.Park(b.From, b.To, reason, now.Add(retryWait(1, wait)), now)
@@ -113,7 +118,7 @@ func (s *Streamer) save(ctx context.Context, st *audit.Stream, was string, now t
 // checkpoint gives b the tenant's latest signed checkpoint, which covers
 // its whole range (the log's leaves are read up to the last checkpoint
 // only): a receiver proves the batch's events against it.
-func (s *Streamer) checkpoint(ctx context.Context, b *webhook.Batch) error {
+func (s *Streamer) checkpoint(ctx context.Context, b *Batch) error {
 	ls, err := s.Log.LogState(ctx, b.TenantID)
 	if err == nil && uint64(ls.Size) < b.To {
 		err = audit.Errorf(audit.EINTERNAL, "the log of tenant %s holds %d leaves, a batch covers [%d, %d)", b.TenantID, ls.Size, b.From, b.To)
@@ -138,14 +143,14 @@ func retryWait(n int, retryAfter time.Duration) time.Duration {
 	if retryAfter > 0 {
 		return min(retryAfter, MaxRetryAfter)
 	}
-	return webhook.Backoff(n, MaxBackoff)
+	return Backoff(n, MaxBackoff)
 }
 
 // send gives b to the destination of st's kind.
-func (s *Streamer) send(ctx context.Context, st *audit.Stream, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (s *Streamer) send(ctx context.Context, st *audit.Stream, b Batch) (Outcome, time.Duration, string, error) {
 	dest := s.Dest(st.Destination.Kind)
 	if dest == nil {
-		return webhook.Rejected, 0, "", audit.Errorf(audit.ENOTSUPPORTED, "no %s destination in this build", st.Destination.Kind)
+		return Rejected, 0, "", audit.Errorf(audit.ENOTSUPPORTED, "no %s destination in this build", st.Destination.Kind)
 	}
 	return dest.Send(ctx, st.Destination, b)
 }
@@ -173,41 +178,21 @@ func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.Pa
 		return Result{}, err
 	}
 	outcome, wait, reason, err := s.send(ctx, st, b)
-	if err != nil && outcome != webhook.Retry {
+	if err != nil && outcome != Retry {
 		return Result{}, err
 	}
 	now := s.Now()
 	was := st.State
 	switch outcome {
-	case webhook.Refused:
+	case Refused:
 		st.Refused(reason, now)
 	default:
-		err = st.Unpark(p.From, outcome == webhook.Accepted, len(b.Events), reason, now.Add(retryWait(p.Attempts+1, wait)), now)
+		err = st.Unpark(p.From, outcome == Accepted, len(b.Events), reason, now.Add(retryWait(p.Attempts+1, wait)), now)
 	}
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Outcome: Outcome(outcome), Events: len(b.Events), Wait: wait, Parked: true}, s.save(ctx, st, was, now)
-}
-
-// Outcome is what one Step did.
-type Outcome int
-
-// The outcomes of a step: the webhook package's, and Idle.
-const (
-	Accepted = Outcome(webhook.Accepted)
-	Retry    = Outcome(webhook.Retry)
-	Refused  = Outcome(webhook.Refused)
-	Rejected = Outcome(webhook.Rejected)
-	Idle     = Outcome(-1) // nothing to deliver: the cursor is at the log's last checkpoint, or the stream is paused
-)
-
-// String names an outcome.
-func (o Outcome) String() string {
-	if o == Idle {
-		return "idle"
-	}
-	return webhook.Outcome(o).String()
+	return Result{Outcome: outcome, Events: len(b.Events), Wait: wait, Parked: true}, s.save(ctx, st, was, now)
 }
 
 // Result is what one Step did: its outcome, how many events the batch

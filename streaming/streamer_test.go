@@ -19,10 +19,10 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
-	"github.com/auditlog/auditlog/splunk"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming/splunk"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // receiver is a tenant's webhook endpoint: it checks each request's
@@ -31,7 +31,7 @@ import (
 type receiver struct {
 	mu      sync.Mutex
 	secret  []byte
-	batches []webhook.Batch
+	batches []streaming.Batch
 	answer  func(w http.ResponseWriter) bool
 	t       *testing.T
 }
@@ -51,7 +51,7 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	if r.answer != nil && r.answer(w) {
 		return
 	}
-	var b webhook.Batch
+	var b streaming.Batch
 	if err := json.Unmarshal(body, &b); err != nil {
 		r.t.Errorf("a batch that does not decode: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
 )
 
 // TestEvent is the one event of a test delivery: it says what it is, and
@@ -26,8 +25,8 @@ func (s *Streamer) Test(ctx context.Context, st audit.Stream) (outcome, reason s
 	now := s.Now().UTC()
 	raw, _ := json.Marshal(TestEvent{Test: true, Timestamp: now, TenantID: st.TenantID, StreamID: st.ID,
 		Message: "a test delivery of stream " + st.Name + ": not an event of the audit log"})
-	b := webhook.Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: st.Cursor, To: st.Cursor, Test: true,
-		Events: []webhook.Entry{{LeafIndex: st.Cursor, Event: raw}}}
+	b := Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: st.Cursor, To: st.Cursor, Test: true,
+		Events: []Entry{{LeafIndex: st.Cursor, Event: raw}}}
 	o, _, reason, err := s.send(ctx, &st, b)
 	if err != nil && reason == "" {
 		reason = audit.ErrorMessage(err)

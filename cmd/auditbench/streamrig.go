@@ -18,9 +18,9 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/s3"
-	"github.com/auditlog/auditlog/s3stream"
 	"github.com/auditlog/auditlog/streaming"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming/s3stream"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // benchReceiver is the tenants' webhook endpoint of the streaming

@@ -15,9 +15,9 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/logapi"
-	"github.com/auditlog/auditlog/s3stream"
 	"github.com/auditlog/auditlog/seal"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming/s3stream"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 const streamCheckUsage = `Usage: auditlog stream check (--bucket <bucket> | --dir <copy>) --tenant <uuid> --stream <id>

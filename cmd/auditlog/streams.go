@@ -16,13 +16,13 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/datadog"
 	"github.com/auditlog/auditlog/s3"
-	"github.com/auditlog/auditlog/s3stream"
-	"github.com/auditlog/auditlog/sentinel"
-	"github.com/auditlog/auditlog/splunk"
 	"github.com/auditlog/auditlog/streaming"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming/datadog"
+	"github.com/auditlog/auditlog/streaming/s3stream"
+	"github.com/auditlog/auditlog/streaming/sentinel"
+	"github.com/auditlog/auditlog/streaming/splunk"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // StreamsConfig is the streams section (issue 43): which plans may
@@ -157,7 +157,7 @@ func (s StreamsConfig) pool() (*x509.CertPool, error) {
 }
 
 // streamer builds the delivery of streams over the stores: one client
-// per destination kind, the HTTP ones on webhook.HTTPClient's rules
+// per destination kind, the HTTP ones on streaming.HTTPClient's rules
 // (public addresses only, no proxy, no redirect); S3 where the
 // deployment has an S3 server, its manifests signed with the deployment's
 // key.

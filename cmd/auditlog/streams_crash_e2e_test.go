@@ -25,7 +25,8 @@ import (
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/kafka"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // chaosSIEM is the tenants' webhook receiver at its worst: down for a
@@ -88,7 +89,7 @@ func (s *chaosSIEM) take(w http.ResponseWriter, r *http.Request, body []byte) in
 	if err := webhook.Verify(s.secret, r.Header.Get(webhook.TimestampHeader), r.Header.Get(webhook.SignatureHeader), body, time.Now(), webhook.DefaultWindow); err != nil {
 		s.t.Errorf("a delivery that does not verify: %v", err)
 	}
-	var b webhook.Batch
+	var b streaming.Batch
 	if err := json.Unmarshal(body, &b); err != nil {
 		s.t.Errorf("a batch that does not decode: %v", err)
 	}

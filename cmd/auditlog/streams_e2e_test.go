@@ -26,7 +26,8 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/ddintake"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/s3"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // siem is a tenant's webhook receiver over TLS: it checks each
@@ -34,7 +35,7 @@ import (
 type siem struct {
 	mu      sync.Mutex
 	secret  []byte
-	batches []webhook.Batch
+	batches []streaming.Batch
 	bodies  [][]byte // as received: a capture
 	t       *testing.T
 	srv     *httptest.Server
@@ -56,7 +57,7 @@ func (s *siem) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 		return
 	}
-	var b webhook.Batch
+	var b streaming.Batch
 	if err := json.Unmarshal(body, &b); err != nil {
 		s.t.Errorf("a batch that does not decode: %v", err)
 	}
@@ -76,7 +77,7 @@ func (s *siem) caFile(t *testing.T) string {
 // received is every leaf index received (with repeats), and the last
 // range's end, checking that each batch is the demo tenant's and starts
 // where the one before ended or earlier (a redelivery).
-func (s *siem) received(t *testing.T) (map[uint64]int, uint64, []webhook.Batch) {
+func (s *siem) received(t *testing.T) (map[uint64]int, uint64, []streaming.Batch) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen, end := map[uint64]int{}, uint64(0)
@@ -92,7 +93,7 @@ func (s *siem) received(t *testing.T) (map[uint64]int, uint64, []webhook.Batch) 
 		}
 		end = max(end, b.To)
 	}
-	return seen, end, append([]webhook.Batch(nil), s.batches...)
+	return seen, end, append([]streaming.Batch(nil), s.batches...)
 }
 
 // TestStreamsEndToEnd: on each store, a tenant admin creates a webhook
@@ -393,7 +394,7 @@ func captureChecks(t *testing.T, hook *siem, base, tok, stream string) {
 	// Every batch holding the middle leaf lost (two replicas may have sent
 	// it twice): a gap.
 	var end uint64
-	batches := make([]webhook.Batch, len(bodies))
+	batches := make([]streaming.Batch, len(bodies))
 	for i := range bodies {
 		_ = json.Unmarshal(bodies[i], &batches[i])
 		end = max(end, batches[i].To)

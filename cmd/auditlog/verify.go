@@ -16,7 +16,7 @@ import (
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/s3"
-	"github.com/auditlog/auditlog/s3stream"
+	"github.com/auditlog/auditlog/streaming/s3stream"
 )
 
 // verifyArgs are the arguments of `auditlog verify`.

@@ -1,8 +1,9 @@
-package webhook
+package streaming
 
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"syscall"
 	"time"
@@ -32,4 +33,17 @@ func Dialer(allowPrivate bool) *net.Dialer {
 		}
 	}
 	return d
+}
+
+// HTTPClient is the HTTP client of every stream destination: its
+// connections reach public addresses only, unless allowPrivate (Dialer),
+// through no proxy (a proxy would dial the destination where the dialer
+// cannot check it), following no redirect (a redirect would lead the
+// batch, and its credentials, elsewhere), with timeout per request.
+func HTTPClient(allowPrivate bool, timeout time.Duration) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = Dialer(allowPrivate).DialContext
+	tr.Proxy = nil
+	return &http.Client{Transport: tr, Timeout: timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // TestSignatureVerifies: what Sign writes, Verify accepts, within the
@@ -53,21 +54,21 @@ func TestSignatureVerifies(t *testing.T) {
 // TestBatchCheck: a batch is one tenant's, starts at the cursor, and
 // holds rising leaf indexes inside its range.
 func TestBatchCheck(t *testing.T) {
-	ok := webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 10}, {LeafIndex: 13}, {LeafIndex: 19}}}
+	ok := streaming.Batch{TenantID: "a", From: 10, To: 20, Events: []streaming.Entry{{LeafIndex: 10}, {LeafIndex: 13}, {LeafIndex: 19}}}
 	if err := ok.Check("a", 10); err != nil {
 		t.Fatal(err)
 	}
 	for name, c := range map[string]struct {
-		b      webhook.Batch
+		b      streaming.Batch
 		cursor uint64
 	}{
-		"another tenant's":  {webhook.Batch{TenantID: "b", From: 10, To: 20}, 10},
-		"not at the cursor": {webhook.Batch{TenantID: "a", From: 11, To: 20}, 10},
-		"an empty range":    {webhook.Batch{TenantID: "a", From: 10, To: 10}, 10},
-		"a repeated index":  {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 12}, {LeafIndex: 12}}}, 10},
-		"out of order":      {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 15}, {LeafIndex: 11}}}, 10},
-		"outside its range": {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 20}}}, 10},
-		"before its range":  {webhook.Batch{TenantID: "a", From: 10, To: 20, Events: []webhook.Entry{{LeafIndex: 9}}}, 10},
+		"another tenant's":  {streaming.Batch{TenantID: "b", From: 10, To: 20}, 10},
+		"not at the cursor": {streaming.Batch{TenantID: "a", From: 11, To: 20}, 10},
+		"an empty range":    {streaming.Batch{TenantID: "a", From: 10, To: 10}, 10},
+		"a repeated index":  {streaming.Batch{TenantID: "a", From: 10, To: 20, Events: []streaming.Entry{{LeafIndex: 12}, {LeafIndex: 12}}}, 10},
+		"out of order":      {streaming.Batch{TenantID: "a", From: 10, To: 20, Events: []streaming.Entry{{LeafIndex: 15}, {LeafIndex: 11}}}, 10},
+		"outside its range": {streaming.Batch{TenantID: "a", From: 10, To: 20, Events: []streaming.Entry{{LeafIndex: 20}}}, 10},
+		"before its range":  {streaming.Batch{TenantID: "a", From: 10, To: 20, Events: []streaming.Entry{{LeafIndex: 9}}}, 10},
 	} {
 		if err := c.b.Check("a", c.cursor); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -81,23 +82,23 @@ func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		status int
 		ra     string
-		want   webhook.Outcome
+		want   streaming.Outcome
 		wait   time.Duration
 	}{
-		{200, "", webhook.Accepted, 0}, {204, "", webhook.Accepted, 0},
-		{401, "", webhook.Refused, 0}, {403, "", webhook.Refused, 0},
-		{429, "7", webhook.Retry, 7 * time.Second}, {503, now.Add(30 * time.Second).Format(http.TimeFormat), webhook.Retry, 30 * time.Second},
-		{500, "", webhook.Retry, 0}, {408, "", webhook.Retry, 0}, {502, "soon", webhook.Retry, 0},
-		{400, "", webhook.Rejected, 0}, {413, "", webhook.Rejected, 0}, {404, "", webhook.Rejected, 0},
-		{301, "", webhook.Rejected, 0}, {307, "", webhook.Rejected, 0}, // a redirect is never followed: the range is parked
+		{200, "", streaming.Accepted, 0}, {204, "", streaming.Accepted, 0},
+		{401, "", streaming.Refused, 0}, {403, "", streaming.Refused, 0},
+		{429, "7", streaming.Retry, 7 * time.Second}, {503, now.Add(30 * time.Second).Format(http.TimeFormat), streaming.Retry, 30 * time.Second},
+		{500, "", streaming.Retry, 0}, {408, "", streaming.Retry, 0}, {502, "soon", streaming.Retry, 0},
+		{400, "", streaming.Rejected, 0}, {413, "", streaming.Rejected, 0}, {404, "", streaming.Rejected, 0},
+		{301, "", streaming.Rejected, 0}, {307, "", streaming.Rejected, 0}, // a redirect is never followed: the range is parked
 	} {
-		got, wait := webhook.Classify(c.status, c.ra, now)
+		got, wait := streaming.Classify(c.status, c.ra, now)
 		if got != c.want || wait != c.wait {
 			t.Errorf("%d %q: %s %s, want %s %s", c.status, c.ra, got, wait, c.want, c.wait)
 		}
 	}
 	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 4: 8 * time.Second, 12: time.Minute} {
-		if got := webhook.Backoff(n, time.Minute); got != want {
+		if got := streaming.Backoff(n, time.Minute); got != want {
 			t.Errorf("attempt %d: %s, want %s", n, got, want)
 		}
 	}
@@ -111,7 +112,7 @@ func TestDialerReachesPublicAddressesOnly(t *testing.T) {
 	defer srv.Close()
 	client := func(allowPrivate bool) *http.Client {
 		tr := srv.Client().Transport.(*http.Transport).Clone()
-		tr.DialContext = webhook.Dialer(allowPrivate).DialContext
+		tr.DialContext = streaming.Dialer(allowPrivate).DialContext
 		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test server's own certificate
 		return &http.Client{Transport: tr, Timeout: 10 * time.Second}
 	}
@@ -136,17 +137,17 @@ func TestDialerReachesPublicAddressesOnly(t *testing.T) {
 // whose events the filter all left out has "events":[] (never null).
 func TestBatchJSONIsEncodingJSONs(t *testing.T) {
 	ev := json.RawMessage(`{"id":"evt_1","reason":"a \u003cb\u003e \u0026 c — d"}`)
-	for _, b := range []webhook.Batch{
-		{TenantID: "t<1>", StreamID: "s&2", Format: "event", From: 3, To: 9, Events: []webhook.Entry{{LeafIndex: 4, Event: ev}, {LeafIndex: 8, Event: ev}},
+	for _, b := range []streaming.Batch{
+		{TenantID: "t<1>", StreamID: "s&2", Format: "event", From: 3, To: 9, Events: []streaming.Entry{{LeafIndex: 4, Event: ev}, {LeafIndex: 8, Event: ev}},
 			Checkpoint: "auditlog.local/tenants/t\n9\nroot=\n\n— auditlog.local abc\n"},
-		{TenantID: "t", StreamID: "s", Format: "ocsf", From: 5, To: 5, Test: true, Events: []webhook.Entry{{LeafIndex: 5, Event: ev}}},
+		{TenantID: "t", StreamID: "s", Format: "ocsf", From: 5, To: 5, Test: true, Events: []streaming.Entry{{LeafIndex: 5, Event: ev}}},
 		{TenantID: "t", StreamID: "s", From: 0, To: 7},
 	} {
 		if b.Events == nil {
 			if got := b.AppendJSON(nil); !strings.Contains(string(got), `"events":[]`) {
 				t.Errorf("no events: %s", got)
 			}
-			b.Events = []webhook.Entry{}
+			b.Events = []streaming.Entry{}
 		}
 		var want []byte
 		var err error
@@ -192,9 +193,9 @@ func TestARedirectIsNeverFollowed(t *testing.T) {
 	defer srv.Close()
 	c := webhook.NewClient(true, 10*time.Second)
 	c.HTTP.Transport.(*http.Transport).TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test servers' own certificates
-	b := webhook.Batch{TenantID: "t", StreamID: "s", Format: "event", From: 0, To: 1, Events: []webhook.Entry{{LeafIndex: 0, Event: json.RawMessage(`{}`)}}}
+	b := streaming.Batch{TenantID: "t", StreamID: "s", Format: "event", From: 0, To: 1, Events: []streaming.Entry{{LeafIndex: 0, Event: json.RawMessage(`{}`)}}}
 	out, _, reason, err := c.Send(context.Background(), audit.StreamDestination{Kind: audit.StreamWebhook, URL: srv.URL + "/in", Secret: strings.Repeat("k", 32)}, b)
-	if err != nil || out != webhook.Rejected || !strings.Contains(reason, "307") || elsewhere.Load() != 0 {
+	if err != nil || out != streaming.Rejected || !strings.Contains(reason, "307") || elsewhere.Load() != 0 {
 		t.Fatalf("a 307: %s %q %v; the other host got %d requests", out, reason, err, elsewhere.Load())
 	}
 }

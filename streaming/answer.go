@@ -1,4 +1,4 @@
-package webhook
+package streaming
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package webhook
+package streaming
 
 import (
 	"fmt"
@@ -8,15 +8,18 @@ import (
 	"github.com/auditlog/auditlog/internal/backoff"
 )
 
-// Outcome is what a destination's answer means for the stream.
+// Outcome is what a destination's answer means for the stream, and what
+// one Step did.
 type Outcome int
 
-// The outcomes of a delivery.
+// The outcomes of a delivery, and Idle, that of a step with nothing to
+// deliver.
 const (
 	Accepted Outcome = iota // 2xx: the cursor moves past the batch
 	Retry                   // 408, 425, 429, 5xx, or no answer: retried with backoff, the stream failing meanwhile
 	Refused                 // 401, 403: the credentials are refused; the stream pauses and says why
 	Rejected                // any other 4xx: the destination refuses this batch; its range is parked and retried apart
+	Idle     Outcome = -1   // nothing to deliver: the cursor is at the log's last checkpoint, or the stream is paused
 )
 
 // Classify maps an HTTP status to its outcome, and reads Retry-After
@@ -47,7 +50,7 @@ func Backoff(n int, max time.Duration) time.Duration {
 
 // String names an outcome.
 func (o Outcome) String() string {
-	if s, ok := map[Outcome]string{Accepted: "accepted", Retry: "retry", Refused: "refused", Rejected: "rejected"}[o]; ok {
+	if s, ok := map[Outcome]string{Accepted: "accepted", Retry: "retry", Refused: "refused", Rejected: "rejected", Idle: "idle"}[o]; ok {
 		return s
 	}
 	return fmt.Sprintf("outcome(%d)", int(o))

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // CaptureReport is what CheckCapture found.
@@ -81,7 +82,7 @@ func CheckCapture(r io.Reader, tenantID, streamID string, logKeys audit.LogKeys,
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		var b Batch
+		var b streaming.Batch
 		if err := json.Unmarshal(sc.Bytes(), &b); err != nil {
 			return c.rep, audit.Errorf(audit.EINVALID, "line %d is not a batch: %v", n, err)
 		}
@@ -106,7 +107,7 @@ func CheckCapture(r io.Reader, tenantID, streamID string, logKeys audit.LogKeys,
 }
 
 // batch takes one batch of line n.
-func (c *capture) batch(n int, b Batch, logKeys audit.LogKeys) {
+func (c *capture) batch(n int, b streaming.Batch, logKeys audit.LogKeys) {
 	if b.Test {
 		c.rep.Tests++
 		return
@@ -139,7 +140,7 @@ func (c *capture) batch(n int, b Batch, logKeys audit.LogKeys) {
 }
 
 // checkpoint checks the batch's checkpoint and keeps the latest.
-func (c *capture) checkpoint(n int, b Batch, logKeys audit.LogKeys) {
+func (c *capture) checkpoint(n int, b streaming.Batch, logKeys audit.LogKeys) {
 	var cp audit.Checkpoint
 	var err error
 	switch {

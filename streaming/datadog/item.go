@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // Item is one log item of the intake.
@@ -24,7 +24,7 @@ type Item struct {
 // item is e of b as a log item. Its message is the OCSF message, or the
 // event's action and resource ("delete agent 8f2c…"); its timestamp the
 // event's time.
-func item(b webhook.Batch, e webhook.Entry) Item {
+func item(b streaming.Batch, e streaming.Entry) Item {
 	var head struct {
 		Message  string `json:"message"` // OCSF's, a test event's
 		Action   string `json:"action"`

@@ -12,8 +12,8 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/azmonitor"
 	"github.com/auditlog/auditlog/internal/testkit/batchtest"
-	"github.com/auditlog/auditlog/sentinel"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/sentinel"
 )
 
 const (
@@ -39,7 +39,7 @@ func start(t *testing.T) (*azmonitor.Server, *sentinel.Client, audit.StreamDesti
 func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 	s, c, d := start(t)
 	ctx := context.Background()
-	if o, _, reason, err := c.Send(ctx, d, batchtest.Big("t-1", 40, 2000)); o != webhook.Accepted || err != nil {
+	if o, _, reason, err := c.Send(ctx, d, batchtest.Big("t-1", 40, 2000)); o != streaming.Accepted || err != nil {
 		t.Fatalf("%s %s %v", o, reason, err)
 	}
 	rows := s.Rows()
@@ -54,7 +54,7 @@ func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 		}
 	}
 	s.Expire()
-	if o, _, reason, _ := c.Send(ctx, d, batchtest.Big("t-1", 2040, 3)); o != webhook.Accepted || s.Tokens != 2 {
+	if o, _, reason, _ := c.Send(ctx, d, batchtest.Big("t-1", 2040, 3)); o != streaming.Accepted || s.Tokens != 2 {
 		t.Fatalf("after the token expired: %s %s, %d tokens", o, reason, s.Tokens)
 	}
 }
@@ -75,7 +75,7 @@ func TestSentinelAnswers(t *testing.T) {
 	} {
 		bad := d
 		edit(&bad)
-		if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 2)); o != webhook.Refused || !strings.Contains(reason, name) {
+		if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 2)); o != streaming.Refused || !strings.Contains(reason, name) {
 			t.Errorf("%s: %s %q", name, o, reason)
 		}
 		if strings.Contains(fmt.Sprint(c.Send(ctx, bad, batchtest.Big("t", 0, 2))), "Trace ID") {
@@ -86,12 +86,12 @@ func TestSentinelAnswers(t *testing.T) {
 	defer empty.Close()
 	noToken := sentinel.NewClient(true, 10*time.Second, empty.URL, sentinel.DefaultScope)
 	noToken.HTTP.Transport.(*http.Transport).TLSClientConfig = empty.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	if o, _, reason, _ := noToken.Send(ctx, d, batchtest.Big("t", 0, 2)); o != webhook.Retry || !strings.Contains(reason, "from Entra ID") {
+	if o, _, reason, _ := noToken.Send(ctx, d, batchtest.Big("t", 0, 2)); o != streaming.Retry || !strings.Contains(reason, "from Entra ID") {
 		t.Errorf("a 200 without a token: %s %q", o, reason)
 	}
 	other := d
 	other.StreamName = "Custom-Other"
-	if o, _, reason, _ := c.Send(ctx, other, batchtest.Big("t", 0, 2)); o != webhook.Rejected || !strings.Contains(reason, "InvalidStream") {
+	if o, _, reason, _ := c.Send(ctx, other, batchtest.Big("t", 0, 2)); o != streaming.Rejected || !strings.Contains(reason, "InvalidStream") {
 		t.Errorf("another stream: %s %q", o, reason)
 	}
 	s.Fail(func(w http.ResponseWriter) {
@@ -99,10 +99,10 @@ func TestSentinelAnswers(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	},
 		func(w http.ResponseWriter) { w.WriteHeader(http.StatusServiceUnavailable) })
-	if o, wait, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 2)); o != webhook.Retry || wait != 9*time.Second {
+	if o, wait, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 2)); o != streaming.Retry || wait != 9*time.Second {
 		t.Errorf("429: %s %s", o, wait)
 	}
-	if o, _, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 2)); o != webhook.Retry {
+	if o, _, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 2)); o != streaming.Retry {
 		t.Errorf("503: %s", o)
 	}
 	if len(s.Rows()) != 0 {

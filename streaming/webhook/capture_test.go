@@ -11,7 +11,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // logOf is a tenant's log of events built with x/mod's tlog: its stored
@@ -54,10 +55,10 @@ func newLog(t *testing.T, tenant string, events []audit.Event) *logOf {
 func captureOf(tenant, cp string, events []audit.Event, size int, edit func(i int, raw []byte) []byte) [][]byte {
 	var lines [][]byte
 	for from := 0; from < len(events); from += size {
-		b := webhook.Batch{TenantID: tenant, StreamID: "s-1", Format: audit.FormatEvent, From: uint64(from), To: uint64(min(from+size, len(events))), Checkpoint: cp}
+		b := streaming.Batch{TenantID: tenant, StreamID: "s-1", Format: audit.FormatEvent, From: uint64(from), To: uint64(min(from+size, len(events))), Checkpoint: cp}
 		for i := from; i < int(b.To); i++ {
 			raw, _ := events[i].AppendJSON(nil)
-			b.Events = append(b.Events, webhook.Entry{LeafIndex: uint64(i), Event: edit(i, raw)})
+			b.Events = append(b.Events, streaming.Entry{LeafIndex: uint64(i), Event: edit(i, raw)})
 		}
 		lines = append(lines, b.AppendJSON(nil))
 	}

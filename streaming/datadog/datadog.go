@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // The intake's limits a request stays within.
@@ -38,40 +38,40 @@ type Client struct {
 
 // NewClient returns a Client on the streams' HTTP client.
 func NewClient(allowPrivate bool, timeout time.Duration) *Client {
-	return &Client{HTTP: webhook.HTTPClient(allowPrivate, timeout), Now: time.Now}
+	return &Client{HTTP: streaming.HTTPClient(allowPrivate, timeout), Now: time.Now}
 }
 
 // Send posts b's events to d's intake URL with d's API key (Token), and
-// says what the answers mean (webhook.Classify: 403 refuses the key, 429
+// says what the answers mean (streaming.Classify: 403 refuses the key, 429
 // and 5xx are retried). err is set when no answer came or the batch could
 // not be encoded.
-func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	chunks, err := requests(b)
 	if err != nil {
-		return webhook.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Datadog")
+		return streaming.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Datadog")
 	}
 	for _, body := range chunks {
-		if o, wait, reason, err := c.post(ctx, d, body); o != webhook.Accepted {
+		if o, wait, reason, err := c.post(ctx, d, body); o != streaming.Accepted {
 			return o, wait, reason, err
 		}
 	}
-	return webhook.Accepted, 0, "", nil
+	return streaming.Accepted, 0, "", nil
 }
 
-func (c *Client) post(ctx context.Context, d audit.StreamDestination, body []byte) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) post(ctx context.Context, d audit.StreamDestination, body []byte) (streaming.Outcome, time.Duration, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
 	if err != nil {
-		return webhook.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the intake's URL")
+		return streaming.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the intake's URL")
 	}
 	req.Header.Set("DD-API-KEY", d.Token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Content-Encoding", "gzip")
-	a, err := webhook.Do(c.HTTP, req, c.Now(), "Datadog", 512)
+	a, err := streaming.Do(c.HTTP, req, c.Now(), "Datadog", 512)
 	return a.Outcome, a.Wait, a.Reason, err
 }
 
 // requests is b as gzip request bodies, each a JSON array of at most
 // MaxItems items and MaxBytes before compression.
-func requests(b webhook.Batch) ([][]byte, error) {
-	return webhook.GzipArrays(b.Events, func(e webhook.Entry) Item { return item(b, e) }, MaxItems, MaxBytes)
+func requests(b streaming.Batch) ([][]byte, error) {
+	return streaming.GzipArrays(b.Events, func(e streaming.Entry) Item { return item(b, e) }, MaxItems, MaxBytes)
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/jsonenc"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // Client sends batches to HTTP Event Collectors.
@@ -30,10 +30,10 @@ type Client struct {
 	AckTimeout, AckPoll time.Duration
 }
 
-// NewClient returns a Client on webhook.HTTPClient: public addresses
+// NewClient returns a Client on streaming.HTTPClient: public addresses
 // only (unless allowPrivate), no proxy, no redirect.
 func NewClient(allowPrivate bool, timeout time.Duration) *Client {
-	return &Client{HTTP: webhook.HTTPClient(allowPrivate, timeout), Now: time.Now, AckTimeout: 2 * time.Minute, AckPoll: time.Second}
+	return &Client{HTTP: streaming.HTTPClient(allowPrivate, timeout), Now: time.Now, AckTimeout: 2 * time.Minute, AckPoll: time.Second}
 }
 
 // body is the batch as HEC takes it: its event objects, concatenated,
@@ -43,7 +43,7 @@ func NewClient(allowPrivate bool, timeout time.Duration) *Client {
 // (a test delivery: test instead of the index). Written by hand, as
 // encoding/json writes it, because the events are JSON this service made
 // and json.Marshal would check and compact each again.
-func body(d audit.StreamDestination, b webhook.Batch) []byte {
+func body(d audit.StreamDestination, b streaming.Batch) []byte {
 	dst := make([]byte, 0, 64<<10)
 	for _, e := range b.Events {
 		dst = append(dst, `{"time":`...)
@@ -90,9 +90,9 @@ func endpoint(base, path string) string {
 // waits for the indexers' acknowledgment: only then is the batch
 // accepted. A batch whose events the filter all left out sends nothing
 // and is accepted (its range is delivered).
-func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	if len(b.Events) == 0 {
-		return webhook.Accepted, 0, "", nil
+		return streaming.Accepted, 0, "", nil
 	}
 	data := body(d, b)
 	var answer struct {
@@ -101,7 +101,7 @@ func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.
 		AckID *int   `json:"ackId"`
 	}
 	outcome, wait, reason, err := c.post(ctx, d, b.StreamID, "/services/collector/event", data, &answer)
-	if outcome != webhook.Accepted || answer.AckID == nil {
+	if outcome != streaming.Accepted || answer.AckID == nil {
 		return outcome, wait, reason, err
 	}
 	return c.await(ctx, d, b.StreamID, *answer.AckID)
@@ -109,27 +109,27 @@ func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.
 
 // post sends one request to the collector and decodes its JSON answer
 // into out; the outcome is the status's, with HEC's text in the reason.
-func (c *Client) post(ctx context.Context, d audit.StreamDestination, streamID, path string, data []byte, out any) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) post(ctx context.Context, d audit.StreamDestination, streamID, path string, data []byte, out any) (streaming.Outcome, time.Duration, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint(d.URL, path), bytes.NewReader(data))
 	if err != nil {
-		return webhook.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the collector's URL")
+		return streaming.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the collector's URL")
 	}
 	req.Header.Set("Authorization", "Splunk "+d.Token)
 	req.Header.Set("X-Splunk-Request-Channel", Channel(streamID))
 	req.Header.Set("Content-Type", "application/json")
-	a, err := webhook.Do(c.HTTP, req, c.Now(), "the collector", 64<<10)
-	if a.Outcome != webhook.Accepted {
+	a, err := streaming.Do(c.HTTP, req, c.Now(), "the collector", 64<<10)
+	if a.Outcome != streaming.Accepted {
 		return a.Outcome, a.Wait, a.Reason, err
 	}
 	if err := json.Unmarshal(a.Body, out); err != nil {
-		return webhook.Retry, 0, "the collector's answer does not decode: " + err.Error(), err
+		return streaming.Retry, 0, "the collector's answer does not decode: " + err.Error(), err
 	}
-	return webhook.Accepted, 0, "", nil
+	return streaming.Accepted, 0, "", nil
 }
 
 // await polls the acknowledgment of id until the indexers confirm it, or
 // AckTimeout passes (then the batch is sent again: at least once).
-func (c *Client) await(ctx context.Context, d audit.StreamDestination, streamID string, id int) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) await(ctx context.Context, d audit.StreamDestination, streamID string, id int) (streaming.Outcome, time.Duration, string, error) {
 	deadline := c.Now().Add(c.AckTimeout)
 	q, _ := json.Marshal(map[string][]int{"acks": {id}})
 	for {
@@ -137,18 +137,18 @@ func (c *Client) await(ctx context.Context, d audit.StreamDestination, streamID 
 			Acks map[string]bool `json:"acks"`
 		}
 		outcome, wait, reason, err := c.post(ctx, d, streamID, "/services/collector/ack", q, &answer)
-		if outcome != webhook.Accepted {
+		if outcome != streaming.Accepted {
 			return outcome, wait, reason, err
 		}
 		if answer.Acks[fmt.Sprint(id)] {
-			return webhook.Accepted, 0, "", nil
+			return streaming.Accepted, 0, "", nil
 		}
 		if c.Now().After(deadline) {
-			return webhook.Retry, 0, fmt.Sprintf("the collector's indexers did not acknowledge request %d within %s", id, c.AckTimeout), nil
+			return streaming.Retry, 0, fmt.Sprintf("the collector's indexers did not acknowledge request %d within %s", id, c.AckTimeout), nil
 		}
 		select {
 		case <-ctx.Done():
-			return webhook.Retry, 0, "stopped while waiting for the acknowledgment", ctx.Err()
+			return streaming.Retry, 0, "stopped while waiting for the acknowledgment", ctx.Err()
 		case <-time.After(c.AckPoll):
 		}
 	}

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // DefaultPrefix is the first part of the keys of a stream without one.
@@ -45,10 +45,10 @@ func Prefix(d audit.StreamDestination) string {
 // then the hour's manifest with the object's entry and b's checkpoint.
 // The object's key derives from its range, so a batch sent again
 // replaces its object and its entry. A store that fails is a Retry.
-func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	blobs, err := s.Bucket(ctx, d.Bucket)
 	if err != nil {
-		return webhook.Retry, 0, "the bucket " + d.Bucket + ": " + audit.ErrorMessage(err), err
+		return streaming.Retry, 0, "the bucket " + d.Bucket + ": " + audit.ErrorMessage(err), err
 	}
 	now := s.Now()
 	hour := audit.StreamHourPrefix(Prefix(d), b.TenantID, b.StreamID, now)
@@ -59,12 +59,12 @@ func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b web
 	if len(b.Events) > 0 {
 		data, err := encode(b.Events)
 		if err != nil {
-			return webhook.Rejected, 0, "", err
+			return streaming.Rejected, 0, "", err
 		}
 		sum := sha256.Sum256(data)
 		obj.Key, obj.SHA256 = audit.StreamObjectKey(hour, b.From, b.To), hex.EncodeToString(sum[:])
 		if err := blobs.Put(ctx, obj.Key, bytes.NewReader(data), int64(len(data))); err != nil {
-			return webhook.Retry, 0, "writing " + obj.Key + ": " + audit.ErrorMessage(err), err
+			return streaming.Retry, 0, "writing " + obj.Key + ": " + audit.ErrorMessage(err), err
 		}
 	}
 	m, err := ReadManifest(ctx, blobs, audit.StreamManifestKey(hour))
@@ -72,33 +72,33 @@ func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b web
 		m, err = &audit.StreamManifest{TenantID: b.TenantID, StreamID: b.StreamID, Hour: audit.NewTimestamp(now.UTC().Truncate(time.Hour))}, nil
 	}
 	if err != nil {
-		return webhook.Retry, 0, "reading the manifest of " + hour + ": " + audit.ErrorMessage(err), err
+		return streaming.Retry, 0, "reading the manifest of " + hour + ": " + audit.ErrorMessage(err), err
 	}
 	m.Add(obj)
 	m.Checkpoint = b.Checkpoint
 	m.Sign(s.Key, now)
 	raw, _ := json.MarshalIndent(m, "", "  ")
 	if err := blobs.Put(ctx, audit.StreamManifestKey(hour), bytes.NewReader(raw), int64(len(raw))); err != nil {
-		return webhook.Retry, 0, "writing the manifest of " + hour + ": " + audit.ErrorMessage(err), err
+		return streaming.Retry, 0, "writing the manifest of " + hour + ": " + audit.ErrorMessage(err), err
 	}
-	return webhook.Accepted, 0, "", nil
+	return streaming.Accepted, 0, "", nil
 }
 
 // probe is a test delivery: an object written and deleted again.
-func (s *Destination) probe(ctx context.Context, blobs audit.Blobs, hour string, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (s *Destination) probe(ctx context.Context, blobs audit.Blobs, hour string, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	key := hour + "/test-" + fmt.Sprint(s.Now().UnixNano()) + ".json"
 	raw := b.Events[0].Event
 	if err := blobs.Put(ctx, key, bytes.NewReader(raw), int64(len(raw))); err != nil {
-		return webhook.Retry, 0, "writing " + key + ": " + audit.ErrorMessage(err), err
+		return streaming.Retry, 0, "writing " + key + ": " + audit.ErrorMessage(err), err
 	}
 	if err := blobs.Delete(ctx, key); err != nil {
-		return webhook.Retry, 0, "deleting " + key + ": " + audit.ErrorMessage(err), err
+		return streaming.Retry, 0, "deleting " + key + ": " + audit.ErrorMessage(err), err
 	}
-	return webhook.Accepted, 0, "", nil
+	return streaming.Accepted, 0, "", nil
 }
 
 // encode is the events as gzip NDJSON, a line each: {"leafIndex", "event"}.
-func encode(events []webhook.Entry) ([]byte, error) {
+func encode(events []streaming.Entry) ([]byte, error) {
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
 	var line []byte

@@ -1,7 +1,7 @@
 // Package webhook is the HTTPS webhook destination of a tenant's stream
-// (audit.StreamWebhook): the batch it posts, the signature a receiver
-// checks, the delivery's outcome as the stream's rules read it, and a
-// dialer that reaches public addresses only.
+// (audit.StreamWebhook): the signed post of a streaming.Batch, the
+// signature a receiver checks, and the check of a receiver's capture
+// (`auditlog stream check --capture`).
 package webhook
 
 import (

@@ -15,10 +15,10 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/s3"
-	"github.com/auditlog/auditlog/s3stream"
 	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/s3stream"
 )
 
 // TestS3StreamVerifiesAndNamesWhatChanged: a tenant's log streamed into

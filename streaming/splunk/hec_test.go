@@ -10,8 +10,8 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
-	"github.com/auditlog/auditlog/splunk"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/splunk"
 )
 
 const token = "12345678-9abc-def0-1234-56789abcdef0"
@@ -25,11 +25,11 @@ func collector(t *testing.T) (*splunkhec.Server, *splunk.Client, audit.StreamDes
 	return hec, c, audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: token, Index: "audit"}
 }
 
-func batch(n int) webhook.Batch {
-	b := webhook.Batch{TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", StreamID: "s-1", From: 40, To: 40 + uint64(2*n)}
+func batch(n int) streaming.Batch {
+	b := streaming.Batch{TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", StreamID: "s-1", From: 40, To: 40 + uint64(2*n)}
 	for i := 0; i < n; i++ {
 		ev := `{"id":"evt_` + string(rune('a'+i)) + `","timestamp":"2026-11-26T10:00:0` + string(rune('0'+i)) + `.250Z","action":"update"}`
-		b.Events = append(b.Events, webhook.Entry{LeafIndex: uint64(40 + 2*i), Event: json.RawMessage(ev)})
+		b.Events = append(b.Events, streaming.Entry{LeafIndex: uint64(40 + 2*i), Event: json.RawMessage(ev)})
 	}
 	return b
 }
@@ -40,7 +40,7 @@ func batch(n int) webhook.Batch {
 func TestEventsReachTheCollector(t *testing.T) {
 	hec, c, d := collector(t)
 	out, _, reason, err := c.Send(context.Background(), d, batch(3))
-	if out != webhook.Accepted || err != nil {
+	if out != streaming.Accepted || err != nil {
 		t.Fatalf("%s %s %v", out, reason, err)
 	}
 	got := hec.Indexed()
@@ -52,7 +52,7 @@ func TestEventsReachTheCollector(t *testing.T) {
 		e.Fields["tenant_id"] != "7c9e6679-7425-40de-944b-e07fc1f90ae7" || !strings.Contains(string(e.Event), `"evt_c"`) {
 		t.Fatalf("the third event: %+v", e)
 	}
-	if out, _, _, err := c.Send(context.Background(), d, webhook.Batch{TenantID: "t", From: 1, To: 9}); out != webhook.Accepted || err != nil || len(hec.Indexed()) != 3 {
+	if out, _, _, err := c.Send(context.Background(), d, streaming.Batch{TenantID: "t", From: 1, To: 9}); out != streaming.Accepted || err != nil || len(hec.Indexed()) != 3 {
 		t.Fatalf("an empty batch: %s %v, %d indexed", out, err, len(hec.Indexed()))
 	}
 }
@@ -63,13 +63,13 @@ func TestEventsReachTheCollector(t *testing.T) {
 func TestIndexerAcknowledgment(t *testing.T) {
 	hec, c, d := collector(t)
 	hec.Ack, hec.AckAfter = true, 3
-	if out, _, reason, err := c.Send(context.Background(), d, batch(2)); out != webhook.Accepted || err != nil {
+	if out, _, reason, err := c.Send(context.Background(), d, batch(2)); out != streaming.Accepted || err != nil {
 		t.Fatalf("acknowledged after 3 polls: %s %s %v", out, reason, err)
 	}
 	hec.AckAfter = 1 << 30
 	c.AckTimeout = 100 * time.Millisecond
 	out, _, reason, _ := c.Send(context.Background(), d, batch(1))
-	if out != webhook.Retry || !strings.Contains(reason, "did not acknowledge") {
+	if out != streaming.Retry || !strings.Contains(reason, "did not acknowledge") {
 		t.Fatalf("never acknowledged: %s %s", out, reason)
 	}
 	if a, again := splunk.Channel("s-1"), splunk.Channel("s-1"); a != again || a == splunk.Channel("s-2") {
@@ -84,20 +84,20 @@ func TestCollectorErrors(t *testing.T) {
 	hec, c, d := collector(t)
 	bad := d
 	bad.Token = "87654321-9abc-def0-1234-56789abcdef0"
-	if out, _, reason, _ := c.Send(context.Background(), bad, batch(1)); out != webhook.Refused || !strings.Contains(reason, "Invalid token") {
+	if out, _, reason, _ := c.Send(context.Background(), bad, batch(1)); out != streaming.Refused || !strings.Contains(reason, "Invalid token") {
 		t.Fatalf("a wrong token: %s %s", out, reason)
 	}
 	hec.Fail(splunkhec.Busy("5"), splunkhec.Internal, func(w http.ResponseWriter) {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write([]byte(`{"text":"Incorrect index","code":7}`))
 	})
-	if out, wait, reason, _ := c.Send(context.Background(), d, batch(1)); out != webhook.Retry || wait != 5*time.Second || !strings.Contains(reason, "busy") {
+	if out, wait, reason, _ := c.Send(context.Background(), d, batch(1)); out != streaming.Retry || wait != 5*time.Second || !strings.Contains(reason, "busy") {
 		t.Fatalf("busy: %s %s %s", out, wait, reason)
 	}
-	if out, _, _, _ := c.Send(context.Background(), d, batch(1)); out != webhook.Retry {
+	if out, _, _, _ := c.Send(context.Background(), d, batch(1)); out != streaming.Retry {
 		t.Fatalf("an internal error: %s", out)
 	}
-	if out, _, reason, _ := c.Send(context.Background(), d, batch(1)); out != webhook.Rejected || !strings.Contains(reason, "Incorrect index") {
+	if out, _, reason, _ := c.Send(context.Background(), d, batch(1)); out != streaming.Rejected || !strings.Contains(reason, "Incorrect index") {
 		t.Fatalf("an unknown index: %s %s", out, reason)
 	}
 	if len(hec.Indexed()) != 0 {

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/datadog"
 	"github.com/auditlog/auditlog/internal/testkit/batchtest"
 	"github.com/auditlog/auditlog/internal/testkit/ddintake"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/datadog"
 )
 
 const key = "0123456789abcdef0123456789abcdef"
@@ -32,7 +32,7 @@ func TestDatadogTakesABatchInRequestsWithinItsLimits(t *testing.T) {
 	defer s.Close()
 	b := batchtest.Big("t-1", 40, 2500)
 	o, _, reason, err := client(s).Send(context.Background(), audit.StreamDestination{Kind: audit.StreamDatadog, URL: s.URL + "/api/v2/logs", Token: key}, b)
-	if o != webhook.Accepted || err != nil {
+	if o != streaming.Accepted || err != nil {
 		t.Fatalf("%s %s %v", o, reason, err)
 	}
 	items, requests := s.Items()
@@ -59,17 +59,17 @@ func TestDatadogAnswers(t *testing.T) {
 	ctx := context.Background()
 	bad := d
 	bad.Token = strings.Repeat("f", 32)
-	if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 3)); o != webhook.Refused || !strings.Contains(reason, "403") {
+	if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 3)); o != streaming.Refused || !strings.Contains(reason, "403") {
 		t.Fatalf("a wrong key: %s %s", o, reason)
 	}
 	s.Fail(ddintake.TooMany("7"), func(w http.ResponseWriter) { w.WriteHeader(http.StatusInternalServerError) })
-	if o, wait, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 3)); o != webhook.Retry || wait != 7*time.Second {
+	if o, wait, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 3)); o != streaming.Retry || wait != 7*time.Second {
 		t.Fatalf("429: %s %s", o, wait)
 	}
-	if o, _, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 3)); o != webhook.Retry {
+	if o, _, _, _ := c.Send(ctx, d, batchtest.Big("t", 0, 3)); o != streaming.Retry {
 		t.Fatalf("500: %s", o)
 	}
-	if o, _, _, err := c.Send(ctx, d, webhook.Batch{TenantID: "t", From: 3, To: 9}); o != webhook.Accepted || err != nil {
+	if o, _, _, err := c.Send(ctx, d, streaming.Batch{TenantID: "t", From: 3, To: 9}); o != streaming.Accepted || err != nil {
 		t.Fatalf("an empty batch: %s %v", o, err)
 	}
 	if items, _ := s.Items(); len(items) != 0 {

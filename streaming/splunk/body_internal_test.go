@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // hecEvent is a HEC event object as encoding/json writes it: the oracle
@@ -25,17 +25,17 @@ type hecEvent struct {
 // index, a test delivery, the event JSON's and OCSF's times, HTML
 // characters in the ids.
 func TestBodyIsEncodingJSONs(t *testing.T) {
-	events := []webhook.Entry{
+	events := []streaming.Entry{
 		{LeafIndex: 44, Event: json.RawMessage(`{"id":"e1","timestamp":"2026-11-27T04:00:02.250Z","reason":"\u003cb\u003e"}`)},
 		{LeafIndex: 45, Event: json.RawMessage(`{"class_uid":6003,"time":1795687202001,"message":"a \u0026 b"}`)},
 	}
 	for _, c := range []struct {
 		d audit.StreamDestination
-		b webhook.Batch
+		b streaming.Batch
 	}{
-		{audit.StreamDestination{Index: "audit"}, webhook.Batch{TenantID: "t<1>", StreamID: "s&1", Format: audit.FormatEvent, Events: events}},
-		{audit.StreamDestination{}, webhook.Batch{TenantID: "t", StreamID: "s", Format: audit.FormatOCSF, Events: events}},
-		{audit.StreamDestination{}, webhook.Batch{TenantID: "t", StreamID: "s", Test: true, Events: events[:1]}},
+		{audit.StreamDestination{Index: "audit"}, streaming.Batch{TenantID: "t<1>", StreamID: "s&1", Format: audit.FormatEvent, Events: events}},
+		{audit.StreamDestination{}, streaming.Batch{TenantID: "t", StreamID: "s", Format: audit.FormatOCSF, Events: events}},
+		{audit.StreamDestination{}, streaming.Batch{TenantID: "t", StreamID: "s", Test: true, Events: events[:1]}},
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // Row is one row of the rule's stream (its declaration: docs/streams.md).
@@ -17,7 +17,7 @@ type Row struct {
 	Event         json.RawMessage `json:"Event"`
 }
 
-func row(b webhook.Batch, e webhook.Entry) Row {
+func row(b streaming.Batch, e streaming.Entry) Row {
 	r := Row{TimeGenerated: e.Time().UTC().Format(time.RFC3339Nano), AuditTenantID: b.TenantID, StreamID: b.StreamID,
 		LeafIndex: int64(e.LeafIndex), Format: b.Format, Event: e.Event}
 	if b.Test {

@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
-	"github.com/auditlog/auditlog/webhook"
+	"github.com/auditlog/auditlog/streaming"
 )
 
 // Defaults of the deployment's settings (AUDITLOG_STREAM_AZURE_*).
@@ -56,7 +56,7 @@ type token struct {
 
 // NewClient returns a Client on the streams' HTTP client.
 func NewClient(allowPrivate bool, timeout time.Duration, authority, scope string) *Client {
-	return &Client{HTTP: webhook.HTTPClient(allowPrivate, timeout), Now: time.Now, Authority: authority, Scope: scope, tokens: map[string]token{}}
+	return &Client{HTTP: streaming.HTTPClient(allowPrivate, timeout), Now: time.Now, Authority: authority, Scope: scope, tokens: map[string]token{}}
 }
 
 // Send writes b's events as rows of d's stream and says what the answers
@@ -65,47 +65,47 @@ func NewClient(allowPrivate bool, timeout time.Duration, authority, scope string
 // pauses the stream; another 4xx parks the batch; 429 and 5xx
 // are retried, honouring Retry-After. err is set when no answer came or
 // the batch could not be encoded.
-func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b webhook.Batch) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	calls, err := bodies(b)
 	if err != nil {
-		return webhook.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Sentinel")
+		return streaming.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Sentinel")
 	}
 	for _, body := range calls {
 		o, wait, reason, err := c.upload(ctx, d, body, true)
-		if o != webhook.Accepted {
+		if o != streaming.Accepted {
 			return o, wait, reason, err
 		}
 	}
-	return webhook.Accepted, 0, "", nil
+	return streaming.Accepted, 0, "", nil
 }
 
 // upload makes one call; a 401 gets a new token and one more try.
-func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []byte, again bool) (webhook.Outcome, time.Duration, string, error) {
+func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []byte, again bool) (streaming.Outcome, time.Duration, string, error) {
 	tok, o, wait, reason, err := c.token(ctx, d)
-	if o != webhook.Accepted {
+	if o != streaming.Accepted {
 		return o, wait, reason, err
 	}
 	u := strings.TrimSuffix(d.URL, "/") + "/dataCollectionRules/" + url.PathEscape(d.DCR) + "/streams/" + url.PathEscape(d.StreamName) + "?api-version=" + APIVersion
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return webhook.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the data collection endpoint")
+		return streaming.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the data collection endpoint")
 	}
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Content-Encoding", "gzip")
-	a, err := webhook.Do(c.HTTP, req, c.Now(), "the Logs Ingestion API", 512)
+	a, err := streaming.Do(c.HTTP, req, c.Now(), "the Logs Ingestion API", 512)
 	if a.Code == http.StatusUnauthorized && again {
 		c.forget(d)
 		return c.upload(ctx, d, body, false)
 	}
 	if a.Code == http.StatusNotFound {
-		a.Outcome = webhook.Refused // no such rule: the stream's configuration, not this batch
+		a.Outcome = streaming.Refused // no such rule: the stream's configuration, not this batch
 	}
 	return a.Outcome, a.Wait, a.Reason, err
 }
 
 // bodies is b as gzip JSON arrays of rows, each at most MaxBytes before
 // compression.
-func bodies(b webhook.Batch) ([][]byte, error) {
-	return webhook.GzipArrays(b.Events, func(e webhook.Entry) Row { return row(b, e) }, 0, MaxBytes)
+func bodies(b streaming.Batch) ([][]byte, error) {
+	return streaming.GzipArrays(b.Events, func(e streaming.Entry) Row { return row(b, e) }, 0, MaxBytes)
 }
