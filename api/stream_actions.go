@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/auditlog/auditlog/audit"
@@ -18,9 +20,9 @@ type timeNow func() time.Time
 const maxStreamAttempts = 16
 
 // streamAction is the handler of an action on a stream (pause, resume).
-func (s *Server) streamAction(what string, act func(*audit.Stream, *gin.Context, timeNow) error) gin.HandlerFunc {
+func (s *Server) streamAction(what string, act func(*stream.Stream, *gin.Context, timeNow) error) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		s.changeStream(c, audit.ActionUpdate, what, func(st *audit.Stream) error { return act(st, c, s.deps.Now) })
+		s.changeStream(c, audit.ActionUpdate, what, func(st *stream.Stream) error { return act(st, c, s.deps.Now) })
 	}
 }
 
@@ -29,7 +31,7 @@ func (s *Server) streamAction(what string, act func(*audit.Stream, *gin.Context,
 // fails leaves the record of an attempt, never a change without one),
 // and writes it at the revision read, again on a fresh read when a
 // delivery wrote the stream meanwhile.
-func (s *Server) changeStream(c *gin.Context, action audit.Action, operation string, change func(*audit.Stream) error) {
+func (s *Server) changeStream(c *gin.Context, action audit.Action, operation string, change func(*stream.Stream) error) {
 	ctx, tenant := c.Request.Context(), principalOf(c).TenantID
 	for attempt := 0; ; attempt++ {
 		st, err := s.streams.Store.Stream(ctx, tenant, c.Param("id"))
@@ -62,7 +64,7 @@ func (s *Server) changeStream(c *gin.Context, action audit.Action, operation str
 // streamRecord is a stream as its change records show it: its
 // configuration (secrets masked), state and cursor.
 type streamRecord struct {
-	audit.StreamConfig
+	stream.Config
 	State  string `json:"state"`
 	Cursor uint64 `json:"cursor"`
 }
@@ -72,14 +74,14 @@ type streamRecord struct {
 // the state and cursor telling a pause, a resume or a replay. One change
 // of one revision is one record: a retried compare-and-set of the same
 // change (operation names it) writes it once.
-func (s *Server) recordStream(c *gin.Context, action audit.Action, operation string, before, after *audit.Stream) error {
+func (s *Server) recordStream(c *gin.Context, action audit.Action, operation string, before, after *stream.Stream) error {
 	id, rev := "", ""
-	rec := func(st *audit.Stream) []byte {
+	rec := func(st *stream.Stream) []byte {
 		if st == nil {
 			return nil
 		}
 		id = st.ID
-		return mustRaw(streamRecord{StreamConfig: st.Config(), State: st.State, Cursor: st.Cursor})
+		return mustRaw(streamRecord{Config: st.Config(), State: st.State, Cursor: st.Cursor})
 	}
 	if before != nil {
 		rev = before.Rev
@@ -115,7 +117,7 @@ func (s *Server) replayStream(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	s.changeStream(c, audit.ActionUpdate, "replay from "+strconv.FormatUint(*b.From, 10), func(st *audit.Stream) error { return st.Replay(*b.From, s.deps.Now()) })
+	s.changeStream(c, audit.ActionUpdate, "replay from "+strconv.FormatUint(*b.From, 10), func(st *stream.Stream) error { return st.Replay(*b.From, s.deps.Now()) })
 }
 
 // leafSince is the first leaf of the events at or after t: the least

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/auditlog/auditlog/audit"
@@ -15,20 +17,20 @@ import (
 // StreamDeps enables /api/streams when its Store is set (with Read and
 // Log: a stream delivers the tenant's verifiable log).
 type StreamDeps struct {
-	Store audit.StreamStore
+	Store stream.Store
 	// Tenants and DefaultPlan give the tenant's plan; Plans are the plans
 	// whose tenants may create streams (the deployment's
 	// AUDITLOG_STREAM_PLANS).
 	Tenants     audit.TenantDirectory
 	DefaultPlan audit.Plan
 	Plans       []audit.Plan
-	Rules       audit.StreamRules
+	Rules       stream.Rules
 	// Secret makes a webhook's signing key when its creator gives none.
 	Secret func() string
 	// Test sends a test delivery to st's destination: the outcome as the
 	// stream's rules read it ("accepted", "retry", "refused",
 	// "rejected") and the destination's reason.
-	Test func(ctx context.Context, st audit.Stream) (outcome, reason string)
+	Test func(ctx context.Context, st stream.Stream) (outcome, reason string)
 }
 
 // maxStreamBody bounds the body of a stream's configuration.
@@ -38,29 +40,29 @@ const maxStreamBody = 64 << 10
 // secrets masked, its state, cursor, parked ranges, health and lag.
 type StreamView struct {
 	ID string `json:"id"`
-	audit.StreamConfig
-	State     string              `json:"state"`
-	Reason    string              `json:"reason"`
-	Cursor    uint64              `json:"cursor"`
-	LogSize   uint64              `json:"logSize"`
-	Lag       audit.StreamLag     `json:"lag"`
-	Parked    []audit.ParkedRange `json:"parked"`
-	Health    audit.StreamHealth  `json:"health"`
-	CreatedAt audit.Timestamp     `json:"createdAt"`
-	UpdatedAt audit.Timestamp     `json:"updatedAt"`
+	stream.Config
+	State     string               `json:"state"`
+	Reason    string               `json:"reason"`
+	Cursor    uint64               `json:"cursor"`
+	LogSize   uint64               `json:"logSize"`
+	Lag       stream.Lag           `json:"lag"`
+	Parked    []stream.ParkedRange `json:"parked"`
+	Health    stream.Health        `json:"health"`
+	CreatedAt audit.Timestamp      `json:"createdAt"`
+	UpdatedAt audit.Timestamp      `json:"updatedAt"`
 }
 
-func (s *Server) streamView(ctx context.Context, st audit.Stream) (StreamView, error) {
+func (s *Server) streamView(ctx context.Context, st stream.Stream) (StreamView, error) {
 	ls, err := s.logs.Store.LogState(ctx, st.TenantID)
 	if err != nil {
 		return StreamView{}, err
 	}
 	size := uint64(ls.Size)
-	v := StreamView{ID: st.ID, StreamConfig: st.Config(), State: st.State, Reason: st.Reason, Cursor: st.Cursor, LogSize: size,
+	v := StreamView{ID: st.ID, Config: st.Config(), State: st.State, Reason: st.Reason, Cursor: st.Cursor, LogSize: size,
 		Lag: st.Lag(size, s.deps.Now()), Parked: st.Parked, Health: st.Health,
 		CreatedAt: audit.NewTimestamp(st.CreatedAt), UpdatedAt: audit.NewTimestamp(st.UpdatedAt)}
 	if v.Parked == nil {
-		v.Parked = []audit.ParkedRange{}
+		v.Parked = []stream.ParkedRange{}
 	}
 	return v, nil
 }
@@ -74,10 +76,10 @@ func (s *Server) streamRoutes() {
 	g.GET("/:id", s.getStream)
 	g.PUT("/:id", s.updateStream)
 	g.DELETE("/:id", s.deleteStream)
-	g.POST("/:id/pause", s.streamAction("pause", func(st *audit.Stream, c *gin.Context, now timeNow) error {
+	g.POST("/:id/pause", s.streamAction("pause", func(st *stream.Stream, c *gin.Context, now timeNow) error {
 		return st.Pause("paused by "+who(principalOf(c)), now())
 	}))
-	g.POST("/:id/resume", s.streamAction("resume", func(st *audit.Stream, _ *gin.Context, now timeNow) error { return st.Resume(now()) }))
+	g.POST("/:id/resume", s.streamAction("resume", func(st *stream.Stream, _ *gin.Context, now timeNow) error { return st.Resume(now()) }))
 	g.POST("/:id/replay", s.replayStream)
 	g.POST("/:id/test", s.testStream)
 }
@@ -117,7 +119,7 @@ func (s *Server) getStream(c *gin.Context) {
 	s.writeStream(c, http.StatusOK, st)
 }
 
-func (s *Server) writeStream(c *gin.Context, status int, st audit.Stream) {
+func (s *Server) writeStream(c *gin.Context, status int, st stream.Stream) {
 	v, err := s.streamView(c.Request.Context(), st)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
@@ -128,8 +130,8 @@ func (s *Server) writeStream(c *gin.Context, status int, st audit.Stream) {
 
 // streamConfig reads a stream's configuration strictly: an unknown field
 // or a wrong type is a 400 naming it, an empty body too.
-func streamConfig(c *gin.Context) (audit.StreamConfig, error) {
-	var sc audit.StreamConfig
+func streamConfig(c *gin.Context) (stream.Config, error) {
+	var sc stream.Config
 	empty, err := decodeStrict(c, maxStreamBody, "stream", &sc)
 	if err == nil && empty {
 		err = bodyError(io.EOF, "stream")
@@ -162,10 +164,10 @@ func (s *Server) createStream(c *gin.Context) {
 	if err == nil {
 		err = s.streamAllowed(c)
 	}
-	var st audit.Stream
+	var st stream.Stream
 	if err == nil {
 		p := principalOf(c)
-		st, err = audit.NewStream(p.TenantID, sc, p.Email, s.streams.Rules, s.streams.Secret, s.deps.Now())
+		st, err = stream.NewStream(p.TenantID, sc, p.Email, s.streams.Rules, s.streams.Secret, s.deps.Now())
 	}
 	if err == nil {
 		err = s.recordStream(c, audit.ActionCreate, "", nil, &st)
@@ -182,7 +184,7 @@ func (s *Server) createStream(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	if sc.Destination.Kind == audit.StreamWebhook && sc.Destination.Secret == "" {
+	if sc.Destination.Kind == stream.Webhook && sc.Destination.Secret == "" {
 		v.Destination.Secret = st.Destination.Secret // made here: shown this once, so that the receiver can verify
 	}
 	c.Header("Location", "/api/streams/"+st.ID)
@@ -195,7 +197,7 @@ func (s *Server) updateStream(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	s.changeStream(c, audit.ActionUpdate, "", func(st *audit.Stream) error {
+	s.changeStream(c, audit.ActionUpdate, "", func(st *stream.Stream) error {
 		return st.Reconfigure(sc, s.streams.Rules, s.deps.Now())
 	})
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -24,7 +26,7 @@ import (
 // streamServer is the API on the embedded store with streams for the
 // Enterprise plan (tenants are Starter by default), its destinations
 // reached by a client that trusts the test receiver's certificate.
-func streamServer(t *testing.T, rules audit.StreamRules, trust *http.Transport) (*harness, *sqlite.Store) {
+func streamServer(t *testing.T, rules stream.Rules, trust *http.Transport) (*harness, *sqlite.Store) {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "a.db")})
 	if err != nil {
@@ -89,7 +91,7 @@ func TestStreamsAPI(t *testing.T) {
 	rc := &hookReceiver{}
 	hook := httptest.NewTLSServer(rc)
 	defer hook.Close()
-	h, store := streamServer(t, audit.StreamRules{AllowPrivate: true}, hook.Client().Transport.(*http.Transport))
+	h, store := streamServer(t, stream.Rules{AllowPrivate: true}, hook.Client().Transport.(*http.Transport))
 	const tenant, other = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", "4d5e6f7a-8b9c-4d0e-8f1a-2b3c4d5e6f70"
 	admin := token(t, tenant, audit.RoleAdmin, "")
 	cfg := `{"name":"SIEM relay","destination":{"kind":"webhook","url":"` + hook.URL + `/in","headers":{"X-Key":"header-secret"}},"filter":"-action:access"}`
@@ -102,18 +104,18 @@ func TestStreamsAPI(t *testing.T) {
 	}
 	r := h.do(t, "POST", "/api/streams", admin, []byte(cfg), json...)
 	var st api.StreamView
-	if r.json(t, &st); r.status != 201 || st.Destination.Secret != strings.Repeat("z", 43) || st.State != audit.StreamActive || st.Notify[0] != "admin@x.example" ||
+	if r.json(t, &st); r.status != 201 || st.Destination.Secret != strings.Repeat("z", 43) || st.State != stream.Active || st.Notify[0] != "admin@x.example" ||
 		r.header.Get("Location") != "/api/streams/"+st.ID {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 	path := "/api/streams/" + st.ID
 	r = h.get(t, path, admin)
-	if r.json(t, &st); st.Destination.Secret != audit.MaskedSecret || st.Destination.Headers["X-Key"] != audit.MaskedSecret {
+	if r.json(t, &st); st.Destination.Secret != stream.MaskedSecret || st.Destination.Headers["X-Key"] != stream.MaskedSecret {
 		t.Fatalf("read back: %s", r.body)
 	}
 	// The configuration as read, sent back with a new filter: the secrets stay.
 	st.Filter = "action:delete"
-	body, _ := jsonMarshal(st.StreamConfig)
+	body, _ := jsonMarshal(st.Config)
 	if r = h.do(t, "PUT", path, admin, body, json...); r.status != 200 {
 		t.Fatalf("update: %d %s", r.status, r.body)
 	}
@@ -186,7 +188,7 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // TestStreamsRefuseBadConfiguration: each bad configuration is a 400
 // naming its field, and nothing is stored.
 func TestStreamsRefuseBadConfiguration(t *testing.T) {
-	h, store := streamServer(t, audit.StreamRules{}, nil)
+	h, store := streamServer(t, stream.Rules{}, nil)
 	const tenant = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
 	if err := store.SetPlan(context.Background(), tenant, audit.PlanEnterprise); err != nil {
 		t.Fatal(err)

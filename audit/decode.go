@@ -9,12 +9,12 @@ import (
 // decodeFields decodes an event one field at a time and reports every
 // field whose JSON type is wrong, and every unknown field. A problem with
 // Field "" means data is not a JSON object at all.
-func decodeFields(data []byte) (Event, fieldErrors) {
+func decodeFields(data []byte) (Event, FieldErrors) {
 	var e Event
-	var fe fieldErrors
+	var fe FieldErrors
 	top, ok := object(data)
 	if !ok {
-		fe.add("", "the event must be one JSON object")
+		fe.Add("", "the event must be one JSON object")
 		return e, fe
 	}
 	targets, nested := decodeTargets(&e)
@@ -29,20 +29,20 @@ func decodeFields(data []byte) (Event, fieldErrors) {
 			}
 			sub, ok := object(raw)
 			if !ok {
-				fe.add(k, "must be an object")
+				fe.Add(k, "must be an object")
 				continue
 			}
 			for _, sk := range sortedKeys(sub) {
 				if dst := nested[k][sk]; dst != nil {
 					decodeInto(&fe, k+"."+sk, sub[sk], dst)
 				} else {
-					fe.add(k+"."+sk, "is not a known field")
+					fe.Add(k+"."+sk, "is not a known field")
 				}
 			}
 		case k == "diff":
 			e.Diff = decodeDiff(&fe, raw)
 		default:
-			fe.add(k, "is not a known field")
+			fe.Add(k, "is not a known field")
 		}
 	}
 	return e, fe
@@ -70,20 +70,20 @@ func decodeTargets(e *Event) (map[string]any, map[string]map[string]any) {
 	return targets, nested
 }
 
-func decodeDiff(fe *fieldErrors, raw json.RawMessage) map[string]Change {
+func decodeDiff(fe *FieldErrors, raw json.RawMessage) map[string]Change {
 	if isNull(raw) {
 		return nil
 	}
 	entries, ok := object(raw)
 	if !ok {
-		fe.add("diff", "must be an object mapping each changed field to {\"from\", \"to\"}")
+		fe.Add("diff", "must be an object mapping each changed field to {\"from\", \"to\"}")
 		return nil
 	}
 	diff := make(map[string]Change, len(entries))
 	for _, name := range sortedKeys(entries) {
 		parts, ok := object(entries[name])
 		if !ok {
-			fe.add("diff."+name, "must be an object with both \"from\" and \"to\" (null for absent)")
+			fe.Add("diff."+name, "must be an object with both \"from\" and \"to\" (null for absent)")
 			continue
 		}
 		var c Change
@@ -94,7 +94,7 @@ func decodeDiff(fe *fieldErrors, raw json.RawMessage) map[string]Change {
 			case "to":
 				c.To = parts[pk]
 			default:
-				fe.add("diff."+name+"."+pk, "is not a known field (only \"from\" and \"to\")")
+				fe.Add("diff."+name+"."+pk, "is not a known field (only \"from\" and \"to\")")
 			}
 		}
 		diff[name] = c
@@ -102,21 +102,21 @@ func decodeDiff(fe *fieldErrors, raw json.RawMessage) map[string]Change {
 	return diff
 }
 
-func decodeInto(fe *fieldErrors, field string, raw json.RawMessage, dst any) {
+func decodeInto(fe *FieldErrors, field string, raw json.RawMessage, dst any) {
 	err := json.Unmarshal(raw, dst)
 	if err == nil {
 		return
 	}
 	var ae *Error
 	if errors.As(err, &ae) {
-		fe.add(field, "%s", ae.Message)
+		fe.Add(field, "%s", ae.Message)
 		return
 	}
 	switch dst.(type) {
 	case *bool:
-		fe.add(field, "must be a boolean")
+		fe.Add(field, "must be a boolean")
 	default:
-		fe.add(field, "must be a string")
+		fe.Add(field, "must be a string")
 	}
 }
 

@@ -76,14 +76,14 @@ type Digest struct {
 func (d *Digest) Canonical() []byte {
 	c := *d
 	c.Signature = ""
-	return canonicalJSON(c)
+	return CanonicalJSON(c)
 }
 
-// canonicalJSON is v as JSON without its "signature" member, object keys
+// CanonicalJSON is v as JSON without its "signature" member, object keys
 // sorted by their UTF-8 bytes, no white space, strings escaped as Go's
 // encoding/json does without HTML escaping, numbers as written (the
 // canonical form a digest's or a stream manifest's signature covers).
-func canonicalJSON(v any) []byte {
+func CanonicalJSON(v any) []byte {
 	raw, _ := json.Marshal(v)
 	var m map[string]any
 	dec := json.NewDecoder(bytes.NewReader(raw))

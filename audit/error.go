@@ -3,6 +3,7 @@ package audit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -114,26 +115,34 @@ func ErrorDetails(err error) any {
 	return nil
 }
 
-// fieldErrors collects per-field problems; it turns into an EINVALID *Error.
-type fieldErrors []FieldError
+// FieldErrors collects per-field problems; it turns into an EINVALID *Error.
+type FieldErrors []FieldError
 
-func (fe *fieldErrors) add(field, format string, args ...any) {
+// Add lists a problem of field.
+func (fe *FieldErrors) Add(field, format string, args ...any) {
 	*fe = append(*fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-func (fe fieldErrors) err(message string) error {
+// Err is fe as an EINVALID error with message, or nil when fe is empty.
+func (fe FieldErrors) Err(message string) error {
 	if len(fe) == 0 {
 		return nil
 	}
 	return &Error{Code: EINVALID, Message: message, Fields: fe}
 }
 
-// names reports whether a problem of field is already listed.
-func (fe fieldErrors) names(field string) bool {
+// Names reports whether a problem of field is already listed.
+func (fe FieldErrors) Names(field string) bool {
 	for _, f := range fe {
 		if f.Field == field {
 			return true
 		}
 	}
 	return false
+}
+
+// Sorted orders fe by field, so that a map's problems come in one order.
+func (fe FieldErrors) Sorted() FieldErrors {
+	slices.SortStableFunc(fe, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
+	return fe
 }

@@ -220,11 +220,11 @@ func (p PeriodicSettings) Validate() error {
 			errs = append(errs, FieldError{Field: "interval", Message: "want hourly or daily"})
 		}
 	}
-	if p.Bucket != nil && *p.Bucket != "" && !validBucket(*p.Bucket) {
-		errs = append(errs, FieldError{Field: "bucket", Message: bucketRule})
+	if p.Bucket != nil && *p.Bucket != "" && !ValidBucket(*p.Bucket) {
+		errs = append(errs, FieldError{Field: "bucket", Message: BucketRule})
 	}
 	if p.Prefix != nil && *p.Prefix != "" && !ValidPrefix(*p.Prefix) {
-		errs = append(errs, FieldError{Field: "prefix", Message: prefixRule})
+		errs = append(errs, FieldError{Field: "prefix", Message: PrefixRule})
 	}
 	if len(errs) > 0 {
 		return &Error{Code: EINVALID, Message: "invalid periodic export settings", Fields: errs}
@@ -235,11 +235,12 @@ func (p PeriodicSettings) Validate() error {
 // What a bucket and a prefix must be, as every setting that takes one
 // says it.
 const (
-	bucketRule = "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit"
-	prefixRule = "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without .."
+	BucketRule = "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit"
+	PrefixRule = "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without .."
 )
 
-func validBucket(b string) bool {
+// ValidBucket reports whether b is an S3 bucket name (BucketRule).
+func ValidBucket(b string) bool {
 	if len(b) < 3 || len(b) > 63 || strings.Contains(b, "..") {
 		return false
 	}

@@ -80,7 +80,7 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 	if err := CheckRestoreRole(a.By, a.Reason); err != nil {
 		return RestoreRequest{}, err
 	}
-	var fe fieldErrors
+	var fe FieldErrors
 	add := func(field, msg string) { fe = append(fe, FieldError{Field: field, Message: msg}) }
 	if a.Version == "" {
 		a.Version = RestoreBefore
@@ -104,7 +104,7 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 		add("latestSeen", "is required: the id of the newest version you saw (or force)")
 	}
 	if len(fe) > 0 {
-		return RestoreRequest{}, fe.err("invalid restore")
+		return RestoreRequest{}, fe.Err("invalid restore")
 	}
 	if a.Latest.ID != NormalizeID(a.LatestSeen) && !a.Force {
 		err := Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)

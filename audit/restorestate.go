@@ -35,7 +35,7 @@ func restoredState(source, current json.RawMessage, fields []string) (json.RawMe
 	if len(fields) == 0 {
 		state := stripMasked(src, "", &omitted)
 		if known && sameValue(state, stripMasked(cur, "", new([]string))) {
-			return nil, nil, fieldErrors{{Field: "version", Message: "the current state already has every value of this version (secrets, which a restore never writes back, aside): restoring it changes nothing"}}.err("invalid restore")
+			return nil, nil, FieldErrors{{Field: "version", Message: "the current state already has every value of this version (secrets, which a restore never writes back, aside): restoring it changes nothing"}}.Err("invalid restore")
 		}
 		out, _ := json.Marshal(state)
 		sort.Strings(omitted)
@@ -44,14 +44,14 @@ func restoredState(source, current json.RawMessage, fields []string) (json.RawMe
 	if !known {
 		cur = map[string]any{}
 	}
-	var fe fieldErrors
+	var fe FieldErrors
 	for _, f := range fields {
 		if cur, err = restoreField(src, cur, f, known, &omitted); err != nil {
 			fe = append(fe, FieldError{Field: "fields", Message: ErrorMessage(err)})
 		}
 	}
 	if len(fe) > 0 {
-		return nil, nil, fe.err("invalid restore")
+		return nil, nil, fe.Err("invalid restore")
 	}
 	// The current state's own masked values go too: the owner keeps what
 	// it has for every omitted path.

@@ -181,7 +181,7 @@ func (p *SensitivePolicy) Apply(e *Event) error { return p.apply(e, true) }
 func (p *SensitivePolicy) Require(e *Event) error { return p.apply(e, false) }
 
 func (p *SensitivePolicy) apply(e *Event, mask bool) error {
-	var fe fieldErrors
+	var fe FieldErrors
 	add := func(field, format string, args ...any) {
 		fe = append(fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
@@ -194,7 +194,7 @@ func (p *SensitivePolicy) apply(e *Event, mask bool) error {
 		}
 	}
 	if len(fe) > 0 {
-		return fe.err("invalid event")
+		return fe.Err("invalid event")
 	}
 	if mask {
 		p.mask(e)
@@ -208,7 +208,7 @@ func (p *SensitivePolicy) apply(e *Event, mask bool) error {
 	}
 	if len(want) > MaxDiffFields {
 		add("after", "the change touches %d fields; the limit is %d", len(want), MaxDiffFields)
-		return fe.err("invalid event")
+		return fe.Err("invalid event")
 	}
 	if !mask {
 		return nil
@@ -219,7 +219,7 @@ func (p *SensitivePolicy) apply(e *Event, mask bool) error {
 	}
 	if path, ok := sameDiff(e.Diff, want); !ok {
 		add("diff", "diff disagrees with before and after at %q", path)
-		return fe.err("invalid event")
+		return fe.Err("invalid event")
 	}
 	return nil
 }

@@ -60,21 +60,21 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	strictErr := decodeStrict(data, &e)
 	if strictErr == nil {
 		e.Normalize()
-		return e, e.validate(now, nil).err("invalid event")
+		return e, e.validate(now, nil).Err("invalid event")
 	}
 	// Refused: decode again field by field, only to name every problem
 	// (the strict decoder stops at the first), and the strict decoder's
 	// own when the field-by-field pass, which is lenient about duplicates
 	// and UTF-8, did not name that field.
 	e, fe := decodeFields(data)
-	if p := strictProblem(strictErr); !fe.names(p.Field) {
+	if p := strictProblem(strictErr); !fe.Names(p.Field) {
 		fe = append(fe, p)
 	}
-	if fe.names("") {
-		return Event{}, fe.err("invalid event")
+	if fe.Names("") {
+		return Event{}, fe.Err("invalid event")
 	}
 	e.Normalize()
-	return e, e.validate(now, fe).err("invalid event")
+	return e, e.validate(now, fe).Err("invalid event")
 }
 
 // Normalize fills in the documented defaults: outcome success, the
@@ -107,12 +107,12 @@ func (e *Event) Normalize() {
 // Validate checks every rule at time now and returns an EINVALID *Error
 // listing each offending field, or nil.
 func (e *Event) Validate(now time.Time) error {
-	return e.validate(now, nil).err("invalid event")
+	return e.validate(now, nil).Err("invalid event")
 }
 
 // validate appends rule violations to prior, skipping fields prior already
 // names (a field that failed to decode is not also "required").
-func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
+func (e *Event) validate(now time.Time, prior FieldErrors) FieldErrors {
 	fe := prior
 	seen := make(map[string]bool, len(prior))
 	for _, f := range prior {
@@ -120,7 +120,7 @@ func (e *Event) validate(now time.Time, prior fieldErrors) fieldErrors {
 	}
 	add := func(field, format string, args ...any) {
 		if !seen[field] {
-			fe.add(field, format, args...)
+			fe.Add(field, format, args...)
 		}
 	}
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 
+	auditstream "github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -19,8 +21,8 @@ var streamsMapping = json.RawMessage(`{"mappings":{"dynamic":false,"properties":
 
 func streamDoc(tenantID, id string) string { return tenantID + ":" + id }
 
-// Streams implements audit.StreamStore.
-func (s *Store) Streams(ctx context.Context, tenantID string) ([]audit.Stream, error) {
+// Streams implements stream.Store.
+func (s *Store) Streams(ctx context.Context, tenantID string) ([]auditstream.Stream, error) {
 	return s.searchStreams(ctx, map[string]any{
 		"size": 1000, "seq_no_primary_term": true,
 		"query": map[string]any{"term": map[string]any{"tenantId": tenantID}},
@@ -28,28 +30,28 @@ func (s *Store) Streams(ctx context.Context, tenantID string) ([]audit.Stream, e
 	})
 }
 
-// StreamsAfter implements audit.StreamStore.
-func (s *Store) StreamsAfter(ctx context.Context, after audit.StreamKey, limit int) ([]audit.Stream, error) {
+// StreamsAfter implements stream.Store.
+func (s *Store) StreamsAfter(ctx context.Context, after auditstream.Key, limit int) ([]auditstream.Stream, error) {
 	body := map[string]any{
 		"size": limit, "seq_no_primary_term": true, "query": map[string]any{"match_all": map[string]any{}},
 		"sort": []any{map[string]any{"tenantId": "asc"}, map[string]any{"id": "asc"}},
 	}
-	if after != (audit.StreamKey{}) {
+	if after != (auditstream.Key{}) {
 		body["search_after"] = []string{after.TenantID, after.ID}
 	}
 	return s.searchStreams(ctx, body)
 }
 
-func (s *Store) searchStreams(ctx context.Context, body map[string]any) ([]audit.Stream, error) {
+func (s *Store) searchStreams(ctx context.Context, body map[string]any) ([]auditstream.Stream, error) {
 	var out struct {
 		Hits struct {
-			Hits []hit[audit.Stream] `json:"hits"`
+			Hits []hit[auditstream.Stream] `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.StreamsIndex()+"/_search", body, &out); err != nil {
 		return nil, err
 	}
-	streams := make([]audit.Stream, 0, len(out.Hits.Hits))
+	streams := make([]auditstream.Stream, 0, len(out.Hits.Hits))
 	for _, h := range out.Hits.Hits {
 		st := h.Source
 		st.Rev = h.revision.String()
@@ -58,22 +60,22 @@ func (s *Store) searchStreams(ctx context.Context, body map[string]any) ([]audit
 	return streams, nil
 }
 
-// Stream implements audit.StreamStore.
-func (s *Store) Stream(ctx context.Context, tenantID, id string) (audit.Stream, error) {
-	st, rev, found, err := getDoc[audit.Stream](ctx, s, s.StreamsIndex(), streamDoc(tenantID, id), "stream "+id)
+// Stream implements stream.Store.
+func (s *Store) Stream(ctx context.Context, tenantID, id string) (auditstream.Stream, error) {
+	st, rev, found, err := getDoc[auditstream.Stream](ctx, s, s.StreamsIndex(), streamDoc(tenantID, id), "stream "+id)
 	if err != nil {
-		return audit.Stream{}, err
+		return auditstream.Stream{}, err
 	}
 	if !found || st.TenantID != tenantID {
-		return audit.Stream{}, audit.Errorf(audit.ENOTFOUND, "no stream %s", id)
+		return auditstream.Stream{}, audit.Errorf(audit.ENOTFOUND, "no stream %s", id)
 	}
 	st.Rev = rev
 	return st, nil
 }
 
-// PutStream implements audit.StreamStore; written with refresh, so that
+// PutStream implements stream.Store; written with refresh, so that
 // the list shows it at once.
-func (s *Store) PutStream(ctx context.Context, st *audit.Stream) error {
+func (s *Store) PutStream(ctx context.Context, st *auditstream.Stream) error {
 	what, id := "stream "+st.ID, streamDoc(st.TenantID, st.ID)
 	if st.Rev == "" {
 		rev, created, err := s.createDoc(ctx, s.StreamsIndex(), id, what, st, true)
@@ -95,7 +97,7 @@ func (s *Store) PutStream(ctx context.Context, st *audit.Stream) error {
 	return nil
 }
 
-// DeleteStream implements audit.StreamStore.
+// DeleteStream implements stream.Store.
 func (s *Store) DeleteStream(ctx context.Context, tenantID, id string) error {
 	res, err := s.c.Do(ctx, http.MethodDelete, "/"+s.StreamsIndex()+"/_doc/"+url.PathEscape(streamDoc(tenantID, id))+"?refresh=true", nil)
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/mailtest"
 	"github.com/auditlog/auditlog/smtp"
@@ -79,9 +81,9 @@ func TestStreamAlerts(t *testing.T) {
 		t.Fatal(err)
 	}
 	since := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
-	st := audit.Stream{ID: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", Name: "Splunk", State: audit.StreamFailing, Reason: "503 Service Unavailable from the collector",
-		Notify: []string{"secops@acme.example", "ana@acme.example"}, Destination: audit.StreamDestination{Kind: audit.StreamSplunk},
-		Health: audit.StreamHealth{FailingSince: since, LastSuccessAt: since.Add(-time.Minute)}}
+	st := stream.Stream{ID: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", Name: "Splunk", State: stream.Failing, Reason: "503 Service Unavailable from the collector",
+		Notify: []string{"secops@acme.example", "ana@acme.example"}, Destination: stream.Destination{Kind: stream.Splunk},
+		Health: stream.Health{FailingSince: since, LastSuccessAt: since.Add(-time.Minute)}}
 	if err := m.NotifyStream(context.Background(), st, true); err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +94,7 @@ func TestStreamAlerts(t *testing.T) {
 			t.Fatalf("to %s: %q\n%s", to, s, got.Body)
 		}
 	}
-	st.State, st.Health.FailingSince = audit.StreamActive, time.Time{}
+	st.State, st.Health.FailingSince = stream.Active, time.Time{}
 	if err := m.NotifyStream(context.Background(), st, false); err != nil {
 		t.Fatal(err)
 	}

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
 )
 
 // StreamMessage returns the subject and plain-text body of a stream's
-// alert: failing (it has failed for audit.StreamAlertAfter) or recovered.
-func (m *Mailer) StreamMessage(st audit.Stream, failing bool) (subject, body string) {
+// alert: failing (it has failed for stream.AlertAfter) or recovered.
+func (m *Mailer) StreamMessage(st stream.Stream, failing bool) (subject, body string) {
 	var b strings.Builder
 	h := st.Health
 	at := func(t time.Time) string {
@@ -40,9 +42,9 @@ func (m *Mailer) StreamMessage(st audit.Stream, failing bool) (subject, body str
 }
 
 // NotifyStream tells each of st's Notify addresses that st has failed
-// for audit.StreamAlertAfter (failing) or recovered. It tries every
+// for stream.AlertAfter (failing) or recovered. It tries every
 // address and returns the first error.
-func (m *Mailer) NotifyStream(ctx context.Context, st audit.Stream, failing bool) error {
+func (m *Mailer) NotifyStream(ctx context.Context, st stream.Stream, failing bool) error {
 	subject, body := m.StreamMessage(st, failing)
 	var errs []error
 	for i, addr := range st.Notify {

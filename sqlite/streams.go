@@ -4,26 +4,28 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
-func setStreamRev(st *audit.Stream, rev string) { st.Rev = rev }
+func setStreamRev(st *stream.Stream, rev string) { st.Rev = rev }
 
-// Streams implements audit.StreamStore.
-func (s *Store) Streams(ctx context.Context, tenantID string) ([]audit.Stream, error) {
+// Streams implements stream.Store.
+func (s *Store) Streams(ctx context.Context, tenantID string) ([]stream.Stream, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM streams WHERE tenant_id = ? ORDER BY created_at, id`, tenantID)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: listing streams")
 	}
-	out, err := scanAll(rows, func(r scanner) (audit.Stream, error) { return scanRevisioned(r, setStreamRev, "stream") }, "listing streams")
+	out, err := scanAll(rows, func(r scanner) (stream.Stream, error) { return scanRevisioned(r, setStreamRev, "stream") }, "listing streams")
 	if out == nil && err == nil {
-		out = []audit.Stream{}
+		out = []stream.Stream{}
 	}
 	return out, err
 }
 
-// Stream implements audit.StreamStore.
-func (s *Store) Stream(ctx context.Context, tenantID, id string) (audit.Stream, error) {
+// Stream implements stream.Store.
+func (s *Store) Stream(ctx context.Context, tenantID, id string) (stream.Stream, error) {
 	st, found, err := getRevisioned(ctx, s, setStreamRev, "stream "+id, `SELECT body, rev FROM streams WHERE tenant_id = ? AND id = ?`, tenantID, id)
 	if err == nil && !found {
 		err = audit.Errorf(audit.ENOTFOUND, "no stream %s", id)
@@ -31,8 +33,8 @@ func (s *Store) Stream(ctx context.Context, tenantID, id string) (audit.Stream, 
 	return st, err
 }
 
-// PutStream implements audit.StreamStore.
-func (s *Store) PutStream(ctx context.Context, st *audit.Stream) error {
+// PutStream implements stream.Store.
+func (s *Store) PutStream(ctx context.Context, st *stream.Stream) error {
 	what := "stream " + st.ID
 	body, err := json.Marshal(st)
 	if err != nil {
@@ -59,7 +61,7 @@ func (s *Store) PutStream(ctx context.Context, st *audit.Stream) error {
 	return nil
 }
 
-// DeleteStream implements audit.StreamStore.
+// DeleteStream implements stream.Store.
 func (s *Store) DeleteStream(ctx context.Context, tenantID, id string) error {
 	res, err := s.w.ExecContext(ctx, `DELETE FROM streams WHERE tenant_id = ? AND id = ?`, tenantID, id)
 	if err != nil {
@@ -71,12 +73,12 @@ func (s *Store) DeleteStream(ctx context.Context, tenantID, id string) error {
 	return nil
 }
 
-// StreamsAfter implements audit.StreamStore.
-func (s *Store) StreamsAfter(ctx context.Context, after audit.StreamKey, limit int) ([]audit.Stream, error) {
+// StreamsAfter implements stream.Store.
+func (s *Store) StreamsAfter(ctx context.Context, after stream.Key, limit int) ([]stream.Stream, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM streams WHERE tenant_id > ? OR (tenant_id = ? AND id > ?) ORDER BY tenant_id, id LIMIT ?`,
 		after.TenantID, after.TenantID, after.ID, limit)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: listing streams")
 	}
-	return scanAll(rows, func(r scanner) (audit.Stream, error) { return scanRevisioned(r, setStreamRev, "stream") }, "listing streams")
+	return scanAll(rows, func(r scanner) (stream.Stream, error) { return scanRevisioned(r, setStreamRev, "stream") }, "listing streams")
 }

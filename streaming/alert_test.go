@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
 )
 
 // TestAnAlertNeverMakesABatchGoAgain (issue 54): a stream that was failing
@@ -20,7 +20,7 @@ func TestAnAlertNeverMakesABatchGoAgain(t *testing.T) {
 	s, st, rc, _ := setup(t)
 	ctx := context.Background()
 	now := time.Now()
-	st.State, st.Health.FailingSince, st.Health.Alerted = audit.StreamFailing, now.Add(-2*time.Hour), now.Add(-time.Hour)
+	st.State, st.Health.FailingSince, st.Health.Alerted = stream.Failing, now.Add(-2*time.Hour), now.Add(-time.Hour)
 	if err := s.Streams.PutStream(ctx, st); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestAnAlertNeverMakesABatchGoAgain(t *testing.T) {
 	}
 	var alerts []bool
 	r := runner(s, "replica-a", time.Minute)
-	r.Alert = func(_ context.Context, _ audit.Stream, failing bool) error {
+	r.Alert = func(_ context.Context, _ stream.Stream, failing bool) error {
 		alerts = append(alerts, failing)
 		return nil
 	}

@@ -8,11 +8,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
 )
 
 // Dialer is the dialer of every stream connection. Unless allowPrivate
-// (development, tests), it refuses an address audit.PrivateAddr names,
+// (development, tests), it refuses an address stream.PrivateAddr names,
 // checked on the address actually dialled, after name resolution: a
 // public name that resolves, or later rebinds, to 127.0.0.1 or
 // 169.254.169.254 is refused too, so that a tenant's stream cannot make
@@ -26,7 +26,7 @@ func Dialer(allowPrivate bool) *net.Dialer {
 				return err
 			}
 			a, err := netip.ParseAddr(host)
-			if err != nil || audit.PrivateAddr(a) {
+			if err != nil || stream.PrivateAddr(a) {
 				return fmt.Errorf("stream: %s is a loopback, private or link-local address: a stream delivers only to public endpoints", host)
 			}
 			return nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
@@ -18,16 +20,16 @@ import (
 // capture keeps the batches a stream sends, accepting each.
 type capture struct{ batches []streaming.Batch }
 
-func (c *capture) Send(_ context.Context, _ audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (c *capture) Send(_ context.Context, _ stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	c.batches = append(c.batches, b)
 	return streaming.Accepted, 0, "", nil
 }
 
 // unstored is the stream store of a test that checks what is sent, not
 // what is stored: it takes every write.
-type unstored struct{ audit.StreamStore }
+type unstored struct{ stream.Store }
 
-func (unstored) PutStream(context.Context, *audit.Stream) error { return nil }
+func (unstored) PutStream(context.Context, *stream.Stream) error { return nil }
 
 // filterGen makes filters of the search language from the values of both
 // tenants' events: pasted ids, e-mails, addresses and request ids of the
@@ -119,7 +121,7 @@ func TestStreamCarriesOnlyItsTenant(t *testing.T) {
 
 // streamStore is what a streamer reads.
 type streamStore interface {
-	audit.StreamStore
+	stream.Store
 	audit.LogStore
 	audit.EventReader
 }
@@ -150,7 +152,7 @@ func carriesOnlyItsTenant(t *testing.T, store streamStore, d *storetest.Dataset,
 		}
 		parsed++
 		dest.batches = dest.batches[:0]
-		st := &audit.Stream{ID: "s", TenantID: d.A, Name: "fuzz", Format: audit.FormatEvent, Filter: filter, State: audit.StreamActive}
+		st := &stream.Stream{ID: "s", TenantID: d.A, Name: "fuzz", Format: stream.FormatEvent, Filter: filter, State: stream.Active}
 		if _, err := s.Step(ctx, st); err != nil {
 			t.Fatalf("filter %q: %v", filter, err)
 		}

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/ocsf"
 )
@@ -14,7 +16,7 @@ import (
 // deployment's masking key.
 const maskLabel = "auditlog stream mask v1"
 
-// maskKey is the key of st's hashes (audit.MaskHash): HMAC-SHA-256 under
+// maskKey is the key of st's hashes (stream.MaskHash): HMAC-SHA-256 under
 // the Streamer's MaskKey of the tenant and the stream id. The receiver
 // never gets it (a batch carries the stream id, so a key derived from
 // the id alone would let any receiver hash a list of known e-mails and
@@ -22,10 +24,10 @@ const maskLabel = "auditlog stream mask v1"
 // streams' hashes differ. nil when st hashes nothing. Errors: EINTERNAL
 // when st hashes a field and the Streamer has no MaskKey (nothing is sent
 // with a weaker hash).
-func (s *Streamer) maskKey(st *audit.Stream) ([]byte, error) {
+func (s *Streamer) maskKey(st *stream.Stream) ([]byte, error) {
 	hashes := false
 	for _, mode := range st.Mask {
-		hashes = hashes || mode == audit.MaskHash
+		hashes = hashes || mode == stream.MaskHash
 	}
 	switch {
 	case !hashes:
@@ -44,8 +46,8 @@ func (s *Streamer) maskKey(st *audit.Stream) ([]byte, error) {
 // encode is e, the leaf at index leaf of the tenant's log, in the
 // stream's format (the API's Event JSON, or OCSF), its personal fields
 // hashed under key or dropped as the stream's Mask says.
-func encode(st *audit.Stream, key []byte, e audit.Event, leaf uint64) (json.RawMessage, error) {
-	if st.Format == audit.FormatOCSF {
+func encode(st *stream.Stream, key []byte, e audit.Event, leaf uint64) (json.RawMessage, error) {
+	if st.Format == stream.FormatOCSF {
 		return ocsf.Encode(masked(st, key, e), leaf)
 	}
 	raw, err := e.AppendJSON(make([]byte, 0, 1024)) // as json.Marshal writes it, without its second pass
@@ -68,9 +70,9 @@ func encode(st *audit.Stream, key []byte, e audit.Event, leaf uint64) (json.RawM
 		v, ok := obj[f.Key()].(string)
 		switch {
 		case !ok:
-		case mode == audit.MaskDrop:
+		case mode == stream.MaskDrop:
 			delete(obj, f.Key())
-		case mode == audit.MaskHash:
+		case mode == stream.MaskHash:
 			obj[f.Key()] = hash(key, v)
 		}
 	}
@@ -79,14 +81,14 @@ func encode(st *audit.Stream, key []byte, e audit.Event, leaf uint64) (json.RawM
 
 // masked is e with its personal fields hashed under key or emptied as the
 // stream's Mask says (an empty field is left out of OCSF).
-func masked(st *audit.Stream, key []byte, e audit.Event) audit.Event {
+func masked(st *stream.Stream, key []byte, e audit.Event) audit.Event {
 	for field, mode := range st.Mask {
 		p := e.PersonalField(field)
 		switch {
 		case p == nil || *p == "":
-		case mode == audit.MaskDrop:
+		case mode == stream.MaskDrop:
 			*p = ""
-		case mode == audit.MaskHash:
+		case mode == stream.MaskHash:
 			*p = hash(key, *p)
 		}
 	}
@@ -96,5 +98,5 @@ func masked(st *audit.Stream, key []byte, e audit.Event) audit.Event {
 func hash(key []byte, v string) string {
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(v))
-	return audit.MaskedPrefix + hex.EncodeToString(m.Sum(nil))
+	return stream.MaskedPrefix + hex.EncodeToString(m.Sum(nil))
 }

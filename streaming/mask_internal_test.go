@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/schematest"
 )
@@ -15,9 +17,9 @@ import (
 func TestEveryPersonalFieldIsMasked(t *testing.T) {
 	e := schematest.Full(t)
 	key := []byte("the-test-deployment-masking-key!")
-	for _, format := range []string{audit.FormatEvent, audit.FormatOCSF} {
-		for _, mode := range []string{audit.MaskHash, audit.MaskDrop} {
-			st := &audit.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: e.TenantID, Format: format, Mask: map[string]string{}}
+	for _, format := range []string{stream.FormatEvent, stream.FormatOCSF} {
+		for _, mode := range []string{stream.MaskHash, stream.MaskDrop} {
+			st := &stream.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: e.TenantID, Format: format, Mask: map[string]string{}}
 			for _, f := range audit.StreamMaskFields {
 				st.Mask[f] = mode
 			}
@@ -30,7 +32,7 @@ func TestEveryPersonalFieldIsMasked(t *testing.T) {
 				if strings.Contains(string(out), clear) {
 					t.Errorf("%s, %s: %s's value %q is sent in clear:\n%s", format, mode, f, clear, out)
 				}
-				if mode == audit.MaskHash && !strings.Contains(string(out), hash(key, clear)) {
+				if mode == stream.MaskHash && !strings.Contains(string(out), hash(key, clear)) {
 					t.Errorf("%s, hash: %s's hash is not sent:\n%s", format, f, out)
 				}
 			}

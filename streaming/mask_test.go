@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/streaming"
 )
 
@@ -25,7 +26,7 @@ func hashedEmails(t *testing.T, batches []streaming.Batch) map[string]string {
 					Email string `json:"email"`
 				} `json:"actor"`
 			}
-			if err := json.Unmarshal(e.Event, &ev); err != nil || !strings.HasPrefix(ev.Actor.Email, audit.MaskedPrefix) {
+			if err := json.Unmarshal(e.Event, &ev); err != nil || !strings.HasPrefix(ev.Actor.Email, stream.MaskedPrefix) {
 				t.Fatalf("a delivered event whose e-mail is not hashed: %v %s", err, e.Event)
 			}
 			out[ev.ID] = ev.Actor.Email
@@ -66,7 +67,7 @@ func TestMaskedValuesCannotBeLookedUpByTheReceiver(t *testing.T) {
 		for email := range byEmail {
 			m := hmac.New(sha256.New, []byte(key))
 			m.Write([]byte(email))
-			guess := audit.MaskedPrefix + hex.EncodeToString(m.Sum(nil))
+			guess := stream.MaskedPrefix + hex.EncodeToString(m.Sum(nil))
 			for _, h := range byEmail {
 				if guess == h {
 					t.Fatalf("the receiver matched %s with the key %q", email, key)

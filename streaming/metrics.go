@@ -3,9 +3,9 @@ package streaming
 import (
 	"sync"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/auditlog/auditlog/audit/stream"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Metrics are the streams' Prometheus metrics: per stream, its lag and
@@ -19,12 +19,12 @@ type Metrics struct {
 	batches   *prometheus.CounterVec
 
 	mu   sync.Mutex
-	seen map[audit.StreamKey]observation
+	seen map[stream.Key]observation
 }
 
 type observation struct {
 	state string
-	lag   audit.StreamLag
+	lag   stream.Lag
 }
 
 var (
@@ -35,7 +35,7 @@ var (
 
 // NewMetrics registers the streams' metrics on reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{seen: map[audit.StreamKey]observation{},
+	m := &Metrics{seen: map[stream.Key]observation{},
 		delivered: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_stream_delivered_events_total",
 			Help: "Events this replica delivered, by stream (a replay counts again)."}, []string{"tenant", "stream"}),
 		batches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "auditlog_stream_batches_total",
@@ -48,14 +48,14 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 }
 
 // Observe keeps st's state and lag for the next scrape.
-func (m *Metrics) Observe(st audit.Stream, lag audit.StreamLag) {
+func (m *Metrics) Observe(st stream.Stream, lag stream.Lag) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.seen[st.Key()] = observation{state: st.State, lag: lag}
 }
 
 // Forget drops the streams not in keep (deleted ones) after a pass.
-func (m *Metrics) Forget(keep map[audit.StreamKey]bool) {
+func (m *Metrics) Forget(keep map[stream.Key]bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for k := range m.seen {
@@ -66,7 +66,7 @@ func (m *Metrics) Forget(keep map[audit.StreamKey]bool) {
 }
 
 // Count records one step's result.
-func (m *Metrics) Count(st *audit.Stream, res Result) {
+func (m *Metrics) Count(st *stream.Stream, res Result) {
 	if res.Outcome == Idle {
 		return
 	}
@@ -92,7 +92,7 @@ func (m *Metrics) Collect(ch chan<- prometheus.Metric) {
 	for k, o := range m.seen {
 		ch <- prometheus.MustNewConstMetric(lagEventsDesc, prometheus.GaugeValue, float64(o.lag.Events), k.TenantID, k.ID)
 		ch <- prometheus.MustNewConstMetric(lagSecondsDesc, prometheus.GaugeValue, o.lag.Seconds, k.TenantID, k.ID)
-		for _, s := range []string{audit.StreamActive, audit.StreamFailing, audit.StreamPaused} {
+		for _, s := range []string{stream.Active, stream.Failing, stream.Paused} {
 			v := 0.0
 			if o.state == s {
 				v = 1

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/streaming/splunk"
@@ -24,9 +26,9 @@ func TestOCSFStreamToSplunk(t *testing.T) {
 	t.Cleanup(hec.Close)
 	client := splunk.NewClient(true, 10*time.Second)
 	client.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	st := &audit.Stream{ID: "6c0e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "OCSF", Format: audit.FormatOCSF, State: audit.StreamActive, CreatedAt: time.Now(),
-		Mask:        map[string]string{"actor.ip": audit.MaskHash, "actor.email": audit.MaskDrop},
-		Destination: audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: hec.Token}}
+	st := &stream.Stream{ID: "6c0e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "OCSF", Format: stream.FormatOCSF, State: stream.Active, CreatedAt: time.Now(),
+		Mask:        map[string]string{"actor.ip": stream.MaskHash, "actor.email": stream.MaskDrop},
+		Destination: stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: hec.Token}}
 	s := streamer(t, store, st, 250, client)
 	drain(t, s, st)
 	byID := map[string]audit.Event{}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -23,7 +25,7 @@ func TestAPauseByTheServiceIsInTheTenantsLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if st.State != audit.StreamPaused {
+	if st.State != stream.Paused {
 		t.Fatalf("state %s", st.State)
 	}
 	res, err := s.Events.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: st.TenantID, ResourceTypes: []string{audit.ResourceAuditStream}},

@@ -3,6 +3,8 @@ package streaming
 import (
 	"context"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -13,10 +15,10 @@ import (
 // that the filter means what it means in the API. An event retention
 // deleted is a leaf without an event: the range covers it, no entry
 // carries it.
-func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) (Batch, error) {
+func (s *Streamer) read(ctx context.Context, st *stream.Stream, from, to uint64) (Batch, error) {
 	b := Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: from, To: from}
 	n := min(max(s.BatchSize, 1), audit.MaxEventIDs)
-	if st.Destination.Kind == audit.StreamS3 {
+	if st.Destination.Kind == stream.S3 {
 		n = audit.MaxEventIDs // an object per batch: as few objects as a batch allows
 	}
 	if to > from {
@@ -55,7 +57,7 @@ func (s *Streamer) read(ctx context.Context, st *audit.Stream, from, to uint64) 
 
 // events returns, by id, the events among ids that the stream's filter
 // keeps, reading every page (a page may stop at its byte budget).
-func (s *Streamer) events(ctx context.Context, st *audit.Stream, ids []string) (map[string]audit.Event, error) {
+func (s *Streamer) events(ctx context.Context, st *stream.Stream, ids []string) (map[string]audit.Event, error) {
 	text, terms, err := audit.ParseSearch(st.Filter)
 	if err != nil {
 		return nil, err

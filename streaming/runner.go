@@ -7,11 +7,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
 // Runner delivers every tenant's streams: each pass walks the streams
-// (audit.StreamStore.StreamsAfter) and, for each one with leaves to
+// (stream.Store.StreamsAfter) and, for each one with leaves to
 // deliver, takes its lease and steps it until it is idle, waits, or
 // pauses, several streams at a time.
 //
@@ -40,12 +42,12 @@ type Runner struct {
 	Log    *slog.Logger
 	// Alert, when set, tells a stream's admins it has failed for
 	// AlertAfter (failing true) or recovered.
-	Alert func(ctx context.Context, st audit.Stream, failing bool) error
+	Alert func(ctx context.Context, st stream.Stream, failing bool) error
 	// AlertAfter is how long a stream fails before Alert is told
-	// (audit.StreamAlertAfter when 0).
+	// (stream.AlertAfter when 0).
 	AlertAfter time.Duration
 	// Observed, when set, is told each stream's state and lag every pass.
-	Observed func(st audit.Stream, lag audit.StreamLag)
+	Observed func(st stream.Stream, lag stream.Lag)
 	// Metrics, when set, are kept up to date.
 	Metrics *Metrics
 	// S3Every is how long an S3 stream gathers leaves for an object
@@ -55,9 +57,9 @@ type Runner struct {
 	wake chan struct{} // a turn ended: pass again now
 
 	mu      sync.Mutex
-	behind  map[audit.StreamKey]time.Time // when each S3 stream was first seen behind
-	running map[audit.StreamKey]bool
-	waiting map[audit.StreamKey]waitState
+	behind  map[stream.Key]time.Time // when each S3 stream was first seen behind
+	running map[stream.Key]bool
+	waiting map[stream.Key]waitState
 	wg      sync.WaitGroup
 }
 
@@ -101,8 +103,8 @@ func (r *Runner) Wait() { r.wg.Wait() }
 // the delivery of each one that has work and is not delivered elsewhere.
 func (r *Runner) Pass(ctx context.Context) error {
 	r.init()
-	var after audit.StreamKey
-	seen := map[audit.StreamKey]bool{}
+	var after stream.Key
+	seen := map[stream.Key]bool{}
 	for {
 		page, err := r.Streamer.Streams.StreamsAfter(ctx, after, 500)
 		if err != nil {
@@ -128,7 +130,7 @@ func (r *Runner) init() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.running == nil {
-		r.running, r.waiting, r.behind = map[audit.StreamKey]bool{}, map[audit.StreamKey]waitState{}, map[audit.StreamKey]time.Time{}
+		r.running, r.waiting, r.behind = map[stream.Key]bool{}, map[stream.Key]waitState{}, map[stream.Key]time.Time{}
 		r.wake = make(chan struct{}, 1)
 	}
 }
@@ -136,7 +138,7 @@ func (r *Runner) init() {
 // consider observes st and starts its delivery when it has leaves or a
 // parked range due, is active, not backing off, not held by another
 // replica, and a worker is free.
-func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
+func (r *Runner) consider(ctx context.Context, st stream.Stream) error {
 	now := r.Streamer.Now()
 	ls, err := r.Streamer.Log.LogState(ctx, st.TenantID)
 	if err != nil {
@@ -162,7 +164,7 @@ func (r *Runner) consider(ctx context.Context, st audit.Stream) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case r.running[key], st.State == audit.StreamPaused, r.waiting[key].until.After(now), r.gathering(&st, size, now),
+	case r.running[key], st.State == stream.Paused, r.waiting[key].until.After(now), r.gathering(&st, size, now),
 		st.LeaseOwner != "" && st.LeaseOwner != r.Owner && st.LeaseUntil.After(now),
 		st.Cursor >= size && st.Health.BehindSince.IsZero() && r.Streamer.dueParked(&st) == nil,
 		len(r.running) >= cmp.Or(r.Workers, DefaultWorkers):
@@ -196,9 +198,9 @@ const DefaultS3Every = time.Minute
 
 // gathering reports whether st is an S3 stream that waits for more
 // leaves before its next object (r.mu held).
-func (r *Runner) gathering(st *audit.Stream, size uint64, now time.Time) bool {
+func (r *Runner) gathering(st *stream.Stream, size uint64, now time.Time) bool {
 	key := st.Key()
-	if st.Destination.Kind != audit.StreamS3 || st.Cursor >= size {
+	if st.Destination.Kind != stream.S3 || st.Cursor >= size {
 		delete(r.behind, key)
 		return false
 	}
@@ -217,7 +219,7 @@ func (r *Runner) gathering(st *audit.Stream, size uint64, now time.Time) bool {
 // is being delivered (here, or under another replica's lease): the write
 // would change st under the delivery in flight, whose cursor write would
 // then conflict and send its batch again.
-func (r *Runner) alert(ctx context.Context, st *audit.Stream, now time.Time) error {
+func (r *Runner) alert(ctx context.Context, st *stream.Stream, now time.Time) error {
 	if r.Alert == nil {
 		return nil
 	}
@@ -236,7 +238,7 @@ func (r *Runner) alert(ctx context.Context, st *audit.Stream, now time.Time) err
 
 // deliver takes st's lease and steps it until it is idle, must wait, is
 // paused, has used its budget, or ctx ends.
-func (r *Runner) deliver(ctx context.Context, st audit.Stream, size uint64) error {
+func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) error {
 	s := r.Streamer
 	if err := st.Claim(r.Owner, s.Now(), r.Lease); err != nil {
 		return err
@@ -282,7 +284,7 @@ func (r *Runner) deliver(ctx context.Context, st audit.Stream, size uint64) erro
 	return nil
 }
 
-func (r *Runner) backOff(key audit.StreamKey, wait time.Duration) {
+func (r *Runner) backOff(key stream.Key, wait time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b := r.waiting[key]
@@ -291,7 +293,7 @@ func (r *Runner) backOff(key audit.StreamKey, wait time.Duration) {
 	r.waiting[key] = b
 }
 
-func (r *Runner) clearBackoff(key audit.StreamKey) {
+func (r *Runner) clearBackoff(key stream.Key) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.waiting, key)

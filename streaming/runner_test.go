@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/streaming"
 )
 
@@ -69,8 +70,8 @@ func TestRunnerSharesStreamsByLease(t *testing.T) {
 	clk := &clock{}
 	s.Now = clk.Now
 	clk.Add(2 * time.Hour) // a's lease ends
-	var lag audit.StreamLag
-	b.Observed = func(_ audit.Stream, l audit.StreamLag) { lag = l }
+	var lag stream.Lag
+	b.Observed = func(_ stream.Stream, l stream.Lag) { lag = l }
 	for i := 0; i < 100; i++ {
 		if err := b.Pass(context.Background()); err != nil {
 			t.Fatal(err)
@@ -82,7 +83,7 @@ func TestRunnerSharesStreamsByLease(t *testing.T) {
 	}
 	_ = b.Pass(context.Background())
 	b.Wait()
-	if stored.Cursor != uint64(ls.Size) || stored.LeaseOwner != "replica-b" || lag != (audit.StreamLag{}) || overlap.Load() != 0 {
+	if stored.Cursor != uint64(ls.Size) || stored.LeaseOwner != "replica-b" || lag != (stream.Lag{}) || overlap.Load() != 0 {
 		t.Fatalf("b: cursor %d of %d, lease %q, lag %+v, %d overlapping requests", stored.Cursor, ls.Size, stored.LeaseOwner, lag, overlap.Load())
 	}
 	next := uint64(0)
@@ -117,7 +118,7 @@ func TestRunnerBacksOffAndAlerts(t *testing.T) {
 	}
 	var alerts []bool
 	r := runner(s, "replica-a", time.Minute)
-	r.Alert = func(_ context.Context, got audit.Stream, f bool) error {
+	r.Alert = func(_ context.Context, got stream.Stream, f bool) error {
 		if got.ID != st.ID {
 			t.Errorf("an alert for %s", got.ID)
 		}
@@ -150,7 +151,7 @@ func TestRunnerBacksOffAndAlerts(t *testing.T) {
 		pass()
 	}
 	stored, _ := s.Streams.Stream(context.Background(), st.TenantID, st.ID)
-	if len(alerts) != 2 || !alerts[0] || alerts[1] || stored.State != audit.StreamActive || stored.Health.FailedAttempts < 3 {
+	if len(alerts) != 2 || !alerts[0] || alerts[1] || stored.State != stream.Active || stored.Health.FailedAttempts < 3 {
 		t.Fatalf("alerts %v, stream %s, %d failed attempts", alerts, stored.State, stored.Health.FailedAttempts)
 	}
 }

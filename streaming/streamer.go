@@ -1,8 +1,8 @@
-// Package streaming delivers a tenant's stream (audit.Stream): it reads
+// Package streaming delivers a tenant's stream (stream.Stream): it reads
 // the tenant's verifiable log from the stream's cursor, applies the
 // stream's filter through the store, sends the batch to the destination
 // and moves the cursor only once the destination accepted it (issue 43).
-// The state changes are the domain's (audit.Stream's methods); this
+// The state changes are the domain's (stream.Stream's methods); this
 // package only runs them.
 //
 // It also owns what every destination shares: the Batch and its checks,
@@ -16,18 +16,20 @@ import (
 	"context"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
 // Destination sends one batch and says what the answer means; reason
 // names a refusal or a failure (it is shown to the tenant's admins).
 type Destination interface {
-	Send(ctx context.Context, d audit.StreamDestination, b Batch) (outcome Outcome, retryAfter time.Duration, reason string, err error)
+	Send(ctx context.Context, d stream.Destination, b Batch) (outcome Outcome, retryAfter time.Duration, reason string, err error)
 }
 
 // Streamer delivers streams.
 type Streamer struct {
-	Streams audit.StreamStore
+	Streams stream.Store
 	Log     audit.LogStore
 	Events  audit.EventReader
 	// Dest is the destination of a stream's kind (nil: not built).
@@ -38,7 +40,7 @@ type Streamer struct {
 	Now       func() time.Time
 	// Records, when set, takes the system records of what the service
 	// does to a stream by itself (a pause on refused credentials,
-	// audit.StreamPauseRecord), written into the tenant's log and
+	// stream.PauseRecord), written into the tenant's log and
 	// accepted as any event of the service.
 	Records audit.EventWriter
 	// MaskKey is the deployment's secret the streams' hashes of masked
@@ -54,8 +56,8 @@ type Streamer struct {
 // ECONFLICT means st changed meanwhile (an admin paused or replayed it):
 // the caller reads it again, and the batch, if sent, is sent again from
 // the stored cursor (at least once).
-func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
-	if st.State == audit.StreamPaused {
+func (s *Streamer) Step(ctx context.Context, st *stream.Stream) (Result, error) {
+	if st.State == stream.Paused {
 		return Result{Outcome: Idle}, nil
 	}
 	if p := s.dueParked(st); p != nil {
@@ -101,14 +103,14 @@ func (s *Streamer) Step(ctx context.Context, st *audit.Stream) (Result, error) {
 // credentials), records the pause in the tenant's log: after the write,
 // so that a pause another writer's change undid (ECONFLICT) is not
 // recorded. Errors: the store's, and the record writer's.
-func (s *Streamer) save(ctx context.Context, st *audit.Stream, was string, now time.Time) error {
+func (s *Streamer) save(ctx context.Context, st *stream.Stream, was string, now time.Time) error {
 	if err := s.Streams.PutStream(ctx, st); err != nil {
 		return err
 	}
-	if s.Records == nil || was == audit.StreamPaused || st.State != audit.StreamPaused {
+	if s.Records == nil || was == stream.Paused || st.State != stream.Paused {
 		return nil
 	}
-	res, err := s.Records.WriteEvents(ctx, []audit.Event{audit.StreamPauseRecord(*st, was, now)})
+	res, err := s.Records.WriteEvents(ctx, []audit.Event{stream.PauseRecord(*st, was, now)})
 	if err == nil && len(res) == 1 && res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate {
 		err = audit.Errorf(audit.EINTERNAL, "the record of stream %s's pause was not stored: %s", st.ID, res[0].Reason)
 	}
@@ -147,7 +149,7 @@ func retryWait(n int, retryAfter time.Duration) time.Duration {
 }
 
 // send gives b to the destination of st's kind.
-func (s *Streamer) send(ctx context.Context, st *audit.Stream, b Batch) (Outcome, time.Duration, string, error) {
+func (s *Streamer) send(ctx context.Context, st *stream.Stream, b Batch) (Outcome, time.Duration, string, error) {
 	dest := s.Dest(st.Destination.Kind)
 	if dest == nil {
 		return Rejected, 0, "", audit.Errorf(audit.ENOTSUPPORTED, "no %s destination in this build", st.Destination.Kind)
@@ -156,7 +158,7 @@ func (s *Streamer) send(ctx context.Context, st *audit.Stream, b Batch) (Outcome
 }
 
 // dueParked is the first parked range of st whose retry is due.
-func (s *Streamer) dueParked(st *audit.Stream) *audit.ParkedRange {
+func (s *Streamer) dueParked(st *stream.Stream) *stream.ParkedRange {
 	now := s.Now()
 	for i := range st.Parked {
 		if !st.Parked[i].NextAt.After(now) {
@@ -169,7 +171,7 @@ func (s *Streamer) dueParked(st *audit.Stream) *audit.ParkedRange {
 // retryParked sends a parked range again, read as it was (the same leaves,
 // the stream's filter of now), and records the outcome: accepted, the
 // range goes; refused, the stream pauses; else it waits longer.
-func (s *Streamer) retryParked(ctx context.Context, st *audit.Stream, p audit.ParkedRange) (Result, error) {
+func (s *Streamer) retryParked(ctx context.Context, st *stream.Stream, p stream.ParkedRange) (Result, error) {
 	b, err := s.read(ctx, st, p.From, p.To)
 	if err == nil {
 		err = s.checkpoint(ctx, &b)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -61,24 +63,24 @@ func (r *receiver) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 
 // setup is a sealed SQLite store holding two tenants' events, a stream of
 // tenant A to a TLS webhook receiver, and its streamer.
-func setup(t *testing.T) (*streaming.Streamer, *audit.Stream, *receiver, *storetest.Dataset) {
+func setup(t *testing.T) (*streaming.Streamer, *stream.Stream, *receiver, *storetest.Dataset) {
 	store, d := sealedStore(t)
 	rc := &receiver{secret: []byte(strings.Repeat("s", 32)), t: t}
 	srv := httptest.NewTLSServer(rc)
 	t.Cleanup(srv.Close)
 	client := webhook.NewClient(true, 10*time.Second)
 	client.HTTP.Transport.(*http.Transport).TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	st := &audit.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: d.A, Name: "SIEM", Format: audit.FormatEvent, Filter: "-action:access",
-		Mask: map[string]string{"actor.ip": audit.MaskDrop, "actor.email": audit.MaskHash}, State: audit.StreamActive, CreatedAt: time.Now(),
-		Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: srv.URL + "/audit", Secret: string(rc.secret), Headers: map[string]string{"X-Tenant-Key": "k-1"}}}
+	st := &stream.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: d.A, Name: "SIEM", Format: stream.FormatEvent, Filter: "-action:access",
+		Mask: map[string]string{"actor.ip": stream.MaskDrop, "actor.email": stream.MaskHash}, State: stream.Active, CreatedAt: time.Now(),
+		Destination: stream.Destination{Kind: stream.Webhook, URL: srv.URL + "/audit", Secret: string(rc.secret), Headers: map[string]string{"X-Tenant-Key": "k-1"}}}
 	return streamer(t, store, st, 100, client), st, rc, d
 }
 
 // streamer stores st, normalised, and returns the streamer of store that
 // delivers it to dest, batch leaves at a time (st's kind only).
-func streamer(t *testing.T, store *sqlite.Store, st *audit.Stream, batch int, dest streaming.Destination) *streaming.Streamer {
+func streamer(t *testing.T, store *sqlite.Store, st *stream.Stream, batch int, dest streaming.Destination) *streaming.Streamer {
 	t.Helper()
-	if err := st.Normalize(audit.StreamRules{AllowPrivate: true}); err != nil {
+	if err := st.Normalize(stream.Rules{AllowPrivate: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.PutStream(context.Background(), st); err != nil {
@@ -134,7 +136,7 @@ func sealedES(t *testing.T) (*elasticsearch.Store, *storetest.Dataset) {
 }
 
 // drain steps st until it is idle.
-func drain(t *testing.T, s *streaming.Streamer, st *audit.Stream) {
+func drain(t *testing.T, s *streaming.Streamer, st *stream.Stream) {
 	t.Helper()
 	for i := 0; i < 1000; i++ {
 		res, err := s.Step(context.Background(), st)
@@ -162,7 +164,7 @@ func TestStreamDeliversTheTenantsLogInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Cursor != uint64(ls.Size) || st.State != audit.StreamActive {
+	if st.Cursor != uint64(ls.Size) || st.State != stream.Active {
 		t.Fatalf("cursor %d state %s, want %d active", st.Cursor, st.State, ls.Size)
 	}
 	var got []string
@@ -212,23 +214,23 @@ func TestStreamRetriesPausesAndReplays(t *testing.T) {
 		return true
 	}
 	res, err := s.Step(ctx, st)
-	if err != nil || res.Outcome != streaming.Retry || res.Wait != 3*time.Second || st.Cursor != 0 || st.State != audit.StreamFailing || !strings.Contains(st.Reason, "429") {
+	if err != nil || res.Outcome != streaming.Retry || res.Wait != 3*time.Second || st.Cursor != 0 || st.State != stream.Failing || !strings.Contains(st.Reason, "429") {
 		t.Fatalf("a 429: %+v %v, stream %s %q at %d", res, err, st.State, st.Reason, st.Cursor)
 	}
 	rc.answer = nil
-	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Accepted || st.State != audit.StreamActive || st.Cursor == 0 {
+	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Accepted || st.State != stream.Active || st.Cursor == 0 {
 		t.Fatalf("after the 429: %+v %v %s", res, err, st.State)
 	}
 	at := st.Cursor
 	rc.answer = func(w http.ResponseWriter) bool { w.WriteHeader(http.StatusUnauthorized); return true }
-	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Refused || st.State != audit.StreamPaused || !strings.Contains(st.Reason, "401") {
+	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Refused || st.State != stream.Paused || !strings.Contains(st.Reason, "401") {
 		t.Fatalf("a 401: %+v %v %s %q", res, err, st.State, st.Reason)
 	}
 	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Idle || st.Cursor != at {
 		t.Fatalf("a paused stream stepped: %+v %v", res, err)
 	}
 	stored, err := s.Streams.Stream(ctx, st.TenantID, st.ID)
-	if err != nil || stored.State != audit.StreamPaused || stored.Cursor != at {
+	if err != nil || stored.State != stream.Paused || stored.Cursor != at {
 		t.Fatalf("stored: %+v %v", stored, err)
 	}
 	rc.answer = nil
@@ -258,8 +260,8 @@ func TestStreamToSplunk(t *testing.T) {
 	client := splunk.NewClient(true, 10*time.Second)
 	client.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	client.AckPoll = 5 * time.Millisecond
-	st := &audit.Stream{ID: "0b7e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "Splunk", State: audit.StreamActive, CreatedAt: time.Now(),
-		Destination: audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: hec.Token}}
+	st := &stream.Stream{ID: "0b7e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "Splunk", State: stream.Active, CreatedAt: time.Now(),
+		Destination: stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: hec.Token}}
 	s := streamer(t, store, st, 250, client)
 	hec.Fail(splunkhec.Busy("2"))
 	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Retry || res.Wait != 2*time.Second || st.Cursor != 0 {
@@ -299,16 +301,16 @@ func TestStreamParksARejectedBatch(t *testing.T) {
 		return false
 	}
 	res, err := s.Step(context.Background(), st)
-	if err != nil || res.Outcome != streaming.Rejected || len(st.Parked) != 1 || st.Parked[0].From != 0 || st.Cursor != st.Parked[0].To || st.State != audit.StreamFailing {
+	if err != nil || res.Outcome != streaming.Rejected || len(st.Parked) != 1 || st.Parked[0].From != 0 || st.Cursor != st.Parked[0].To || st.State != stream.Failing {
 		t.Fatalf("the rejection: %+v %v, stream %+v", res, err, st)
 	}
 	drain(t, s, st)
-	if len(st.Parked) != 1 || st.State != audit.StreamFailing {
+	if len(st.Parked) != 1 || st.State != stream.Failing {
 		t.Fatalf("the parked range was retried before its time: %+v", st.Parked)
 	}
 	now = now.Add(time.Hour)
 	res, err = s.Step(context.Background(), st)
-	if err != nil || res.Outcome != streaming.Accepted || !res.Parked || len(st.Parked) != 0 || st.State != audit.StreamActive {
+	if err != nil || res.Outcome != streaming.Accepted || !res.Parked || len(st.Parked) != 0 || st.State != stream.Active {
 		t.Fatalf("the retry: %+v %v, stream %+v", res, err, st)
 	}
 	last := rc.batches[len(rc.batches)-1]

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -21,7 +23,7 @@ type TestEvent struct {
 // Test sends a test delivery to st's destination: a batch marked Test,
 // with no range (From = To = the cursor) and one TestEvent. It says what
 // the destination's answer means and why; st does not change.
-func (s *Streamer) Test(ctx context.Context, st audit.Stream) (outcome, reason string) {
+func (s *Streamer) Test(ctx context.Context, st stream.Stream) (outcome, reason string) {
 	now := s.Now().UTC()
 	raw, _ := json.Marshal(TestEvent{Test: true, Timestamp: now, TenantID: st.TenantID, StreamID: st.ID,
 		Message: "a test delivery of stream " + st.Name + ": not an event of the audit log"})

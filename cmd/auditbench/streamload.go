@@ -6,6 +6,8 @@ import (
 	"log"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 )
@@ -64,7 +66,7 @@ func streamLatency(ctx context.Context, e *env, rig *streamRig) ([]result, error
 	d := time.Duration(max(15, int(60*e.scale))) * time.Second
 	var p50, p95, p99 []float64
 	for run := 0; run <= e.runs; run++ {
-		streams, err := rig.streams(ctx, audit.StreamWebhook, true)
+		streams, err := rig.streams(ctx, stream.Webhook, true)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +153,7 @@ func waitArrivals(ctx context.Context, rig *streamRig, acc map[string]time.Time)
 	return out, nil
 }
 
-func deleteStreams(ctx context.Context, rig *streamRig, streams []*audit.Stream) error {
+func deleteStreams(ctx context.Context, rig *streamRig, streams []*stream.Stream) error {
 	for _, s := range streams {
 		if err := rig.store.DeleteStream(ctx, s.TenantID, s.ID); err != nil {
 			return err
@@ -166,7 +168,7 @@ func deleteStreams(ctx context.Context, rig *streamRig, streams []*audit.Stream)
 func streamCatchUp(ctx context.Context, e *env, rig *streamRig) (result, error) {
 	const rate = 2000
 	outage := time.Duration(max(20, int(600*e.scale))) * time.Second
-	streams, err := rig.streams(ctx, audit.StreamWebhook, true)
+	streams, err := rig.streams(ctx, stream.Webhook, true)
 	if err != nil {
 		return result{}, err
 	}

@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
@@ -86,14 +88,14 @@ func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig
 	r.hook = httptest.NewTLSServer(r.recv)
 	hook := webhook.NewClient(true, 30*time.Second)
 	hook.HTTP.Transport.(*http.Transport).TLSClientConfig = r.hook.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	dests := map[string]streaming.Destination{audit.StreamWebhook: hook}
+	dests := map[string]streaming.Destination{stream.Webhook: hook}
 	if ep := os.Getenv("AUDITLOG_TEST_S3_ENDPOINT"); ep != "" {
 		b, err := s3.Open(ctx, s3.Config{Endpoint: ep, Bucket: r.bucket, AccessKey: os.Getenv("AUDITLOG_TEST_S3_ACCESS_KEY"),
 			SecretKey: os.Getenv("AUDITLOG_TEST_S3_SECRET_KEY"), PathStyle: true, CreateBucket: true})
 		if err != nil {
 			return nil, err
 		}
-		dests[audit.StreamS3] = &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return b, nil }, Key: priv, Now: time.Now}
+		dests[stream.S3] = &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return b, nil }, Key: priv, Now: time.Now}
 	}
 	r.streamer = &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 500, Now: time.Now, MaskKey: []byte("the-benchmark-deployments-mask-k"),
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}
@@ -120,14 +122,14 @@ func (r *streamRig) write(ctx context.Context, events []audit.Event) error {
 
 // streams creates a stream of kind per tenant, from leaf from of each
 // tenant's log (0: its start; -1: its end now).
-func (r *streamRig) streams(ctx context.Context, kind string, fromEnd bool) ([]*audit.Stream, error) {
-	var out []*audit.Stream
+func (r *streamRig) streams(ctx context.Context, kind string, fromEnd bool) ([]*stream.Stream, error) {
+	var out []*stream.Stream
 	for _, t := range r.tenants {
-		d := audit.StreamDestination{Kind: kind, URL: r.hook.URL + "/in", Secret: "bench-secret-bench-secret-bench-secret"}
-		if kind == audit.StreamS3 {
-			d = audit.StreamDestination{Kind: kind, Bucket: r.bucket, Prefix: "bench"}
+		d := stream.Destination{Kind: kind, URL: r.hook.URL + "/in", Secret: "bench-secret-bench-secret-bench-secret"}
+		if kind == stream.S3 {
+			d = stream.Destination{Kind: kind, Bucket: r.bucket, Prefix: "bench"}
 		}
-		st, err := audit.NewStream(t.ID, audit.StreamConfig{Name: "bench", Destination: d}, "", audit.StreamRules{AllowPrivate: true, S3: true},
+		st, err := stream.NewStream(t.ID, stream.Config{Name: "bench", Destination: d}, "", stream.Rules{AllowPrivate: true, S3: true},
 			func() string { return "" }, time.Now())
 		if err != nil {
 			return nil, err
@@ -154,7 +156,7 @@ func (r *streamRig) runner() *streaming.Runner {
 }
 
 // caughtUp reports whether every stream's cursor is at its log's size.
-func (r *streamRig) caughtUp(ctx context.Context, streams []*audit.Stream) (bool, error) {
+func (r *streamRig) caughtUp(ctx context.Context, streams []*stream.Stream) (bool, error) {
 	for _, s := range streams {
 		st, err := r.store.Stream(ctx, s.TenantID, s.ID)
 		if err != nil {
@@ -173,7 +175,7 @@ func (r *streamRig) caughtUp(ctx context.Context, streams []*audit.Stream) (bool
 
 // drain runs passes until every stream is caught up, and returns how long
 // it took.
-func (r *streamRig) drain(ctx context.Context, streams []*audit.Stream) (time.Duration, error) {
+func (r *streamRig) drain(ctx context.Context, streams []*stream.Stream) (time.Duration, error) {
 	run := r.runner()
 	start := time.Now()
 	deadline := start.Add(20 * time.Minute)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/auditlog/auditlog/api"
@@ -32,7 +34,7 @@ type eventStore interface {
 	audit.TenantDirectory
 	audit.PeriodicStore
 	audit.SavedSearchStore
-	audit.StreamStore
+	stream.Store
 }
 
 // retainedStore is a store whose every read path (list, detail, stats,

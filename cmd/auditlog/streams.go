@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/s3"
@@ -65,9 +67,9 @@ func (b *binder) streams(c *Config, serve bool) {
 		b.str(&s.Run, "stream-run", "AUDITLOG_STREAM_RUN", "auto",
 			"deliver the tenants' streams in serve: auto (on the embedded store; with Elasticsearch the auditlog stream process delivers), on or off")
 		b.str(&s.Plans, "stream-plans", "AUDITLOG_STREAM_PLANS", string(audit.PlanEnterprise), "plans whose tenants may create streams, comma-separated (- for none)")
-		b.str(&s.DatadogDomains, "stream-datadog-domains", "AUDITLOG_STREAM_DATADOG_DOMAINS", strings.Join(audit.DatadogIntakeDomains, ","),
+		b.str(&s.DatadogDomains, "stream-datadog-domains", "AUDITLOG_STREAM_DATADOG_DOMAINS", strings.Join(stream.DatadogIntakeDomains, ","),
 			"domains a Datadog stream's intake host must be under, comma-separated (a sovereign or private site's)")
-		b.str(&s.SentinelDomains, "stream-sentinel-domains", "AUDITLOG_STREAM_SENTINEL_DOMAINS", strings.Join(audit.SentinelIntakeDomains, ","),
+		b.str(&s.SentinelDomains, "stream-sentinel-domains", "AUDITLOG_STREAM_SENTINEL_DOMAINS", strings.Join(stream.SentinelIntakeDomains, ","),
 			"domains a Sentinel stream's Logs Ingestion endpoint must be under, comma-separated (another cloud's)")
 	}
 	b.boolean(&s.AllowPrivate, "stream-allow-private", "AUDITLOG_STREAM_ALLOW_PRIVATE", false,
@@ -80,7 +82,7 @@ func (b *binder) streams(c *Config, serve bool) {
 	b.duration(&s.Timeout, "stream-timeout", "AUDITLOG_STREAM_TIMEOUT", 30*time.Second, "time limit of one delivery request")
 	b.int(&s.Workers, "stream-workers", "AUDITLOG_STREAM_WORKERS", streaming.DefaultWorkers, "streams one replica delivers at once")
 	b.int(&s.Batch, "stream-batch", "AUDITLOG_STREAM_BATCH", 500, "leaves of the log one batch covers at most")
-	b.duration(&s.AlertAfter, "stream-alert-after", "AUDITLOG_STREAM_ALERT_AFTER", audit.StreamAlertAfter,
+	b.duration(&s.AlertAfter, "stream-alert-after", "AUDITLOG_STREAM_ALERT_AFTER", stream.AlertAfter,
 		"how long a stream fails before its notify addresses are e-mailed (and e-mailed again when it recovers)")
 	b.str(&s.MaskKey, "stream-mask-key", "AUDITLOG_STREAM_MASK_KEY", "",
 		"file of the key (base64 of at least 32 random bytes: openssl rand -base64 32) each stream's hashes of masked fields are keyed from with its id; never sent, never in the store. Required with Elasticsearch where streams are delivered, one file for every replica (the embedded store generates <data-dir>/stream-mask-key)")
@@ -161,7 +163,7 @@ func (s StreamsConfig) pool() (*x509.CertPool, error) {
 // (public addresses only, no proxy, no redirect); S3 where the
 // deployment has an S3 server, its manifests signed with the deployment's
 // key.
-func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events audit.EventReader, records audit.EventWriter) (*streaming.Streamer, error) {
+func (m *Main) streamer(streams stream.Store, logs audit.LogStore, events audit.EventReader, records audit.EventWriter) (*streaming.Streamer, error) {
 	s := m.Config.Streams
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
@@ -176,13 +178,13 @@ func (m *Main) streamer(streams audit.StreamStore, logs audit.LogStore, events a
 			c.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 		}
 	}
-	dests := map[string]streaming.Destination{audit.StreamWebhook: hook, audit.StreamSplunk: hec, audit.StreamDatadog: dd, audit.StreamSentinel: az}
+	dests := map[string]streaming.Destination{stream.Webhook: hook, stream.Splunk: hec, stream.Datadog: dd, stream.Sentinel: az}
 	if m.Config.Export.S3Endpoint != "" {
 		key, _, err := m.signingKeys()
 		if err != nil {
 			return nil, err
 		}
-		dests[audit.StreamS3] = &s3stream.Destination{Bucket: m.s3Buckets(), Key: key, Now: time.Now}
+		dests[stream.S3] = &s3stream.Destination{Bucket: m.s3Buckets(), Key: key, Now: time.Now}
 	}
 	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, Records: records, BatchSize: s.Batch, Now: time.Now,
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
@@ -205,7 +207,7 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	rules := audit.StreamRules{AllowPrivate: s.AllowPrivate, S3: m.Config.Export.S3Endpoint != "",
+	rules := stream.Rules{AllowPrivate: s.AllowPrivate, S3: m.Config.Export.S3Endpoint != "",
 		DatadogDomains: splitList(strings.ToLower(s.DatadogDomains)), SentinelDomains: splitList(strings.ToLower(s.SentinelDomains))}
 	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: rules,
 		Secret: newStreamSecret, Test: st.Test}

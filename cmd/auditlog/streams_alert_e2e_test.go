@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/mailtest"
@@ -63,7 +65,7 @@ func TestStreamAlertsByEMail(t *testing.T) {
 		}
 	}
 	_, body = c.do("GET", "/api/streams/"+st.ID, tok, nil)
-	if err := json.Unmarshal(body, &st); err != nil || n != 2 || st.State != audit.StreamActive || st.Cursor == 0 {
+	if err := json.Unmarshal(body, &st); err != nil || n != 2 || st.State != stream.Active || st.Cursor == 0 {
 		t.Fatalf("%d alerts; the stream: %s", n, body)
 	}
 }

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/ddintake"
 	"github.com/auditlog/auditlog/internal/testkit/desttest"
 	"github.com/auditlog/auditlog/streaming/datadog"
@@ -22,7 +23,7 @@ func TestDatadogConformance(t *testing.T) {
 		} else {
 			c = datadog.NewClient(false, 0)
 		}
-		d := audit.StreamDestination{Kind: audit.StreamDatadog, URL: s.URL + "/api/v2/logs", Token: key}
+		d := stream.Destination{Kind: stream.Datadog, URL: s.URL + "/api/v2/logs", Token: key}
 		refused := d
 		refused.Token = strings.Repeat("f", 32)
 		return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: s.Fail, Held: func() []uint64 {

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/batchtest"
 	"github.com/auditlog/auditlog/internal/testkit/ddintake"
 	"github.com/auditlog/auditlog/streaming"
@@ -31,7 +32,7 @@ func TestDatadogTakesABatchInRequestsWithinItsLimits(t *testing.T) {
 	s := ddintake.Start(key)
 	defer s.Close()
 	b := batchtest.Big("t-1", 40, 2500)
-	o, _, reason, err := client(s).Send(context.Background(), audit.StreamDestination{Kind: audit.StreamDatadog, URL: s.URL + "/api/v2/logs", Token: key}, b)
+	o, _, reason, err := client(s).Send(context.Background(), stream.Destination{Kind: stream.Datadog, URL: s.URL + "/api/v2/logs", Token: key}, b)
 	if o != streaming.Accepted || err != nil {
 		t.Fatalf("%s %s %v", o, reason, err)
 	}
@@ -55,7 +56,7 @@ func TestDatadogAnswers(t *testing.T) {
 	s := ddintake.Start(key)
 	defer s.Close()
 	c := client(s)
-	d := audit.StreamDestination{Kind: audit.StreamDatadog, URL: s.URL + "/api/v2/logs", Token: key}
+	d := stream.Destination{Kind: stream.Datadog, URL: s.URL + "/api/v2/logs", Token: key}
 	ctx := context.Background()
 	bad := d
 	bad.Token = strings.Repeat("f", 32)

@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -43,7 +45,7 @@ type checker struct {
 	keys   map[string]ed25519.PublicKey
 	out    func(string)
 	rep    Report
-	ranges []audit.StreamObject
+	ranges []stream.Object
 	listed map[string]bool
 }
 
@@ -67,7 +69,7 @@ func Check(ctx context.Context, b audit.Blobs, prefix, tenantID, streamID string
 	if err != nil {
 		return c.rep, err
 	}
-	var last *audit.StreamManifest
+	var last *stream.Manifest
 	for _, k := range all {
 		if !strings.HasSuffix(k, "/manifest.json") {
 			continue
@@ -95,7 +97,7 @@ func Check(ctx context.Context, b audit.Blobs, prefix, tenantID, streamID string
 }
 
 // manifest checks one manifest and its objects.
-func (c *checker) manifest(key string, m *audit.StreamManifest, tenantID, streamID string) {
+func (c *checker) manifest(key string, m *stream.Manifest, tenantID, streamID string) {
 	c.rep.Manifests++
 	if err := m.Verify(c.keys); err != nil {
 		c.problem("%s: %s", key, audit.ErrorMessage(err))
@@ -116,7 +118,7 @@ func (c *checker) manifest(key string, m *audit.StreamManifest, tenantID, stream
 }
 
 // object checks one listed object: present, its hash, its events.
-func (c *checker) object(o audit.StreamObject) {
+func (c *checker) object(o stream.Object) {
 	c.rep.Objects++
 	r, err := c.b.Open(c.ctx, o.Key)
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
@@ -147,7 +149,7 @@ func (c *checker) object(o audit.StreamObject) {
 
 // countEntries reads a gzip NDJSON object, each line's leaf index rising
 // inside the object's range.
-func countEntries(raw []byte, o audit.StreamObject) (int, error) {
+func countEntries(raw []byte, o stream.Object) (int, error) {
 	zr, err := gzip.NewReader(strings.NewReader(string(raw)))
 	if err != nil {
 		return 0, err
@@ -173,7 +175,7 @@ func countEntries(raw []byte, o audit.StreamObject) (int, error) {
 // coverage joins the ranges from leaf 0: a range that starts past the
 // end reached so far is a gap (a repeat, after a replay, is none).
 func (c *checker) coverage() {
-	slices.SortFunc(c.ranges, func(a, b audit.StreamObject) int { return cmp.Compare(a.From, b.From) })
+	slices.SortFunc(c.ranges, func(a, b stream.Object) int { return cmp.Compare(a.From, b.From) })
 	end := uint64(0)
 	for _, r := range c.ranges {
 		if r.From > end {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/desttest"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
@@ -49,7 +51,7 @@ func TestS3Conformance(t *testing.T) {
 		bucket := &breakable{Blobs: real}
 		_, key, _ := ed25519.GenerateKey(nil)
 		dest := &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return bucket, nil }, Key: key, Now: time.Now}
-		d := audit.StreamDestination{Kind: audit.StreamS3, Bucket: "lake", Prefix: "siem"}
+		d := stream.Destination{Kind: stream.S3, Bucket: "lake", Prefix: "siem"}
 		return desttest.Target{Dest: dest, Config: d, Break: func() { bucket.broken.Store(true) }, Held: func() []uint64 { return held(t, real, "siem") }}
 	}})
 }

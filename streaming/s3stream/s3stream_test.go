@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
@@ -50,9 +52,9 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	clock := time.Date(2026, 11, 27, 9, 50, 0, 0, time.UTC)
 	now := func() time.Time { clock = clock.Add(40 * time.Minute); return clock } // the batches span hours
 	dest := &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return bucket, nil }, Key: priv, Now: now}
-	st := &audit.Stream{ID: "5e4d3c2b-1a09-4876-9543-210fedcba987", TenantID: d.A, Name: "Lake", Format: audit.FormatEvent, State: audit.StreamActive,
-		Filter: "-action:access", Destination: audit.StreamDestination{Kind: audit.StreamS3, Bucket: "lake", Prefix: "siem"}, CreatedAt: clock}
-	if err := st.Normalize(audit.StreamRules{S3: true}); err != nil {
+	st := &stream.Stream{ID: "5e4d3c2b-1a09-4876-9543-210fedcba987", TenantID: d.A, Name: "Lake", Format: stream.FormatEvent, State: stream.Active,
+		Filter: "-action:access", Destination: stream.Destination{Kind: stream.S3, Bucket: "lake", Prefix: "siem"}, CreatedAt: clock}
+	if err := st.Normalize(stream.Rules{S3: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.PutStream(ctx, st); err != nil {

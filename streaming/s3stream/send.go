@@ -1,5 +1,5 @@
 // Package s3stream is the S3 destination of a tenant's stream
-// (audit.StreamS3): each batch a gzip NDJSON object under a prefix per
+// (stream.S3): each batch a gzip NDJSON object under a prefix per
 // delivery hour, and a manifest per hour, signed with the deployment's
 // key, that lists each object's log range, count and hash with the
 // tenant's checkpoint; and the check that reads a bucket back against
@@ -18,6 +18,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/streaming"
 )
@@ -34,7 +36,7 @@ type Destination struct {
 }
 
 // Prefix is the key prefix of d's stream objects.
-func Prefix(d audit.StreamDestination) string {
+func Prefix(d stream.Destination) string {
 	if d.Prefix == "" {
 		return DefaultPrefix
 	}
@@ -45,31 +47,31 @@ func Prefix(d audit.StreamDestination) string {
 // then the hour's manifest with the object's entry and b's checkpoint.
 // The object's key derives from its range, so a batch sent again
 // replaces its object and its entry. A store that fails is a Retry.
-func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (s *Destination) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	blobs, err := s.Bucket(ctx, d.Bucket)
 	if err != nil {
 		return streaming.Retry, 0, "the bucket " + d.Bucket + ": " + audit.ErrorMessage(err), err
 	}
 	now := s.Now()
-	hour := audit.StreamHourPrefix(Prefix(d), b.TenantID, b.StreamID, now)
+	hour := stream.HourPrefix(Prefix(d), b.TenantID, b.StreamID, now)
 	if b.Test {
 		return s.probe(ctx, blobs, hour, b)
 	}
-	obj := audit.StreamObject{From: b.From, To: b.To, Count: len(b.Events)}
+	obj := stream.Object{From: b.From, To: b.To, Count: len(b.Events)}
 	if len(b.Events) > 0 {
 		data, err := encode(b.Events)
 		if err != nil {
 			return streaming.Rejected, 0, "", err
 		}
 		sum := sha256.Sum256(data)
-		obj.Key, obj.SHA256 = audit.StreamObjectKey(hour, b.From, b.To), hex.EncodeToString(sum[:])
+		obj.Key, obj.SHA256 = stream.ObjectKey(hour, b.From, b.To), hex.EncodeToString(sum[:])
 		if err := blobs.Put(ctx, obj.Key, bytes.NewReader(data), int64(len(data))); err != nil {
 			return streaming.Retry, 0, "writing " + obj.Key + ": " + audit.ErrorMessage(err), err
 		}
 	}
-	m, err := ReadManifest(ctx, blobs, audit.StreamManifestKey(hour))
+	m, err := ReadManifest(ctx, blobs, stream.ManifestKey(hour))
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
-		m, err = &audit.StreamManifest{TenantID: b.TenantID, StreamID: b.StreamID, Hour: audit.NewTimestamp(now.UTC().Truncate(time.Hour))}, nil
+		m, err = &stream.Manifest{TenantID: b.TenantID, StreamID: b.StreamID, Hour: audit.NewTimestamp(now.UTC().Truncate(time.Hour))}, nil
 	}
 	if err != nil {
 		return streaming.Retry, 0, "reading the manifest of " + hour + ": " + audit.ErrorMessage(err), err
@@ -78,7 +80,7 @@ func (s *Destination) Send(ctx context.Context, d audit.StreamDestination, b str
 	m.Checkpoint = b.Checkpoint
 	m.Sign(s.Key, now)
 	raw, _ := json.MarshalIndent(m, "", "  ")
-	if err := blobs.Put(ctx, audit.StreamManifestKey(hour), bytes.NewReader(raw), int64(len(raw))); err != nil {
+	if err := blobs.Put(ctx, stream.ManifestKey(hour), bytes.NewReader(raw), int64(len(raw))); err != nil {
 		return streaming.Retry, 0, "writing the manifest of " + hour + ": " + audit.ErrorMessage(err), err
 	}
 	return streaming.Accepted, 0, "", nil
@@ -116,7 +118,7 @@ func encode(events []streaming.Entry) ([]byte, error) {
 
 // ReadManifest reads and decodes the manifest of key. Errors: ENOTFOUND,
 // EINVALID for one that does not decode, the store's.
-func ReadManifest(ctx context.Context, b audit.Blobs, key string) (*audit.StreamManifest, error) {
+func ReadManifest(ctx context.Context, b audit.Blobs, key string) (*stream.Manifest, error) {
 	r, err := b.Open(ctx, key)
 	if err != nil {
 		return nil, err
@@ -126,7 +128,7 @@ func ReadManifest(ctx context.Context, b audit.Blobs, key string) (*audit.Stream
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "reading %s", key)
 	}
-	var m audit.StreamManifest
+	var m stream.Manifest
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, audit.Wrap(audit.EINVALID, err, "the manifest %s does not decode", key)
 	}

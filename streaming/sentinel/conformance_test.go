@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/azmonitor"
 	"github.com/auditlog/auditlog/internal/testkit/desttest"
 	"github.com/auditlog/auditlog/streaming/sentinel"
@@ -22,7 +23,7 @@ func TestSentinelConformance(t *testing.T) {
 		t.Cleanup(s.Close)
 		c := sentinel.NewClient(allowPrivate, 10*time.Second, s.URL, sentinel.DefaultScope)
 		c.HTTP.Transport.(*http.Transport).TLSClientConfig = s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-		d := audit.StreamDestination{Kind: audit.StreamSentinel, URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret}
+		d := stream.Destination{Kind: stream.Sentinel, URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret}
 		refused := d
 		refused.Secret = strings.Repeat("x", 40)
 		return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: s.Fail, Held: func() []uint64 {

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/streaming"
 )
@@ -65,7 +67,7 @@ func NewClient(allowPrivate bool, timeout time.Duration, authority, scope string
 // pauses the stream; another 4xx parks the batch; 429 and 5xx
 // are retried, honouring Retry-After. err is set when no answer came or
 // the batch could not be encoded.
-func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	calls, err := bodies(b)
 	if err != nil {
 		return streaming.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Sentinel")
@@ -80,7 +82,7 @@ func (c *Client) Send(ctx context.Context, d audit.StreamDestination, b streamin
 }
 
 // upload makes one call; a 401 gets a new token and one more try.
-func (c *Client) upload(ctx context.Context, d audit.StreamDestination, body []byte, again bool) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) upload(ctx context.Context, d stream.Destination, body []byte, again bool) (streaming.Outcome, time.Duration, string, error) {
 	tok, o, wait, reason, err := c.token(ctx, d)
 	if o != streaming.Accepted {
 		return o, wait, reason, err

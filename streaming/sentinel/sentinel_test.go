@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/azmonitor"
 	"github.com/auditlog/auditlog/internal/testkit/batchtest"
 	"github.com/auditlog/auditlog/streaming"
@@ -23,12 +24,12 @@ const (
 	dcr    = "dcr-0123456789abcdef0123456789abcdef"
 )
 
-func start(t *testing.T) (*azmonitor.Server, *sentinel.Client, audit.StreamDestination) {
+func start(t *testing.T) (*azmonitor.Server, *sentinel.Client, stream.Destination) {
 	s := azmonitor.Start(tenant, client, secret, dcr, "Custom-AuditLog")
 	t.Cleanup(s.Close)
 	c := sentinel.NewClient(true, 10*time.Second, s.URL, sentinel.DefaultScope)
 	c.HTTP.Transport.(*http.Transport).TLSClientConfig = s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	d := audit.StreamDestination{Kind: audit.StreamSentinel, URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret}
+	d := stream.Destination{Kind: stream.Sentinel, URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret}
 	return s, c, d
 }
 
@@ -67,11 +68,11 @@ func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 func TestSentinelAnswers(t *testing.T) {
 	s, c, d := start(t)
 	ctx := context.Background()
-	for name, edit := range map[string]func(*audit.StreamDestination){
-		"AADSTS7000215":         func(d *audit.StreamDestination) { d.Secret = "wrong" },
-		"AADSTS90002":           func(d *audit.StreamDestination) { d.AzureTenant = "00000000-0000-0000-0000-000000000000" },
-		"AADSTS700016":          func(d *audit.StreamDestination) { d.ClientID = "00000000-0000-0000-0000-000000000000" },
-		"InvalidDcrImmutableId": func(d *audit.StreamDestination) { d.DCR = "dcr-ffffffffffffffffffffffffffffffff" },
+	for name, edit := range map[string]func(*stream.Destination){
+		"AADSTS7000215":         func(d *stream.Destination) { d.Secret = "wrong" },
+		"AADSTS90002":           func(d *stream.Destination) { d.AzureTenant = "00000000-0000-0000-0000-000000000000" },
+		"AADSTS700016":          func(d *stream.Destination) { d.ClientID = "00000000-0000-0000-0000-000000000000" },
+		"InvalidDcrImmutableId": func(d *stream.Destination) { d.DCR = "dcr-ffffffffffffffffffffffffffffffff" },
 	} {
 		bad := d
 		edit(&bad)

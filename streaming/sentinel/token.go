@@ -13,18 +13,20 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/streaming"
 )
 
 // key names a cached token: the tenant, the client and a hash of the
 // secret (a new secret gets a new token).
-func key(d audit.StreamDestination) string {
+func key(d stream.Destination) string {
 	h := sha256.Sum256([]byte(d.Secret))
 	return d.AzureTenant + "/" + d.ClientID + "/" + hex.EncodeToString(h[:8])
 }
 
-func (c *Client) forget(d audit.StreamDestination) {
+func (c *Client) forget(d stream.Destination) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.tokens, key(d))
@@ -35,7 +37,7 @@ func (c *Client) forget(d audit.StreamDestination) {
 // credentials). Entra ID refusing the application (400 or 401:
 // invalid_client, unauthorized_client, a tenant it does not know) is
 // Refused with its description.
-func (c *Client) token(ctx context.Context, d audit.StreamDestination) (string, streaming.Outcome, time.Duration, string, error) {
+func (c *Client) token(ctx context.Context, d stream.Destination) (string, streaming.Outcome, time.Duration, string, error) {
 	k := key(d)
 	c.mu.Lock()
 	t, ok := c.tokens[k]

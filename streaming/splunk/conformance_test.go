@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/desttest"
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/streaming/splunk"
@@ -25,7 +26,7 @@ func TestSplunkConformance(t *testing.T) {
 				c := splunk.NewClient(allowPrivate, 10*time.Second)
 				c.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 				c.AckPoll = 10 * time.Millisecond
-				d := audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: token, Index: "audit"}
+				d := stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: token, Index: "audit"}
 				refused := d
 				refused.Token = "00000000-0000-0000-0000-000000000000"
 				return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: hec.Fail, Held: func() []uint64 {

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/splunkhec"
 	"github.com/auditlog/auditlog/streaming"
 	"github.com/auditlog/auditlog/streaming/splunk"
@@ -16,13 +17,13 @@ import (
 
 const token = "12345678-9abc-def0-1234-56789abcdef0"
 
-func collector(t *testing.T) (*splunkhec.Server, *splunk.Client, audit.StreamDestination) {
+func collector(t *testing.T) (*splunkhec.Server, *splunk.Client, stream.Destination) {
 	hec := splunkhec.Start(token)
 	t.Cleanup(hec.Close)
 	c := splunk.NewClient(true, 10*time.Second)
 	c.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	c.AckPoll = 10 * time.Millisecond
-	return hec, c, audit.StreamDestination{Kind: audit.StreamSplunk, URL: hec.URL, Token: token, Index: "audit"}
+	return hec, c, stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: token, Index: "audit"}
 }
 
 func batch(n int) streaming.Batch {

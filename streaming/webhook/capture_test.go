@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -55,7 +57,7 @@ func newLog(t *testing.T, tenant string, events []audit.Event) *logOf {
 func captureOf(tenant, cp string, events []audit.Event, size int, edit func(i int, raw []byte) []byte) [][]byte {
 	var lines [][]byte
 	for from := 0; from < len(events); from += size {
-		b := streaming.Batch{TenantID: tenant, StreamID: "s-1", Format: audit.FormatEvent, From: uint64(from), To: uint64(min(from+size, len(events))), Checkpoint: cp}
+		b := streaming.Batch{TenantID: tenant, StreamID: "s-1", Format: stream.FormatEvent, From: uint64(from), To: uint64(min(from+size, len(events))), Checkpoint: cp}
 		for i := from; i < int(b.To); i++ {
 			raw, _ := events[i].AppendJSON(nil)
 			b.Events = append(b.Events, streaming.Entry{LeafIndex: uint64(i), Event: edit(i, raw)})

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -56,7 +58,7 @@ func (c *capture) prove(signed tlog.HashReader) error {
 // leafHashes are the leaf hashes (both canonical encodings) of an event
 // received, when it can be proved: in the event format, and not masked.
 func (c *capture) leafHashes(raw json.RawMessage, format string) ([2]tlog.Hash, bool) {
-	if format != audit.FormatEvent || masked(raw) {
+	if format != stream.FormatEvent || masked(raw) {
 		return [2]tlog.Hash{}, false
 	}
 	var e audit.Event
@@ -76,7 +78,7 @@ func masked(raw json.RawMessage) bool {
 		return true
 	}
 	for _, k := range []string{"id", "email", "ip", "userAgent"} {
-		if v, ok := ev.Actor[k]; !ok || v == nil || strings.HasPrefix(*v, audit.MaskedPrefix) {
+		if v, ok := ev.Actor[k]; !ok || v == nil || strings.HasPrefix(*v, stream.MaskedPrefix) {
 			return true
 		}
 	}

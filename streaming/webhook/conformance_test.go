@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/desttest"
 	"github.com/auditlog/auditlog/internal/testkit/hookrecv"
 	"github.com/auditlog/auditlog/streaming/webhook"
@@ -21,7 +22,7 @@ func TestWebhookConformance(t *testing.T) {
 		t.Cleanup(s.Close)
 		c := webhook.NewClient(allowPrivate, 10*time.Second)
 		c.HTTP.Transport.(*http.Transport).TLSClientConfig = s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-		d := audit.StreamDestination{Kind: audit.StreamWebhook, URL: s.URL + "/audit", Secret: secret}
+		d := stream.Destination{Kind: stream.Webhook, URL: s.URL + "/audit", Secret: secret}
 		refused := d
 		refused.Secret = strings.Repeat("x", 32)
 		return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: s.Fail, Held: func() []uint64 {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/streaming"
 )
@@ -16,7 +18,7 @@ import (
 // deleting agent a-i; every tenth carries 10 KB of reason, so that a
 // batch outgrows a destination's request by bytes too.
 func Big(t string, from uint64, n int) streaming.Batch {
-	b := streaming.Batch{TenantID: t, StreamID: "s-1", Format: audit.FormatEvent, From: from, To: from + uint64(n)}
+	b := streaming.Batch{TenantID: t, StreamID: "s-1", Format: stream.FormatEvent, From: from, To: from + uint64(n)}
 	for i := range n {
 		e := audit.Event{ID: fmt.Sprintf("evt_%d", i), TenantID: t, Timestamp: audit.NewTimestamp(time.UnixMilli(1795687202250 + int64(i))),
 			Action: audit.ActionDelete, Resource: audit.Resource{Type: "agent", ID: fmt.Sprint("a-", i)}}

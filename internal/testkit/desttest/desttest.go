@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/internal/testkit/batchtest"
 	"github.com/auditlog/auditlog/streaming"
 )
@@ -25,7 +26,7 @@ type Target struct {
 	Dest streaming.Destination
 	// Config is the stream's destination, with credentials the receiver
 	// takes; Refused the same with credentials it refuses.
-	Config, Refused audit.StreamDestination
+	Config, Refused stream.Destination
 	// Held returns the leaf indexes of the events the receiver holds, in
 	// order of arrival.
 	Held func() []uint64
@@ -77,7 +78,7 @@ func Run(t *testing.T, k Kind) {
 }
 
 // send sends b to x's destination d.
-func send(x Target, d audit.StreamDestination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func send(x Target, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	return x.Dest.Send(ctx, d, b)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 )
@@ -43,7 +45,7 @@ type Backend struct {
 	// Saved keeps users' saved searches.
 	Saved audit.SavedSearchStore
 	// Streams keeps the tenants' streams.
-	Streams audit.StreamStore
+	Streams stream.Store
 }
 
 // Run runs the suite; newBackend returns a fresh, empty store.

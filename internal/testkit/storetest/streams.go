@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stream"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -21,13 +23,13 @@ func testStreams(t *testing.T, b Backend) {
 		t.Fatalf("a new tenant's streams: %+v %v", l, err)
 	}
 	t0 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
-	hook := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "SIEM relay", Format: audit.FormatEvent, Filter: "-action:access",
-		Mask: map[string]string{"actor.ip": audit.MaskDrop}, State: audit.StreamActive, Cursor: 7, CreatedAt: t0, UpdatedAt: t0,
-		Parked:      []audit.ParkedRange{{From: 1, To: 3, Reason: "400 from the webhook", Attempts: 2, NextAt: t0.Add(time.Minute)}},
-		Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: "https://siem.example.com/hook", Secret: "s3cret-s3cret-s3cret-s3cret-s3cret", Headers: map[string]string{"X-Key": "k"}}}
-	bucket := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "Lake", Format: audit.FormatEvent, State: audit.StreamPaused, Reason: "paused by an admin",
-		CreatedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Minute), Destination: audit.StreamDestination{Kind: audit.StreamS3, Bucket: "acme-lake", Prefix: "audit"}}
-	for _, st := range []*audit.Stream{&bucket, &hook} {
+	hook := stream.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "SIEM relay", Format: stream.FormatEvent, Filter: "-action:access",
+		Mask: map[string]string{"actor.ip": stream.MaskDrop}, State: stream.Active, Cursor: 7, CreatedAt: t0, UpdatedAt: t0,
+		Parked:      []stream.ParkedRange{{From: 1, To: 3, Reason: "400 from the webhook", Attempts: 2, NextAt: t0.Add(time.Minute)}},
+		Destination: stream.Destination{Kind: stream.Webhook, URL: "https://siem.example.com/hook", Secret: "s3cret-s3cret-s3cret-s3cret-s3cret", Headers: map[string]string{"X-Key": "k"}}}
+	bucket := stream.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "Lake", Format: stream.FormatEvent, State: stream.Paused, Reason: "paused by an admin",
+		CreatedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Minute), Destination: stream.Destination{Kind: stream.S3, Bucket: "acme-lake", Prefix: "audit"}}
+	for _, st := range []*stream.Stream{&bucket, &hook} {
 		if err := b.Streams.PutStream(ctx, st); err != nil || st.Rev == "" {
 			t.Fatalf("create %s: %v (rev %q)", st.Name, err, st.Rev)
 		}
@@ -42,8 +44,8 @@ func testStreams(t *testing.T, b Backend) {
 		t.Fatalf("the list: %+v %v, want the webhook then the bucket (oldest first)", list, err)
 	}
 	got := list[0]
-	if got.Rev != hook.Rev || got.Destination.Secret != hook.Destination.Secret || got.Destination.Headers["X-Key"] != "k" || got.Mask["actor.ip"] != audit.MaskDrop ||
-		got.Filter != hook.Filter || got.Cursor != 7 || !got.CreatedAt.Equal(t0) || got.Format != audit.FormatEvent ||
+	if got.Rev != hook.Rev || got.Destination.Secret != hook.Destination.Secret || got.Destination.Headers["X-Key"] != "k" || got.Mask["actor.ip"] != stream.MaskDrop ||
+		got.Filter != hook.Filter || got.Cursor != 7 || !got.CreatedAt.Equal(t0) || got.Format != stream.FormatEvent ||
 		len(got.Parked) != 1 || got.Parked[0].To != 3 || got.Parked[0].Attempts != 2 || !got.Parked[0].NextAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("read back %+v, want %+v", got, hook)
 	}
@@ -60,7 +62,7 @@ func testStreams(t *testing.T, b Backend) {
 	if err := b.Streams.PutStream(ctx, &stale); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("a write at a stale revision: %v, want a conflict", err)
 	}
-	if one, err := b.Streams.Stream(ctx, tenant, hook.ID); err != nil || one.Cursor != 42 || one.State != audit.StreamActive || one.Rev != got.Rev {
+	if one, err := b.Streams.Stream(ctx, tenant, hook.ID); err != nil || one.Cursor != 42 || one.State != stream.Active || one.Rev != got.Rev {
 		t.Fatalf("after the delivery: %+v %v", one, err)
 	}
 	// Another tenant, with the same ids.
@@ -94,19 +96,19 @@ func testStreams(t *testing.T, b Backend) {
 func testStreamsAfter(t *testing.T, b Backend) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	want := map[audit.StreamKey]string{}
+	want := map[stream.Key]string{}
 	for i := range 3 {
 		tenant := uuid.NewString()
 		for j := range i + 1 {
-			st := audit.Stream{ID: uuid.NewString(), TenantID: tenant, Name: fmt.Sprintf("s%d", j), Format: audit.FormatEvent, State: audit.StreamActive,
-				CreatedAt: t0, UpdatedAt: t0, Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: "https://siem.example.com/hook"}}
+			st := stream.Stream{ID: uuid.NewString(), TenantID: tenant, Name: fmt.Sprintf("s%d", j), Format: stream.FormatEvent, State: stream.Active,
+				CreatedAt: t0, UpdatedAt: t0, Destination: stream.Destination{Kind: stream.Webhook, URL: "https://siem.example.com/hook"}}
 			if err := b.Streams.PutStream(ctx, &st); err != nil {
 				t.Fatal(err)
 			}
 			want[st.Key()] = st.Rev
 		}
 	}
-	var after, last audit.StreamKey
+	var after, last stream.Key
 	seen := 0
 	for pages := 0; ; pages++ {
 		page, err := b.Streams.StreamsAfter(ctx, after, 2)

@@ -1,4 +1,4 @@
-package audit
+package stream
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // Bounds of a stream's configuration.
@@ -23,9 +25,9 @@ const (
 	MaxStreamNotify  = 10 // e-mail addresses
 )
 
-// StreamRules are the deployment's rules a stream's configuration is held
+// Rules are the deployment's rules a stream's configuration is held
 // to.
-type StreamRules struct {
+type Rules struct {
 	// AllowPrivate admits destinations on loopback, private and link-local
 	// addresses (a development deployment, a test); production refuses
 	// them, so that a tenant cannot make the service call into its own
@@ -54,7 +56,7 @@ var SentinelIntakeDomains = []string{"ingest.monitor.azure.com", "ingest.monitor
 
 // checkIntake holds a vendor destination's host to its intake domains
 // (configured, else the vendor's defaults).
-func checkIntake(fe *fieldErrors, raw string, rules StreamRules, vendor string, configured, defaults []string) {
+func checkIntake(fe *audit.FieldErrors, raw string, rules Rules, vendor string, configured, defaults []string) {
 	domains := configured
 	if domains == nil {
 		domains = defaults
@@ -72,7 +74,7 @@ func checkIntake(fe *fieldErrors, raw string, rules StreamRules, vendor string, 
 			return
 		}
 	}
-	fe.add("destination.url", "want %s's intake: a host under %s", vendor, strings.Join(domains, ", "))
+	fe.Add("destination.url", "want %s's intake: a host under %s", vendor, strings.Join(domains, ", "))
 }
 
 // reservedHeaders are the headers a webhook's own headers cannot set: the
@@ -97,43 +99,43 @@ var (
 // format; a filter in the search language; masking of known personal
 // fields only. Errors: EINVALID naming each field, with its JSON path
 // ("destination.url").
-func (s *Stream) Normalize(rules StreamRules) error {
-	var fe fieldErrors
+func (s *Stream) Normalize(rules Rules) error {
+	var fe audit.FieldErrors
 	s.Name = strings.TrimSpace(s.Name)
 	if n := utf8.RuneCountInString(s.Name); n == 0 || n > MaxStreamName || strings.ContainsFunc(s.Name, unicode.IsControl) {
-		fe.add("name", "want 1 to %d printable characters", MaxStreamName)
+		fe.Add("name", "want 1 to %d printable characters", MaxStreamName)
 	}
 	s.Destination.check(&fe, rules)
 	if s.Format == "" {
 		s.Format = FormatEvent
 	}
-	if !slices.Contains(StreamFormats, s.Format) {
-		fe.add("format", "want one of %s", strings.Join(StreamFormats, ", "))
+	if !slices.Contains(Formats, s.Format) {
+		fe.Add("format", "want one of %s", strings.Join(Formats, ", "))
 	}
-	if _, _, err := ParseSearch(s.Filter); err != nil {
-		fe.add("filter", "%s", ErrorMessage(err))
+	if _, _, err := audit.ParseSearch(s.Filter); err != nil {
+		fe.Add("filter", "%s", audit.ErrorMessage(err))
 	}
 	for field, mode := range s.Mask {
-		if !slices.Contains(StreamMaskFields, field) {
-			fe.add("mask."+field, "not a field a stream masks: want one of %s", strings.Join(StreamMaskFields, ", "))
+		if !slices.Contains(audit.StreamMaskFields, field) {
+			fe.Add("mask."+field, "not a field a stream masks: want one of %s", strings.Join(audit.StreamMaskFields, ", "))
 		} else if mode != MaskHash && mode != MaskDrop {
-			fe.add("mask."+field, "want %s or %s", MaskHash, MaskDrop)
+			fe.Add("mask."+field, "want %s or %s", MaskHash, MaskDrop)
 		}
 	}
 	checkNotify(&fe, s.Notify)
-	return fe.sorted().err("invalid stream")
+	return fe.Sorted().Err("invalid stream")
 }
 
 // checkNotify holds a stream's alert addresses to at most
 // MaxStreamNotify plain e-mail addresses.
-func checkNotify(fe *fieldErrors, to []string) {
+func checkNotify(fe *audit.FieldErrors, to []string) {
 	if len(to) > MaxStreamNotify {
-		fe.add("notify", "at most %d addresses", MaxStreamNotify)
+		fe.Add("notify", "at most %d addresses", MaxStreamNotify)
 		return
 	}
 	for i, a := range to {
 		if p, err := mail.ParseAddress(a); err != nil || p.Address != a || p.Name != "" || len(a) > 254 {
-			fe.add(fmt.Sprintf("notify[%d]", i), "want an e-mail address like secops@example.com")
+			fe.Add(fmt.Sprintf("notify[%d]", i), "want an e-mail address like secops@example.com")
 		}
 	}
 }
@@ -141,18 +143,18 @@ func checkNotify(fe *fieldErrors, to []string) {
 // streamFields are the destination fields each kind uses; any other set
 // is refused as not used by the kind.
 var streamFields = map[string][]string{
-	StreamWebhook:  {"url", "headers", "secret"},
-	StreamSplunk:   {"url", "token", "index"},
-	StreamS3:       {"bucket", "prefix"},
-	StreamDatadog:  {"url", "token"},
-	StreamSentinel: {"url", "secret", "dcr", "streamName", "azureTenant", "clientId"},
+	Webhook:  {"url", "headers", "secret"},
+	Splunk:   {"url", "token", "index"},
+	S3:       {"bucket", "prefix"},
+	Datadog:  {"url", "token"},
+	Sentinel: {"url", "secret", "dcr", "streamName", "azureTenant", "clientId"},
 }
 
 // check adds the problems of d to fe.
-func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
+func (d *Destination) check(fe *audit.FieldErrors, rules Rules) {
 	uses, ok := streamFields[d.Kind]
 	if !ok {
-		fe.add("destination.kind", "want one of %s", strings.Join(StreamKinds, ", "))
+		fe.Add("destination.kind", "want one of %s", strings.Join(Kinds, ", "))
 		return
 	}
 	set := map[string]bool{"url": d.URL != "", "headers": len(d.Headers) > 0, "secret": d.Secret != "", "token": d.Token != "",
@@ -160,41 +162,41 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 		"azureTenant": d.AzureTenant != "", "clientId": d.ClientID != ""}
 	for f, isSet := range set {
 		if isSet && !slices.Contains(uses, f) {
-			fe.add("destination."+f, "not used by %s streams", d.Kind)
+			fe.Add("destination."+f, "not used by %s streams", d.Kind)
 		}
 	}
 	switch d.Kind {
-	case StreamWebhook:
+	case Webhook:
 		checkEndpoint(fe, d.URL, rules)
 		checkHeaders(fe, d.Headers)
 		if d.Secret != "" && (len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret) {
-			fe.add("destination.secret", "want %d to %d bytes, or none for one the service makes", MinStreamSecret, MaxStreamSecret)
+			fe.Add("destination.secret", "want %d to %d bytes, or none for one the service makes", MinStreamSecret, MaxStreamSecret)
 		}
-	case StreamSplunk:
+	case Splunk:
 		checkEndpoint(fe, d.URL, rules)
-		if !ValidUUID(d.Token) { // a HEC token is a GUID
-			fe.add("destination.token", "want the HTTP Event Collector token, a GUID like 12345678-9abc-def0-1234-56789abcdef0")
+		if !audit.ValidUUID(d.Token) { // a HEC token is a GUID
+			fe.Add("destination.token", "want the HTTP Event Collector token, a GUID like 12345678-9abc-def0-1234-56789abcdef0")
 		}
 		if d.Index != "" && !splunkIdx.MatchString(d.Index) {
-			fe.add("destination.index", "want a Splunk index name: 1 to 80 of a-z 0-9 _ -, starting with a letter or digit")
+			fe.Add("destination.index", "want a Splunk index name: 1 to 80 of a-z 0-9 _ -, starting with a letter or digit")
 		}
-	case StreamDatadog:
+	case Datadog:
 		checkEndpoint(fe, d.URL, rules)
 		checkIntake(fe, d.URL, rules, "Datadog", rules.DatadogDomains, DatadogIntakeDomains)
 		if !datadogKey.MatchString(d.Token) {
-			fe.add("destination.token", "want the Datadog API key: 32 hexadecimal digits")
+			fe.Add("destination.token", "want the Datadog API key: 32 hexadecimal digits")
 		}
-	case StreamSentinel:
+	case Sentinel:
 		d.checkSentinel(fe, rules)
-	case StreamS3:
+	case S3:
 		if !rules.S3 {
-			fe.add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook, splunk_hec, datadog or sentinel")
+			fe.Add("destination.kind", "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT): want webhook, splunk_hec, datadog or sentinel")
 		}
-		if !validBucket(d.Bucket) {
-			fe.add("destination.bucket", "%s", bucketRule)
+		if !audit.ValidBucket(d.Bucket) {
+			fe.Add("destination.bucket", "%s", audit.BucketRule)
 		}
-		if d.Prefix != "" && !ValidPrefix(d.Prefix) {
-			fe.add("destination.prefix", "%s", prefixRule)
+		if d.Prefix != "" && !audit.ValidPrefix(d.Prefix) {
+			fe.Add("destination.prefix", "%s", audit.PrefixRule)
 		}
 	}
 }
@@ -202,23 +204,23 @@ func (d *StreamDestination) check(fe *fieldErrors, rules StreamRules) {
 // checkSentinel holds a Sentinel destination to its Azure forms: an https
 // endpoint, a rule's immutable id, a Custom- stream, GUIDs for the Entra
 // ID tenant and application, and a client secret.
-func (d *StreamDestination) checkSentinel(fe *fieldErrors, rules StreamRules) {
+func (d *Destination) checkSentinel(fe *audit.FieldErrors, rules Rules) {
 	checkEndpoint(fe, d.URL, rules)
 	checkIntake(fe, d.URL, rules, "Azure Monitor", rules.SentinelDomains, SentinelIntakeDomains)
 	if !dcrID.MatchString(d.DCR) {
-		fe.add("destination.dcr", "want the data collection rule's immutable id, like dcr-0123456789abcdef0123456789abcdef")
+		fe.Add("destination.dcr", "want the data collection rule's immutable id, like dcr-0123456789abcdef0123456789abcdef")
 	}
 	if !azureStream.MatchString(d.StreamName) {
-		fe.add("destination.streamName", "want the rule's stream, Custom- and 1 to 100 of A-Z a-z 0-9 _")
+		fe.Add("destination.streamName", "want the rule's stream, Custom- and 1 to 100 of A-Z a-z 0-9 _")
 	}
-	if !ValidUUID(d.AzureTenant) {
-		fe.add("destination.azureTenant", "want the Entra ID tenant id, a GUID")
+	if !audit.ValidUUID(d.AzureTenant) {
+		fe.Add("destination.azureTenant", "want the Entra ID tenant id, a GUID")
 	}
-	if !ValidUUID(d.ClientID) {
-		fe.add("destination.clientId", "want the application (client) id, a GUID")
+	if !audit.ValidUUID(d.ClientID) {
+		fe.Add("destination.clientId", "want the application (client) id, a GUID")
 	}
-	if len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret || !CleanText(d.Secret) {
-		fe.add("destination.secret", "want the application's client secret, %d to %d bytes", MinStreamSecret, MaxStreamSecret)
+	if len(d.Secret) < MinStreamSecret || len(d.Secret) > MaxStreamSecret || !audit.CleanText(d.Secret) {
+		fe.Add("destination.secret", "want the application's client secret, %d to %d bytes", MinStreamSecret, MaxStreamSecret)
 	}
 }
 
@@ -227,24 +229,24 @@ func (d *StreamDestination) checkSentinel(fe *fieldErrors, rules StreamRules) {
 // link-local or unspecified address nor a name of the local machine. A
 // name that resolves to such an address is refused when the stream
 // connects, not here: DNS answers change.
-func checkEndpoint(fe *fieldErrors, raw string, rules StreamRules) {
+func checkEndpoint(fe *audit.FieldErrors, raw string, rules Rules) {
 	const field = "destination.url"
 	u, err := url.Parse(raw)
 	switch {
 	case raw == "":
-		fe.add(field, "is required")
+		fe.Add(field, "is required")
 	case len(raw) > MaxStreamURL:
-		fe.add(field, "must be at most %d bytes", MaxStreamURL)
+		fe.Add(field, "must be at most %d bytes", MaxStreamURL)
 	case err != nil || u.Host == "" || u.Opaque != "":
-		fe.add(field, "want an absolute URL like https://siem.example.com/collector")
+		fe.Add(field, "want an absolute URL like https://siem.example.com/collector")
 	case u.Scheme != "https":
-		fe.add(field, "must be an https:// URL: events leave the service only encrypted")
+		fe.Add(field, "must be an https:// URL: events leave the service only encrypted")
 	case u.User != nil:
-		fe.add(field, "must not hold credentials: put them in the token, the secret or a header, which are masked")
+		fe.Add(field, "must not hold credentials: put them in the token, the secret or a header, which are masked")
 	case u.Fragment != "":
-		fe.add(field, "must not have a #fragment")
+		fe.Add(field, "must not have a #fragment")
 	case !rules.AllowPrivate && PrivateHost(u.Hostname()):
-		fe.add(field, "names a loopback, private or link-local address: a stream delivers only to public endpoints")
+		fe.Add(field, "names a loopback, private or link-local address: a stream delivers only to public endpoints")
 	}
 }
 
@@ -277,28 +279,22 @@ func PrivateAddr(a netip.Addr) bool {
 
 // checkHeaders holds a webhook's headers to token names the service does
 // not write itself and values of printable characters.
-func checkHeaders(fe *fieldErrors, h map[string]string) {
+func checkHeaders(fe *audit.FieldErrors, h map[string]string) {
 	if len(h) > MaxStreamHeaders {
-		fe.add("destination.headers", "at most %d headers", MaxStreamHeaders)
+		fe.Add("destination.headers", "at most %d headers", MaxStreamHeaders)
 		return
 	}
 	for name, value := range h {
 		field := "destination.headers." + name
 		switch {
 		case !headerName.MatchString(name):
-			fe.add("destination.headers", "%q is no header name: want 1 to 64 of A-Z a-z 0-9 and !#$%%&'*+.^_`|~-", name)
+			fe.Add("destination.headers", "%q is no header name: want 1 to 64 of A-Z a-z 0-9 and !#$%%&'*+.^_`|~-", name)
 		case slices.Contains(reservedHeaders, strings.ToLower(name)):
-			fe.add(field, "is written by the service: want another header")
+			fe.Add(field, "is written by the service: want another header")
 		case value == "" || len(value) > MaxHeaderValue || strings.ContainsFunc(value, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }):
-			fe.add(field, "want 1 to %d bytes of printable characters", MaxHeaderValue)
+			fe.Add(field, "want 1 to %d bytes of printable characters", MaxHeaderValue)
 		}
 	}
-}
-
-// sorted orders fe by field, so that a map's problems come in one order.
-func (fe fieldErrors) sorted() fieldErrors {
-	slices.SortStableFunc(fe, func(a, b FieldError) int { return strings.Compare(a.Field, b.Field) })
-	return fe
 }
 
 // MaskedSecret stands for a secret value wherever a stream is shown.
@@ -327,6 +323,6 @@ func (s Stream) Redacted() Stream {
 }
 
 // String keeps a stream's secrets out of any %v.
-func (d StreamDestination) String() string {
+func (d Destination) String() string {
 	return fmt.Sprintf("%s %s%s", d.Kind, d.URL, d.Bucket)
 }

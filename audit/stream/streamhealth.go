@@ -1,14 +1,16 @@
-package audit
+package stream
 
 import (
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
-// StreamHealth is what a stream's admins see of its delivery: counts,
+// Health is what a stream's admins see of its delivery: counts,
 // the last success and error, since when it fails, and since when it is
 // behind the log. The delivery loop keeps it through the stream's state
 // changes (Delivered, Failed, Refused, Park, Unpark, Behind).
-type StreamHealth struct {
+type Health struct {
 	// DeliveredEvents and DeliveredBatches count what the destination
 	// accepted (a replay counts again); FailedAttempts counts the batches
 	// it refused, rejected or failed.
@@ -21,7 +23,7 @@ type StreamHealth struct {
 	LastErrorAt   time.Time `json:"lastErrorAt,omitzero"`
 	LastError     string    `json:"lastError,omitempty"`
 	// FailingSince is when the current run of failures began (zero while
-	// batches go through): a stream failing for StreamAlertAfter is
+	// batches go through): a stream failing for AlertAfter is
 	// reported to the tenant's admins.
 	FailingSince time.Time `json:"failingSince,omitzero"`
 	// BehindSince is when the delivery loop first saw the log hold leaves
@@ -32,12 +34,12 @@ type StreamHealth struct {
 	Alerted time.Time `json:"alerted,omitzero"`
 }
 
-// StreamAlertAfter is how long a stream fails before its tenant's admins
+// AlertAfter is how long a stream fails before its tenant's admins
 // are told (and told again when it recovers).
-const StreamAlertAfter = time.Hour
+const AlertAfter = time.Hour
 
 // failure records a failed attempt at now.
-func (h *StreamHealth) failure(reason string, now time.Time) {
+func (h *Health) failure(reason string, now time.Time) {
 	h.FailedAttempts++
 	h.LastErrorAt, h.LastError = now, reason
 	if h.FailingSince.IsZero() {
@@ -47,7 +49,7 @@ func (h *StreamHealth) failure(reason string, now time.Time) {
 
 // success records an accepted batch of n events at now; a stream with no
 // range parked any more is failing no longer.
-func (h *StreamHealth) success(n int, parked int, now time.Time) {
+func (h *Health) success(n int, parked int, now time.Time) {
 	h.DeliveredBatches++
 	h.DeliveredEvents += int64(n)
 	h.LastSuccessAt = now
@@ -72,20 +74,20 @@ func (s *Stream) Behind(size uint64, now time.Time) bool {
 	return false
 }
 
-// StreamLag is how far a stream is behind its tenant's log: the leaves
+// Lag is how far a stream is behind its tenant's log: the leaves
 // not delivered yet (whether or not its filter keeps their events), and
 // for how long it has been behind.
-type StreamLag struct {
+type Lag struct {
 	Events  uint64  `json:"events"`
 	Seconds float64 `json:"seconds"`
 }
 
 // Lag is s's lag behind a log of size leaves at now.
-func (s *Stream) Lag(size uint64, now time.Time) StreamLag {
+func (s *Stream) Lag(size uint64, now time.Time) Lag {
 	if s.Cursor >= size {
-		return StreamLag{}
+		return Lag{}
 	}
-	l := StreamLag{Events: size - s.Cursor}
+	l := Lag{Events: size - s.Cursor}
 	if since := s.Health.BehindSince; !since.IsZero() && now.After(since) {
 		l.Seconds = now.Sub(since).Seconds()
 	}
@@ -99,7 +101,7 @@ func (s *Stream) Lag(size uint64, now time.Time) StreamLag {
 // its leases end, from their stored cursors.
 func (s *Stream) Claim(owner string, now time.Time, d time.Duration) error {
 	if s.LeaseOwner != "" && s.LeaseOwner != owner && s.LeaseUntil.After(now) {
-		return Errorf(ECONFLICT, "stream %s is delivered by %s until %s", s.ID, s.LeaseOwner, s.LeaseUntil.Format(time.RFC3339))
+		return audit.Errorf(audit.ECONFLICT, "stream %s is delivered by %s until %s", s.ID, s.LeaseOwner, s.LeaseUntil.Format(time.RFC3339))
 	}
 	s.LeaseOwner, s.LeaseUntil = owner, now.Add(d)
 	return nil
@@ -107,19 +109,19 @@ func (s *Stream) Claim(owner string, now time.Time, d time.Duration) error {
 
 // Alert reports whether s's admins should now be told it fails (true,
 // failing) or that it recovered (true, recovered): failing for after
-// (StreamAlertAfter when 0) and not told yet, or told and delivering
+// (AlertAfter when 0) and not told yet, or told and delivering
 // again. It marks the alert as given; the caller writes s, then sends the
 // mail.
 func (s *Stream) Alert(now time.Time, after time.Duration) (send, failing bool) {
 	h := &s.Health
 	if after <= 0 {
-		after = StreamAlertAfter
+		after = AlertAfter
 	}
 	switch {
 	case h.Alerted.IsZero() && !h.FailingSince.IsZero() && now.Sub(h.FailingSince) >= after:
 		h.Alerted = now
 		return true, true
-	case !h.Alerted.IsZero() && h.FailingSince.IsZero() && s.State != StreamPaused:
+	case !h.Alerted.IsZero() && h.FailingSince.IsZero() && s.State != Paused:
 		h.Alerted = time.Time{}
 		return true, false
 	}

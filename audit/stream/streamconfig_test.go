@@ -1,11 +1,11 @@
-package audit_test
+package stream_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
 )
 
 // TestStreamConfigRoundTrip: a new webhook gets a made secret and its
@@ -14,16 +14,16 @@ import (
 // leaves the stream as it was.
 func TestStreamConfigRoundTrip(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	rules := audit.StreamRules{}
+	rules := stream.Rules{}
 	made := strings.Repeat("m", 40)
-	c := audit.StreamConfig{Name: " SIEM ", Destination: audit.StreamDestination{Kind: audit.StreamWebhook, URL: "https://siem.example.com/in",
+	c := stream.Config{Name: " SIEM ", Destination: stream.Destination{Kind: stream.Webhook, URL: "https://siem.example.com/in",
 		Headers: map[string]string{"X-Key": "header-secret"}}}
-	s, err := audit.NewStream("3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", c, "ana@acme.example", rules, func() string { return made }, t0)
-	if err != nil || s.Name != "SIEM" || s.Destination.Secret != made || s.Notify[0] != "ana@acme.example" || s.State != audit.StreamActive || s.Format != audit.FormatEvent {
+	s, err := stream.NewStream("3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f", c, "ana@acme.example", rules, func() string { return made }, t0)
+	if err != nil || s.Name != "SIEM" || s.Destination.Secret != made || s.Notify[0] != "ana@acme.example" || s.State != stream.Active || s.Format != stream.FormatEvent {
 		t.Fatalf("new: %+v %v", s, err)
 	}
 	shown := s.Config()
-	if shown.Destination.Secret != audit.MaskedSecret || shown.Destination.Headers["X-Key"] != audit.MaskedSecret {
+	if shown.Destination.Secret != stream.MaskedSecret || shown.Destination.Headers["X-Key"] != stream.MaskedSecret {
 		t.Fatalf("shown: %+v", shown.Destination)
 	}
 	shown.Filter = "-action:access"

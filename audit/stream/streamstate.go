@@ -1,9 +1,11 @@
-package audit
+package stream
 
 import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // A stream's state changes, each a rule of the domain: transports and the
@@ -13,20 +15,20 @@ import (
 // credentials (reason says which and why). Errors: ECONFLICT when s is
 // paused already.
 func (s *Stream) Pause(reason string, now time.Time) error {
-	if s.State == StreamPaused {
-		return Errorf(ECONFLICT, "the stream is paused already")
+	if s.State == Paused {
+		return audit.Errorf(audit.ECONFLICT, "the stream is paused already")
 	}
-	s.State, s.Reason, s.UpdatedAt = StreamPaused, reason, now
+	s.State, s.Reason, s.UpdatedAt = Paused, reason, now
 	return nil
 }
 
 // Resume starts a paused s again from its cursor. Errors: ECONFLICT when
 // s is not paused.
 func (s *Stream) Resume(now time.Time) error {
-	if s.State != StreamPaused {
-		return Errorf(ECONFLICT, "the stream is %s, not paused", s.State)
+	if s.State != Paused {
+		return audit.Errorf(audit.ECONFLICT, "the stream is %s, not paused", s.State)
 	}
-	s.State, s.Reason, s.UpdatedAt = StreamActive, "", now
+	s.State, s.Reason, s.UpdatedAt = Active, "", now
 	return nil
 }
 
@@ -35,18 +37,18 @@ func (s *Stream) Resume(now time.Time) error {
 // paused s stays paused.
 func (s *Stream) Failed(reason string, now time.Time) {
 	s.Health.failure(reason, now)
-	if s.State == StreamPaused {
+	if s.State == Paused {
 		return
 	}
-	s.State, s.Reason, s.UpdatedAt = StreamFailing, reason, now
+	s.State, s.Reason, s.UpdatedAt = Failing, reason, now
 }
 
 // Refused records that the destination refused the credentials (401,
 // 403): s pauses with the reason, until an admin resumes it.
 func (s *Stream) Refused(reason string, now time.Time) {
 	s.Health.failure(reason, now)
-	if s.State != StreamPaused {
-		s.State, s.Reason, s.UpdatedAt = StreamPaused, reason, now
+	if s.State != Paused {
+		s.State, s.Reason, s.UpdatedAt = Paused, reason, now
 	}
 }
 
@@ -56,14 +58,14 @@ func (s *Stream) Refused(reason string, now time.Time) {
 // next is not after the cursor (only Replay moves it back).
 func (s *Stream) Delivered(next uint64, events int, now time.Time) error {
 	if next <= s.Cursor {
-		return Errorf(ECONFLICT, "the stream's cursor is %d; a delivery moves it forward only", s.Cursor)
+		return audit.Errorf(audit.ECONFLICT, "the stream's cursor is %d; a delivery moves it forward only", s.Cursor)
 	}
 	s.Cursor, s.UpdatedAt = next, now
 	s.Health.success(events, len(s.Parked), now)
 	switch {
-	case s.State != StreamFailing:
+	case s.State != Failing:
 	case len(s.Parked) == 0:
-		s.State, s.Reason = StreamActive, ""
+		s.State, s.Reason = Active, ""
 	default:
 		s.Reason = fmt.Sprintf("%d ranges rejected by the destination, retried apart; the first: %s", len(s.Parked), s.Parked[0].Reason)
 	}
@@ -77,14 +79,14 @@ func (s *Stream) Delivered(next uint64, events int, now time.Time) error {
 // when from is not the cursor.
 func (s *Stream) Park(from, to uint64, reason string, next, now time.Time) error {
 	if from != s.Cursor || to <= from {
-		return Errorf(ECONFLICT, "the stream's cursor is %d; a range parked from %d", s.Cursor, from)
+		return audit.Errorf(audit.ECONFLICT, "the stream's cursor is %d; a range parked from %d", s.Cursor, from)
 	}
 	if len(s.Parked) >= MaxParked {
 		return s.Pause(fmt.Sprintf("%d ranges rejected by the destination; the latest: %s", len(s.Parked), reason), now)
 	}
 	s.Health.failure(reason, now)
 	s.Parked = append(s.Parked, ParkedRange{From: from, To: to, Reason: reason, Attempts: 1, NextAt: next})
-	s.Cursor, s.State, s.Reason, s.UpdatedAt = to, StreamFailing, reason, now
+	s.Cursor, s.State, s.Reason, s.UpdatedAt = to, Failing, reason, now
 	return nil
 }
 
@@ -95,7 +97,7 @@ func (s *Stream) Park(from, to uint64, reason string, next, now time.Time) error
 func (s *Stream) Unpark(from uint64, accepted bool, events int, reason string, next, now time.Time) error {
 	i := slices.IndexFunc(s.Parked, func(p ParkedRange) bool { return p.From == from })
 	if i < 0 {
-		return Errorf(ENOTFOUND, "no parked range from %d", from)
+		return audit.Errorf(audit.ENOTFOUND, "no parked range from %d", from)
 	}
 	s.UpdatedAt = now
 	if !accepted {
@@ -106,8 +108,8 @@ func (s *Stream) Unpark(from uint64, accepted bool, events int, reason string, n
 	}
 	s.Parked = slices.Delete(s.Parked, i, i+1)
 	s.Health.success(events, len(s.Parked), now)
-	if len(s.Parked) == 0 && s.State == StreamFailing {
-		s.State, s.Reason = StreamActive, ""
+	if len(s.Parked) == 0 && s.State == Failing {
+		s.State, s.Reason = Active, ""
 	}
 	return nil
 }
@@ -118,7 +120,7 @@ func (s *Stream) Unpark(from uint64, accepted bool, events int, reason string, n
 // delivered yet).
 func (s *Stream) Replay(from uint64, now time.Time) error {
 	if from > s.Cursor {
-		return &Error{Code: EINVALID, Message: "invalid replay", Fields: []FieldError{{Field: "from",
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid replay", Fields: []audit.FieldError{{Field: "from",
 			Message: fmt.Sprintf("is after what the stream delivered (its cursor is %d): a replay goes back", s.Cursor)}}}
 	}
 	s.Cursor, s.UpdatedAt = from, now

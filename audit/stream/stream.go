@@ -1,4 +1,4 @@
-package audit
+package stream
 
 import (
 	"context"
@@ -27,15 +27,15 @@ import (
 
 // Stream destinations.
 const (
-	StreamWebhook  = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
-	StreamSplunk   = "splunk_hec" // Splunk HTTP Event Collector
-	StreamS3       = "s3"         // gzip NDJSON objects and signed hourly manifests
-	StreamDatadog  = "datadog"    // Datadog's logs intake (HTTP API v2)
-	StreamSentinel = "sentinel"   // Microsoft Sentinel: Azure Monitor's Logs Ingestion API
+	Webhook  = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
+	Splunk   = "splunk_hec" // Splunk HTTP Event Collector
+	S3       = "s3"         // gzip NDJSON objects and signed hourly manifests
+	Datadog  = "datadog"    // Datadog's logs intake (HTTP API v2)
+	Sentinel = "sentinel"   // Microsoft Sentinel: Azure Monitor's Logs Ingestion API
 )
 
-// StreamKinds lists the destinations, in the order the API documents them.
-var StreamKinds = []string{StreamWebhook, StreamSplunk, StreamS3, StreamDatadog, StreamSentinel}
+// Kinds lists the destinations, in the order the API documents them.
+var Kinds = []string{Webhook, Splunk, S3, Datadog, Sentinel}
 
 // Stream formats.
 const (
@@ -43,15 +43,15 @@ const (
 	FormatOCSF  = "ocsf"  // OCSF 1.x classes (API Activity, Account Change, Authentication)
 )
 
-// StreamFormats lists the formats a stream can deliver (the OCSF mapping
+// Formats lists the formats a stream can deliver (the OCSF mapping
 // is package ocsf's, its table in docs/streams.md).
-var StreamFormats = []string{FormatEvent, FormatOCSF}
+var Formats = []string{FormatEvent, FormatOCSF}
 
 // Stream states.
 const (
-	StreamActive  = "active"  // delivering
-	StreamPaused  = "paused"  // stopped by an admin, or by a destination refusing the credentials (Reason says which)
-	StreamFailing = "failing" // delivering, but the destination has refused or failed the latest attempts (Reason)
+	Active  = "active"  // delivering
+	Paused  = "paused"  // stopped by an admin, or by a destination refusing the credentials (Reason says which)
+	Failing = "failing" // delivering, but the destination has refused or failed the latest attempts (Reason)
 )
 
 // Personal-data masking of a stream's events, per field.
@@ -64,9 +64,9 @@ const (
 // the capture check, tells a masked field by it.
 const MaskedPrefix = "hmac-sha256:"
 
-// StreamDestination is where a stream delivers, and with what
+// Destination is where a stream delivers, and with what
 // credentials. Secret fields are write-only: Redacted masks them.
-type StreamDestination struct {
+type Destination struct {
 	Kind string `json:"kind"`
 	// Webhook, Splunk HEC and Datadog: the endpoint, https only.
 	// Sentinel: the data collection endpoint (or the rule's own
@@ -95,11 +95,11 @@ type StreamDestination struct {
 
 // Stream is one tenant's stream.
 type Stream struct {
-	ID          string            `json:"id"`
-	TenantID    string            `json:"tenantId"`
-	Name        string            `json:"name"`
-	Destination StreamDestination `json:"destination"`
-	Format      string            `json:"format"`
+	ID          string      `json:"id"`
+	TenantID    string      `json:"tenantId"`
+	Name        string      `json:"name"`
+	Destination Destination `json:"destination"`
+	Format      string      `json:"format"`
 	// Filter is a search-language query (the API's q): only the events it
 	// matches are delivered; empty delivers every event.
 	Filter string `json:"filter,omitempty"`
@@ -107,7 +107,7 @@ type Stream struct {
 	// MaskDrop.
 	Mask map[string]string `json:"mask,omitempty"`
 	// Notify are the e-mail addresses told when the stream has failed
-	// for StreamAlertAfter, and when it recovers (the creator's by
+	// for AlertAfter, and when it recovers (the creator's by
 	// default).
 	Notify []string `json:"notify,omitempty"`
 	State  string   `json:"state"`
@@ -118,7 +118,7 @@ type Stream struct {
 	// 401/403): the cursor went on past them, so that newer events are
 	// not held up, and each is retried apart until accepted.
 	Parked []ParkedRange `json:"parked,omitempty"`
-	Health StreamHealth  `json:"health"`
+	Health Health        `json:"health"`
 	// LeaseOwner, the replica delivering the stream, holds it until
 	// LeaseUntil (Claim).
 	LeaseOwner string    `json:"leaseOwner,omitempty"`
@@ -142,8 +142,8 @@ type ParkedRange struct {
 // since a destination that rejects that much needs its admin.
 const MaxParked = 100
 
-// StreamStore keeps the tenants' streams.
-type StreamStore interface {
+// Store keeps the tenants' streams.
+type Store interface {
 	// Streams lists a tenant's streams, oldest first. Errors: EUNAVAILABLE.
 	Streams(ctx context.Context, tenantID string) ([]Stream, error)
 	// Stream returns one. Errors: ENOTFOUND (also for another tenant's),
@@ -158,11 +158,11 @@ type StreamStore interface {
 	// StreamsAfter lists every tenant's streams, by tenant then id, after
 	// the key after (zero: from the first), at most limit: the delivery
 	// loop's walk. Errors: EUNAVAILABLE.
-	StreamsAfter(ctx context.Context, after StreamKey, limit int) ([]Stream, error)
+	StreamsAfter(ctx context.Context, after Key, limit int) ([]Stream, error)
 }
 
-// StreamKey is a stream's place in StreamsAfter's order.
-type StreamKey struct{ TenantID, ID string }
+// Key is a stream's place in StreamsAfter's order.
+type Key struct{ TenantID, ID string }
 
-// Key is s's StreamKey.
-func (s *Stream) Key() StreamKey { return StreamKey{s.TenantID, s.ID} }
+// Key is s's Key.
+func (s *Stream) Key() Key { return Key{s.TenantID, s.ID} }

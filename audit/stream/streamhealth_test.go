@@ -1,8 +1,10 @@
-package audit_test
+package stream_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/stream"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -12,7 +14,7 @@ import (
 // hour, one at recovery, none twice.
 func TestStreamHealthFollowsDeliveries(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	s := audit.Stream{ID: "s1", State: audit.StreamActive}
+	s := stream.Stream{ID: "s1", State: stream.Active}
 	if err := s.Delivered(10, 7, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func TestStreamHealthFollowsDeliveries(t *testing.T) {
 	if send, _ := s.Alert(t0.Add(90*time.Minute), 0); send {
 		t.Fatal("a second failing alert")
 	}
-	if err := s.Delivered(20, 3, t0.Add(91*time.Minute)); err != nil || !s.Health.FailingSince.IsZero() || s.State != audit.StreamActive {
+	if err := s.Delivered(20, 3, t0.Add(91*time.Minute)); err != nil || !s.Health.FailingSince.IsZero() || s.State != stream.Active {
 		t.Fatalf("a success after failures: %v %+v", err, s)
 	}
 	if send, failing := s.Alert(t0.Add(92*time.Minute), 0); !send || failing {
@@ -42,7 +44,7 @@ func TestStreamHealthFollowsDeliveries(t *testing.T) {
 		t.Fatal("a second recovery alert")
 	}
 	s.Refused("401 from the destination", t0.Add(94*time.Minute))
-	if s.State != audit.StreamPaused || s.Reason != "401 from the destination" || s.Health.FailedAttempts != 3 {
+	if s.State != stream.Paused || s.Reason != "401 from the destination" || s.Health.FailedAttempts != 3 {
 		t.Fatalf("refused: %+v", s)
 	}
 }
@@ -51,7 +53,7 @@ func TestStreamHealthFollowsDeliveries(t *testing.T) {
 // end the failing run while a range stays parked; its acceptance does.
 func TestStreamParkedFailuresKeepFailing(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	s := audit.Stream{ID: "s1", State: audit.StreamActive}
+	s := stream.Stream{ID: "s1", State: stream.Active}
 	if err := s.Park(0, 5, "400 too large", t0.Add(time.Minute), t0); err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +70,8 @@ func TestStreamParkedFailuresKeepFailing(t *testing.T) {
 // refused until it ends.
 func TestStreamLagAndLease(t *testing.T) {
 	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
-	s := audit.Stream{ID: "s1", State: audit.StreamActive, Cursor: 10}
-	if s.Behind(10, t0) || s.Lag(10, t0) != (audit.StreamLag{}) {
+	s := stream.Stream{ID: "s1", State: stream.Active, Cursor: 10}
+	if s.Behind(10, t0) || s.Lag(10, t0) != (stream.Lag{}) {
 		t.Fatal("a caught-up stream is behind")
 	}
 	if !s.Behind(15, t0) || s.Behind(20, t0.Add(time.Second)) {

@@ -1,4 +1,4 @@
-package audit
+package stream
 
 import (
 	"maps"
@@ -7,11 +7,11 @@ import (
 	"github.com/google/uuid"
 )
 
-// StreamConfig is what a tenant admin sets of a stream: everything but
+// Config is what a tenant admin sets of a stream: everything but
 // its state, cursor and health, which deliveries and actions change.
-type StreamConfig struct {
+type Config struct {
 	Name        string            `json:"name"`
-	Destination StreamDestination `json:"destination"`
+	Destination Destination       `json:"destination"`
 	Format      string            `json:"format,omitempty"`
 	Filter      string            `json:"filter,omitempty"`
 	Mask        map[string]string `json:"mask,omitempty"`
@@ -23,13 +23,13 @@ type StreamConfig struct {
 // alerts to c.Notify or else to the creator's address (when it has one).
 // A webhook without a secret gets one made by secret. Errors: EINVALID
 // naming each field (Normalize).
-func NewStream(tenantID string, c StreamConfig, creator string, rules StreamRules, secret func() string, now time.Time) (Stream, error) {
-	s := Stream{ID: uuid.NewString(), TenantID: tenantID, State: StreamActive, CreatedAt: now, UpdatedAt: now}
+func NewStream(tenantID string, c Config, creator string, rules Rules, secret func() string, now time.Time) (Stream, error) {
+	s := Stream{ID: uuid.NewString(), TenantID: tenantID, State: Active, CreatedAt: now, UpdatedAt: now}
 	if len(c.Notify) == 0 && creator != "" {
 		c.Notify = []string{creator}
 	}
 	s.apply(c)
-	if s.Destination.Kind == StreamWebhook && s.Destination.Secret == "" {
+	if s.Destination.Kind == Webhook && s.Destination.Secret == "" {
 		s.Destination.Secret = secret()
 	}
 	return s, s.Normalize(rules)
@@ -39,7 +39,7 @@ func NewStream(tenantID string, c StreamConfig, creator string, rules StreamRule
 // MaskedSecret (as the API shows it) keeps the stored one, so that a
 // client sends back what it read. The state, cursor and health stay.
 // Errors: EINVALID naming each field; s is then unchanged.
-func (s *Stream) Reconfigure(c StreamConfig, rules StreamRules, now time.Time) error {
+func (s *Stream) Reconfigure(c Config, rules Rules, now time.Time) error {
 	old := s.Destination
 	d := &c.Destination
 	keep := func(v *string, was string) {
@@ -58,7 +58,7 @@ func (s *Stream) Reconfigure(c StreamConfig, rules StreamRules, now time.Time) e
 		}
 		d.Headers = h
 	}
-	if d.Kind == StreamWebhook && d.Secret == "" && old.Kind == StreamWebhook {
+	if d.Kind == Webhook && d.Secret == "" && old.Kind == Webhook {
 		d.Secret = old.Secret
 	}
 	next := *s
@@ -71,12 +71,12 @@ func (s *Stream) Reconfigure(c StreamConfig, rules StreamRules, now time.Time) e
 	return nil
 }
 
-func (s *Stream) apply(c StreamConfig) {
+func (s *Stream) apply(c Config) {
 	s.Name, s.Destination, s.Format, s.Filter, s.Mask, s.Notify = c.Name, c.Destination, c.Format, c.Filter, c.Mask, c.Notify
 }
 
 // Config is s's configuration, secrets masked (as the API shows it).
-func (s Stream) Config() StreamConfig {
+func (s Stream) Config() Config {
 	r := s.Redacted()
-	return StreamConfig{Name: r.Name, Destination: r.Destination, Format: r.Format, Filter: r.Filter, Mask: r.Mask, Notify: r.Notify}
+	return Config{Name: r.Name, Destination: r.Destination, Format: r.Format, Filter: r.Filter, Mask: r.Mask, Notify: r.Notify}
 }

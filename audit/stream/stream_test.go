@@ -1,0 +1,292 @@
+package stream_test
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit/stream"
+
+	"github.com/auditlog/auditlog/audit"
+)
+
+func webhook() stream.Stream {
+	return stream.Stream{Name: " SIEM relay ", Destination: stream.Destination{Kind: stream.Webhook,
+		URL: "https://siem.example.com/hooks/audit", Headers: map[string]string{"X-Api-Key": "k-123"}}}
+}
+
+// TestStreamConfigurationNamesEveryBadField: each rule of a stream's
+// configuration refuses its case with EINVALID naming the field, and a
+// valid one is normalised (name trimmed, format defaulted).
+func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
+	hec := stream.Destination{Kind: stream.Splunk, URL: "https://hec.example.com:8088", Token: "12345678-9abc-def0-1234-56789abcdef0"}
+	s3 := stream.Destination{Kind: stream.S3, Bucket: "acme-audit", Prefix: "streams/acme"}
+	sentinel := stream.Destination{Kind: stream.Sentinel, URL: "https://audit-dce-a1b2.westeurope-1.ingest.monitor.azure.com",
+		DCR: "dcr-0123456789abcdef0123456789abcdef", StreamName: "Custom-AuditLog", AzureTenant: "72f988bf-86f1-41af-91ab-2d7cd011db47",
+		ClientID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", Secret: "Xy8Q~abcdefghijklmnopqrstuvwxyz0123456789"}
+	dd := stream.Destination{Kind: stream.Datadog, URL: "https://http-intake.logs.datadoghq.eu/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
+	cases := []struct {
+		name  string
+		edit  func(s *stream.Stream)
+		field string // "" when valid
+	}{
+		{"a webhook", func(*stream.Stream) {}, ""},
+		{"Splunk", func(s *stream.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
+		{"S3 without an S3 server", func(s *stream.Stream) { s.Destination = s3 }, "destination.kind"},
+		{"Datadog", func(s *stream.Stream) { s.Destination = dd }, ""},
+		{"Sentinel", func(s *stream.Stream) { s.Destination = sentinel }, ""},
+		{"a Sentinel rule that is no rule", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.DCR = "my-rule" }, "destination.dcr"},
+		{"a Sentinel stream not Custom-", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.StreamName = "Microsoft-Syslog" }, "destination.streamName"},
+		{"a Sentinel tenant that is no GUID", func(s *stream.Stream) {
+			s.Destination = sentinel
+			s.Destination.AzureTenant = "contoso.onmicrosoft.com"
+		}, "destination.azureTenant"},
+		{"a Sentinel client that is no GUID", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.ClientID = "app" }, "destination.clientId"},
+		{"a Sentinel without its secret", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.Secret = "" }, "destination.secret"},
+		{"a rule on a webhook", func(s *stream.Stream) { s.Destination.DCR = sentinel.DCR }, "destination.dcr"},
+		{"a Datadog key that is no key", func(s *stream.Stream) { s.Destination = dd; s.Destination.Token = "dd-key" }, "destination.token"},
+		{"Datadog over http", func(s *stream.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "http://http-intake.logs.datadoghq.eu/api/v2/logs"
+		}, "destination.url"},
+		{"Datadog US5", func(s *stream.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "https://http-intake.logs.us5.datadoghq.com/api/v2/logs"
+		}, ""},
+		{"Datadog on any https host", func(s *stream.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "https://logs.attacker.example/api/v2/logs"
+		}, "destination.url"},
+		{"Datadog under a look-alike", func(s *stream.Stream) {
+			s.Destination = dd
+			s.Destination.URL = "https://http-intake.logs.notdatadoghq.com/"
+		}, "destination.url"},
+		{"Sentinel in Azure Government", func(s *stream.Stream) {
+			s.Destination = sentinel
+			s.Destination.URL = "https://dce-a1b2.usgovvirginia-1.ingest.monitor.azure.us"
+		}, ""},
+		{"Sentinel on any https host", func(s *stream.Stream) {
+			s.Destination = sentinel
+			s.Destination.URL = "https://dce.ingest.monitor.azure.com.attacker.example"
+		}, "destination.url"},
+		{"a Splunk index on Datadog", func(s *stream.Stream) { s.Destination = dd; s.Destination.Index = "main" }, "destination.index"},
+		{"a webhook secret on Splunk", func(s *stream.Stream) { s.Destination = hec; s.Destination.Secret = strings.Repeat("s", 32) }, "destination.secret"},
+		{"headers on S3", func(s *stream.Stream) { s.Destination = s3; s.Destination.Headers = map[string]string{"A": "b"} }, "destination.headers"},
+		{"OCSF", func(s *stream.Stream) { s.Format = stream.FormatOCSF }, ""},
+		{"an unknown format", func(s *stream.Stream) { s.Format = "cef" }, "format"},
+		{"no name", func(s *stream.Stream) { s.Name = "  " }, "name"},
+		{"a long name", func(s *stream.Stream) { s.Name = strings.Repeat("n", 81) }, "name"},
+		{"an unknown destination", func(s *stream.Stream) { s.Destination.Kind = "kinesis" }, "destination.kind"},
+		{"http", func(s *stream.Stream) { s.Destination.URL = "http://siem.example.com/hooks" }, "destination.url"},
+		{"no URL", func(s *stream.Stream) { s.Destination.URL = "" }, "destination.url"},
+		{"a relative URL", func(s *stream.Stream) { s.Destination.URL = "/hooks" }, "destination.url"},
+		{"credentials in the URL", func(s *stream.Stream) { s.Destination.URL = "https://u:p@siem.example.com/" }, "destination.url"},
+		{"loopback", func(s *stream.Stream) { s.Destination.URL = "https://127.0.0.1:9000/" }, "destination.url"},
+		{"localhost", func(s *stream.Stream) { s.Destination.URL = "https://localhost/" }, "destination.url"},
+		{"a private address", func(s *stream.Stream) { s.Destination.URL = "https://10.1.2.3/" }, "destination.url"},
+		{"link-local (cloud metadata)", func(s *stream.Stream) { s.Destination.URL = "https://169.254.169.254/latest" }, "destination.url"},
+		{"IPv6 loopback", func(s *stream.Stream) { s.Destination.URL = "https://[::1]:8443/" }, "destination.url"},
+		{"IPv6 unique local", func(s *stream.Stream) { s.Destination.URL = "https://[fd00::1]/" }, "destination.url"},
+		{"IPv4-mapped loopback", func(s *stream.Stream) { s.Destination.URL = "https://[::ffff:127.0.0.1]/" }, "destination.url"},
+		{"a reserved header", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"Content-Type": "text/plain"} }, "destination.headers.Content-Type"},
+		{"the signature header", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"x-auditlog-signature": "x"} }, "destination.headers.x-auditlog-signature"},
+		{"a bad header name", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"Bad Name": "x"} }, "destination.headers"},
+		{"a header value with a line break", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"X-Key": "a\r\nInjected: 1"} }, "destination.headers.X-Key"},
+		{"a short secret", func(s *stream.Stream) { s.Destination.Secret = "short" }, "destination.secret"},
+		{"a token on a webhook", func(s *stream.Stream) { s.Destination.Token = "12345678-9abc-def0-1234-56789abcdef0" }, "destination.token"},
+		{"a HEC token that is no GUID", func(s *stream.Stream) { s.Destination = hec; s.Destination.Token = "secret" }, "destination.token"},
+		{"a Splunk index with capitals", func(s *stream.Stream) { s.Destination = hec; s.Destination.Index = "Audit" }, "destination.index"},
+		{"headers on Splunk", func(s *stream.Stream) { s.Destination = hec; s.Destination.Headers = map[string]string{"X-A": "b"} }, "destination.headers"},
+		{"a bad bucket", func(s *stream.Stream) { s.Destination = s3; s.Destination.Bucket = "Acme_Audit" }, "destination.bucket"},
+		{"a bad prefix", func(s *stream.Stream) { s.Destination = s3; s.Destination.Prefix = "/abs/../x" }, "destination.prefix"},
+		{"a URL on S3", func(s *stream.Stream) { s.Destination = s3; s.Destination.URL = "https://s3.example.com" }, "destination.url"},
+		{"an unknown format", func(s *stream.Stream) { s.Format = "cef" }, "format"},
+		{"a filter that does not parse", func(s *stream.Stream) { s.Filter = `actor:"unclosed` }, "filter"},
+		{"a filter with control characters", func(s *stream.Stream) { s.Filter = "z\x1b\x00" }, "filter"}, // found by schemathesis: a 500 before
+		{"an unknown qualifier", func(s *stream.Stream) { s.Filter = "colour:red" }, "filter"},
+		{"masking a field that is no personal data", func(s *stream.Stream) { s.Mask = map[string]string{"action": "hash"} }, "mask.action"},
+		{"an unknown masking", func(s *stream.Stream) { s.Mask = map[string]string{"actor.email": "encrypt"} }, "mask.actor.email"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := webhook()
+			tc.edit(&s)
+			err := s.Normalize(stream.Rules{})
+			if tc.field == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if s.Name != "SIEM relay" || s.Format == "" {
+					t.Fatalf("not normalised: %q %q", s.Name, s.Format)
+				}
+				return
+			}
+			fields := audit.ErrorFields(err)
+			if audit.ErrorCode(err) != audit.EINVALID || !slices.ContainsFunc(fields, func(f audit.FieldError) bool { return f.Field == tc.field }) {
+				t.Fatalf("got %v (%+v), want EINVALID naming %s", err, fields, tc.field)
+			}
+		})
+	}
+}
+
+// TestSovereignIntakeDomainsAreConfigured: a deployment's own intake
+// domains replace the vendors' defaults.
+func TestSovereignIntakeDomainsAreConfigured(t *testing.T) {
+	s := webhook()
+	s.Destination = stream.Destination{Kind: stream.Datadog, URL: "https://intake.logs.dd.sovereign.example/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
+	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("a host under no default domain: %v", err)
+	}
+	if err := s.Normalize(stream.Rules{DatadogDomains: []string{"dd.sovereign.example"}}); err != nil {
+		t.Fatalf("a host under the configured domain: %v", err)
+	}
+	s.Destination.URL = "https://http-intake.logs.datadoghq.com/api/v2/logs"
+	if err := s.Normalize(stream.Rules{DatadogDomains: []string{"dd.sovereign.example"}}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("the configured domains replace the defaults: %v", err)
+	}
+}
+
+// TestStreamPrivateAddressesInDevelopment: a deployment that allows them
+// (development, tests) takes a loopback destination; production does not.
+func TestStreamPrivateAddressesInDevelopment(t *testing.T) {
+	s := webhook()
+	s.Destination.URL = "https://127.0.0.1:9443/hook"
+	if err := s.Normalize(stream.Rules{AllowPrivate: true}); err != nil {
+		t.Fatalf("development: %v", err)
+	}
+	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("production: %v", err)
+	}
+	for host, private := range map[string]bool{"siem.example.com": false, "8.8.8.8": false, "2001:4860::8888": false, "100.64.1.1": true,
+		"printer.local": true, "db.internal": true, "LOCALHOST.": true, "224.0.0.1": true, "0.0.0.0": true} {
+		if stream.PrivateHost(host) != private {
+			t.Errorf("PrivateHost(%q) = %v", host, !private)
+		}
+	}
+}
+
+// TestStreamSecretsAreMaskedWhereShown: a stream shown (API, panel, the
+// tenant's log) masks the webhook's secret and header values and the
+// Splunk token, and leaves the stream it came from intact; %v never
+// prints them.
+func TestStreamSecretsAreMaskedWhereShown(t *testing.T) {
+	s := webhook()
+	s.Destination.Secret = strings.Repeat("s", 40)
+	s.Destination.Token = "tok"
+	shown := s.Redacted()
+	if shown.Destination.Secret != stream.MaskedSecret || shown.Destination.Token != stream.MaskedSecret || shown.Destination.Headers["X-Api-Key"] != stream.MaskedSecret {
+		t.Fatalf("shown: %+v", shown.Destination)
+	}
+	if s.Destination.Headers["X-Api-Key"] != "k-123" || s.Destination.Secret == stream.MaskedSecret {
+		t.Fatal("Redacted changed the stream it was called on")
+	}
+	if out := fmt.Sprintf("%v %+v", s.Destination, s.Destination); strings.Contains(out, "k-123") || strings.Contains(out, "sss") {
+		t.Fatalf("printed: %s", out)
+	}
+}
+
+// TestStreamStateChanges: the cursor only moves forward by delivery and
+// back by replay; 401/403 pause, other failures mark the stream failing
+// until a delivery; pause and resume are each refused twice in a row.
+func TestStreamStateChanges(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := stream.Stream{State: stream.Active}
+	if err := s.Delivered(100, 10, now); err != nil || s.Cursor != 100 {
+		t.Fatalf("delivered: %v %d", err, s.Cursor)
+	}
+	if err := s.Delivered(100, 10, now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("the same cursor again: %v", err)
+	}
+	s.Failed("429 Too Many Requests", now)
+	if s.State != stream.Failing || s.Reason == "" {
+		t.Fatalf("failed: %+v", s)
+	}
+	if err := s.Delivered(150, 5, now); err != nil || s.State != stream.Active || s.Reason != "" {
+		t.Fatalf("a delivery after a failure: %v %+v", err, s)
+	}
+	if err := s.Pause("401 from the destination: the token was refused", now); err != nil || s.State != stream.Paused {
+		t.Fatalf("pause: %v", err)
+	}
+	s.Failed("500", now)
+	if s.State != stream.Paused {
+		t.Fatal("a failure unpaused the stream")
+	}
+	if err := s.Pause("again", now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("pause twice: %v", err)
+	}
+	if err := s.Resume(now); err != nil || s.State != stream.Active || s.Reason != "" {
+		t.Fatalf("resume: %v %+v", err, s)
+	}
+	if err := s.Resume(now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("resume twice: %v", err)
+	}
+	if err := s.Replay(200, now); audit.ErrorCode(err) != audit.EINVALID || audit.ErrorFields(err)[0].Field != "from" {
+		t.Fatalf("a replay forward: %v", err)
+	}
+	if err := s.Replay(10, now); err != nil || s.Cursor != 10 {
+		t.Fatalf("replay: %v %d", err, s.Cursor)
+	}
+}
+
+// TestStreamParksARejectedRange: a rejected range moves the cursor past
+// it and is kept with its reason; the stream stays failing while any is
+// parked, a failed retry counts and reschedules, an accepted one goes;
+// past MaxParked the stream pauses instead.
+func TestStreamParksARejectedRange(t *testing.T) {
+	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	s := stream.Stream{State: stream.Active, Cursor: 100}
+	if err := s.Park(90, 150, "x", now, now); audit.ErrorCode(err) != audit.ECONFLICT {
+		t.Fatalf("parking a range not at the cursor: %v", err)
+	}
+	if err := s.Park(100, 150, "400 Bad Request: event too large", now.Add(time.Second), now); err != nil || s.Cursor != 150 || s.State != stream.Failing || len(s.Parked) != 1 {
+		t.Fatalf("park: %v %+v", err, s)
+	}
+	if err := s.Delivered(200, 5, now); err != nil || s.State != stream.Failing || !strings.Contains(s.Reason, "1 ranges rejected") {
+		t.Fatalf("a delivery with a range parked: %v %s %q", err, s.State, s.Reason)
+	}
+	if err := s.Unpark(100, false, 0, "400 again", now.Add(time.Minute), now); err != nil || s.Parked[0].Attempts != 2 || !s.Parked[0].NextAt.Equal(now.Add(time.Minute)) {
+		t.Fatalf("a failed retry: %v %+v", err, s.Parked)
+	}
+	if err := s.Unpark(7, true, 0, "", now, now); audit.ErrorCode(err) != audit.ENOTFOUND {
+		t.Fatalf("an unknown range: %v", err)
+	}
+	if err := s.Unpark(100, true, 50, "", now, now); err != nil || len(s.Parked) != 0 || s.State != stream.Active || s.Reason != "" {
+		t.Fatalf("accepted at last: %v %+v", err, s)
+	}
+	for i := 0; i < stream.MaxParked; i++ {
+		if err := s.Park(s.Cursor, s.Cursor+1, "rejected", now, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := s.Cursor
+	if err := s.Park(at, at+1, "once more", now, now); err != nil || s.State != stream.Paused || s.Cursor != at || len(s.Parked) != stream.MaxParked {
+		t.Fatalf("past the bound: %v %s at %d with %d parked", err, s.State, s.Cursor, len(s.Parked))
+	}
+}
+
+// TestStreamS3NeedsTheDeploymentsServer: an S3 stream is taken where the
+// deployment has an S3 server for streams, refused where it has none.
+func TestStreamS3NeedsTheDeploymentsServer(t *testing.T) {
+	s := webhook()
+	s.Destination = stream.Destination{Kind: stream.S3, Bucket: "acme-audit", Prefix: "streams/acme"}
+	s.Filter, s.Mask = "-action:access", map[string]string{"actor.ip": "drop"}
+	if err := s.Normalize(stream.Rules{S3: true}); err != nil {
+		t.Fatalf("with an S3 server: %v", err)
+	}
+	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID || audit.ErrorFields(err)[0].Field != "destination.kind" {
+		t.Fatalf("without one: %v", err)
+	}
+}
+
+// fieldsOf is the fields err names, sorted.
+func fieldsOf(err error) []string {
+	var out []string
+	for _, f := range audit.ErrorFields(err) {
+		out = append(out, f.Field)
+	}
+	sort.Strings(out)
+	return out
+}
