@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
@@ -28,7 +30,7 @@ type exportBackend interface {
 	audit.EventReader
 	audit.EventWriter
 	audit.EventScanner
-	audit.ExportJobStore
+	exportjob.Store
 }
 
 func TestExportFormatsAndNamesOnSQLite(t *testing.T) {
@@ -102,7 +104,7 @@ func testExportFormatsAndNames(t *testing.T, b exportBackend, visible func()) {
 	t.Cleanup(func() { cancel(); <-done })
 	testenv.Eventually(t, time.Minute, func() error {
 		h.get(t, j.StatusURL, tok).json(t, &j)
-		if j.State != audit.ExportDone {
+		if j.State != exportjob.Done {
 			return fmt.Errorf("state %s", j.State)
 		}
 		return nil

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -60,7 +62,7 @@ func TestExportEndpoints(t *testing.T) {
 		r := h.do(t, "GET", "/api/audit-logs/export.csv?async=true&"+to, tok, nil)
 		var j api.ExportJobView
 		r.json(t, &j)
-		if r.status != 202 || j.State != audit.ExportQueued || j.RowsExpected != 300 || r.header.Get("Location") != j.StatusURL {
+		if r.status != 202 || j.State != exportjob.Queued || j.RowsExpected != 300 || r.header.Get("Location") != j.StatusURL {
 			t.Fatalf("async: %d %s", r.status, r.body)
 		}
 		jobs = append(jobs, j)
@@ -83,7 +85,7 @@ func TestExportEndpoints(t *testing.T) {
 	testenv.Eventually(t, time.Minute, func() error {
 		r := h.get(t, jobs[0].StatusURL, tok)
 		r.json(t, &v)
-		if v.State != audit.ExportDone {
+		if v.State != exportjob.Done {
 			return fmt.Errorf("state %s", v.State)
 		}
 		return nil

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
@@ -38,28 +40,28 @@ type exportAsk struct {
 	f      audit.Filter
 	so     audit.Sort
 	async  bool
-	format audit.ExportFormat
+	format exportjob.Format
 }
 
 // ExportJobView is a job as the API shows it to its owner.
 type ExportJobView struct {
-	ID           string            `json:"id"`
-	State        audit.ExportState `json:"state"`
-	RowsWritten  int64             `json:"rowsWritten"`
-	RowsExpected int64             `json:"rowsExpected"`
-	Query        string            `json:"query"`
-	Sort         string            `json:"sort"`
-	Format       string            `json:"format"`
-	FileName     string            `json:"fileName"`
-	CreatedAt    audit.Timestamp   `json:"createdAt"`
-	StartedAt    *audit.Timestamp  `json:"startedAt,omitempty"`
-	FinishedAt   *audit.Timestamp  `json:"finishedAt,omitempty"`
-	ExpiresAt    *audit.Timestamp  `json:"expiresAt,omitempty"`
-	Attempts     int               `json:"attempts"`
-	Error        string            `json:"error,omitempty"`
-	FileBytes    int64             `json:"fileBytes,omitempty"`
-	StatusURL    string            `json:"statusUrl"`
-	FileURL      string            `json:"fileUrl,omitempty"`
+	ID           string           `json:"id"`
+	State        exportjob.State  `json:"state"`
+	RowsWritten  int64            `json:"rowsWritten"`
+	RowsExpected int64            `json:"rowsExpected"`
+	Query        string           `json:"query"`
+	Sort         string           `json:"sort"`
+	Format       string           `json:"format"`
+	FileName     string           `json:"fileName"`
+	CreatedAt    audit.Timestamp  `json:"createdAt"`
+	StartedAt    *audit.Timestamp `json:"startedAt,omitempty"`
+	FinishedAt   *audit.Timestamp `json:"finishedAt,omitempty"`
+	ExpiresAt    *audit.Timestamp `json:"expiresAt,omitempty"`
+	Attempts     int              `json:"attempts"`
+	Error        string           `json:"error,omitempty"`
+	FileBytes    int64            `json:"fileBytes,omitempty"`
+	StatusURL    string           `json:"statusUrl"`
+	FileURL      string           `json:"fileUrl,omitempty"`
 }
 
 // millis is t as every time the API answers: UTC, to the millisecond.
@@ -71,11 +73,11 @@ func millis(t *time.Time) *audit.Timestamp {
 	return &ts
 }
 
-func jobView(j audit.ExportJob) ExportJobView {
+func jobView(j exportjob.Job) ExportJobView {
 	v := ExportJobView{ID: j.ID, State: j.State, RowsWritten: j.RowsWritten, RowsExpected: j.RowsExpected, Query: j.Query,
 		Sort: j.Sort.String(), Format: j.Format.Ext(), FileName: export.FileName(j), CreatedAt: audit.NewTimestamp(j.CreatedAt), StartedAt: millis(j.StartedAt), FinishedAt: millis(j.FinishedAt), ExpiresAt: millis(j.ExpiresAt),
 		Attempts: j.Attempts, Error: j.Error, FileBytes: j.FileBytes, StatusURL: "/api/audit-logs/exports/" + j.ID}
-	if j.State == audit.ExportDone {
+	if j.State == exportjob.Done {
 		v.FileURL = v.StatusURL + "/file"
 	}
 	return v
@@ -108,7 +110,7 @@ func (s *Server) exportRequest(c *gin.Context) (exportAsk, error) {
 	}
 	p := &queryParser{v: v}
 	p.unknown(filterParams, sortParams, exportParams)
-	a := exportAsk{v: v, f: p.filter(principalOf(c).TenantID), so: p.sort(), format: audit.FormatCSV}
+	a := exportAsk{v: v, f: p.filter(principalOf(c).TenantID), so: p.sort(), format: exportjob.FormatCSV}
 	if s := p.single("async"); s != "" {
 		b, err := strconv.ParseBool(s)
 		if err != nil {
@@ -117,7 +119,7 @@ func (s *Server) exportRequest(c *gin.Context) (exportAsk, error) {
 		a.async = b
 	}
 	if s := p.single("format"); s != "" {
-		if a.format = audit.ExportFormat(s); !a.format.Valid() {
+		if a.format = exportjob.Format(s); !a.format.Valid() {
 			p.fail("format", "must be csv or jsonl")
 		}
 	}
@@ -253,9 +255,9 @@ func (s *Server) streamExport(c *gin.Context, a exportAsk, n int64, query string
 
 // attachment sets the headers of a download of format named filename,
 // whose encoding depends on the client's Accept-Encoding.
-func attachment(h http.Header, format audit.ExportFormat, filename string) {
+func attachment(h http.Header, format exportjob.Format, filename string) {
 	h.Set("Content-Type", "text/csv; charset=utf-8")
-	if format == audit.FormatJSONL {
+	if format == exportjob.FormatJSONL {
 		h.Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	}
 	h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))

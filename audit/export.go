@@ -26,9 +26,3 @@ type EventScanner interface {
 	// returns it; it returns EUNAVAILABLE when the store cannot be reached.
 	ScanEvents(ctx context.Context, f Filter, s Sort, fn func([]Event) error) error
 }
-
-// ExportNotifier tells the owner of a job that it ended (done or failed).
-type ExportNotifier interface {
-	// NotifyExport sends the notice; an error means it was not sent.
-	NotifyExport(ctx context.Context, j ExportJob) error
-}

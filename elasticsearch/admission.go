@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -36,7 +38,7 @@ const admissionGrace = time.Minute
 // admitExportJob reserves a place for job id among the tenant's
 // maxActive active jobs. The listed jobs that are no longer active (ended,
 // or never created after a crash between admission and creation) are
-// dropped first. Errors: audit.TooManyExports, EUNAVAILABLE.
+// dropped first. Errors: exportjob.TooManyExports, EUNAVAILABLE.
 func (s *Store) admitExportJob(ctx context.Context, tenant, id string, maxActive int) error {
 	what := "the export admission of tenant " + tenant
 	for range maxAdmissionRounds {
@@ -49,7 +51,7 @@ func (s *Store) admitExportJob(ctx context.Context, tenant, id string, maxActive
 			return err
 		}
 		if len(active) >= maxActive {
-			return audit.TooManyExports(len(active))
+			return exportjob.TooManyExports(len(active))
 		}
 		next := admission{Jobs: append(active, admitted{ID: id, At: s.cfg.Now().UTC()})}
 		if rev == "" {
@@ -81,7 +83,7 @@ func (s *Store) stillActive(ctx context.Context, tenant string, jobs []admitted)
 			}
 		case err != nil:
 			return nil, err
-		case j.State == audit.ExportQueued || j.State == audit.ExportRunning:
+		case j.State == exportjob.Queued || j.State == exportjob.Running:
 			out = append(out, a)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	fastjson "github.com/goccy/go-json"
 
 	"github.com/auditlog/auditlog/audit"
@@ -229,14 +231,14 @@ func scanPageSlowly(b []byte, tenant string, so audit.Sort) (events []audit.Even
 // revision is its _seq_no and _primary_term: an update is conditional on
 // both (optimistic concurrency), so two workers never both claim a job.
 
-func jobOf(h hit[audit.ExportJob]) audit.ExportJob {
+func jobOf(h hit[exportjob.Job]) exportjob.Job {
 	j := h.Source
 	j.Rev = h.revision.String()
 	return j
 }
 
-// CreateExportJob implements audit.ExportJobStore.
-func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActive int) error {
+// CreateExportJob implements exportjob.Store.
+func (s *Store) CreateExportJob(ctx context.Context, j *exportjob.Job, maxActive int) error {
 	if err := s.admitExportJob(ctx, j.TenantID, j.ID, maxActive); err != nil {
 		return err
 	}
@@ -251,21 +253,21 @@ func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActi
 	return nil
 }
 
-// ExportJob implements audit.ExportJobStore.
-func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.ExportJob, error) {
-	j, rev, found, err := getDoc[audit.ExportJob](ctx, s, s.ExportJobsIndex(), id, "export job "+id)
+// ExportJob implements exportjob.Store.
+func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (exportjob.Job, error) {
+	j, rev, found, err := getDoc[exportjob.Job](ctx, s, s.ExportJobsIndex(), id, "export job "+id)
 	if err != nil {
-		return audit.ExportJob{}, err
+		return exportjob.Job{}, err
 	}
 	if !found || j.TenantID != tenantID {
-		return audit.ExportJob{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
+		return exportjob.Job{}, audit.Errorf(audit.ENOTFOUND, "no export job %s", id)
 	}
 	j.Rev = rev
 	return j, nil
 }
 
-// FindExportJobs implements audit.ExportJobStore.
-func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]audit.ExportJob, error) {
+// FindExportJobs implements exportjob.Store.
+func (s *Store) FindExportJobs(ctx context.Context, q exportjob.Query) ([]exportjob.Job, error) {
 	filter := []any{}
 	term := func(field string, v any) { filter = append(filter, map[string]any{"term": map[string]any{field: v}}) }
 	if q.TenantID != "" {
@@ -295,21 +297,21 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	}
 	var out struct {
 		Hits struct {
-			Hits []hit[audit.ExportJob] `json:"hits"`
+			Hits []hit[exportjob.Job] `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.ExportJobsIndex()+"/_search", body, &out); err != nil {
 		return nil, err
 	}
-	jobs := make([]audit.ExportJob, len(out.Hits.Hits))
+	jobs := make([]exportjob.Job, len(out.Hits.Hits))
 	for i, h := range out.Hits.Hits {
 		jobs[i] = jobOf(h)
 	}
 	return jobs, nil
 }
 
-// UpdateExportJob implements audit.ExportJobStore.
-func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
+// UpdateExportJob implements exportjob.Store.
+func (s *Store) UpdateExportJob(ctx context.Context, j *exportjob.Job) error {
 	rev, err := s.putIfUnchanged(ctx, s.ExportJobsIndex(), j.ID, j.Rev, "export job "+j.ID, j,
 		func() error { _, err := s.ExportJob(ctx, j.TenantID, j.ID); return err })
 	if err != nil {

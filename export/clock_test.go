@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
@@ -51,20 +53,20 @@ func (f *flakyScanner) ScanEvents(ctx context.Context, fl audit.Filter, s audit.
 // notices records the owners' notices.
 type notices struct {
 	mu   sync.Mutex
-	jobs []audit.ExportJob
+	jobs []exportjob.Job
 }
 
-func (n *notices) NotifyExport(_ context.Context, j audit.ExportJob) error {
+func (n *notices) NotifyExport(_ context.Context, j exportjob.Job) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.jobs = append(n.jobs, j)
 	return nil
 }
 
-func (n *notices) all() []audit.ExportJob {
+func (n *notices) all() []exportjob.Job {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return append([]audit.ExportJob(nil), n.jobs...)
+	return append([]exportjob.Job(nil), n.jobs...)
 }
 
 // TestJobLifeOnAFakeClock runs the export service on the embedded store,
@@ -91,9 +93,9 @@ func TestJobLifeOnAFakeClock(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); svc.Run(rctx) }()
 	t.Cleanup(func() { stop(); <-done })
-	state := func(want audit.ExportState, attempts int) audit.ExportJob {
+	state := func(want exportjob.State, attempts int) exportjob.Job {
 		t.Helper()
-		var j audit.ExportJob
+		var j exportjob.Job
 		testenv.Eventually(t, 20*time.Second, func() error {
 			if j, err = svc.Job(ctx, owner, job.ID); err != nil {
 				return err
@@ -105,20 +107,20 @@ func TestJobLifeOnAFakeClock(t *testing.T) {
 		})
 		return j
 	}
-	retry := state(audit.ExportQueued, 1)
+	retry := state(exportjob.Queued, 1)
 	if retry.NotBefore == nil || !retry.NotBefore.Equal(clk.Now().Add(time.Hour)) || !strings.Contains(retry.Error, "attempt 1 of 3 failed") {
 		t.Fatalf("after the failed attempt: %+v", retry)
 	}
 	// Polls go by, the clock does not: the job waits.
 	clk.Add(59 * time.Minute)
 	time.Sleep(200 * time.Millisecond) // twenty polls; nothing may happen
-	state(audit.ExportQueued, 1)
+	state(exportjob.Queued, 1)
 	clk.Add(time.Minute)
-	end := state(audit.ExportDone, 2)
+	end := state(exportjob.Done, 2)
 	if end.RowsWritten != int64(len(data.Events)) || end.Error != "" || !end.ExpiresAt.Equal(clk.Now().Add(24*time.Hour)) {
 		t.Fatalf("done: %+v", end)
 	}
-	if n := sent.all(); len(n) != 1 || n[0].State != audit.ExportDone || n[0].ID != job.ID {
+	if n := sent.all(); len(n) != 1 || n[0].State != exportjob.Done || n[0].ID != job.ID {
 		t.Fatalf("notices: %+v, want one, of the done job", n)
 	}
 	path := filepath.Join(files, end.FileKey)
@@ -129,14 +131,14 @@ func TestJobLifeOnAFakeClock(t *testing.T) {
 	if err := svc.Expire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := svc.Job(ctx, owner, job.ID); j.State != audit.ExportDone {
+	if j, _ := svc.Job(ctx, owner, job.ID); j.State != exportjob.Done {
 		t.Fatalf("expired a second early: %s", j.State)
 	}
 	clk.Add(2 * time.Second)
 	if err := svc.Expire(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if j, _ := svc.Job(ctx, owner, job.ID); j.State != audit.ExportExpired || j.FileKey != "" {
+	if j, _ := svc.Job(ctx, owner, job.ID); j.State != exportjob.Expired || j.FileKey != "" {
 		t.Fatalf("after the expiry: %+v", j)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"io"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
@@ -23,8 +25,8 @@ type Encoder interface {
 }
 
 // NewEncoder returns the encoder of format f ("" is CSV) writing to w.
-func NewEncoder(f audit.ExportFormat, w io.Writer) (Encoder, error) {
-	if f == audit.FormatJSONL {
+func NewEncoder(f exportjob.Format, w io.Writer) (Encoder, error) {
+	if f == exportjob.FormatJSONL {
 		return &JSONLWriter{w: bufio.NewWriterSize(w, 64<<10)}, nil
 	}
 	return NewCSVWriter(w)

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -22,7 +24,7 @@ const maxNameFilters = 80
 // (a job's, or a request's), and the format's extension. Every character
 // outside [A-Za-z0-9.-] becomes "-", so the name is safe on every file
 // system and in a Content-Disposition header.
-func Name(f audit.Filter, query string, format audit.ExportFormat, id string) string {
+func Name(f audit.Filter, query string, format exportjob.Format, id string) string {
 	const layout = "2006-01-02T1504Z"
 	from, to := "start", "now"
 	if f.From != nil {

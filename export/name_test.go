@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 )
@@ -16,14 +18,14 @@ func TestNamesSayWhatTheExportHolds(t *testing.T) {
 		name     string
 		f        audit.Filter
 		query    string
-		format   audit.ExportFormat
+		format   exportjob.Format
 		expected string
 	}{
-		{"a window and filters", audit.Filter{From: &from, To: &to}, "action=delete&resourceType=queue&from=x&sort=action&async=true&format=csv", audit.FormatCSV,
+		{"a window and filters", audit.Filter{From: &from, To: &to}, "action=delete&resourceType=queue&from=x&sort=action&async=true&format=csv", exportjob.FormatCSV,
 			"audit-log_2026-11-01T0000Z_2026-11-25T0904Z_action-delete_resourceType-queue_1a2b3c4d.csv"},
-		{"an open start, JSON lines", audit.Filter{To: &to}, "", audit.FormatJSONL, "audit-log_start_2026-11-25T0904Z_1a2b3c4d.jsonl"},
+		{"an open start, JSON lines", audit.Filter{To: &to}, "", exportjob.FormatJSONL, "audit-log_start_2026-11-25T0904Z_1a2b3c4d.jsonl"},
 		{"a job stored before formats", audit.Filter{To: &to}, "", "", "audit-log_start_2026-11-25T0904Z_1a2b3c4d.csv"},
-		{"unsafe characters", audit.Filter{To: &to}, "q=actor%3Agrace*+%22x%2Fy%22&actorEmail=a%40b.example", audit.FormatCSV,
+		{"unsafe characters", audit.Filter{To: &to}, "q=actor%3Agrace*+%22x%2Fy%22&actorEmail=a%40b.example", exportjob.FormatCSV,
 			"audit-log_start_2026-11-25T0904Z_actorEmail-a-b.example_q-actor-grace---x-y-_1a2b3c4d.csv"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,7 +34,7 @@ func TestNamesSayWhatTheExportHolds(t *testing.T) {
 			}
 		})
 	}
-	long := export.Name(audit.Filter{To: &to}, "q="+strings.Repeat("x", 500), audit.FormatCSV, id)
+	long := export.Name(audit.Filter{To: &to}, "q="+strings.Repeat("x", 500), exportjob.FormatCSV, id)
 	if len(long) > 140 || !strings.HasSuffix(long, "_1a2b3c4d.csv") {
 		t.Fatalf("a long query makes %s (%d bytes)", long, len(long))
 	}

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -72,13 +74,13 @@ func (s *Service) cleanTemp() {
 
 // claim takes the oldest job that is queued (and due) or whose lease ran
 // out, skipping tenants this process is already running a job for.
-func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
-	cands, err := s.deps.Jobs.FindExportJobs(ctx, audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 200})
+func (s *Service) claim(ctx context.Context) (exportjob.Job, bool, error) {
+	cands, err := s.deps.Jobs.FindExportJobs(ctx, exportjob.Query{States: []exportjob.State{exportjob.Queued, exportjob.Running}, Limit: 200})
 	if err != nil {
-		return audit.ExportJob{}, false, err
+		return exportjob.Job{}, false, err
 	}
 	for id := range s.inDoubt {
-		if !slices.ContainsFunc(cands, func(j audit.ExportJob) bool { return j.ID == id }) {
+		if !slices.ContainsFunc(cands, func(j exportjob.Job) bool { return j.ID == id }) {
 			delete(s.inDoubt, id) // neither queued nor running: nothing to adopt
 		}
 	}
@@ -86,7 +88,7 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 	for _, j := range cands {
 		if attempt, ok := s.inDoubt[j.ID]; ok {
 			delete(s.inDoubt, j.ID)
-			if j.State == audit.ExportRunning && j.Worker == s.cfg.Worker && j.Attempts == attempt {
+			if j.State == exportjob.Running && j.Worker == s.cfg.Worker && j.Attempts == attempt {
 				// This worker's claim landed though its answer was lost:
 				// the job is ours, as claimed; run it.
 				s.log.Info("adopting an export job whose claim answer was lost", "job", j.ID, "attempt", attempt)
@@ -108,7 +110,7 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 		if busy {
 			continue
 		}
-		if j.State == audit.ExportRunning {
+		if j.State == exportjob.Running {
 			s.log.Info("taking up an export job whose worker stopped", "job", j.ID, "worker", j.Worker)
 			if j.Attempts >= s.cfg.MaxAttempts {
 				j.OutOfAttempts(s.deps.Now().UTC())
@@ -133,21 +135,21 @@ func (s *Service) claim(ctx context.Context) (audit.ExportJob, bool, error) {
 			// connection): the next pass looks, rather than leaving the
 			// job to its lease and spending an attempt.
 			s.inDoubt[j.ID] = j.Attempts
-			return audit.ExportJob{}, false, err
+			return exportjob.Job{}, false, err
 		}
 		s.mu.Lock()
 		s.running[j.ID] = j.TenantID
 		s.mu.Unlock()
 		return j, true, nil
 	}
-	return audit.ExportJob{}, false, nil
+	return exportjob.Job{}, false, nil
 }
 
 // Expire deletes the files of done jobs past their expiry and marks the
 // jobs expired.
 func (s *Service) Expire(ctx context.Context) error {
 	for {
-		jobs, err := s.deps.Jobs.FindExportJobs(ctx, audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: s.deps.Now(), Limit: 100})
+		jobs, err := s.deps.Jobs.FindExportJobs(ctx, exportjob.Query{States: []exportjob.State{exportjob.Done}, ExpiresBefore: s.deps.Now(), Limit: 100})
 		if err != nil {
 			return err
 		}
@@ -159,7 +161,7 @@ func (s *Service) Expire(ctx context.Context) error {
 			if err := s.deps.Jobs.UpdateExportJob(ctx, &j); err != nil && audit.ErrorCode(err) != audit.ECONFLICT {
 				return err
 			}
-			s.jobsEnded.WithLabelValues(string(audit.ExportExpired)).Inc()
+			s.jobsEnded.WithLabelValues(string(exportjob.Expired)).Inc()
 			s.log.Info("export file expired and deleted", "job", j.ID, "tenant", j.TenantID)
 		}
 		if len(jobs) < 100 {

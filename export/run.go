@@ -10,6 +10,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -22,7 +24,7 @@ var (
 )
 
 // execute runs one claimed job to its end.
-func (s *Service) execute(ctx context.Context, j audit.ExportJob) {
+func (s *Service) execute(ctx context.Context, j exportjob.Job) {
 	s.active.Inc()
 	defer s.active.Dec()
 	defer func() {
@@ -78,7 +80,7 @@ func (s *Service) execute(ctx context.Context, j audit.ExportJob) {
 // write produces the job's file: gzip-compressed CSV or JSON lines into a temporary
 // file, renewing the lease and recording progress as it goes, then hands
 // it to the file store. It returns the file's key and size.
-func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64, error) {
+func (s *Service) write(ctx context.Context, j *exportjob.Job) (string, int64, error) {
 	if err := os.MkdirAll(s.cfg.TempDir, 0o700); err != nil {
 		return "", 0, audit.Wrap(audit.EINTERNAL, err, "export temp dir")
 	}
@@ -146,7 +148,7 @@ func (s *Service) write(ctx context.Context, j *audit.ExportJob) (string, int64,
 
 // heartbeat records progress and renews the lease; it fails with
 // errCancelled or errLeaseLost when the job is no longer this worker's.
-func (s *Service) heartbeat(ctx context.Context, j *audit.ExportJob, rows int64) error {
+func (s *Service) heartbeat(ctx context.Context, j *exportjob.Job, rows int64) error {
 	j.Renew(rows, s.deps.Now().UTC(), s.cfg.Lease)
 	err := s.save(ctx, j)
 	if err != nil && !errors.Is(err, errCancelled) && !errors.Is(err, errLeaseLost) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -16,7 +18,7 @@ import (
 // fail records a failed job and tells its owner. When the job store is
 // unreachable too, the lease runs out and the next claim records the
 // failure (the attempts are spent).
-func (s *Service) fail(ctx context.Context, j audit.ExportJob, log *slog.Logger) {
+func (s *Service) fail(ctx context.Context, j exportjob.Job, log *slog.Logger) {
 	if err := s.saveRetrying(ctx, &j); err != nil {
 		log.Warn("could not record the failure; the next claim will", "err", err)
 		return
@@ -26,7 +28,7 @@ func (s *Service) fail(ctx context.Context, j audit.ExportJob, log *slog.Logger)
 
 // saveRetrying saves the job, retrying while the job store is unreachable
 // and the job's lease holds.
-func (s *Service) saveRetrying(ctx context.Context, j *audit.ExportJob) error {
+func (s *Service) saveRetrying(ctx context.Context, j *exportjob.Job) error {
 	deadline := time.Now().Add(s.cfg.Lease)
 	if j.LeaseUntil != nil {
 		deadline = time.Now().Add(j.LeaseUntil.Sub(s.deps.Now()))
@@ -51,7 +53,7 @@ func (s *Service) saveRetrying(ctx context.Context, j *audit.ExportJob) error {
 // cancelled, or taken over by another worker after this one's lease ran
 // out; or this worker's own previous write landed though its answer was
 // lost (a cut connection), in which case the update goes on from it.
-func (s *Service) save(ctx context.Context, j *audit.ExportJob) error {
+func (s *Service) save(ctx context.Context, j *exportjob.Job) error {
 	// A write that takes longer than the lease is of no use to it.
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Lease)
 	defer cancel()
@@ -65,9 +67,9 @@ func (s *Service) save(ctx context.Context, j *audit.ExportJob) error {
 			return gerr
 		}
 		switch {
-		case cur.State == audit.ExportCancelled:
+		case cur.State == exportjob.Cancelled:
 			return errCancelled
-		case cur.State == audit.ExportRunning && cur.Worker == s.cfg.Worker && cur.Rev != j.Rev:
+		case cur.State == exportjob.Running && cur.Worker == s.cfg.Worker && cur.Rev != j.Rev:
 			j.Rev = cur.Rev
 		default:
 			return errLeaseLost
@@ -76,7 +78,7 @@ func (s *Service) save(ctx context.Context, j *audit.ExportJob) error {
 }
 
 // end counts a final job and e-mails its owner.
-func (s *Service) end(ctx context.Context, j audit.ExportJob) {
+func (s *Service) end(ctx context.Context, j exportjob.Job) {
 	s.jobsEnded.WithLabelValues(string(j.State)).Inc()
 	if s.deps.Notifier == nil {
 		return

@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/schematest"
@@ -52,7 +54,7 @@ func TestEveryFieldInTheCSV(t *testing.T) {
 func TestEveryFieldInJSONLines(t *testing.T) {
 	e := schematest.Full(t)
 	var buf bytes.Buffer
-	w, err := export.NewEncoder(audit.FormatJSONL, &buf)
+	w, err := export.NewEncoder(exportjob.FormatJSONL, &buf)
 	if err != nil {
 		t.Fatal(err)
 	}

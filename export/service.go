@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -94,11 +96,11 @@ func (c *Config) defaults() {
 // Deps are the stores the service works with.
 type Deps struct {
 	Scanner audit.EventScanner
-	Jobs    audit.ExportJobStore
+	Jobs    exportjob.Store
 	Files   audit.Blobs
 	// Notifier e-mails the owner when a job ends; nil sends nothing (the
 	// job's status still tells).
-	Notifier audit.ExportNotifier
+	Notifier exportjob.Notifier
 	Logger   *slog.Logger
 	Registry prometheus.Registerer
 	Now      func() time.Time
@@ -153,7 +155,7 @@ func (s *Service) Count(ctx context.Context, f audit.Filter) (int64, error) {
 
 // Stream writes the CSV export of f in sort so to w, one scan batch at a
 // time, and returns the rows written.
-func (s *Service) Stream(ctx context.Context, w io.Writer, f audit.Filter, so audit.Sort, format audit.ExportFormat) (int64, error) {
+func (s *Service) Stream(ctx context.Context, w io.Writer, f audit.Filter, so audit.Sort, format exportjob.Format) (int64, error) {
 	cw, err := NewEncoder(format, w)
 	if err != nil {
 		return 0, err

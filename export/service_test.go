@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -21,17 +23,17 @@ import (
 // first update after arm lands, but its caller hears "unavailable", as
 // over a connection cut between the write and its answer.
 type lostAnswer struct {
-	audit.ExportJobStore
+	exportjob.Store
 	mu    sync.Mutex
 	armed bool
-	lost  *audit.ExportJob // what the lost write stored
+	lost  *exportjob.Job // what the lost write stored
 }
 
-func (l *lostAnswer) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
+func (l *lostAnswer) UpdateExportJob(ctx context.Context, j *exportjob.Job) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	rev := j.Rev
-	err := l.ExportJobStore.UpdateExportJob(ctx, j)
+	err := l.Store.UpdateExportJob(ctx, j)
 	if err != nil || !l.armed {
 		return err
 	}
@@ -42,7 +44,7 @@ func (l *lostAnswer) UpdateExportJob(ctx context.Context, j *audit.ExportJob) er
 	return audit.Errorf(audit.EUNAVAILABLE, "connection reset by peer (the write landed)")
 }
 
-func (l *lostAnswer) lostWrite() *audit.ExportJob {
+func (l *lostAnswer) lostWrite() *exportjob.Job {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.lost
@@ -58,7 +60,7 @@ func TestClaimWithLostAnswerIsAdopted(t *testing.T) {
 	dir := t.TempDir()
 	store, data := sqliteWith(t, dir, 300)
 
-	jobs := &lostAnswer{ExportJobStore: store}
+	jobs := &lostAnswer{Store: store}
 	svc := export.New(export.Config{Lease: time.Hour, Poll: 20 * time.Millisecond, MaxAttempts: 1, TempDir: filepath.Join(dir, "tmp")},
 		export.Deps{Scanner: store, Jobs: jobs, Files: localfs.Dir{Root: filepath.Join(dir, "files")}})
 	owner := audit.Principal{UserID: "0b1c2d3e-4f5a-4b6c-8d7e-9f0a1b2c3d4e", Email: "owner@example.com", Role: audit.RoleAdmin, TenantID: data.A}
@@ -76,19 +78,19 @@ func TestClaimWithLostAnswerIsAdopted(t *testing.T) {
 	go func() { defer close(done); svc.Run(rctx) }()
 	t.Cleanup(func() { stop(); <-done })
 
-	var end audit.ExportJob
+	var end exportjob.Job
 	testenv.Eventually(t, 20*time.Second, func() error {
 		end, err = svc.Job(ctx, owner, job.ID)
 		if err != nil {
 			return err
 		}
-		if end.State != audit.ExportDone {
+		if end.State != exportjob.Done {
 			return fmt.Errorf("state %s (attempts %d, error %q)", end.State, end.Attempts, end.Error)
 		}
 		return nil
 	})
 	lost := jobs.lostWrite()
-	if lost == nil || lost.State != audit.ExportRunning || lost.Attempts != 1 {
+	if lost == nil || lost.State != exportjob.Running || lost.Attempts != 1 {
 		t.Fatalf("the lost write was not the claim: %+v", lost)
 	}
 	if end.Attempts != 1 || end.RowsWritten != int64(len(data.Events)) || end.Error != "" {

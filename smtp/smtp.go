@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -56,7 +58,7 @@ type Config struct {
 	Timeout time.Duration
 }
 
-// Mailer implements audit.ExportNotifier.
+// Mailer implements exportjob.Notifier.
 type Mailer struct {
 	cfg  Config
 	from *mail.Address
@@ -136,14 +138,14 @@ func Links(publicURL, jobID string) (status, file string) {
 }
 
 // Message returns the subject and plain-text body of the notice of j.
-func (m *Mailer) Message(j audit.ExportJob) (subject, body string) {
+func (m *Mailer) Message(j exportjob.Job) (subject, body string) {
 	status, file := Links(m.cfg.PublicURL, j.ID)
 	filters := j.Query
 	if filters == "" {
 		filters = "none (the whole log)"
 	}
 	var b strings.Builder
-	if j.State == audit.ExportDone {
+	if j.State == exportjob.Done {
 		subject = fmt.Sprintf("Your audit log export is ready (%s rows)", thousands(j.RowsWritten))
 		fmt.Fprintf(&b, "Your export of the audit log is ready.\r\n\r\n")
 		fmt.Fprintf(&b, "Rows:     %s\r\nFilters:  %s\r\n\r\n", thousands(j.RowsWritten), filters)
@@ -170,8 +172,8 @@ func thousands(n int64) string {
 	return s
 }
 
-// NotifyExport implements audit.ExportNotifier.
-func (m *Mailer) NotifyExport(ctx context.Context, j audit.ExportJob) error {
+// NotifyExport implements exportjob.Notifier.
+func (m *Mailer) NotifyExport(ctx context.Context, j exportjob.Job) error {
 	to, err := mail.ParseAddress(j.Owner.Email)
 	if err != nil {
 		return audit.Errorf(audit.EINVALID, "smtp: the job's owner has no usable e-mail address %q", j.Owner.Email)

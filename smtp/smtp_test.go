@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit/stream"
 
 	"github.com/auditlog/auditlog/audit"
@@ -21,8 +23,8 @@ func TestNotifyOverSTARTTLSWithAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	exp := time.Date(2026, 11, 28, 10, 0, 0, 0, time.UTC)
-	j := audit.ExportJob{ID: "0a4f4d9e-1c7b-4b8e-9d1e-3f5a2b6c7d8e", Owner: audit.ExportOwner{Email: "Ana.Admin@acme.example"},
-		State: audit.ExportDone, RowsWritten: 12345, Query: "action=delete&resourceType=queue", ExpiresAt: &exp}
+	j := exportjob.Job{ID: "0a4f4d9e-1c7b-4b8e-9d1e-3f5a2b6c7d8e", Owner: exportjob.Owner{Email: "Ana.Admin@acme.example"},
+		State: exportjob.Done, RowsWritten: 12345, Query: "action=delete&resourceType=queue", ExpiresAt: &exp}
 	if err := m.NotifyExport(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +42,7 @@ func TestNotifyOverSTARTTLSWithAuth(t *testing.T) {
 	}
 
 	// A failure notice, and a wrong password is an error, not silence.
-	j.State, j.Error = audit.ExportFailed, "the audit log store was unavailable"
+	j.State, j.Error = exportjob.Failed, "the audit log store was unavailable"
 	if err := m.NotifyExport(context.Background(), j); err != nil {
 		t.Fatal(err)
 	}

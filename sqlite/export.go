@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -72,15 +74,15 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	return nil
 }
 
-func millisOrNil(j *audit.ExportJob) any {
+func millisOrNil(j *exportjob.Job) any {
 	if j.ExpiresAt == nil {
 		return nil
 	}
 	return j.ExpiresAt.UnixMilli()
 }
 
-// CreateExportJob implements audit.ExportJobStore.
-func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActive int) error {
+// CreateExportJob implements exportjob.Store.
+func (s *Store) CreateExportJob(ctx context.Context, j *exportjob.Job, maxActive int) error {
 	body, err := json.Marshal(j)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")
@@ -100,20 +102,20 @@ func (s *Store) CreateExportJob(ctx context.Context, j *audit.ExportJob, maxActi
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: creating export job")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return audit.TooManyExports(maxActive)
+		return exportjob.TooManyExports(maxActive)
 	}
 	j.Rev = "1"
 	return nil
 }
 
-func setJobRev(j *audit.ExportJob, rev string) { j.Rev = rev }
+func setJobRev(j *exportjob.Job, rev string) { j.Rev = rev }
 
-func scanJob(row scanner) (audit.ExportJob, error) {
+func scanJob(row scanner) (exportjob.Job, error) {
 	return scanRevisioned(row, setJobRev, "export job")
 }
 
-// ExportJob implements audit.ExportJobStore.
-func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.ExportJob, error) {
+// ExportJob implements exportjob.Store.
+func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (exportjob.Job, error) {
 	j, found, err := getRevisioned(ctx, s, setJobRev, "export job "+id,
 		`SELECT body, rev FROM export_jobs WHERE tenant_id = ? AND id = ?`, tenantID, id)
 	if err == nil && !found {
@@ -122,8 +124,8 @@ func (s *Store) ExportJob(ctx context.Context, tenantID, id string) (audit.Expor
 	return j, err
 }
 
-// FindExportJobs implements audit.ExportJobStore.
-func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]audit.ExportJob, error) {
+// FindExportJobs implements exportjob.Store.
+func (s *Store) FindExportJobs(ctx context.Context, q exportjob.Query) ([]exportjob.Job, error) {
 	conds, args := []string{"1"}, []any{}
 	if q.TenantID != "" {
 		conds, args = append(conds, "tenant_id = ?"), append(args, q.TenantID)
@@ -155,8 +157,8 @@ func (s *Store) FindExportJobs(ctx context.Context, q audit.ExportJobQuery) ([]a
 	return scanAll(rows, scanJob, "finding export jobs")
 }
 
-// UpdateExportJob implements audit.ExportJobStore.
-func (s *Store) UpdateExportJob(ctx context.Context, j *audit.ExportJob) error {
+// UpdateExportJob implements exportjob.Store.
+func (s *Store) UpdateExportJob(ctx context.Context, j *exportjob.Job) error {
 	body, err := json.Marshal(j)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding export job")

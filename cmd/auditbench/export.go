@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	fastjson "github.com/goccy/go-json"
 
 	"github.com/auditlog/auditlog/api"
@@ -273,10 +275,10 @@ func (s *server) export(ctx context.Context, tok, query string) (api.ExportJobVi
 		if err := json.Unmarshal(body, &job); err != nil {
 			return job, 0, 0, err
 		}
-		if job.State == audit.ExportFailed {
+		if job.State == exportjob.Failed {
 			return job, 0, 0, fmt.Errorf("the export failed: %s", job.Error)
 		}
-		if job.State == audit.ExportDone {
+		if job.State == exportjob.Done {
 			break
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -365,7 +367,7 @@ func (m *Main) runIndex(ctx context.Context) error {
 
 // exportService builds the export service: the file store (local or S3)
 // and the mailer (when an SMTP host is set).
-func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jobs audit.ExportJobStore) (*export.Service, []api.ReadinessCheck, error) {
+func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jobs exportjob.Store) (*export.Service, []api.ReadinessCheck, error) {
 	ec := m.Config.Export
 	dir := ec.Dir
 	if dir == "" {

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
@@ -194,10 +196,10 @@ func startJob(t *testing.T, method, u, tok string) api.ExportJobView {
 }
 
 func isDone(v api.ExportJobView) error {
-	if v.State == audit.ExportFailed {
+	if v.State == exportjob.Failed {
 		return fmt.Errorf("the job failed: %s", v.Error)
 	}
-	if v.State != audit.ExportDone {
+	if v.State != exportjob.Done {
 		return fmt.Errorf("state %s, %d/%d rows", v.State, v.RowsWritten, v.RowsExpected)
 	}
 	return nil
@@ -371,7 +373,7 @@ func TestExportAsyncS3AndEmail(t *testing.T) {
 
 	res, body := request(t, "POST", base+"/api/audit-logs/exports", tok, []byte(`{"to":"`+octEndParam+`","sort":"timestamp","order":"asc"}`))
 	var job api.ExportJobView
-	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil || job.State != audit.ExportQueued || job.RowsExpected != audit.SyncExportLimit+1 ||
+	if res.StatusCode != 202 || json.Unmarshal(body, &job) != nil || job.State != exportjob.Queued || job.RowsExpected != audit.SyncExportLimit+1 ||
 		res.Header.Get("Location") != "/api/audit-logs/exports/"+job.ID {
 		t.Fatalf("POST exports above the limit: %d %v %s", res.StatusCode, res.Header, body)
 	}
@@ -545,7 +547,7 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 	})
 	waitJob(t, base, alice, third.ID, time.Minute, isDone)
 	expired := waitJob(t, base, alice, third.ID, time.Minute, func(v api.ExportJobView) error {
-		if v.State != audit.ExportExpired {
+		if v.State != exportjob.Expired {
 			return fmt.Errorf("state %s", v.State)
 		}
 		return nil
@@ -599,7 +601,7 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 		job := startJob(t, "POST", base+"/api/audit-logs/exports?async=true&to="+octEndParam, tok)
 		// The outage starts once the scan is under way: progress stored.
 		waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
-			if v.State != audit.ExportRunning || v.RowsWritten == 0 {
+			if v.State != exportjob.Running || v.RowsWritten == 0 {
 				return fmt.Errorf("state %s, %d rows", v.State, v.RowsWritten)
 			}
 			return nil
@@ -612,7 +614,7 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 			return nil
 		})
 		msg := mail.Wait(t, time.Minute, func(m mailtest.Message) bool { return m.Header.Get("X-Auditlog-Export") == job.ID })
-		if end.State == audit.ExportDone {
+		if end.State == exportjob.Done {
 			if rows := parseCSV(t, readAll(t, base+"/api/audit-logs/exports/"+job.ID+"/file", tok)); len(rows) != 20000 {
 				t.Fatalf("%d rows after the outage, want 20000", len(rows))
 			}
@@ -626,14 +628,14 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 	}
 
 	end, msg := run("3", cut)
-	if end.State != audit.ExportDone || end.Attempts < 2 || end.RowsWritten != 20000 {
+	if end.State != exportjob.Done || end.Attempts < 2 || end.RowsWritten != 20000 {
 		t.Fatalf("with retries left: %+v (the outage must cost an attempt)", end)
 	}
 	if !strings.HasPrefix(msg.Header.Get("Subject"), "Your audit log export is ready") || msg.To[0] != owner.Email {
 		t.Fatalf("e-mail after a retried job: %q to %v", msg.Header.Get("Subject"), msg.To)
 	}
 	end, msg = run("1", cut)
-	if end.State != audit.ExportFailed || !strings.Contains(end.Error, "unavailable") {
+	if end.State != exportjob.Failed || !strings.Contains(end.Error, "unavailable") {
 		t.Fatalf("with no retry left: %+v", end)
 	}
 	if msg.Header.Get("Subject") != "Your audit log export failed" || !strings.Contains(msg.Body, end.Error) || msg.To[0] != owner.Email {
@@ -647,7 +649,7 @@ func TestExportSurvivesStoreOutage(t *testing.T) {
 		time.Sleep(lease + 2*time.Second)
 		proxy.Restore()
 	})
-	if end.State != audit.ExportDone || end.Attempts != 2 || end.RowsWritten != 20000 {
+	if end.State != exportjob.Done || end.Attempts != 2 || end.RowsWritten != 20000 {
 		t.Fatalf("after a hung store: %+v (the hung attempt must be given up and the job run again)", end)
 	}
 }
@@ -698,7 +700,7 @@ func TestExportJobSurvivesSIGKILL(t *testing.T) {
 	tok := token(t, "s3cret", owner)
 	job := startJob(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok)
 	running := waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
-		if v.State != audit.ExportRunning || v.RowsWritten == 0 {
+		if v.State != exportjob.Running || v.RowsWritten == 0 {
 			return fmt.Errorf("state %s, %d rows", v.State, v.RowsWritten)
 		}
 		return nil
@@ -743,7 +745,7 @@ func TestExportJobRequeuedOnShutdown(t *testing.T) {
 	base := "http://" + first.Addr()
 	job := startJob(t, "POST", base+"/api/audit-logs/exports?to="+octEndParam, tok)
 	waitJob(t, base, tok, job.ID, time.Minute, func(v api.ExportJobView) error {
-		if v.State != audit.ExportRunning {
+		if v.State != exportjob.Running {
 			return fmt.Errorf("state %s", v.State)
 		}
 		return nil

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit/stream"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,7 +30,7 @@ type eventStore interface {
 	audit.EventReader
 	audit.EventWriter
 	audit.EventScanner
-	audit.ExportJobStore
+	exportjob.Store
 	audit.KeyRows
 	audit.RestoreStore
 	audit.TenantDirectory

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -88,13 +90,13 @@ func testExportJobs(t *testing.T, b Backend) {
 	alice, bob := uuid.NewString(), uuid.NewString()
 	base := time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC)
 	to := base.Add(-time.Hour)
-	mk := func(tenant, owner string, i int) *audit.ExportJob {
-		return &audit.ExportJob{ID: uuid.NewString(), TenantID: tenant, Owner: audit.ExportOwner{UserID: owner, Email: "u@example.com", Role: "admin"},
+	mk := func(tenant, owner string, i int) *exportjob.Job {
+		return &exportjob.Job{ID: uuid.NewString(), TenantID: tenant, Owner: exportjob.Owner{UserID: owner, Email: "u@example.com", Role: "admin"},
 			Query: "action=delete", Filter: audit.Filter{TenantID: tenant, Actions: []audit.Action{"delete"}, To: &to}, Sort: audit.DefaultSort,
-			State: audit.ExportQueued, RowsExpected: 12345, CreatedAt: base.Add(time.Duration(i) * time.Second)}
+			State: exportjob.Queued, RowsExpected: 12345, CreatedAt: base.Add(time.Duration(i) * time.Second)}
 	}
 	a1, a2, b1 := mk(tenantA, alice, 1), mk(tenantA, bob, 2), mk(tenantB, alice, 3)
-	for _, j := range []*audit.ExportJob{a1, a2, b1} {
+	for _, j := range []*exportjob.Job{a1, a2, b1} {
 		if err := b.Jobs.CreateExportJob(ctx, j, 10); err != nil {
 			t.Fatal(err)
 		}
@@ -127,18 +129,18 @@ func testExportJobs(t *testing.T, b Backend) {
 
 // testExportJobRevisions: an update is a compare-and-set on the revision.
 // got is a stored job as read; ghost a job never created.
-func testExportJobRevisions(t *testing.T, b Backend, got audit.ExportJob, ghost *audit.ExportJob) {
+func testExportJobRevisions(t *testing.T, b Backend, got exportjob.Job, ghost *exportjob.Job) {
 	ctx := context.Background()
 	// Compare-and-set: a stale revision is refused.
 	stale := got
-	got.State, got.RowsWritten = audit.ExportRunning, 100
+	got.State, got.RowsWritten = exportjob.Running, 100
 	if err := b.Jobs.UpdateExportJob(ctx, &got); err != nil {
 		t.Fatal(err)
 	}
 	if got.Rev == stale.Rev {
 		t.Fatal("update kept the revision")
 	}
-	stale.State = audit.ExportCancelled
+	stale.State = exportjob.Cancelled
 	if err := b.Jobs.UpdateExportJob(ctx, &stale); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("update with a stale revision: %v", err)
 	}
@@ -146,7 +148,7 @@ func testExportJobRevisions(t *testing.T, b Backend, got audit.ExportJob, ghost 
 	if err := b.Jobs.UpdateExportJob(ctx, ghost); audit.ErrorCode(err) != audit.ENOTFOUND {
 		t.Fatalf("update of a missing job: %v", err)
 	}
-	if now, _ := b.Jobs.ExportJob(ctx, got.TenantID, got.ID); now.State != audit.ExportRunning || now.RowsWritten != 100 {
+	if now, _ := b.Jobs.ExportJob(ctx, got.TenantID, got.ID); now.State != exportjob.Running || now.RowsWritten != 100 {
 		t.Fatalf("after update: %+v", now)
 	}
 
@@ -156,7 +158,7 @@ func testExportJobRevisions(t *testing.T, b Backend, got audit.ExportJob, ghost 
 // testExportJobRevisions set a1 running.
 func testFindExportJobs(t *testing.T, b Backend, base time.Time, tenantA, alice, a1, a2, b1 string) {
 	ctx := context.Background()
-	ids := func(q audit.ExportJobQuery) []string {
+	ids := func(q exportjob.Query) []string {
 		t.Helper()
 		jobs, err := b.Jobs.FindExportJobs(ctx, q)
 		if err != nil {
@@ -170,16 +172,16 @@ func testFindExportJobs(t *testing.T, b Backend, base time.Time, tenantA, alice,
 	}
 	for _, c := range []struct {
 		name string
-		q    audit.ExportJobQuery
+		q    exportjob.Query
 		want []string
 	}{
-		{"tenant and owner", audit.ExportJobQuery{TenantID: tenantA, OwnerID: alice}, []string{a1}},
-		{"tenant, oldest first", audit.ExportJobQuery{TenantID: tenantA}, []string{a1, a2}},
-		{"tenant, newest first (a user's list)", audit.ExportJobQuery{TenantID: tenantA, NewestFirst: true}, []string{a2, a1}},
-		{"newest first, bounded", audit.ExportJobQuery{OwnerID: alice, NewestFirst: true, Limit: 1}, []string{b1}},
-		{"queued anywhere", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued}}, []string{a2, b1}},
-		{"queued or running", audit.ExportJobQuery{States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 2}, []string{a1, a2}},
-		{"owner across tenants", audit.ExportJobQuery{OwnerID: alice}, []string{a1, b1}},
+		{"tenant and owner", exportjob.Query{TenantID: tenantA, OwnerID: alice}, []string{a1}},
+		{"tenant, oldest first", exportjob.Query{TenantID: tenantA}, []string{a1, a2}},
+		{"tenant, newest first (a user's list)", exportjob.Query{TenantID: tenantA, NewestFirst: true}, []string{a2, a1}},
+		{"newest first, bounded", exportjob.Query{OwnerID: alice, NewestFirst: true, Limit: 1}, []string{b1}},
+		{"queued anywhere", exportjob.Query{States: []exportjob.State{exportjob.Queued}}, []string{a2, b1}},
+		{"queued or running", exportjob.Query{States: []exportjob.State{exportjob.Queued, exportjob.Running}, Limit: 2}, []string{a1, a2}},
+		{"owner across tenants", exportjob.Query{OwnerID: alice}, []string{a1, b1}},
 	} {
 		if got := ids(c.q); !slices.Equal(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
@@ -188,14 +190,14 @@ func testFindExportJobs(t *testing.T, b Backend, base time.Time, tenantA, alice,
 	// Expiry: done jobs whose file expires before a time.
 	exp := base.Add(7 * 24 * time.Hour)
 	done, _ := b.Jobs.ExportJob(ctx, tenantA, a2)
-	done.State, done.ExpiresAt = audit.ExportDone, &exp
+	done.State, done.ExpiresAt = exportjob.Done, &exp
 	if err := b.Jobs.UpdateExportJob(ctx, &done); err != nil {
 		t.Fatal(err)
 	}
-	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp.Add(time.Second)}); !slices.Equal(got, []string{a2}) {
+	if got := ids(exportjob.Query{States: []exportjob.State{exportjob.Done}, ExpiresBefore: exp.Add(time.Second)}); !slices.Equal(got, []string{a2}) {
 		t.Errorf("expired: %v", got)
 	}
-	if got := ids(audit.ExportJobQuery{States: []audit.ExportState{audit.ExportDone}, ExpiresBefore: exp}); len(got) != 0 {
+	if got := ids(exportjob.Query{States: []exportjob.State{exportjob.Done}, ExpiresBefore: exp}); len(got) != 0 {
 		t.Errorf("not yet expired: %v", got)
 	}
 }

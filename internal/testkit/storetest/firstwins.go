@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -73,9 +75,9 @@ func raceRestoreCreate(t *testing.T, b Backend) {
 	}
 }
 
-func newJob(tenant string) *audit.ExportJob {
-	return &audit.ExportJob{ID: uuid.NewString(), TenantID: tenant, Owner: audit.ExportOwner{UserID: uuid.NewString(), Email: "u@example.com", Role: "admin"},
-		Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, State: audit.ExportQueued, CreatedAt: time.Now().UTC()}
+func newJob(tenant string) *exportjob.Job {
+	return &exportjob.Job{ID: uuid.NewString(), TenantID: tenant, Owner: exportjob.Owner{UserID: uuid.NewString(), Email: "u@example.com", Role: "admin"},
+		Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, State: exportjob.Queued, CreatedAt: time.Now().UTC()}
 }
 
 func raceExportJobUpdate(t *testing.T, b Backend) {
@@ -99,13 +101,13 @@ func raceExportJobLimit(t *testing.T, b Backend) {
 	const limit = 3
 	errs := race(func(int) error { return b.Jobs.CreateExportJob(ctx, newJob(tenant), limit) })
 	expectWinners(t, errs, limit, audit.ERATELIMIT)
-	active, err := b.Jobs.FindExportJobs(ctx, audit.ExportJobQuery{TenantID: tenant, States: []audit.ExportState{audit.ExportQueued, audit.ExportRunning}, Limit: 100})
+	active, err := b.Jobs.FindExportJobs(ctx, exportjob.Query{TenantID: tenant, States: []exportjob.State{exportjob.Queued, exportjob.Running}, Limit: 100})
 	if err != nil || len(active) != limit {
 		t.Fatalf("%d active jobs stored (%v), want %d", len(active), err, limit)
 	}
 	// A job that ends frees its place.
 	done := active[0]
-	done.State = audit.ExportCancelled
+	done.State = exportjob.Cancelled
 	if err := b.Jobs.UpdateExportJob(ctx, &done); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/exportjob"
+
 	"github.com/auditlog/auditlog/audit/stream"
 
 	"github.com/auditlog/auditlog/audit"
@@ -32,7 +34,7 @@ type Backend struct {
 	EnforceRetention func(t testing.TB)
 	// Scanner reads exports; Jobs keeps export jobs.
 	Scanner audit.EventScanner
-	Jobs    audit.ExportJobStore
+	Jobs    exportjob.Store
 	// Keys lists the rows of the store's keys table (or index), which
 	// nothing reads a key from; PlantKey writes one there behind the
 	// service.

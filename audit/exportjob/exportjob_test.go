@@ -1,20 +1,22 @@
-package audit
+package exportjob
 
 import (
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // TestExportJobLife walks a job through every state change and checks
 // that each sets all the fields its state implies.
 func TestExportJobLife(t *testing.T) {
 	t0 := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	j := ExportJob{ID: "j", State: ExportQueued}
+	j := Job{ID: "j", State: Queued}
 	if !j.Claimable(t0) {
 		t.Fatal("a queued job is not claimable")
 	}
 	j.Claim("w1", t0, 30*time.Second)
-	if j.State != ExportRunning || j.Worker != "w1" || j.Attempts != 1 || !j.LeaseUntil.Equal(t0.Add(30*time.Second)) || !j.StartedAt.Equal(t0) {
+	if j.State != Running || j.Worker != "w1" || j.Attempts != 1 || !j.LeaseUntil.Equal(t0.Add(30*time.Second)) || !j.StartedAt.Equal(t0) {
 		t.Fatalf("claimed: %+v", j)
 	}
 	if j.Claimable(t0.Add(29*time.Second)) || !j.Claimable(t0.Add(30*time.Second)) {
@@ -25,7 +27,7 @@ func TestExportJobLife(t *testing.T) {
 		t.Fatalf("renewed: %+v", j)
 	}
 	j.Retry(t0.Add(time.Minute), "attempt 1 of 3 failed")
-	if j.State != ExportQueued || j.Worker != "" || j.LeaseUntil != nil || j.Claimable(t0.Add(59*time.Second)) || !j.Claimable(t0.Add(time.Minute)) {
+	if j.State != Queued || j.Worker != "" || j.LeaseUntil != nil || j.Claimable(t0.Add(59*time.Second)) || !j.Claimable(t0.Add(time.Minute)) {
 		t.Fatalf("retried: %+v", j)
 	}
 	j.Claim("w2", t0.Add(time.Minute), 30*time.Second)
@@ -33,12 +35,12 @@ func TestExportJobLife(t *testing.T) {
 		t.Fatalf("second claim: %+v", j)
 	}
 	j.HandBack()
-	if j.State != ExportQueued || j.Attempts != 1 || j.LeaseUntil != nil {
+	if j.State != Queued || j.Attempts != 1 || j.LeaseUntil != nil {
 		t.Fatalf("handed back: %+v", j)
 	}
 	j.Claim("w2", t0.Add(2*time.Minute), 30*time.Second)
 	j.Finish("k", 1234, t0.Add(3*time.Minute), 7*24*time.Hour)
-	if j.State != ExportDone || j.FileKey != "k" || j.FileBytes != 1234 || j.Error != "" || j.LeaseUntil != nil || !j.ExpiresAt.Equal(t0.Add(3*time.Minute+7*24*time.Hour)) {
+	if j.State != Done || j.FileKey != "k" || j.FileBytes != 1234 || j.Error != "" || j.LeaseUntil != nil || !j.ExpiresAt.Equal(t0.Add(3*time.Minute+7*24*time.Hour)) {
 		t.Fatalf("finished: %+v", j)
 	}
 	if j.Claimable(t0.Add(time.Hour)) {
@@ -46,17 +48,17 @@ func TestExportJobLife(t *testing.T) {
 	}
 	done := j
 	key, err := j.Cancel(t0.Add(4 * time.Minute))
-	if err != nil || key != "k" || j.State != ExportCancelled || j.FileKey != "" || j.FileBytes != 0 {
+	if err != nil || key != "k" || j.State != Cancelled || j.FileKey != "" || j.FileBytes != 0 {
 		t.Fatalf("cancelled a done job: %q %v %+v", key, err, j)
 	}
 	if key, err := j.Cancel(t0.Add(5 * time.Minute)); err != nil || key != "" {
 		t.Fatalf("cancelling twice: %q %v", key, err)
 	}
 	done.Expire()
-	if done.State != ExportExpired || done.FileKey != "" {
+	if done.State != Expired || done.FileKey != "" {
 		t.Fatalf("expired: %+v", done)
 	}
-	if _, err := done.Cancel(t0); ErrorCode(err) != ECONFLICT {
+	if _, err := done.Cancel(t0); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("cancelling an expired job: %v", err)
 	}
 }
@@ -65,22 +67,22 @@ func TestExportJobLife(t *testing.T) {
 // attempts keeps the last attempt's reason or says it ran out.
 func TestExportJobFailures(t *testing.T) {
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	j := ExportJob{State: ExportRunning, Attempts: 3}
+	j := Job{State: Running, Attempts: 3}
 	j.Fail("the store refused the query", now)
-	if j.State != ExportFailed || j.Error != "the store refused the query" || !j.FinishedAt.Equal(now) {
+	if j.State != Failed || j.Error != "the store refused the query" || !j.FinishedAt.Equal(now) {
 		t.Fatalf("failed: %+v", j)
 	}
-	k := ExportJob{State: ExportRunning, Attempts: 3}
+	k := Job{State: Running, Attempts: 3}
 	k.OutOfAttempts(now)
-	if k.State != ExportFailed || k.Error != "the export did not complete in 3 attempts" {
+	if k.State != Failed || k.Error != "the export did not complete in 3 attempts" {
 		t.Fatalf("out of attempts: %+v", k)
 	}
-	l := ExportJob{State: ExportRunning, Attempts: 3, Error: "attempt 2 of 3 failed (timeout)"}
+	l := Job{State: Running, Attempts: 3, Error: "attempt 2 of 3 failed (timeout)"}
 	l.OutOfAttempts(now)
 	if l.Error != "attempt 2 of 3 failed (timeout)" {
 		t.Fatalf("the last reason is lost: %+v", l)
 	}
-	if _, err := j.Cancel(now); ErrorCode(err) != ECONFLICT {
+	if _, err := j.Cancel(now); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("cancelling a failed job: %v", err)
 	}
 }
