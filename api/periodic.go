@@ -8,6 +8,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
@@ -17,7 +19,7 @@ import (
 // PeriodicDeps enables the periodic export endpoints (issue 16): the
 // public keys, and a tenant's delivered windows and their files.
 type PeriodicDeps struct {
-	Store audit.PeriodicStore
+	Store periodic.Store
 	// Tenants and DefaultPlan say whether a tenant's export is on by its
 	// plan.
 	Tenants     audit.TenantDirectory
@@ -26,7 +28,7 @@ type PeriodicDeps struct {
 	// first.
 	Keys []ExportKey
 	// Bucket returns the bucket and prefix of a tenant's state.
-	Bucket func(st *audit.PeriodicState) (audit.Blobs, string, error)
+	Bucket func(st *periodic.State) (audit.Blobs, string, error)
 }
 
 // ExportKey is one public key of GET /api/export-keys.
@@ -39,7 +41,7 @@ type ExportKey struct {
 // PeriodicExportView is one delivered window or late file, with the
 // links that download its data file and its digest.
 type PeriodicExportView struct {
-	audit.PeriodicRecord
+	periodic.Record
 	Status string            `json:"status"` // delivered
 	Links  map[string]string `json:"links"`
 }
@@ -67,7 +69,7 @@ func (s *Server) listPeriodicExports(c *gin.Context) {
 	p.unknown(map[string]bool{"pageSize": true, "cursor": true})
 	size := p.int("pageSize", 50, 1, 500)
 	cursor := p.single("cursor")
-	if _, _, err := audit.ParseRecordCursor(cursor); err != nil {
+	if _, _, err := periodic.ParseRecordCursor(cursor); err != nil {
 		p.fail("cursor", "is not a cursor this service returned")
 	}
 	if err := p.err(); err != nil {
@@ -86,7 +88,7 @@ func (s *Server) listPeriodicExports(c *gin.Context) {
 	out := PeriodicExportList{Data: make([]PeriodicExportView, len(recs))}
 	for i, r := range recs {
 		link := func(key string) string { return "/api/audit-logs/periodic-exports/file?key=" + url.QueryEscape(key) }
-		out.Data[i] = PeriodicExportView{PeriodicRecord: r, Status: "delivered", Links: map[string]string{"data": link(r.DataKey), "digest": link(r.DigestKey)}}
+		out.Data[i] = PeriodicExportView{Record: r, Status: "delivered", Links: map[string]string{"data": link(r.DataKey), "digest": link(r.DigestKey)}}
 	}
 	if next != "" {
 		out.NextCursor = &next

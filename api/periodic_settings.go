@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/auditlog/auditlog/audit"
@@ -25,13 +27,13 @@ type PeriodicSettingsView struct {
 	LastError  string           `json:"lastError"`
 }
 
-func settingsView(st *audit.PeriodicState, plan audit.Plan) PeriodicSettingsView {
+func settingsView(st *periodic.State, plan audit.Plan) PeriodicSettingsView {
 	v := PeriodicSettingsView{Enabled: "plan", Active: st.Active(plan), Interval: string(st.Interval), Bucket: st.Bucket, Prefix: st.Prefix, LastError: st.LastError}
 	if st.Enabled != nil {
 		v.Enabled = map[bool]string{true: "on", false: "off"}[*st.Enabled]
 	}
 	if v.Interval == "" {
-		v.Interval = string(audit.Daily)
+		v.Interval = string(periodic.Daily)
 	}
 	if !st.NextStart.IsZero() {
 		v.NextWindow = millis(&st.NextStart)
@@ -127,8 +129,8 @@ func mustRaw(v any) json.RawMessage {
 // parseSettings reads a settings change strictly: an unknown field or a
 // wrong type or value is a 400 naming it; an empty body too (a change
 // must say what it changes).
-func parseSettings(c *gin.Context) (audit.PeriodicSettings, error) {
-	var ps audit.PeriodicSettings
+func parseSettings(c *gin.Context) (periodic.Settings, error) {
+	var ps periodic.Settings
 	empty, err := decodeStrict(c, maxSettingsBody, "settings", &ps)
 	if err != nil {
 		return ps, err

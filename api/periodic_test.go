@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -23,7 +25,7 @@ import (
 type periodicBackend interface {
 	audit.EventReader
 	audit.EventWriter
-	audit.PeriodicStore
+	periodic.Store
 	audit.TenantDirectory
 }
 
@@ -53,15 +55,15 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:     api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
-		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*audit.PeriodicState) (audit.Blobs, string, error) { return dir, "auditlog", nil }},
+		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*periodic.State) (audit.Blobs, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{srv: srv}
 	day := func(d int) audit.Timestamp { return audit.NewTimestamp(time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC)) }
 	for _, tenant := range []string{a, other} {
 		for d := 1; d <= 5; d++ {
-			r := audit.PeriodicRecord{TenantID: tenant, WindowStart: day(d), WindowEnd: day(d + 1), Count: int64(d), SHA256: "ab",
-				DataKey: audit.DataKey("auditlog", tenant, day(d).Time, day(d+1).Time, 0), DigestKey: audit.DigestKey("auditlog", tenant, day(d).Time, day(d+1).Time, 0),
+			r := periodic.Record{TenantID: tenant, WindowStart: day(d), WindowEnd: day(d + 1), Count: int64(d), SHA256: "ab",
+				DataKey: periodic.DataKey("auditlog", tenant, day(d).Time, day(d+1).Time, 0), DigestKey: periodic.DigestKey("auditlog", tenant, day(d).Time, day(d+1).Time, 0),
 				KeyID: "0123456789abcdef", DeliveredAt: day(d + 1)}
 			if err := b.PutPeriodicRecord(ctx, r); err != nil {
 				t.Fatal(err)
@@ -108,7 +110,7 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 			t.Fatalf("%s: %d %s", bad, r.status, r.body)
 		}
 	}
-	mine := audit.DataKey("auditlog", a, day(3).Time, day(4).Time, 0)
+	mine := periodic.DataKey("auditlog", a, day(3).Time, day(4).Time, 0)
 	r := h.get(t, "/api/audit-logs/periodic-exports/file?"+qs("key", mine), admin)
 	if r.status != 200 || string(r.body) != "file of "+a+" day 3" {
 		t.Fatalf("download: %d %q", r.status, r.body)
@@ -118,7 +120,7 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	if err != nil || len(res.Events) != 1 || res.Events[0].Category != audit.CategorySensitiveAccess || res.Events[0].Actor.Email != "admin@x.example" {
 		t.Fatalf("the download's record: %+v %v", res.Events, err)
 	}
-	theirs := audit.DataKey("auditlog", other, day(3).Time, day(4).Time, 0)
+	theirs := periodic.DataKey("auditlog", other, day(3).Time, day(4).Time, 0)
 	for _, key := range []string{theirs, "auditlog/" + a + "/../" + other + "/x", ""} {
 		if r := h.get(t, "/api/audit-logs/periodic-exports/file?"+qs("key", key), admin); r.status != 400 {
 			t.Fatalf("key %q: %d %s", key, r.status, r.body)

@@ -72,6 +72,10 @@ type Filter struct {
 	HideSystem bool
 }
 
+// ResourcePeriodicExport is the resource type of the record, in a
+// tenant's log, of one delivered digest of its periodic export.
+const ResourcePeriodicExport = "periodic_export"
+
 // SystemResourceTypes are the resource types of the records the service
 // writes of its own work, as SystemActor: periodic export deliveries,
 // retention deletions, plan changes.

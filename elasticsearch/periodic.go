@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -17,18 +19,18 @@ func (s *Store) PeriodicIndex() string { return s.prefix() + "-periodic" }
 // PeriodicRecordsIndex: see PeriodicIndex.
 func (s *Store) PeriodicRecordsIndex() string { return s.prefix() + "-periodic-records" }
 
-// PeriodicState implements audit.PeriodicStore.
-func (s *Store) PeriodicState(ctx context.Context, tenantID string) (audit.PeriodicState, error) {
-	st, rev, found, err := getDoc[audit.PeriodicState](ctx, s, s.PeriodicIndex(), tenantID, "the periodic state of "+tenantID)
+// PeriodicState implements periodic.Store.
+func (s *Store) PeriodicState(ctx context.Context, tenantID string) (periodic.State, error) {
+	st, rev, found, err := getDoc[periodic.State](ctx, s, s.PeriodicIndex(), tenantID, "the periodic state of "+tenantID)
 	if err != nil || !found {
-		return audit.PeriodicState{TenantID: tenantID}, err
+		return periodic.State{TenantID: tenantID}, err
 	}
 	st.Rev = rev
 	return st, nil
 }
 
-// PutPeriodicState implements audit.PeriodicStore.
-func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) error {
+// PutPeriodicState implements periodic.Store.
+func (s *Store) PutPeriodicState(ctx context.Context, st *periodic.State) error {
 	what := "the periodic state of tenant " + st.TenantID
 	if st.Rev == "" {
 		rev, created, err := s.createDoc(ctx, s.PeriodicIndex(), st.TenantID, what, st, true)
@@ -49,15 +51,15 @@ func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) e
 	return nil
 }
 
-// PutPeriodicRecord implements audit.PeriodicStore.
-func (s *Store) PutPeriodicRecord(ctx context.Context, r audit.PeriodicRecord) error {
+// PutPeriodicRecord implements periodic.Store.
+func (s *Store) PutPeriodicRecord(ctx context.Context, r periodic.Record) error {
 	doc := url.PathEscape(fmt.Sprintf("%s:%d:%d", r.TenantID, r.WindowStart.UnixMilli(), r.Late))
 	return s.c.DoJSON(ctx, http.MethodPut, "/"+s.PeriodicRecordsIndex()+"/_doc/"+doc+"?refresh=true", r, nil)
 }
 
-// PeriodicRecords implements audit.PeriodicStore.
-func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]audit.PeriodicRecord, string, error) {
-	start, late, err := audit.ParseRecordCursor(cursor)
+// PeriodicRecords implements periodic.Store.
+func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]periodic.Record, string, error) {
+	start, late, err := periodic.ParseRecordCursor(cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -72,16 +74,16 @@ func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, li
 	var out struct {
 		Hits struct {
 			Hits []struct {
-				Source audit.PeriodicRecord `json:"_source"`
+				Source periodic.Record `json:"_source"`
 			} `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.PeriodicRecordsIndex()+"/_search", body, &out); err != nil {
 		return nil, "", err
 	}
-	recs := make([]audit.PeriodicRecord, 0, len(out.Hits.Hits))
+	recs := make([]periodic.Record, 0, len(out.Hits.Hits))
 	for _, h := range out.Hits.Hits {
 		recs = append(recs, h.Source)
 	}
-	return recs, audit.RecordCursor(recs, limit), nil
+	return recs, periodic.RecordCursor(recs, limit), nil
 }

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
@@ -64,8 +66,8 @@ func (a API) Delivered(ctx context.Context) ([]Checkpoint, error) {
 	cursor := ""
 	for range maxAPIPages {
 		var page struct {
-			Data       []audit.PeriodicRecord `json:"data"`
-			NextCursor *string                `json:"nextCursor"`
+			Data       []periodic.Record `json:"data"`
+			NextCursor *string           `json:"nextCursor"`
 		}
 		q := url.Values{"pageSize": {"500"}}
 		if cursor != "" {
@@ -94,7 +96,7 @@ func (a API) client() logapi.Client {
 }
 
 // LoggedDeliveries returns a checkpoint for every delivery the tenant's
-// verifiable log records (audit.DeliveryRecord, read through the list
+// verifiable log records (periodic.DeliveryRecord, read through the list
 // API), each proven in the log: its inclusion proof checked against a
 // checkpoint signed by one of keys (tlog.CheckRecord over the leaf hash
 // of the event as the API returns it); with a witness policy in keys,
@@ -107,7 +109,7 @@ func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.Log
 	q := url.Values{"pageSize": {"200"}, "resourceType": {audit.ResourcePeriodicExport}}
 	err := a.client().EachPage(ctx, q, func(page []audit.Event) error {
 		for _, e := range page {
-			key, sig, ok := audit.DeliveredDigest(e)
+			key, sig, ok := periodic.DeliveredDigest(e)
 			if !ok {
 				continue
 			}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -36,7 +38,7 @@ func TestCrashInTheMiddleOfAWindow(t *testing.T) {
 	stores(t, func(t *testing.T, s store) {
 		ctx := context.Background()
 		b := s3Bucket(t, "")
-		tenant, _ := seed(t, s, 2000, oct1, oct4, audit.Daily)
+		tenant, _ := seed(t, s, 2000, oct1, oct4, periodic.Daily)
 		c := &clock{t: oct4.Add(30 * time.Minute)}
 		key := newKey(t)
 		// Writes: the public key, window 1's data and digest, window 2's
@@ -125,7 +127,7 @@ func TestBucketDownThenBack(t *testing.T) {
 		target := strings.TrimPrefix(testenvS3Endpoint(t), "http://")
 		p := newProxy(t, target)
 		b := s3Bucket(t, "http://"+p.addr)
-		tenant, _ := seed(t, s, 1000, oct1, oct4, audit.Daily)
+		tenant, _ := seed(t, s, 1000, oct1, oct4, periodic.Daily)
 		c := &clock{t: oct4.Add(30 * time.Minute)}
 		key := newKey(t)
 		sc := scheduler(t, s, b, "replica-1", key, c)

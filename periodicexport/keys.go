@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/periodic"
 )
 
 // The public keys (PKIX PEM) that verify the periodic export's digests;
@@ -52,7 +52,7 @@ func PublicPEM(k ed25519.PublicKey) []byte {
 // Destination is where a tenant's export goes: its own bucket and prefix
 // when its state names them, else the deployment's (bucket "" for the
 // local directory).
-func Destination(st *audit.PeriodicState, bucket, prefix string) (string, string) {
+func Destination(st *periodic.State, bucket, prefix string) (string, string) {
 	if st.Bucket != "" {
 		bucket = st.Bucket
 	}

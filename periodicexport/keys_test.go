@@ -3,7 +3,8 @@ package periodicexport_test
 import (
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/periodicexport"
 )
 
@@ -11,14 +12,14 @@ import (
 // deployment's, each on its own.
 func TestDestination(t *testing.T) {
 	for _, c := range []struct {
-		st                   audit.PeriodicState
+		st                   periodic.State
 		bucket, prefix       string
 		wantBucket, wantPref string
 	}{
-		{audit.PeriodicState{}, "deploy", "auditlog", "deploy", "auditlog"},
-		{audit.PeriodicState{Bucket: "acme"}, "deploy", "auditlog", "acme", "auditlog"},
-		{audit.PeriodicState{Prefix: "acme/audit"}, "deploy", "auditlog", "deploy", "acme/audit"},
-		{audit.PeriodicState{Bucket: "acme", Prefix: "p"}, "", "auditlog", "acme", "p"},
+		{periodic.State{}, "deploy", "auditlog", "deploy", "auditlog"},
+		{periodic.State{Bucket: "acme"}, "deploy", "auditlog", "acme", "auditlog"},
+		{periodic.State{Prefix: "acme/audit"}, "deploy", "auditlog", "deploy", "acme/audit"},
+		{periodic.State{Bucket: "acme", Prefix: "p"}, "", "auditlog", "acme", "p"},
 	} {
 		b, p := periodicexport.Destination(&c.st, c.bucket, c.prefix)
 		if b != c.wantBucket || p != c.wantPref {

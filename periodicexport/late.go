@@ -8,6 +8,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -15,13 +17,13 @@ import (
 // whose events in the store now outnumber those in its files: the events
 // missing from them, found by merging the files (each in file order) with
 // the store's scan, in constant memory.
-func (s *Scheduler) late(ctx context.Context, w *Writer, st *audit.PeriodicState) error {
+func (s *Scheduler) late(ctx context.Context, w *Writer, st *periodic.State) error {
 	iv := st.Interval.Duration()
-	from, to := audit.WindowStart(s.Now().Add(-s.LateHorizon), st.Interval), st.NextStart
+	from, to := periodic.WindowStart(s.Now().Add(-s.LateHorizon), st.Interval), st.NextStart
 	if st.Head == nil || !from.Before(to) {
 		return nil
 	}
-	exported := map[int64][]audit.PeriodicRecord{}
+	exported := map[int64][]periodic.Record{}
 	for cursor := ""; ; {
 		page, next, err := s.Store.PeriodicRecords(ctx, st.TenantID, cursor, 500)
 		if err != nil {
@@ -90,7 +92,7 @@ func (f *fileStream) next() {
 }
 
 // missing yields the events of all that none of recs' files holds.
-func (s *Scheduler) missing(ctx context.Context, b audit.Blobs, recs []audit.PeriodicRecord, all Events) Events {
+func (s *Scheduler) missing(ctx context.Context, b audit.Blobs, recs []periodic.Record, all Events) Events {
 	return func(yield func(*audit.Event) error) error {
 		var streams []*fileStream
 		for _, r := range recs {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -30,7 +32,7 @@ func TestThreeDaysThenALateEventThenARotation(t *testing.T) {
 	stores(t, func(t *testing.T, s store) {
 		ctx := context.Background()
 		b := s3Bucket(t, "")
-		tenant, sample := seed(t, s, 3000, oct1, oct4, audit.Daily)
+		tenant, sample := seed(t, s, 3000, oct1, oct4, periodic.Daily)
 		c := &clock{t: oct4.Add(30 * time.Minute)}
 		keyA := newKey(t)
 		// A backfill is one line at info, each window one at debug.
@@ -56,7 +58,7 @@ func TestThreeDaysThenALateEventThenARotation(t *testing.T) {
 		if files := union(t, s, b, tenant); files != 4 {
 			t.Fatalf("%d data files after a late event, want 4 (one late file)", files)
 		}
-		lateKey := audit.DataKey("exports", tenant, oct1.Add(24*time.Hour), oct1.Add(48*time.Hour), 1)
+		lateKey := periodic.DataKey("exports", tenant, oct1.Add(24*time.Hour), oct1.Add(48*time.Hour), 1)
 		if ids, _ := exported(t, filtered{b, lateKey}, tenant); len(ids) != 1 || ids[0] != e.ID {
 			t.Fatalf("the late file %s holds %v, want the late event", lateKey, ids)
 		}
@@ -102,7 +104,7 @@ func TestHourlyTwoReplicas(t *testing.T) {
 	stores(t, func(t *testing.T, s store) {
 		ctx := context.Background()
 		b := s3Bucket(t, "")
-		tenant, _ := seed(t, s, 1500, oct1, oct4, audit.Hourly)
+		tenant, _ := seed(t, s, 1500, oct1, oct4, periodic.Hourly)
 		c := &clock{t: oct4.Add(30 * time.Minute)}
 		key := newKey(t)
 		var wg sync.WaitGroup

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -24,12 +26,12 @@ type Source interface {
 // events of windows already exported, one tenant at a time under a lease
 // in the store so that one replica exports a window.
 type Scheduler struct {
-	Store   audit.PeriodicStore
+	Store   periodic.Store
 	Tenants audit.TenantDirectory
 	Events  Source
 	// Bucket returns the bucket and prefix of a tenant (its override, or
 	// the deployment's).
-	Bucket func(st *audit.PeriodicState) (audit.Blobs, string, error)
+	Bucket func(st *periodic.State) (audit.Blobs, string, error)
 	// Key signs the digests; PublicKeys (the current one included) are
 	// written into each tenant's prefix, under keys/<id>.pem.
 	Key        ed25519.PrivateKey
@@ -52,7 +54,7 @@ type Scheduler struct {
 	Observe func(tenant string, undelivered time.Duration)
 	// Logs, when set, is the verifiable log: each digest carries the
 	// tenant's latest checkpoint, and each delivery is recorded in the
-	// tenant's log by Records (audit.DeliveryRecord).
+	// tenant's log by Records (periodic.DeliveryRecord).
 	Logs    audit.LogStore
 	Records audit.EventWriter
 	// Cosigned, when set (the deployment has witnesses), is where the
@@ -182,7 +184,7 @@ func (s *Scheduler) pass(ctx context.Context, t audit.Tenant) error {
 }
 
 // renew takes or extends the lease; errHeld when another replica has it.
-func (s *Scheduler) renew(ctx context.Context, st *audit.PeriodicState) error {
+func (s *Scheduler) renew(ctx context.Context, st *periodic.State) error {
 	if err := st.Claim(s.Owner, s.Now(), s.Lease); err != nil {
 		return errHeld
 	}
@@ -196,7 +198,7 @@ func (s *Scheduler) renew(ctx context.Context, st *audit.PeriodicState) error {
 }
 
 // undelivered is how long the oldest due window has waited.
-func (s *Scheduler) undelivered(st *audit.PeriodicState) time.Duration {
+func (s *Scheduler) undelivered(st *periodic.State) time.Duration {
 	start, end, due := st.DueWindow(s.Now(), s.Settle)
 	if !due || start.IsZero() {
 		return 0
@@ -205,7 +207,7 @@ func (s *Scheduler) undelivered(st *audit.PeriodicState) time.Duration {
 }
 
 // export writes the due windows, then the late files.
-func (s *Scheduler) export(ctx context.Context, st *audit.PeriodicState) error {
+func (s *Scheduler) export(ctx context.Context, st *periodic.State) error {
 	bucket, prefix, err := s.Bucket(st)
 	if err != nil {
 		return err
@@ -221,7 +223,7 @@ func (s *Scheduler) export(ctx context.Context, st *audit.PeriodicState) error {
 		if err != nil || !sp.Any {
 			return err
 		}
-		st.NextStart = audit.WindowStart(sp.First, st.Interval)
+		st.NextStart = periodic.WindowStart(sp.First, st.Interval)
 	}
 	if err := s.publishKeys(ctx, bucket, prefix, st.TenantID); err != nil {
 		return err
@@ -242,14 +244,14 @@ func (s *Scheduler) export(ctx context.Context, st *audit.PeriodicState) error {
 // deliver writes win's file and digest, records them, and moves the
 // chain's head, renewing the lease: until the state is stored, a crash
 // leaves the window to export again (its objects are then rewritten).
-func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicState, win Window, events Events) error {
+func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *periodic.State, win Window, events Events) error {
 	f, err := w.WriteFile(ctx, win, events)
 	if err != nil {
 		return err
 	}
-	var prev *audit.Digest
+	var prev *periodic.Digest
 	if h := st.Head; h != nil {
-		prev = &audit.Digest{TenantID: h.TenantID, WindowStart: h.WindowStart, WindowEnd: h.WindowEnd, Late: h.Late, Signature: h.Signature}
+		prev = &periodic.Digest{TenantID: h.TenantID, WindowStart: h.WindowStart, WindowEnd: h.WindowEnd, Late: h.Late, Signature: h.Signature}
 	}
 	if s.Logs != nil {
 		cp, err := s.logCheckpoint(ctx, win.TenantID)
@@ -258,12 +260,12 @@ func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *audit.PeriodicSt
 		}
 		w.Checkpoint = cp
 	}
-	d, err := w.Seal(ctx, win, []audit.DigestFile{f}, prev)
+	d, err := w.Seal(ctx, win, []periodic.DigestFile{f}, prev)
 	if err != nil {
 		return err
 	}
-	key := audit.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
-	rec := audit.PeriodicRecord{TenantID: win.TenantID, WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: win.Late, Count: f.Count,
+	key := periodic.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
+	rec := periodic.Record{TenantID: win.TenantID, WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: win.Late, Count: f.Count,
 		SHA256: f.SHA256, DataKey: f.Key, DigestKey: key, KeyID: d.KeyID, Bucket: st.Bucket, DeliveredAt: audit.NewTimestamp(s.Now())}
 	if err := s.Store.PutPeriodicRecord(ctx, rec); err != nil {
 		return err
@@ -321,11 +323,11 @@ func (s *Scheduler) publishKeys(ctx context.Context, b audit.Blobs, prefix, tena
 // recordDelivery writes the delivery of d into the tenant's log (nothing
 // when Records is unset). Until it is written the chain's head does not
 // move, so a failure exports the window again and records it then.
-func (s *Scheduler) recordDelivery(ctx context.Context, d *audit.Digest, key string) error {
+func (s *Scheduler) recordDelivery(ctx context.Context, d *periodic.Digest, key string) error {
 	if s.Records == nil {
 		return nil
 	}
-	res, err := s.Records.WriteEvents(ctx, []audit.Event{audit.DeliveryRecord(d, key, s.Now())})
+	res, err := s.Records.WriteEvents(ctx, []audit.Event{periodic.DeliveryRecord(d, key, s.Now())})
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
@@ -35,7 +37,7 @@ import (
 type store struct {
 	periodicexport.Source
 	audit.EventWriter
-	audit.PeriodicStore
+	periodic.Store
 	audit.TenantDirectory
 	visible func(t *testing.T)
 }
@@ -90,7 +92,7 @@ func scheduler(t *testing.T, s store, b audit.Blobs, owner string, key ed25519.P
 	pub := key.Public().(ed25519.PublicKey)
 	der, _ := x509.MarshalPKIXPublicKey(pub)
 	return &periodicexport.Scheduler{Store: s, Tenants: s, Events: s,
-		Bucket:     func(*audit.PeriodicState) (audit.Blobs, string, error) { return b, "exports", nil },
+		Bucket:     func(*periodic.State) (audit.Blobs, string, error) { return b, "exports", nil },
 		Key:        key,
 		PublicKeys: map[string][]byte{audit.KeyID(pub): pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})},
 		Settle:     30 * time.Minute, LateHorizon: 30 * 24 * time.Hour, Owner: owner, Lease: time.Minute, TempDir: t.TempDir(),
@@ -99,12 +101,12 @@ func scheduler(t *testing.T, s store, b audit.Blobs, owner string, key ed25519.P
 
 // seed writes n events of a new Enterprise tenant over [from, to), and
 // returns the tenant and one of its events.
-func seed(t *testing.T, s store, n int, from, to time.Time, interval audit.Interval) (string, audit.Event) {
+func seed(t *testing.T, s store, n int, from, to time.Time, interval periodic.Interval) (string, audit.Event) {
 	g := gen.New(gen.Config{Seed: uint64(time.Now().UnixNano()), Tenants: 1, WithIDs: true, Start: from, End: to}, n)
 	tenant := g.Tenants()[0].ID
 	ctx := context.Background()
 	must(t, s.SetPlan(ctx, tenant, audit.PlanEnterprise))
-	if interval != audit.Daily {
+	if interval != periodic.Daily {
 		st, err := s.PeriodicState(ctx, tenant)
 		must(t, err)
 		st.Interval = interval

@@ -3,6 +3,8 @@ package periodicexport
 import (
 	"bytes"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"bufio"
 	"context"
 	"crypto/ed25519"
@@ -76,7 +78,7 @@ type verifier struct {
 	out    func(string)
 	rep    Report
 	// digests by key, as read and signature-checked.
-	digests map[string]*audit.Digest
+	digests map[string]*periodic.Digest
 	listed  map[string]bool
 }
 
@@ -118,7 +120,7 @@ type Options struct {
 // UNCHAINED, GAP, TRUNCATED), naming the object key, then returns the
 // report. An error means the bucket could not be read at all.
 func Verify(ctx context.Context, b audit.Blobs, prefix, tenant string, keys map[string]ed25519.PublicKey, opts Options, out func(string)) (Report, error) {
-	v := &verifier{ctx: ctx, b: b, prefix: prefix, tenant: tenant, keys: keys, opts: opts, out: out, digests: map[string]*audit.Digest{}, listed: map[string]bool{}}
+	v := &verifier{ctx: ctx, b: b, prefix: prefix, tenant: tenant, keys: keys, opts: opts, out: out, digests: map[string]*periodic.Digest{}, listed: map[string]bool{}}
 	root := prefix + "/" + tenant + "/"
 	all, err := b.List(ctx, root)
 	if err != nil {
@@ -191,9 +193,9 @@ func (v *verifier) readDigest(k string) {
 		v.problem("MISSING %s: %v", k, err)
 		return
 	}
-	var d audit.Digest
-	if err := json.Unmarshal(raw, &d); err != nil || d.Version < 1 || d.Version > audit.DigestVersion {
-		v.problem("MALFORMED %s: not a digest of version 1 to %d", k, audit.DigestVersion)
+	var d periodic.Digest
+	if err := json.Unmarshal(raw, &d); err != nil || d.Version < 1 || d.Version > periodic.DigestVersion {
+		v.problem("MALFORMED %s: not a digest of version 1 to %d", k, periodic.DigestVersion)
 		return
 	}
 	if err := d.Verify(v.keys); err != nil {
@@ -204,7 +206,7 @@ func (v *verifier) readDigest(k string) {
 		v.problem("%s %s: %s", kind, k, audit.ErrorMessage(err))
 		return
 	}
-	if want := audit.DigestKey(v.prefix, d.TenantID, d.WindowStart.Time, d.WindowEnd.Time, d.Late); want != k || d.TenantID != v.tenant {
+	if want := periodic.DigestKey(v.prefix, d.TenantID, d.WindowStart.Time, d.WindowEnd.Time, d.Late); want != k || d.TenantID != v.tenant {
 		v.problem("REORDERED %s: it is the signed digest of %s", k, want)
 		return
 	}
@@ -300,7 +302,7 @@ func lateNote(n int) string {
 // 1 digest, a deep verification, or an object that differs, tampered
 // with or only recompressed) its content is decompressed and its SHA-256
 // and line count compared; an equal content passes.
-func (v *verifier) checkFile(f audit.DigestFile) error {
+func (v *verifier) checkFile(f periodic.DigestFile) error {
 	if f.ObjectSHA256 != "" && !v.opts.Deep {
 		sum, size, err := v.hashObject(f.Key)
 		if err != nil || sum == f.ObjectSHA256 && size == f.ObjectSize {
@@ -366,7 +368,7 @@ func (c *lineCounter) Write(p []byte) (int, error) {
 // or not, so a window deleted from the middle is a GAP as well as a
 // break in the chain.
 func (v *verifier) gaps() {
-	var windows []*audit.Digest
+	var windows []*periodic.Digest
 	for _, d := range v.digests {
 		if d.Late == 0 {
 			windows = append(windows, d)

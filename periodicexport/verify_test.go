@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/auditlog/auditlog/audit"
@@ -64,13 +66,13 @@ func chainIn(t *testing.T, b audit.Blobs) map[string]ed25519.PublicKey {
 		}
 	}
 	ctx := context.Background()
-	var prev *audit.Digest
+	var prev *periodic.Digest
 	seal := func(win periodicexport.Window, events periodicexport.Events) {
 		f, err := w.WriteFile(ctx, win, events)
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := w.Seal(ctx, win, []audit.DigestFile{f}, prev)
+		d, err := w.Seal(ctx, win, []periodic.DigestFile{f}, prev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,12 +111,12 @@ func path(dir, key string) string { return filepath.Join(dir, filepath.FromSlash
 
 func digestKey(day, late int) string {
 	start := time.Date(2026, 11, 18+day, 0, 0, 0, 0, time.UTC)
-	return audit.DigestKey("exports", tenant, start, start.Add(24*time.Hour), late)
+	return periodic.DigestKey("exports", tenant, start, start.Add(24*time.Hour), late)
 }
 
 func dataKey(day, late int) string {
 	start := time.Date(2026, 11, 18+day, 0, 0, 0, 0, time.UTC)
-	return audit.DataKey("exports", tenant, start, start.Add(24*time.Hour), late)
+	return periodic.DataKey("exports", tenant, start, start.Add(24*time.Hour), late)
 }
 
 // TestVerifyAValidChain: four windows, a late file and a key rotation
@@ -188,7 +190,7 @@ func TestVerifyAVersion1Digest(t *testing.T) {
 	})
 	must(t, err)
 	f.ObjectSHA256, f.ObjectSize = "", 0
-	d, err := w.Seal(context.Background(), win, []audit.DigestFile{f}, nil)
+	d, err := w.Seal(context.Background(), win, []periodic.DigestFile{f}, nil)
 	must(t, err)
 	d.Version = 1
 	d.Sign(k)
@@ -230,7 +232,7 @@ func TestVerifyNamesEachTampering(t *testing.T) {
 		{"a digest re-signed with another key", func(t *testing.T, dir string, _ map[string]ed25519.PublicKey) {
 			p := path(dir, digestKey(0, 0))
 			raw, _ := os.ReadFile(p)
-			var d audit.Digest
+			var d periodic.Digest
 			mustJSON(t, raw, &d)
 			d.Sign(newKey(t))
 			writeJSON(t, p, d)

@@ -1,11 +1,12 @@
 // Package periodicexport is the Enterprise periodic export: windows of a
 // tenant's events written as gzip NDJSON files with a chain of signed
-// digests (audit.Digest) into an audit.Blobs (localfs or s3), and the
+// digests (periodic.Digest) into an audit.Blobs (localfs or s3), and the
 // offline verification of such a chain from a bucket or from a
 // downloaded directory.
 package periodicexport
 
 import (
+	"github.com/auditlog/auditlog/audit/periodic"
 	"github.com/klauspost/compress/gzip"
 
 	"bufio"
@@ -40,7 +41,7 @@ type Writer struct {
 	TempDir string
 	Now     func() time.Time
 	// Checkpoint, when set, is the tenant's latest log checkpoint, which
-	// the next digest carries (audit.Digest.LogCheckpoint).
+	// the next digest carries (periodic.Digest.LogCheckpoint).
 	Checkpoint string
 }
 
@@ -53,10 +54,10 @@ type Events func(yield func(*audit.Event) error) error
 // memory stays flat. It returns the file's digest entry: the SHA-256 and
 // count of the uncompressed lines, and the SHA-256 and size of the gzip
 // object.
-func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audit.DigestFile, error) {
-	f := audit.DigestFile{Key: audit.DataKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late), Kind: audit.FileData}
+func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (periodic.DigestFile, error) {
+	f := periodic.DigestFile{Key: periodic.DataKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late), Kind: periodic.FileData}
 	if win.Late > 0 {
-		f.Kind = audit.FileLate
+		f.Kind = periodic.FileLate
 	}
 	tmp, err := os.CreateTemp(w.TempDir, "window-*.ndjson.gz")
 	if err != nil {
@@ -112,12 +113,12 @@ func (w *Writer) WriteFile(ctx context.Context, win Window, events Events) (audi
 
 // Seal writes win's digest over files, chained after prev (nil for the
 // first digest of the tenant's chain), signed with the current key.
-func (w *Writer) Seal(ctx context.Context, win Window, files []audit.DigestFile, prev *audit.Digest) (audit.Digest, error) {
-	d := audit.Digest{Version: audit.DigestVersion, TenantID: win.TenantID, WindowStart: audit.NewTimestamp(win.Start),
+func (w *Writer) Seal(ctx context.Context, win Window, files []periodic.DigestFile, prev *periodic.Digest) (periodic.Digest, error) {
+	d := periodic.Digest{Version: periodic.DigestVersion, TenantID: win.TenantID, WindowStart: audit.NewTimestamp(win.Start),
 		WindowEnd: audit.NewTimestamp(win.End), Late: win.Late, Files: files, First: prev == nil, SignedAt: audit.NewTimestamp(w.Now()),
 		LogCheckpoint: w.Checkpoint}
 	if prev != nil {
-		d.PreviousKey = audit.DigestKey(w.Prefix, prev.TenantID, prev.WindowStart.Time, prev.WindowEnd.Time, prev.Late)
+		d.PreviousKey = periodic.DigestKey(w.Prefix, prev.TenantID, prev.WindowStart.Time, prev.WindowEnd.Time, prev.Late)
 		d.PreviousSignature = prev.Signature
 	}
 	d.Sign(w.Key)
@@ -125,6 +126,6 @@ func (w *Writer) Seal(ctx context.Context, win Window, files []audit.DigestFile,
 	if err != nil {
 		return d, err
 	}
-	key := audit.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
+	key := periodic.DigestKey(w.Prefix, win.TenantID, win.Start, win.End, win.Late)
 	return d, w.Bucket.Put(ctx, key, bytes.NewReader(body), int64(len(body)))
 }

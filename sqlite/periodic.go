@@ -4,23 +4,25 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
-func setStateRev(st *audit.PeriodicState, rev string) { st.Rev = rev }
+func setStateRev(st *periodic.State, rev string) { st.Rev = rev }
 
-// PeriodicState implements audit.PeriodicStore.
-func (s *Store) PeriodicState(ctx context.Context, tenantID string) (audit.PeriodicState, error) {
+// PeriodicState implements periodic.Store.
+func (s *Store) PeriodicState(ctx context.Context, tenantID string) (periodic.State, error) {
 	st, found, err := getRevisioned(ctx, s, setStateRev, "the periodic state of "+tenantID,
 		`SELECT body, rev FROM periodic_state WHERE tenant_id = ?`, tenantID)
 	if err != nil || !found {
-		return audit.PeriodicState{TenantID: tenantID}, err
+		return periodic.State{TenantID: tenantID}, err
 	}
 	return st, nil
 }
 
-// PutPeriodicState implements audit.PeriodicStore.
-func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) error {
+// PutPeriodicState implements periodic.Store.
+func (s *Store) PutPeriodicState(ctx context.Context, st *periodic.State) error {
 	what := "the periodic state of tenant " + st.TenantID
 	body, err := json.Marshal(st)
 	if err != nil {
@@ -46,8 +48,8 @@ func (s *Store) PutPeriodicState(ctx context.Context, st *audit.PeriodicState) e
 	return nil
 }
 
-// PutPeriodicRecord implements audit.PeriodicStore.
-func (s *Store) PutPeriodicRecord(ctx context.Context, r audit.PeriodicRecord) error {
+// PutPeriodicRecord implements periodic.Store.
+func (s *Store) PutPeriodicRecord(ctx context.Context, r periodic.Record) error {
 	body, err := json.Marshal(r)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding periodic record")
@@ -60,9 +62,9 @@ func (s *Store) PutPeriodicRecord(ctx context.Context, r audit.PeriodicRecord) e
 	return nil
 }
 
-// PeriodicRecords implements audit.PeriodicStore.
-func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]audit.PeriodicRecord, string, error) {
-	start, late, err := audit.ParseRecordCursor(cursor)
+// PeriodicRecords implements periodic.Store.
+func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]periodic.Record, string, error) {
+	start, late, err := periodic.ParseRecordCursor(cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -77,10 +79,10 @@ func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, li
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: periodic records")
 	}
 	defer rows.Close()
-	var out []audit.PeriodicRecord
+	var out []periodic.Record
 	for rows.Next() {
 		var body []byte
-		var r audit.PeriodicRecord
+		var r periodic.Record
 		if err := rows.Scan(&body); err != nil {
 			return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: periodic records")
 		}
@@ -92,5 +94,5 @@ func (s *Store) PeriodicRecords(ctx context.Context, tenantID, cursor string, li
 	if err := rows.Err(); err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: periodic records")
 	}
-	return out, audit.RecordCursor(out, limit), nil
+	return out, periodic.RecordCursor(out, limit), nil
 }

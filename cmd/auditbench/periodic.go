@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
@@ -60,7 +62,7 @@ func benchPeriodic(ctx context.Context, e *env) ([]result, error) {
 			return nil, err
 		}
 		r := float64(file.Count) / time.Since(t0).Seconds()
-		if _, err := w.Seal(ctx, win, []audit.DigestFile{file}, nil); err != nil {
+		if _, err := w.Seal(ctx, win, []periodic.DigestFile{file}, nil); err != nil {
 			return nil, err
 		}
 		c, _, err := pitCeiling(ctx, big, f)

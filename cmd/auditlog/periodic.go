@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/auditlog/auditlog/api"
@@ -133,14 +135,14 @@ func exportKeys(sch *periodicexport.Scheduler) []api.ExportKey {
 
 // periodicBuckets returns the bucket of a tenant's state: the local
 // directory, or the S3 bucket (the tenant's own when set), opened once.
-func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (audit.Blobs, string, error), error) {
+func (m *Main) periodicBuckets(p PeriodicConfig) (func(*periodic.State) (audit.Blobs, string, error), error) {
 	if p.Store != "s3" {
 		dir := p.Dir
 		if dir == "" {
 			dir = filepath.Join(m.Config.DataDir, "periodic-exports")
 		}
 		b := localfs.Dir{Root: dir}
-		return func(st *audit.PeriodicState) (audit.Blobs, string, error) {
+		return func(st *periodic.State) (audit.Blobs, string, error) {
 			_, prefix := periodicexport.Destination(st, "", p.Prefix)
 			return b, prefix, nil
 		}, nil
@@ -151,7 +153,7 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*audit.PeriodicState) (au
 		deployment = ec.S3Bucket
 	}
 	open := m.s3Buckets()
-	return func(st *audit.PeriodicState) (audit.Blobs, string, error) {
+	return func(st *periodic.State) (audit.Blobs, string, error) {
 		name, prefix := periodicexport.Destination(st, deployment, p.Prefix)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit/exportjob"
 
 	"github.com/auditlog/auditlog/audit/stream"
@@ -34,7 +36,7 @@ type eventStore interface {
 	audit.KeyRows
 	audit.RestoreStore
 	audit.TenantDirectory
-	audit.PeriodicStore
+	periodic.Store
 	audit.SavedSearchStore
 	stream.Store
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 )
@@ -59,7 +61,7 @@ type tenantCommand struct {
 	sub, tenant string
 	c           Config
 	plan        audit.Plan
-	settings    audit.PeriodicSettings
+	settings    periodic.Settings
 }
 
 // parseTenantCmd reads the subcommand and its flags.
@@ -112,12 +114,12 @@ func parseTenantCmd(args []string, getenv func(string) string, stdout, stderr io
 
 // periodicFlags binds the flags of `tenant periodic`: only the flags
 // given change a setting (a nil field keeps it).
-func periodicFlags(fs *flag.FlagSet, ps *audit.PeriodicSettings) {
+func periodicFlags(fs *flag.FlagSet, ps *periodic.Settings) {
 	str := func(dst **string) func(string) error {
 		return func(v string) error { *dst = &v; return nil }
 	}
 	fs.Func("enabled", "on, off, or plan (on for Enterprise)", str(&ps.Enabled))
-	fs.Func("interval", "hourly or daily windows", func(v string) error { iv := audit.Interval(v); ps.Interval = &iv; return nil })
+	fs.Func("interval", "hourly or daily windows", func(v string) error { iv := periodic.Interval(v); ps.Interval = &iv; return nil })
 	fs.Func("bucket", "the tenant's own S3 bucket (\"\" for the deployment's)", str(&ps.Bucket))
 	fs.Func("prefix", "the tenant's own key prefix (\"\" for the deployment's)", str(&ps.Prefix))
 }
@@ -197,7 +199,7 @@ func printWhereabouts(ctx context.Context, es *elasticsearch.Store, tenant strin
 
 // periodicSettings applies ps to the tenant's periodic export (retrying
 // when a replica moved its state meanwhile) and prints the result.
-func periodicSettings(ctx context.Context, dir tenantStore, tenant string, ps audit.PeriodicSettings, w io.Writer) error {
+func periodicSettings(ctx context.Context, dir tenantStore, tenant string, ps periodic.Settings, w io.Writer) error {
 	if err := ps.Validate(); err != nil {
 		return err
 	}
@@ -228,7 +230,7 @@ func periodicSettings(ctx context.Context, dir tenantStore, tenant string, ps au
 }
 
 // periodicLine describes a tenant's periodic export in one line.
-func periodicLine(st *audit.PeriodicState, plan audit.Plan) string {
+func periodicLine(st *periodic.State, plan audit.Plan) string {
 	on, why := "off", "by setting"
 	if st.Active(plan) {
 		on = "on"
@@ -278,7 +280,7 @@ func retentionText(p audit.Plan) string {
 // tenantStore is what the tenant commands use of a store.
 type tenantStore interface {
 	audit.TenantDirectory
-	audit.PeriodicStore
+	periodic.Store
 }
 
 // openTenantDirectory opens the directory of the configured store. The

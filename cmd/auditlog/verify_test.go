@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/localfs"
@@ -35,7 +37,7 @@ func TestVerifyCommand(t *testing.T) {
 			t.Fatalf("intact %v: exit %d\n%s%s", a, code, out.String(), errb.String())
 		}
 	}
-	data := filepath.Join(dir, filepath.FromSlash(audit.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)))
+	data := filepath.Join(dir, filepath.FromSlash(periodic.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)))
 	b, _ := os.ReadFile(data)
 	b[len(b)/2] ^= 0x40
 	if err := os.WriteFile(data, b, 0o600); err != nil {
@@ -43,7 +45,7 @@ func TestVerifyCommand(t *testing.T) {
 	}
 	for _, a := range [][]string{args, deep} {
 		out.Reset()
-		if code := run(a, env(nil), &out, &errb); code != 1 || !strings.Contains(out.String(), "ALTERED "+audit.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)) ||
+		if code := run(a, env(nil), &out, &errb); code != 1 || !strings.Contains(out.String(), "ALTERED "+periodic.DataKey("exports", demoTenant, day, day.Add(12*time.Hour), 0)) ||
 			!strings.Contains(out.String(), "verified 1 digests, 1 files, 25 events") || !strings.Contains(out.String(), ": 1 problem\n") {
 			t.Fatalf("altered %v: exit %d\n%s", a, code, out.String())
 		}
@@ -67,7 +69,7 @@ func writeChain(t *testing.T, n int) (dir, keys string, day time.Time) {
 	w := &periodicexport.Writer{Bucket: localfs.Dir{Root: dir}, Prefix: "exports", Key: priv, TempDir: t.TempDir(), Now: time.Now}
 	day = time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	g := gen.New(gen.Config{Seed: 9, Tenants: 1, WithIDs: true, FirstTenantID: demoTenant, Start: day, End: day.Add(time.Duration(n) * 12 * time.Hour)}, 25*n)
-	var prev *audit.Digest
+	var prev *periodic.Digest
 	for i := 0; i < n; i++ {
 		win := periodicexport.Window{TenantID: demoTenant, Start: day.Add(time.Duration(i) * 12 * time.Hour), End: day.Add(time.Duration(i+1) * 12 * time.Hour)}
 		f, err := w.WriteFile(context.Background(), win, func(yield func(*audit.Event) error) error {
@@ -82,7 +84,7 @@ func writeChain(t *testing.T, n int) (dir, keys string, day time.Time) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := w.Seal(context.Background(), win, []audit.DigestFile{f}, prev)
+		d, err := w.Seal(context.Background(), win, []periodic.DigestFile{f}, prev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +111,7 @@ func TestVerifyProvesTheEndOnlyAgainstACheckpoint(t *testing.T) {
 	}
 	window := func(i int) (string, string) {
 		s, e := day.Add(time.Duration(i)*12*time.Hour), day.Add(time.Duration(i+1)*12*time.Hour)
-		return filepath.Join(dir, filepath.FromSlash(audit.DigestKey("exports", demoTenant, s, e, 0))), filepath.Join(dir, filepath.FromSlash(audit.DataKey("exports", demoTenant, s, e, 0)))
+		return filepath.Join(dir, filepath.FromSlash(periodic.DigestKey("exports", demoTenant, s, e, 0))), filepath.Join(dir, filepath.FromSlash(periodic.DataKey("exports", demoTenant, s, e, 0)))
 	}
 	for _, f := range []string{func() string { d, _ := window(3); return d }(), func() string { _, f := window(3); return f }()} {
 		if err := os.Remove(f); err != nil {

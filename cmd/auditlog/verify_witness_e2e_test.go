@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -122,7 +124,7 @@ func verifyWithWitnesses(t *testing.T, storeVars map[string]string) {
 		return nil
 	})
 	newest := newestDigest(t, exports)
-	var d audit.Digest
+	var d periodic.Digest
 	body, _ := os.ReadFile(newest)
 	if err := json.Unmarshal(body, &d); err != nil {
 		t.Fatal(err)

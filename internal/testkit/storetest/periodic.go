@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -22,7 +24,7 @@ func testPeriodicState(t *testing.T, b Backend) {
 		t.Fatalf("a new tenant's state: %+v %v", st, err)
 	}
 	on := true
-	st.Enabled, st.Interval, st.Prefix = &on, audit.Hourly, "custom/"
+	st.Enabled, st.Interval, st.Prefix = &on, periodic.Hourly, "custom/"
 	other := st // a second replica that read the same zero state
 	if err := b.Periodic.PutPeriodicState(ctx, &st); err != nil || st.Rev == "" {
 		t.Fatalf("create: %v (rev %q)", err, st.Rev)
@@ -32,7 +34,7 @@ func testPeriodicState(t *testing.T, b Backend) {
 	}
 	read := st
 	st.NextStart = time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
-	st.Head = &audit.DigestRef{Key: "k", Signature: "s", TenantID: tenant, Late: 0}
+	st.Head = &periodic.DigestRef{Key: "k", Signature: "s", TenantID: tenant, Late: 0}
 	if err := b.Periodic.PutPeriodicState(ctx, &st); err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +43,7 @@ func testPeriodicState(t *testing.T, b Backend) {
 	}
 	got, err := b.Periodic.PeriodicState(ctx, tenant)
 	if err != nil || got.Rev != st.Rev || !got.NextStart.Equal(st.NextStart) || got.Head == nil || got.Head.Key != "k" ||
-		got.Enabled == nil || !*got.Enabled || got.Interval != audit.Hourly || got.Prefix != "custom/" {
+		got.Enabled == nil || !*got.Enabled || got.Interval != periodic.Hourly || got.Prefix != "custom/" {
 		t.Fatalf("read back %+v %v, want %+v", got, err, st)
 	}
 }
@@ -54,7 +56,7 @@ func testPeriodicRecords(t *testing.T, b Backend) {
 	a, other := uuid.NewString(), uuid.NewString()
 	day := func(d int) audit.Timestamp { return audit.NewTimestamp(time.Date(2026, 10, d, 0, 0, 0, 0, time.UTC)) }
 	put := func(tenant string, d, late int, count int64) {
-		r := audit.PeriodicRecord{TenantID: tenant, WindowStart: day(d), WindowEnd: day(d + 1), Late: late, Count: count,
+		r := periodic.Record{TenantID: tenant, WindowStart: day(d), WindowEnd: day(d + 1), Late: late, Count: count,
 			DataKey: fmt.Sprintf("d%d_%d", d, late), DeliveredAt: day(d + 2)}
 		if err := b.Periodic.PutPeriodicRecord(ctx, r); err != nil {
 			t.Fatal(err)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/periodic"
+
 	"github.com/auditlog/auditlog/audit/exportjob"
 
 	"github.com/auditlog/auditlog/audit/stream"
@@ -43,7 +45,7 @@ type Backend struct {
 	// Restores keeps restore requests.
 	Restores audit.RestoreStore
 	// Periodic keeps the periodic export's state and records.
-	Periodic audit.PeriodicStore
+	Periodic periodic.Store
 	// Saved keeps users' saved searches.
 	Saved audit.SavedSearchStore
 	// Streams keeps the tenants' streams.

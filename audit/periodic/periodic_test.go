@@ -1,26 +1,28 @@
-package audit_test
+package periodic_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/periodic"
 
 	"github.com/auditlog/auditlog/audit"
 )
 
 func TestPeriodicSettings(t *testing.T) {
 	str := func(s string) *string { return &s }
-	iv := func(s string) *audit.Interval { i := audit.Interval(s); return &i }
+	iv := func(s string) *periodic.Interval { i := periodic.Interval(s); return &i }
 	for _, c := range []struct {
 		name string
-		p    audit.PeriodicSettings
+		p    periodic.Settings
 		bad  []string
 	}{
-		{"all good", audit.PeriodicSettings{Enabled: str("on"), Interval: iv("hourly"), Bucket: str("acme-audit.eu"), Prefix: str("exports/acme")}, nil},
-		{"back to the defaults", audit.PeriodicSettings{Enabled: str("plan"), Bucket: str(""), Prefix: str("")}, nil},
-		{"everything wrong", audit.PeriodicSettings{Enabled: str("yes"), Interval: iv("weekly"), Bucket: str("Acme_Bucket"), Prefix: str("/a/../b/")},
+		{"all good", periodic.Settings{Enabled: str("on"), Interval: iv("hourly"), Bucket: str("acme-audit.eu"), Prefix: str("exports/acme")}, nil},
+		{"back to the defaults", periodic.Settings{Enabled: str("plan"), Bucket: str(""), Prefix: str("")}, nil},
+		{"everything wrong", periodic.Settings{Enabled: str("yes"), Interval: iv("weekly"), Bucket: str("Acme_Bucket"), Prefix: str("/a/../b/")},
 			[]string{"enabled", "interval", "bucket", "prefix"}},
-		{"bucket edges", audit.PeriodicSettings{Bucket: str("-ab")}, []string{"bucket"}},
-		{"prefix with a double slash", audit.PeriodicSettings{Prefix: str("a//b")}, []string{"prefix"}},
+		{"bucket edges", periodic.Settings{Bucket: str("-ab")}, []string{"bucket"}},
+		{"prefix with a double slash", periodic.Settings{Prefix: str("a//b")}, []string{"prefix"}},
 	} {
 		err := c.p.Validate()
 		var got []string
@@ -42,10 +44,10 @@ func TestPeriodicSettings(t *testing.T) {
 
 func TestPeriodicApplyAndWindows(t *testing.T) {
 	str := func(s string) *string { return &s }
-	day := audit.Daily
-	st := audit.PeriodicState{TenantID: "t", Interval: audit.Hourly, NextStart: time.Date(2026, 10, 1, 13, 0, 0, 0, time.UTC),
-		Head: &audit.DigestRef{Key: "k"}}
-	st.Apply(audit.PeriodicSettings{Interval: &day, Enabled: str("off")})
+	day := periodic.Daily
+	st := periodic.State{TenantID: "t", Interval: periodic.Hourly, NextStart: time.Date(2026, 10, 1, 13, 0, 0, 0, time.UTC),
+		Head: &periodic.DigestRef{Key: "k"}}
+	st.Apply(periodic.Settings{Interval: &day, Enabled: str("off")})
 	if st.Head == nil || st.Enabled == nil || *st.Enabled || st.Active(audit.PlanEnterprise) {
 		t.Fatalf("after interval and off: %+v", st)
 	}
@@ -53,7 +55,7 @@ func TestPeriodicApplyAndWindows(t *testing.T) {
 	if !due || !start.Equal(st.NextStart) || !end.Equal(time.Date(2026, 10, 2, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("the window after hourly → daily: %s to %s (%v), want 13:00 to the next midnight", start, end, due)
 	}
-	st.Apply(audit.PeriodicSettings{Prefix: str("elsewhere"), Enabled: str("plan")})
+	st.Apply(periodic.Settings{Prefix: str("elsewhere"), Enabled: str("plan")})
 	if st.Head != nil || st.Prefix != "elsewhere" || st.Enabled != nil || !st.Active(audit.PlanEnterprise) || st.Active(audit.PlanPro) {
 		t.Fatalf("a new prefix starts a new chain, plan decides: %+v", st)
 	}
@@ -71,11 +73,11 @@ func TestPeriodicApplyAndWindows(t *testing.T) {
 func TestPeriodicRetryDelay(t *testing.T) {
 	want := []time.Duration{0, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute, 16 * time.Minute, 32 * time.Minute, time.Hour, time.Hour, time.Hour}
 	for n, w := range want {
-		if got := audit.PeriodicRetryDelay(n); got != w {
+		if got := periodic.RetryDelay(n); got != w {
 			t.Errorf("after %d failures: %s, want %s", n, got, w)
 		}
 	}
-	if audit.PeriodicRetryDelay(1000) != time.Hour {
+	if periodic.RetryDelay(1000) != time.Hour {
 		t.Error("no ceiling")
 	}
 }

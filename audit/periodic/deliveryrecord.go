@@ -1,24 +1,22 @@
-package audit
+package periodic
 
 import (
 	"encoding/json"
 	"fmt"
 	"time"
-)
 
-// ResourcePeriodicExport is the resource type of the record, in a
-// tenant's log, of one delivered digest of its periodic export.
-const ResourcePeriodicExport = "periodic_export"
+	"github.com/auditlog/auditlog/audit"
+)
 
 // deliveryDetails is a delivery record's after.
 type deliveryDetails struct {
-	DigestKey       string    `json:"digestKey"`
-	DigestSignature string    `json:"digestSignature"`
-	KeyID           string    `json:"keyId"`
-	WindowStart     Timestamp `json:"windowStart"`
-	WindowEnd       Timestamp `json:"windowEnd"`
-	Late            int       `json:"late"`
-	Events          int64     `json:"events"`
+	DigestKey       string          `json:"digestKey"`
+	DigestSignature string          `json:"digestSignature"`
+	KeyID           string          `json:"keyId"`
+	WindowStart     audit.Timestamp `json:"windowStart"`
+	WindowEnd       audit.Timestamp `json:"windowEnd"`
+	Late            int             `json:"late"`
+	Events          int64           `json:"events"`
 }
 
 // DeliveryRecord is the system event that records in the tenant's log the
@@ -27,25 +25,25 @@ type deliveryDetails struct {
 // this digest is caught by anyone who reads the log (auditlog verify
 // --api), whatever the exporter's own records say. Its id derives from
 // the digest's signature: a delivery retried after a crash records once.
-func DeliveryRecord(d *Digest, digestKey string, now time.Time) Event {
+func DeliveryRecord(d *Digest, digestKey string, now time.Time) audit.Event {
 	var events int64
 	for _, f := range d.Files {
 		events += f.Count
 	}
 	after, _ := json.Marshal(deliveryDetails{DigestKey: digestKey, DigestSignature: d.Signature, KeyID: d.KeyID,
 		WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: d.Late, Events: events})
-	e := Event{Timestamp: NewTimestamp(now), TenantID: d.TenantID, Actor: SystemActor, Action: ActionCreate,
-		Resource: Resource{Type: ResourcePeriodicExport, ID: d.TenantID}, Category: CategoryConfiguration, Outcome: OutcomeSuccess,
+	e := audit.Event{Timestamp: audit.NewTimestamp(now), TenantID: d.TenantID, Actor: audit.SystemActor, Action: audit.ActionCreate,
+		Resource: audit.Resource{Type: audit.ResourcePeriodicExport, ID: d.TenantID}, Category: audit.CategoryConfiguration, Outcome: audit.OutcomeSuccess,
 		Reason: fmt.Sprintf("periodic export delivered: window %s to %s (late file %d), %d events, digest %s", d.WindowStart, d.WindowEnd, d.Late, events, digestKey),
 		After:  after}
-	e.ID = DeriveID(e.Timestamp, []byte("delivery:"+d.TenantID+":"+d.Signature))
+	e.ID = audit.DeriveID(e.Timestamp, []byte("delivery:"+d.TenantID+":"+d.Signature))
 	return e
 }
 
 // DeliveredDigest reads a delivery record back: the digest's key and
 // signature (ok false for any other event).
-func DeliveredDigest(e Event) (key, signature string, ok bool) {
-	if e.Resource.Type != ResourcePeriodicExport || e.Actor.ID != SystemActor.ID || len(e.After) == 0 {
+func DeliveredDigest(e audit.Event) (key, signature string, ok bool) {
+	if e.Resource.Type != audit.ResourcePeriodicExport || e.Actor.ID != audit.SystemActor.ID || len(e.After) == 0 {
 		return "", "", false
 	}
 	var d deliveryDetails

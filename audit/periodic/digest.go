@@ -1,15 +1,12 @@
-package audit
+package periodic
 
 import (
-	"bytes"
 	"crypto/ed25519"
-	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // DigestVersion is the format version of the digests written now
@@ -45,19 +42,19 @@ type DigestFile struct {
 // Late is 0 for the window's digest, n for the digest of its n-th late
 // file.
 type Digest struct {
-	Version     int          `json:"version"`
-	TenantID    string       `json:"tenantId"`
-	WindowStart Timestamp    `json:"windowStart"`
-	WindowEnd   Timestamp    `json:"windowEnd"`
-	Late        int          `json:"late"`
-	Files       []DigestFile `json:"files"`
-	First       bool         `json:"first"`
+	Version     int             `json:"version"`
+	TenantID    string          `json:"tenantId"`
+	WindowStart audit.Timestamp `json:"windowStart"`
+	WindowEnd   audit.Timestamp `json:"windowEnd"`
+	Late        int             `json:"late"`
+	Files       []DigestFile    `json:"files"`
+	First       bool            `json:"first"`
 	// PreviousKey and PreviousSignature name the digest before this one
 	// in the chain; empty for the first.
-	PreviousKey       string    `json:"previousDigestKey"`
-	PreviousSignature string    `json:"previousDigestSignature"`
-	KeyID             string    `json:"keyId"`
-	SignedAt          Timestamp `json:"signedAt"`
+	PreviousKey       string          `json:"previousDigestKey"`
+	PreviousSignature string          `json:"previousDigestSignature"`
+	KeyID             string          `json:"keyId"`
+	SignedAt          audit.Timestamp `json:"signedAt"`
 	// LogCheckpoint (version 3) is the tenant's latest log checkpoint
 	// when the digest was signed (a signed note), which covers the
 	// window's events; "" when the deployment keeps no log.
@@ -76,30 +73,12 @@ type Digest struct {
 func (d *Digest) Canonical() []byte {
 	c := *d
 	c.Signature = ""
-	return CanonicalJSON(c)
-}
-
-// CanonicalJSON is v as JSON without its "signature" member, object keys
-// sorted by their UTF-8 bytes, no white space, strings escaped as Go's
-// encoding/json does without HTML escaping, numbers as written (the
-// canonical form a digest's or a stream manifest's signature covers).
-func CanonicalJSON(v any) []byte {
-	raw, _ := json.Marshal(v)
-	var m map[string]any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	_ = dec.Decode(&m)
-	delete(m, "signature")
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(m) // maps encode with sorted keys
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	return audit.CanonicalJSON(c)
 }
 
 // Sign sets the key id, and the signature of the canonical form.
 func (d *Digest) Sign(key ed25519.PrivateKey) {
-	d.KeyID = KeyID(key.Public().(ed25519.PublicKey))
+	d.KeyID = audit.KeyID(key.Public().(ed25519.PublicKey))
 	d.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(key, d.Canonical()))
 }
 
@@ -109,26 +88,13 @@ func (d *Digest) Sign(key ed25519.PrivateKey) {
 func (d *Digest) Verify(keys map[string]ed25519.PublicKey) error {
 	pub, ok := keys[d.KeyID]
 	if !ok {
-		return Errorf(EUNAUTHORIZED, "unknown key %q", d.KeyID)
+		return audit.Errorf(audit.EUNAUTHORIZED, "unknown key %q", d.KeyID)
 	}
 	sig, err := base64.StdEncoding.DecodeString(d.Signature)
 	if err != nil || !ed25519.Verify(pub, d.Canonical(), sig) {
-		return Errorf(EUNAUTHORIZED, "bad signature (key %s)", d.KeyID)
+		return audit.Errorf(audit.EUNAUTHORIZED, "bad signature (key %s)", d.KeyID)
 	}
 	return nil
-}
-
-// KeyID names a public key: the first 16 hex digits of the SHA-256 of its
-// PKIX (DER) encoding, so the same key has the same id everywhere.
-func KeyID(pub ed25519.PublicKey) string { return KeyFingerprint(pub)[:16] }
-
-// KeyFingerprint is the SHA-256 of a public key's PKIX encoding, in hex:
-// what an auditor compares with a fingerprint recorded out of band. The
-// key id is its first 16 characters.
-func KeyFingerprint(pub ed25519.PublicKey) string {
-	der, _ := x509.MarshalPKIXPublicKey(pub)
-	h := sha256.Sum256(der)
-	return hex.EncodeToString(h[:])
 }
 
 // windowName is a window's part of its object keys.

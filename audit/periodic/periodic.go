@@ -1,4 +1,4 @@
-package audit
+package periodic
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // Interval is how long the windows of a tenant's periodic export are.
@@ -31,7 +33,7 @@ func ParseInterval(s string) (Interval, error) {
 	case Hourly, Daily:
 		return Interval(s), nil
 	}
-	return "", Errorf(EINVALID, "interval %q: want hourly or daily", s)
+	return "", audit.Errorf(audit.EINVALID, "interval %q: want hourly or daily", s)
 }
 
 // WindowStart is the start of the window of interval i that holds t.
@@ -41,17 +43,17 @@ func WindowStart(t time.Time, i Interval) time.Time {
 
 // DigestRef names a digest of a chain: where it is and what it signed.
 type DigestRef struct {
-	Key         string    `json:"key"`
-	Signature   string    `json:"signature"`
-	TenantID    string    `json:"tenantId"`
-	WindowStart Timestamp `json:"windowStart"`
-	WindowEnd   Timestamp `json:"windowEnd"`
-	Late        int       `json:"late"`
+	Key         string          `json:"key"`
+	Signature   string          `json:"signature"`
+	TenantID    string          `json:"tenantId"`
+	WindowStart audit.Timestamp `json:"windowStart"`
+	WindowEnd   audit.Timestamp `json:"windowEnd"`
+	Late        int             `json:"late"`
 }
 
-// PeriodicState is a tenant's periodic export: its settings, where its
+// State is a tenant's periodic export: its settings, where its
 // chain stands, and the lease of the replica exporting it.
-type PeriodicState struct {
+type State struct {
 	TenantID string `json:"tenantId"`
 	// Enabled turns the export on or off; nil leaves it to the plan (on
 	// for Enterprise, off for the others).
@@ -72,7 +74,7 @@ type PeriodicState struct {
 	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
 	// LastError is why the last pass stopped, until one succeeds;
 	// Failures counts the passes that failed in a row, and RetryAt is when
-	// the next may start (PeriodicRetryDelay).
+	// the next may start (RetryDelay).
 	LastError string    `json:"lastError,omitempty"`
 	Failures  int       `json:"failures,omitempty"`
 	RetryAt   time.Time `json:"retryAt,omitzero"`
@@ -80,18 +82,18 @@ type PeriodicState struct {
 }
 
 // Active reports whether the tenant's windows are exported under plan.
-func (s *PeriodicState) Active(plan Plan) bool {
+func (s *State) Active(plan audit.Plan) bool {
 	if s.Enabled != nil {
 		return *s.Enabled
 	}
-	return plan == PlanEnterprise
+	return plan == audit.PlanEnterprise
 }
 
-// PeriodicRetryDelay is how long a tenant's export waits after its n-th
+// RetryDelay is how long a tenant's export waits after its n-th
 // failed pass in a row: 1 minute, doubling, at most an hour. A
 // destination that is down is not hammered, and nothing is dropped: the
 // windows wait in the store.
-func PeriodicRetryDelay(n int) time.Duration {
+func RetryDelay(n int) time.Duration {
 	if n < 1 {
 		return 0
 	}
@@ -102,17 +104,17 @@ func PeriodicRetryDelay(n int) time.Duration {
 }
 
 // Failed records a failed pass at now.
-func (s *PeriodicState) Failed(err error, now time.Time) {
+func (s *State) Failed(err error, now time.Time) {
 	s.LastError = err.Error()
 	s.Failures++
-	s.RetryAt = now.Add(PeriodicRetryDelay(s.Failures))
+	s.RetryAt = now.Add(RetryDelay(s.Failures))
 }
 
 // Claim takes the lease for owner until now+d, unless another owner
 // holds it past now: then it returns ECONFLICT naming the holder.
-func (s *PeriodicState) Claim(owner string, now time.Time, d time.Duration) error {
+func (s *State) Claim(owner string, now time.Time, d time.Duration) error {
 	if s.LeaseOwner != "" && s.LeaseOwner != owner && s.LeaseUntil.After(now) {
-		return Errorf(ECONFLICT, "the periodic export of tenant %s is held by %s until %s", s.TenantID, s.LeaseOwner, s.LeaseUntil.Format(time.RFC3339))
+		return audit.Errorf(audit.ECONFLICT, "the periodic export of tenant %s is held by %s until %s", s.TenantID, s.LeaseOwner, s.LeaseUntil.Format(time.RFC3339))
 	}
 	s.LeaseOwner, s.LeaseUntil = owner, now.Add(d)
 	return nil
@@ -120,7 +122,7 @@ func (s *PeriodicState) Claim(owner string, now time.Time, d time.Duration) erro
 
 // DueWindow returns the next window to export at time now, if its end
 // plus settle has passed.
-func (s *PeriodicState) DueWindow(now time.Time, settle time.Duration) (start, end time.Time, due bool) {
+func (s *State) DueWindow(now time.Time, settle time.Duration) (start, end time.Time, due bool) {
 	start = s.NextStart
 	// After a change from hourly to daily, the first window ends at the
 	// next day: windows stay aligned and contiguous.
@@ -130,7 +132,7 @@ func (s *PeriodicState) DueWindow(now time.Time, settle time.Duration) (start, e
 
 // Advance records a window's (or a late file's) digest as the chain's
 // head; a window's moves NextStart past it.
-func (s *PeriodicState) Advance(d *Digest, key string) {
+func (s *State) Advance(d *Digest, key string) {
 	s.Head = &DigestRef{Key: key, Signature: d.Signature, TenantID: d.TenantID, WindowStart: d.WindowStart, WindowEnd: d.WindowEnd, Late: d.Late}
 	if d.Late == 0 {
 		s.NextStart = d.WindowEnd.Time
@@ -138,45 +140,45 @@ func (s *PeriodicState) Advance(d *Digest, key string) {
 	s.LastError, s.Failures, s.RetryAt = "", 0, time.Time{}
 }
 
-// PeriodicRecord is one delivered window (Late 0) or late file: what the
+// Record is one delivered window (Late 0) or late file: what the
 // tenant API lists.
-type PeriodicRecord struct {
-	TenantID    string    `json:"tenantId"`
-	WindowStart Timestamp `json:"windowStart"`
-	WindowEnd   Timestamp `json:"windowEnd"`
-	Late        int       `json:"late"`
-	Count       int64     `json:"count"`
-	SHA256      string    `json:"sha256"`
-	DataKey     string    `json:"dataKey"`
-	DigestKey   string    `json:"digestKey"`
-	KeyID       string    `json:"keyId"`
-	Bucket      string    `json:"bucket,omitempty"`
-	DeliveredAt Timestamp `json:"deliveredAt"`
+type Record struct {
+	TenantID    string          `json:"tenantId"`
+	WindowStart audit.Timestamp `json:"windowStart"`
+	WindowEnd   audit.Timestamp `json:"windowEnd"`
+	Late        int             `json:"late"`
+	Count       int64           `json:"count"`
+	SHA256      string          `json:"sha256"`
+	DataKey     string          `json:"dataKey"`
+	DigestKey   string          `json:"digestKey"`
+	KeyID       string          `json:"keyId"`
+	Bucket      string          `json:"bucket,omitempty"`
+	DeliveredAt audit.Timestamp `json:"deliveredAt"`
 }
 
-// PeriodicStore keeps the periodic export's state and records.
-type PeriodicStore interface {
-	// PeriodicState returns a tenant's state; a tenant never configured
+// Store keeps the periodic export's state and records.
+type Store interface {
+	// State returns a tenant's state; a tenant never configured
 	// nor exported gets a zero state (TenantID set, Rev ""). Errors:
 	// EUNAVAILABLE.
-	PeriodicState(ctx context.Context, tenantID string) (PeriodicState, error)
+	PeriodicState(ctx context.Context, tenantID string) (State, error)
 	// PutPeriodicState stores s when its Rev is still the stored one (""
 	// for none) and sets the new Rev; ECONFLICT when it changed meanwhile.
-	PutPeriodicState(ctx context.Context, s *PeriodicState) error
+	PutPeriodicState(ctx context.Context, s *State) error
 	// PutPeriodicRecord stores r, replacing the record of the same
 	// tenant, window start and late number (a window re-exported after a
 	// crash replaces its record).
-	PutPeriodicRecord(ctx context.Context, r PeriodicRecord) error
+	PutPeriodicRecord(ctx context.Context, r Record) error
 	// PeriodicRecords lists a tenant's records newest window first (late
 	// files after their window), at most limit, after the cursor a
 	// previous page returned ("" for the first page), and the next
 	// cursor ("" at the end).
-	PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]PeriodicRecord, string, error)
+	PeriodicRecords(ctx context.Context, tenantID, cursor string, limit int) ([]Record, string, error)
 }
 
 // RecordCursor is the cursor after a page of records: "" when the page
 // is not full (the end).
-func RecordCursor(page []PeriodicRecord, limit int) string {
+func RecordCursor(page []Record, limit int) string {
 	if len(page) < limit || len(page) == 0 {
 		return ""
 	}
@@ -194,14 +196,14 @@ func ParseRecordCursor(c string) (startMs int64, late int, err error) {
 	startMs, err1 := strconv.ParseInt(a, 10, 64)
 	late, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || late < 0 {
-		return 0, 0, Errorf(EINVALID, "cursor %q is not one this service returned", c)
+		return 0, 0, audit.Errorf(audit.EINVALID, "cursor %q is not one this service returned", c)
 	}
 	return startMs, late, nil
 }
 
-// PeriodicSettings are the parts of a tenant's periodic export an
+// Settings are the parts of a tenant's periodic export an
 // operator changes; nil leaves a part as it is.
-type PeriodicSettings struct {
+type Settings struct {
 	// Enabled: "on", "off", or "plan" (on for Enterprise).
 	Enabled  *string   `json:"enabled,omitempty"`
 	Interval *Interval `json:"interval,omitempty"`
@@ -210,66 +212,32 @@ type PeriodicSettings struct {
 }
 
 // Validate checks the settings; EINVALID naming each bad field.
-func (p PeriodicSettings) Validate() error {
-	var errs []FieldError
+func (p Settings) Validate() error {
+	var errs []audit.FieldError
 	if p.Enabled != nil && *p.Enabled != "on" && *p.Enabled != "off" && *p.Enabled != "plan" {
-		errs = append(errs, FieldError{Field: "enabled", Message: "want on, off or plan"})
+		errs = append(errs, audit.FieldError{Field: "enabled", Message: "want on, off or plan"})
 	}
 	if p.Interval != nil {
 		if _, err := ParseInterval(string(*p.Interval)); err != nil {
-			errs = append(errs, FieldError{Field: "interval", Message: "want hourly or daily"})
+			errs = append(errs, audit.FieldError{Field: "interval", Message: "want hourly or daily"})
 		}
 	}
-	if p.Bucket != nil && *p.Bucket != "" && !ValidBucket(*p.Bucket) {
-		errs = append(errs, FieldError{Field: "bucket", Message: BucketRule})
+	if p.Bucket != nil && *p.Bucket != "" && !audit.ValidBucket(*p.Bucket) {
+		errs = append(errs, audit.FieldError{Field: "bucket", Message: audit.BucketRule})
 	}
-	if p.Prefix != nil && *p.Prefix != "" && !ValidPrefix(*p.Prefix) {
-		errs = append(errs, FieldError{Field: "prefix", Message: PrefixRule})
+	if p.Prefix != nil && *p.Prefix != "" && !audit.ValidPrefix(*p.Prefix) {
+		errs = append(errs, audit.FieldError{Field: "prefix", Message: audit.PrefixRule})
 	}
 	if len(errs) > 0 {
-		return &Error{Code: EINVALID, Message: "invalid periodic export settings", Fields: errs}
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid periodic export settings", Fields: errs}
 	}
 	return nil
-}
-
-// What a bucket and a prefix must be, as every setting that takes one
-// says it.
-const (
-	BucketRule = "want an S3 bucket name: 3 to 63 of a-z 0-9 . -, starting and ending with a letter or digit"
-	PrefixRule = "want 1 to 200 of A-Z a-z 0-9 / _ . -, without leading or trailing / and without .."
-)
-
-// ValidBucket reports whether b is an S3 bucket name (BucketRule).
-func ValidBucket(b string) bool {
-	if len(b) < 3 || len(b) > 63 || strings.Contains(b, "..") {
-		return false
-	}
-	for i, r := range b {
-		alnum := (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9')
-		if !alnum && ((r != '.' && r != '-') || i == 0 || i == len(b)-1) {
-			return false
-		}
-	}
-	return true
-}
-
-// ValidPrefix reports whether p can start object keys.
-func ValidPrefix(p string) bool {
-	if p == "" || len(p) > 200 || strings.HasPrefix(p, "/") || strings.HasSuffix(p, "/") || strings.Contains(p, "..") || strings.Contains(p, "//") {
-		return false
-	}
-	for _, r := range p {
-		if !((r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') || strings.ContainsRune("/_.-", r)) {
-			return false
-		}
-	}
-	return true
 }
 
 // Apply changes s by p (validated). A new bucket or prefix starts a new
 // chain there: the old one stays whole and verifiable where it is, and
 // the next window's digest says first.
-func (s *PeriodicState) Apply(p PeriodicSettings) {
+func (s *State) Apply(p Settings) {
 	if p.Enabled != nil {
 		switch *p.Enabled {
 		case "on", "off":
