@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/auditlog/auditlog/audit"
@@ -22,7 +24,7 @@ type ReadDeps struct {
 	Cursors  *audit.CursorCodec
 	Limiter  *RateLimiter // nil: no limit
 	// Saved enables /api/saved-searches when set.
-	Saved audit.SavedSearchStore
+	Saved savedsearch.Store
 }
 
 // ListResponse is the envelope of GET /api/audit-logs.

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
 
@@ -36,7 +38,7 @@ type SavedSearchView struct {
 	UpdatedAt audit.Timestamp  `json:"updatedAt"`
 }
 
-func savedView(s audit.SavedSearch) SavedSearchView {
+func savedView(s savedsearch.Search) SavedSearchView {
 	return SavedSearchView{ID: s.ID, Name: s.Name, Query: s.Query, Range: s.Range, From: millis(s.From), To: millis(s.To),
 		CreatedAt: audit.NewTimestamp(s.CreatedAt), UpdatedAt: audit.NewTimestamp(s.UpdatedAt)}
 }
@@ -62,7 +64,7 @@ func savedOwner(c *gin.Context) (tenant, user string, err error) {
 func (s *Server) listSavedSearches(c *gin.Context) {
 	tenant, user, err := savedOwner(c)
 	if err == nil {
-		var l audit.SavedSearches
+		var l savedsearch.Searches
 		if l, err = s.read.Saved.SavedSearches(c.Request.Context(), tenant, user); err == nil {
 			out := make([]SavedSearchView, 0, len(l.Items))
 			for _, it := range l.Items {
@@ -82,7 +84,7 @@ func (s *Server) saveSearch(c *gin.Context, id string) {
 	if err == nil && empty {
 		err = bodyError(io.EOF, "saved search")
 	}
-	var ss audit.SavedSearch
+	var ss savedsearch.Search
 	if err == nil {
 		ss, err = parseSavedSearch(b, principalOf(c).TenantID)
 	}
@@ -94,7 +96,7 @@ func (s *Server) saveSearch(c *gin.Context, id string) {
 	if id == "" {
 		ss.ID = uuid.NewString()
 	}
-	saved, err := s.changeSaved(c, func(l *audit.SavedSearches) (audit.SavedSearch, error) { return l.Save(ss, id == "", s.deps.Now()) })
+	saved, err := s.changeSaved(c, func(l *savedsearch.Searches) (savedsearch.Search, error) { return l.Save(ss, id == "", s.deps.Now()) })
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
@@ -108,8 +110,8 @@ func (s *Server) saveSearch(c *gin.Context, id string) {
 }
 
 func (s *Server) deleteSavedSearch(c *gin.Context) {
-	if _, err := s.changeSaved(c, func(l *audit.SavedSearches) (audit.SavedSearch, error) {
-		return audit.SavedSearch{}, l.Delete(c.Param("id"))
+	if _, err := s.changeSaved(c, func(l *savedsearch.Searches) (savedsearch.Search, error) {
+		return savedsearch.Search{}, l.Delete(c.Param("id"))
 	}); err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
@@ -124,16 +126,16 @@ const maxSavedAttempts = 16
 
 // changeSaved applies change to the caller's list and writes it by
 // compare-and-set, again on a fresh read when a parallel change won.
-func (s *Server) changeSaved(c *gin.Context, change func(*audit.SavedSearches) (audit.SavedSearch, error)) (audit.SavedSearch, error) {
+func (s *Server) changeSaved(c *gin.Context, change func(*savedsearch.Searches) (savedsearch.Search, error)) (savedsearch.Search, error) {
 	tenant, user, err := savedOwner(c)
 	if err != nil {
-		return audit.SavedSearch{}, err
+		return savedsearch.Search{}, err
 	}
 	ctx := c.Request.Context()
 	for attempt := 0; ; attempt++ {
 		l, err := s.read.Saved.SavedSearches(ctx, tenant, user)
 		if err != nil {
-			return audit.SavedSearch{}, err
+			return savedsearch.Search{}, err
 		}
 		out, err := change(&l)
 		if err != nil {
@@ -149,8 +151,8 @@ func (s *Server) changeSaved(c *gin.Context, change func(*audit.SavedSearches) (
 // parsed as the list's filters and sort are (the time range is kept in
 // range, from and to; paging is not kept). Errors name the field, a
 // query parameter as query.<name>.
-func parseSavedSearch(b SavedSearchBody, tenant string) (audit.SavedSearch, error) {
-	ss := audit.SavedSearch{Name: b.Name, Query: strings.TrimPrefix(b.Query, "?"), Range: b.Range}
+func parseSavedSearch(b SavedSearchBody, tenant string) (savedsearch.Search, error) {
+	ss := savedsearch.Search{Name: b.Name, Query: strings.TrimPrefix(b.Query, "?"), Range: b.Range}
 	var errs []audit.FieldError
 	times := &queryParser{v: url.Values{"from": {b.From}, "to": {b.To}}}
 	ss.From, ss.To = times.time("from"), times.time("to")
@@ -160,7 +162,7 @@ func parseSavedSearch(b SavedSearchBody, tenant string) (audit.SavedSearch, erro
 	}
 	if v, err := url.ParseQuery(ss.Query); err != nil {
 		errs = append(errs, audit.FieldError{Field: "query", Message: "must be a URL query string like q=actor%3Agrace*&action=update"})
-	} else if len(ss.Query) <= audit.MaxSavedSearchFilter {
+	} else if len(ss.Query) <= savedsearch.MaxSavedSearchFilter {
 		p := &queryParser{v: v}
 		p.unknown(filterParams, sortParams)
 		for _, k := range []string{"from", "to"} {

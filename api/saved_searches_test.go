@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -22,7 +24,7 @@ import (
 type savedBackend interface {
 	audit.EventReader
 	audit.EventWriter
-	audit.SavedSearchStore
+	savedsearch.Store
 }
 
 func TestSavedSearchesOnSQLite(t *testing.T) {

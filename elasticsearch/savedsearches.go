@@ -3,6 +3,8 @@ package elasticsearch
 import (
 	"context"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -12,18 +14,18 @@ func (s *Store) SavedSearchesIndex() string { return s.prefix() + "-saved-search
 
 func savedDocID(tenantID, userID string) string { return tenantID + "/" + userID }
 
-// SavedSearches implements audit.SavedSearchStore.
-func (s *Store) SavedSearches(ctx context.Context, tenantID, userID string) (audit.SavedSearches, error) {
-	l, rev, found, err := getDoc[audit.SavedSearches](ctx, s, s.SavedSearchesIndex(), savedDocID(tenantID, userID), "the saved searches of "+userID)
+// SavedSearches implements savedsearch.Store.
+func (s *Store) SavedSearches(ctx context.Context, tenantID, userID string) (savedsearch.Searches, error) {
+	l, rev, found, err := getDoc[savedsearch.Searches](ctx, s, s.SavedSearchesIndex(), savedDocID(tenantID, userID), "the saved searches of "+userID)
 	if err != nil || !found {
-		return audit.SavedSearches{TenantID: tenantID, UserID: userID}, err
+		return savedsearch.Searches{TenantID: tenantID, UserID: userID}, err
 	}
 	l.Rev = rev
 	return l, nil
 }
 
-// PutSavedSearches implements audit.SavedSearchStore.
-func (s *Store) PutSavedSearches(ctx context.Context, l *audit.SavedSearches) error {
+// PutSavedSearches implements savedsearch.Store.
+func (s *Store) PutSavedSearches(ctx context.Context, l *savedsearch.Searches) error {
 	what, id := "the saved searches of "+l.UserID, savedDocID(l.TenantID, l.UserID)
 	if l.Rev == "" {
 		rev, created, err := s.createDoc(ctx, s.SavedSearchesIndex(), id, what, l, false)

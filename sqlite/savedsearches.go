@@ -4,23 +4,25 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
-func setSavedRev(l *audit.SavedSearches, rev string) { l.Rev = rev }
+func setSavedRev(l *savedsearch.Searches, rev string) { l.Rev = rev }
 
-// SavedSearches implements audit.SavedSearchStore.
-func (s *Store) SavedSearches(ctx context.Context, tenantID, userID string) (audit.SavedSearches, error) {
+// SavedSearches implements savedsearch.Store.
+func (s *Store) SavedSearches(ctx context.Context, tenantID, userID string) (savedsearch.Searches, error) {
 	l, found, err := getRevisioned(ctx, s, setSavedRev, "the saved searches of "+userID,
 		`SELECT body, rev FROM saved_searches WHERE tenant_id = ? AND user_id = ?`, tenantID, userID)
 	if err != nil || !found {
-		return audit.SavedSearches{TenantID: tenantID, UserID: userID}, err
+		return savedsearch.Searches{TenantID: tenantID, UserID: userID}, err
 	}
 	return l, nil
 }
 
-// PutSavedSearches implements audit.SavedSearchStore.
-func (s *Store) PutSavedSearches(ctx context.Context, l *audit.SavedSearches) error {
+// PutSavedSearches implements savedsearch.Store.
+func (s *Store) PutSavedSearches(ctx context.Context, l *savedsearch.Searches) error {
 	what := "the saved searches of " + l.UserID
 	body, err := json.Marshal(l)
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/auditlog/auditlog/audit/periodic"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
@@ -37,7 +39,7 @@ type eventStore interface {
 	audit.RestoreStore
 	audit.TenantDirectory
 	periodic.Store
-	audit.SavedSearchStore
+	savedsearch.Store
 	stream.Store
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/google/uuid"
 
 	"github.com/auditlog/auditlog/audit"
@@ -22,21 +24,21 @@ func testSavedSearches(t *testing.T, b Backend) {
 	}
 	from := time.Date(2026, 11, 11, 8, 0, 0, 0, time.UTC)
 	stale := l
-	if _, err := l.Save(audit.SavedSearch{ID: "s1", Name: "Grace's deletes", Query: "q=actor%3Agrace*+-action%3Aaccess", Range: "custom", From: &from}, true, from); err != nil {
+	if _, err := l.Save(savedsearch.Search{ID: "s1", Name: "Grace's deletes", Query: "q=actor%3Agrace*+-action%3Aaccess", Range: "custom", From: &from}, true, from); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Saved.PutSavedSearches(ctx, &l); err != nil || l.Rev == "" {
 		t.Fatalf("create: %v (rev %q)", err, l.Rev)
 	}
-	if _, err := stale.Save(audit.SavedSearch{ID: "s2", Name: "other", Range: "7d"}, true, from); err != nil {
+	if _, err := stale.Save(savedsearch.Search{ID: "s2", Name: "other", Range: "7d"}, true, from); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Saved.PutSavedSearches(ctx, &stale); audit.ErrorCode(err) != audit.ECONFLICT {
 		t.Fatalf("a second create from the same empty read: %v, want a conflict", err)
 	}
 	read := l
-	read.Items = append([]audit.SavedSearch(nil), l.Items...)
-	if _, err := l.Save(audit.SavedSearch{ID: "s2", Name: "Failures", Query: "outcome=failure", Range: "24h"}, true, from); err != nil {
+	read.Items = append([]savedsearch.Search(nil), l.Items...)
+	if _, err := l.Save(savedsearch.Search{ID: "s2", Name: "Failures", Query: "outcome=failure", Range: "24h"}, true, from); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Saved.PutSavedSearches(ctx, &l); err != nil {

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/savedsearch"
+
 	"github.com/auditlog/auditlog/audit/periodic"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
@@ -47,7 +49,7 @@ type Backend struct {
 	// Periodic keeps the periodic export's state and records.
 	Periodic periodic.Store
 	// Saved keeps users' saved searches.
-	Saved audit.SavedSearchStore
+	Saved savedsearch.Store
 	// Streams keeps the tenants' streams.
 	Streams stream.Store
 }

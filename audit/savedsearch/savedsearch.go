@@ -1,4 +1,4 @@
-package audit
+package savedsearch
 
 import (
 	"context"
@@ -8,16 +8,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-)
 
-// Saved searches are a user's named views of the log: the filters of
-// GET /api/audit-logs as a query string (search language included) and a
-// time range, relative ("7d") or fixed. They are private to their owner
-// (one list per tenant and user); sharing is by link, and a link carries
-// the search itself, so it shows the same events to whoever opens it even
-// after its owner edits or deletes the saved one. Saving one changes no
-// tenant data and is not recorded in the log; reading events through it
-// is, as any read.
+	"github.com/auditlog/auditlog/audit"
+)
 
 // Bounds of saved searches.
 const (
@@ -26,12 +19,12 @@ const (
 	MaxSavedSearchFilter = 2048 // bytes of the query string
 )
 
-// SavedRanges are the relative ranges a saved search can keep: a window
+// Ranges are the relative ranges a saved search can keep: a window
 // ending when it is opened. "custom" keeps From and To.
-var SavedRanges = []string{"24h", "7d", "30d", "all", "custom"}
+var Ranges = []string{"24h", "7d", "30d", "all", "custom"}
 
-// SavedSearch is one named search.
-type SavedSearch struct {
+// Search is one named search.
+type Search struct {
 	ID        string     `json:"id"`
 	Name      string     `json:"name"`
 	Query     string     `json:"query"` // the list's filter parameters, URL-encoded: "q=actor%3Agrace*&action=update"
@@ -42,23 +35,23 @@ type SavedSearch struct {
 	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
-// SavedSearches is one user's list, changed by compare-and-set on Rev.
-type SavedSearches struct {
-	TenantID string        `json:"tenantId"`
-	UserID   string        `json:"userId"`
-	Items    []SavedSearch `json:"items"`
-	Rev      string        `json:"-"` // "" before the first write
+// Searches is one user's list, changed by compare-and-set on Rev.
+type Searches struct {
+	TenantID string   `json:"tenantId"`
+	UserID   string   `json:"userId"`
+	Items    []Search `json:"items"`
+	Rev      string   `json:"-"` // "" before the first write
 }
 
-// SavedSearchStore keeps each user's saved searches.
-type SavedSearchStore interface {
-	// SavedSearches returns the user's list (empty, Rev "", when the user
+// Store keeps each user's saved searches.
+type Store interface {
+	// Searches returns the user's list (empty, Rev "", when the user
 	// never saved one). Errors: EUNAVAILABLE.
-	SavedSearches(ctx context.Context, tenantID, userID string) (SavedSearches, error)
+	SavedSearches(ctx context.Context, tenantID, userID string) (Searches, error)
 	// PutSavedSearches writes l when it is unchanged since it was read
 	// (Rev; "" creates it), and sets its new Rev. Errors: ECONFLICT when
 	// it changed meanwhile, EUNAVAILABLE.
-	PutSavedSearches(ctx context.Context, l *SavedSearches) error
+	PutSavedSearches(ctx context.Context, l *Searches) error
 }
 
 // Normalize trims the name and checks every rule of s but its query's
@@ -66,11 +59,11 @@ type SavedSearchStore interface {
 // name of 1 to MaxSavedSearchName printable characters, a query of at
 // most MaxSavedSearchFilter bytes, a known range, and From and To only
 // with "custom", From before To. Errors: EINVALID naming each field.
-func (s *SavedSearch) Normalize() error {
+func (s *Search) Normalize() error {
 	s.Name = strings.TrimSpace(s.Name)
-	var errs []FieldError
+	var errs []audit.FieldError
 	fail := func(field, format string, args ...any) {
-		errs = append(errs, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+		errs = append(errs, audit.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
 	switch n := utf8.RuneCountInString(s.Name); {
 	case n == 0:
@@ -83,8 +76,8 @@ func (s *SavedSearch) Normalize() error {
 	if len(s.Query) > MaxSavedSearchFilter {
 		fail("query", "has %d bytes; at most %d", len(s.Query), MaxSavedSearchFilter)
 	}
-	if !slices.Contains(SavedRanges, s.Range) {
-		fail("range", "must be one of %s", strings.Join(SavedRanges, ", "))
+	if !slices.Contains(Ranges, s.Range) {
+		fail("range", "must be one of %s", strings.Join(Ranges, ", "))
 	} else if s.Range != "custom" && (s.From != nil || s.To != nil) {
 		fail("range", "from and to are only kept with the custom range")
 	}
@@ -92,13 +85,13 @@ func (s *SavedSearch) Normalize() error {
 		fail("to", "must be after from")
 	}
 	if len(errs) > 0 {
-		return &Error{Code: EINVALID, Message: "invalid saved search", Fields: errs}
+		return &audit.Error{Code: audit.EINVALID, Message: "invalid saved search", Fields: errs}
 	}
 	return nil
 }
 
 // Find returns the index of the search with id, or -1.
-func (l *SavedSearches) Find(id string) int {
+func (l *Searches) Find(id string) int {
 	for i, s := range l.Items {
 		if s.ID == id {
 			return i
@@ -111,22 +104,22 @@ func (l *SavedSearches) Find(id string) int {
 // creation time; names are unique in a list, case-insensitively. Errors:
 // ENOTFOUND for an id not in the list, ECONFLICT for a name another
 // search has, EINVALID beyond MaxSavedSearches.
-func (l *SavedSearches) Save(s SavedSearch, isNew bool, now time.Time) (SavedSearch, error) {
+func (l *Searches) Save(s Search, isNew bool, now time.Time) (Search, error) {
 	for _, o := range l.Items {
 		if o.ID != s.ID && strings.EqualFold(o.Name, s.Name) {
-			return s, &Error{Code: ECONFLICT, Message: "a saved search has this name", Fields: []FieldError{{Field: "name", Message: fmt.Sprintf("%q is the name of saved search %s", o.Name, o.ID)}}}
+			return s, &audit.Error{Code: audit.ECONFLICT, Message: "a saved search has this name", Fields: []audit.FieldError{{Field: "name", Message: fmt.Sprintf("%q is the name of saved search %s", o.Name, o.ID)}}}
 		}
 	}
 	s.UpdatedAt = now.UTC()
 	i := l.Find(s.ID)
 	switch {
 	case isNew && len(l.Items) >= MaxSavedSearches:
-		return s, &Error{Code: EINVALID, Message: "too many saved searches", Fields: []FieldError{{Field: "name", Message: fmt.Sprintf("a user keeps at most %d saved searches; delete one first", MaxSavedSearches)}}}
+		return s, &audit.Error{Code: audit.EINVALID, Message: "too many saved searches", Fields: []audit.FieldError{{Field: "name", Message: fmt.Sprintf("a user keeps at most %d saved searches; delete one first", MaxSavedSearches)}}}
 	case isNew:
 		s.CreatedAt = s.UpdatedAt
 		l.Items = append(l.Items, s)
 	case i < 0:
-		return s, Errorf(ENOTFOUND, "no saved search %s", s.ID)
+		return s, audit.Errorf(audit.ENOTFOUND, "no saved search %s", s.ID)
 	default:
 		s.CreatedAt = l.Items[i].CreatedAt
 		l.Items[i] = s
@@ -135,10 +128,10 @@ func (l *SavedSearches) Save(s SavedSearch, isNew bool, now time.Time) (SavedSea
 }
 
 // Delete removes the search with id. Errors: ENOTFOUND.
-func (l *SavedSearches) Delete(id string) error {
+func (l *Searches) Delete(id string) error {
 	i := l.Find(id)
 	if i < 0 {
-		return Errorf(ENOTFOUND, "no saved search %s", id)
+		return audit.Errorf(audit.ENOTFOUND, "no saved search %s", id)
 	}
 	l.Items = append(l.Items[:i], l.Items[i+1:]...)
 	return nil
