@@ -3,9 +3,10 @@ package audit_test
 import (
 	"encoding/json"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/auditlog/auditlog/internal/testkit/errtest"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -21,15 +22,6 @@ func validJSON(t testing.TB) map[string]any {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func fieldsOf(err error) []string {
-	var out []string
-	for _, f := range audit.ErrorFields(err) {
-		out = append(out, f.Field)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func TestValidationTable(t *testing.T) {
@@ -141,7 +133,7 @@ func TestValidationTable(t *testing.T) {
 			if audit.ErrorCode(err) != audit.EINVALID {
 				t.Fatalf("want EINVALID, got %v", err)
 			}
-			if got := fieldsOf(err); !reflect.DeepEqual(got, tc.fields) {
+			if got := errtest.Fields(err); !reflect.DeepEqual(got, tc.fields) {
 				t.Fatalf("offending fields %v, want %v (%v)", got, tc.fields, err)
 			}
 			for _, f := range audit.ErrorFields(err) {

@@ -2,10 +2,11 @@ package savedsearch_test
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/internal/testkit/errtest"
 
 	"github.com/auditlog/auditlog/audit/savedsearch"
 
@@ -41,8 +42,8 @@ func TestSavedSearchRules(t *testing.T) {
 				}
 				return
 			}
-			if audit.ErrorCode(err) != audit.EINVALID || strings.Join(fieldsOf(err), ",") != tc.field {
-				t.Fatalf("got %v (fields %v), want EINVALID naming %s", err, fieldsOf(err), tc.field)
+			if audit.ErrorCode(err) != audit.EINVALID || strings.Join(errtest.Fields(err), ",") != tc.field {
+				t.Fatalf("got %v (fields %v), want EINVALID naming %s", err, errtest.Fields(err), tc.field)
 			}
 		})
 	}
@@ -79,14 +80,4 @@ func TestSavedSearchListChanges(t *testing.T) {
 	if err := l.Delete("a"); audit.ErrorCode(err) != audit.ENOTFOUND {
 		t.Fatalf("deleting twice: %v", err)
 	}
-}
-
-// fieldsOf is the fields err names, sorted.
-func fieldsOf(err error) []string {
-	var out []string
-	for _, f := range audit.ErrorFields(err) {
-		out = append(out, f.Field)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -3,7 +3,6 @@ package stream_test
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -279,14 +278,4 @@ func TestStreamS3NeedsTheDeploymentsServer(t *testing.T) {
 	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID || audit.ErrorFields(err)[0].Field != "destination.kind" {
 		t.Fatalf("without one: %v", err)
 	}
-}
-
-// fieldsOf is the fields err names, sorted.
-func fieldsOf(err error) []string {
-	var out []string
-	for _, f := range audit.ErrorFields(err) {
-		out = append(out, f.Field)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit/stream"
+	"github.com/auditlog/auditlog/internal/testkit/errtest"
 )
 
 // TestStreamConfigRoundTrip: a new webhook gets a made secret and its
@@ -34,7 +35,7 @@ func TestStreamConfigRoundTrip(t *testing.T) {
 	bad.Destination.URL, bad.Notify = "http://siem.example.com", []string{"not an address"}
 	err = s.Reconfigure(bad, rules, t0)
 	for _, f := range []string{"destination.url", "notify[0]"} {
-		if !strings.Contains(strings.Join(fieldsOf(err), " "), f) {
+		if !strings.Contains(strings.Join(errtest.Fields(err), " "), f) {
 			t.Errorf("the error %v does not name %s", err, f)
 		}
 	}
