@@ -32,13 +32,20 @@ func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (audit.
 	return d.checkpoint(), err
 }
 
+// maxCosignWriters bounds SaveCosigned's attempts. Each lost attempt
+// means another writer's save went through, and a writer that saved
+// returns: with fewer concurrent writers than this, every save ends.
+// (Five attempts were too few for the eight concurrent writers of the
+// conformance suite on a loaded machine.)
+const maxCosignWriters = 64
+
 // SaveCosigned implements audit.CosignStore by compare-and-set on the
 // document's revision: a writer that lost reads the winner's and tries
 // again, while c still replaces it.
 func (s *Store) SaveCosigned(ctx context.Context, tenantID string, c audit.CosignedCheckpoint) error {
 	what := "the cosigned checkpoint of " + tenantID
 	doc := cosignedDoc{Kind: "cosigned", TenantID: tenantID, Size: c.Size, Note: c.Note, At: c.At.UnixMilli()}
-	for attempt := 0; attempt < 5; attempt++ {
+	for attempt := 0; attempt < maxCosignWriters; attempt++ {
 		old, rev, found, err := getDoc[cosignedDoc](ctx, s, s.TlogIndex(), cosignedID(tenantID), what)
 		if err != nil {
 			return err

@@ -76,11 +76,26 @@ func (in *insider) restart() {
 }
 
 // ingest posts n demo events and waits until every event is sealed.
+// ingest posts n events of seed and waits until the list shows them all
+// and the checkpoint holds every event listed. (Waiting for the list's
+// total alone passed before Elasticsearch's refresh showed the new
+// events: the checkpoint of the earlier ones matched the earlier total.)
 func (in *insider) ingest(seed uint64, n int) []audit.Event {
 	in.t.Helper()
+	before := in.listed()
 	evs, _ := ingestDemo(in.t, in.c, seed, n)
-	in.sealed()
+	waitCheckpoint(in.t, in.c, in.tok, func(size, total int64) bool { return total >= before+int64(n) && size >= total })
 	return evs
+}
+
+// listed is the number of events the list shows.
+func (in *insider) listed() int64 {
+	in.t.Helper()
+	var lr api.ListResponse
+	if code, body := in.c.do("GET", "/api/audit-logs?pageSize=1", in.tok, nil); code != 200 || json.Unmarshal(body, &lr) != nil {
+		in.t.Fatalf("list: %d %s", code, body)
+	}
+	return lr.Total.Value
 }
 
 // sealed waits until the checkpoint holds every event the list shows.
