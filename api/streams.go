@@ -165,6 +165,8 @@ func (s *Server) createStream(c *gin.Context) {
 		err = s.streamAllowed(c)
 	}
 	var st stream.Stream
+	k, madeKey := sc.Destination.Settings.(stream.KeyMaker)
+	madeKey = madeKey && k.SigningKey() == ""
 	if err == nil {
 		p := principalOf(c)
 		st, err = stream.NewStream(p.TenantID, sc, p.Email, s.streams.Rules, s.streams.Secret, s.deps.Now())
@@ -184,8 +186,8 @@ func (s *Server) createStream(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	if sc.Destination.Kind == stream.Webhook && sc.Destination.Secret == "" {
-		v.Destination.Secret = st.Destination.Secret // made here: shown this once, so that the receiver can verify
+	if made, ok := st.Destination.Settings.(stream.KeyMaker); ok && madeKey {
+		v.Destination.Settings.(stream.KeyMaker).SetSigningKey(made.SigningKey()) // made here: shown this once, so that the receiver can verify
 	}
 	c.Header("Location", "/api/streams/"+st.ID)
 	c.JSON(http.StatusCreated, v)

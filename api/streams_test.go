@@ -20,6 +20,7 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/sqlite"
 	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/s3stream"
 	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
@@ -104,13 +105,13 @@ func TestStreamsAPI(t *testing.T) {
 	}
 	r := h.do(t, "POST", "/api/streams", admin, []byte(cfg), json...)
 	var st api.StreamView
-	if r.json(t, &st); r.status != 201 || st.Destination.Secret != strings.Repeat("z", 43) || st.State != stream.Active || st.Notify[0] != "admin@x.example" ||
+	if r.json(t, &st); r.status != 201 || hookOf(st.Destination).Secret != strings.Repeat("z", 43) || st.State != stream.Active || st.Notify[0] != "admin@x.example" ||
 		r.header.Get("Location") != "/api/streams/"+st.ID {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 	path := "/api/streams/" + st.ID
 	r = h.get(t, path, admin)
-	if r.json(t, &st); st.Destination.Secret != stream.MaskedSecret || st.Destination.Headers["X-Key"] != stream.MaskedSecret {
+	if r.json(t, &st); hookOf(st.Destination).Secret != stream.MaskedSecret || hookOf(st.Destination).Headers["X-Key"] != stream.MaskedSecret {
 		t.Fatalf("read back: %s", r.body)
 	}
 	// The configuration as read, sent back with a new filter: the secrets stay.
@@ -120,7 +121,7 @@ func TestStreamsAPI(t *testing.T) {
 		t.Fatalf("update: %d %s", r.status, r.body)
 	}
 	stored, _ := store.Stream(context.Background(), tenant, st.ID)
-	if stored.Destination.Secret != strings.Repeat("z", 43) || stored.Destination.Headers["X-Key"] != "header-secret" || stored.Filter != "action:delete" {
+	if hookOf(stored.Destination).Secret != strings.Repeat("z", 43) || hookOf(stored.Destination).Headers["X-Key"] != "header-secret" || stored.Filter != "action:delete" {
 		t.Fatalf("stored after the update: %+v", stored)
 	}
 	for _, c := range []struct {
@@ -188,7 +189,7 @@ func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
 // TestStreamsRefuseBadConfiguration: each bad configuration is a 400
 // naming its field, and nothing is stored.
 func TestStreamsRefuseBadConfiguration(t *testing.T) {
-	h, store := streamServer(t, stream.Rules{}, nil)
+	h, store := streamServer(t, stream.Rules{Off: map[string]string{s3stream.Kind: "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT)"}}, nil)
 	const tenant = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"
 	if err := store.SetPlan(context.Background(), tenant, audit.PlanEnterprise); err != nil {
 		t.Fatal(err)
@@ -212,6 +213,8 @@ func TestStreamsRefuseBadConfiguration(t *testing.T) {
 		{"a Datadog key", `{"name":"a","destination":{"kind":"datadog","url":"https://http-intake.logs.datadoghq.eu/api/v2/logs","token":"12345678-9abc-def0-1234-56789abcdef0"}}`, "destination.token"},
 		{"a Datadog intake over http", `{"name":"a","destination":{"kind":"datadog","url":"http://http-intake.logs.datadoghq.eu/api/v2/logs","token":"0123456789abcdef0123456789abcdef"}}`, "destination.url"},
 		{"a secret on Datadog", `{"name":"a","destination":{"kind":"datadog","url":"https://http-intake.logs.datadoghq.eu/api/v2/logs","token":"0123456789abcdef0123456789abcdef","secret":"` + strings.Repeat("s", 32) + `"}}`, "destination.secret"},
+		{"a number for a URL", `{"name":"a","destination":{"kind":"webhook","url":5}}`, "destination.url"},
+		{"a bucket on a webhook", `{"name":"a","destination":{"kind":"webhook","url":"https://siem.example.com/in","bucket":"b"}}`, "destination.bucket"},
 		{"unknown field", `{"name":"a","colour":"red","destination":` + hook("https://siem.example.com/in") + `}`, "colour"},
 		{"no name", `{"name":" ","destination":` + hook("https://siem.example.com/in") + `}`, "name"},
 		{"mask", `{"name":"a","mask":{"actor.ip":"blur"},"destination":` + hook("https://siem.example.com/in") + `}`, "mask.actor.ip"},
@@ -235,4 +238,13 @@ func TestStreamsRefuseBadConfiguration(t *testing.T) {
 	if l, err := store.Streams(context.Background(), tenant); err != nil || len(l) != 0 {
 		t.Fatalf("stored after refusals: %d %v", len(l), err)
 	}
+}
+
+// hookOf is a webhook destination's settings (a zero Config for another
+// kind, which fails the caller's comparison).
+func hookOf(d stream.Destination) webhook.Config {
+	if c, ok := d.Settings.(*webhook.Config); ok {
+		return *c
+	}
+	return webhook.Config{}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
+	"github.com/auditlog/auditlog/streaming/splunk"
 
 	"github.com/auditlog/auditlog/audit/stream"
 
@@ -84,7 +85,7 @@ func TestStreamAlerts(t *testing.T) {
 	}
 	since := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
 	st := stream.Stream{ID: "9f8e7d6c-5b4a-4392-8170-6f5e4d3c2b1a", Name: "Splunk", State: stream.Failing, Reason: "503 Service Unavailable from the collector",
-		Notify: []string{"secops@acme.example", "ana@acme.example"}, Destination: stream.Destination{Kind: stream.Splunk},
+		Notify: []string{"secops@acme.example", "ana@acme.example"}, Destination: stream.NewDestination(&splunk.Config{}),
 		Health: stream.Health{FailingSince: since, LastSuccessAt: since.Add(-time.Minute)}}
 	if err := m.NotifyStream(context.Background(), st, true); err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func TestOCSFStreamToSplunk(t *testing.T) {
 	client.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	st := &stream.Stream{ID: "6c0e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "OCSF", Format: stream.FormatOCSF, State: stream.Active, CreatedAt: time.Now(),
 		Mask:        map[string]string{"actor.ip": stream.MaskHash, "actor.email": stream.MaskDrop},
-		Destination: stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: hec.Token}}
+		Destination: stream.NewDestination(&splunk.Config{URL: hec.URL, Token: hec.Token})}
 	s := streamer(t, store, st, 250, client)
 	drain(t, s, st)
 	byID := map[string]audit.Event{}

@@ -18,7 +18,7 @@ import (
 func (s *Streamer) read(ctx context.Context, st *stream.Stream, from, to uint64) (Batch, error) {
 	b := Batch{TenantID: st.TenantID, StreamID: st.ID, Format: st.Format, From: from, To: from}
 	n := min(max(s.BatchSize, 1), audit.MaxEventIDs)
-	if st.Destination.Kind == stream.S3 {
+	if s.gathers(st.Destination.Kind) {
 		n = audit.MaxEventIDs // an object per batch: as few objects as a batch allows
 	}
 	if to > from {

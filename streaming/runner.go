@@ -196,11 +196,11 @@ func (r *Runner) consider(ctx context.Context, st stream.Stream) error {
 // bounds.
 const DefaultS3Every = time.Minute
 
-// gathering reports whether st is an S3 stream that waits for more
+// gathering reports whether st is a stream of a Gatherer (S3) that waits for more
 // leaves before its next object (r.mu held).
 func (r *Runner) gathering(st *stream.Stream, size uint64, now time.Time) bool {
 	key := st.Key()
-	if st.Destination.Kind != stream.S3 || st.Cursor >= size {
+	if !r.Streamer.gathers(st.Destination.Kind) || st.Cursor >= size {
 		delete(r.behind, key)
 		return false
 	}

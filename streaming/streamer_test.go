@@ -72,7 +72,7 @@ func setup(t *testing.T) (*streaming.Streamer, *stream.Stream, *receiver, *store
 	client.HTTP.Transport.(*http.Transport).TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	st := &stream.Stream{ID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", TenantID: d.A, Name: "SIEM", Format: stream.FormatEvent, Filter: "-action:access",
 		Mask: map[string]string{"actor.ip": stream.MaskDrop, "actor.email": stream.MaskHash}, State: stream.Active, CreatedAt: time.Now(),
-		Destination: stream.Destination{Kind: stream.Webhook, URL: srv.URL + "/audit", Secret: string(rc.secret), Headers: map[string]string{"X-Tenant-Key": "k-1"}}}
+		Destination: stream.NewDestination(&webhook.Config{URL: srv.URL + "/audit", Secret: string(rc.secret), Headers: map[string]string{"X-Tenant-Key": "k-1"}})}
 	return streamer(t, store, st, 100, client), st, rc, d
 }
 
@@ -261,7 +261,7 @@ func TestStreamToSplunk(t *testing.T) {
 	client.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	client.AckPoll = 5 * time.Millisecond
 	st := &stream.Stream{ID: "0b7e7c1e-2f3a-4b5c-8d9e-0f1a2b3c4d5e", TenantID: d.A, Name: "Splunk", State: stream.Active, CreatedAt: time.Now(),
-		Destination: stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: hec.Token}}
+		Destination: stream.NewDestination(&splunk.Config{URL: hec.URL, Token: hec.Token})}
 	s := streamer(t, store, st, 250, client)
 	hec.Fail(splunkhec.Busy("2"))
 	if res, err := s.Step(ctx, st); err != nil || res.Outcome != streaming.Retry || res.Wait != 2*time.Second || st.Cursor != 0 {

@@ -25,18 +25,6 @@ import (
 //     retried with backoff, honouring Retry-After, and the stream says it
 //     is failing until a batch goes through.
 
-// Stream destinations.
-const (
-	Webhook  = "webhook"    // HTTPS POST of JSON batches, signed with HMAC-SHA256
-	Splunk   = "splunk_hec" // Splunk HTTP Event Collector
-	S3       = "s3"         // gzip NDJSON objects and signed hourly manifests
-	Datadog  = "datadog"    // Datadog's logs intake (HTTP API v2)
-	Sentinel = "sentinel"   // Microsoft Sentinel: Azure Monitor's Logs Ingestion API
-)
-
-// Kinds lists the destinations, in the order the API documents them.
-var Kinds = []string{Webhook, Splunk, S3, Datadog, Sentinel}
-
 // Stream formats.
 const (
 	FormatEvent = "event" // the API's Event JSON
@@ -63,35 +51,6 @@ const (
 // MaskedPrefix begins a value a stream hashed (MaskHash): a receiver, or
 // the capture check, tells a masked field by it.
 const MaskedPrefix = "hmac-sha256:"
-
-// Destination is where a stream delivers, and with what
-// credentials. Secret fields are write-only: Redacted masks them.
-type Destination struct {
-	Kind string `json:"kind"`
-	// Webhook, Splunk HEC and Datadog: the endpoint, https only.
-	// Sentinel: the data collection endpoint (or the rule's own
-	// ingestion endpoint).
-	URL string `json:"url,omitempty"`
-	// Webhook: headers sent with every request (their values secret), and
-	// the key of the HMAC-SHA256 signature (generated when empty).
-	// Sentinel: Secret is the Entra ID application's client secret.
-	Headers map[string]string `json:"headers,omitempty"`
-	Secret  string            `json:"secret,omitempty"`
-	// Splunk HEC: the token (a GUID), and the index to write to
-	// (optional). Datadog: the API key (32 hex digits).
-	Token string `json:"token,omitempty"`
-	Index string `json:"index,omitempty"`
-	// S3: the bucket and key prefix, on the deployment's S3 server.
-	Bucket string `json:"bucket,omitempty"`
-	Prefix string `json:"prefix,omitempty"`
-	// Sentinel: the data collection rule's immutable id, the stream it
-	// declares (Custom-…), and the Entra ID tenant and application
-	// (client) id that may write to it.
-	DCR         string `json:"dcr,omitempty"`
-	StreamName  string `json:"streamName,omitempty"`
-	AzureTenant string `json:"azureTenant,omitempty"`
-	ClientID    string `json:"clientId,omitempty"`
-}
 
 // Stream is one tenant's stream.
 type Stream struct {

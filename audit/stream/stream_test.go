@@ -13,95 +13,45 @@ import (
 )
 
 func webhook() stream.Stream {
-	return stream.Stream{Name: " SIEM relay ", Destination: stream.Destination{Kind: stream.Webhook,
-		URL: "https://siem.example.com/hooks/audit", Headers: map[string]string{"X-Api-Key": "k-123"}}}
+	return stream.Stream{Name: " SIEM relay ", Destination: newProbe(probe{URL: "https://siem.example.com/hooks/audit", Headers: map[string]string{"X-Api-Key": "k-123"}})}
 }
 
 // TestStreamConfigurationNamesEveryBadField: each rule of a stream's
 // configuration refuses its case with EINVALID naming the field, and a
 // valid one is normalised (name trimmed, format defaulted).
 func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
-	hec := stream.Destination{Kind: stream.Splunk, URL: "https://hec.example.com:8088", Token: "12345678-9abc-def0-1234-56789abcdef0"}
-	s3 := stream.Destination{Kind: stream.S3, Bucket: "acme-audit", Prefix: "streams/acme"}
-	sentinel := stream.Destination{Kind: stream.Sentinel, URL: "https://audit-dce-a1b2.westeurope-1.ingest.monitor.azure.com",
-		DCR: "dcr-0123456789abcdef0123456789abcdef", StreamName: "Custom-AuditLog", AzureTenant: "72f988bf-86f1-41af-91ab-2d7cd011db47",
-		ClientID: "3f1d2c4b-5a69-4788-9a0b-1c2d3e4f5a6b", Secret: "Xy8Q~abcdefghijklmnopqrstuvwxyz0123456789"}
-	dd := stream.Destination{Kind: stream.Datadog, URL: "https://http-intake.logs.datadoghq.eu/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
 	cases := []struct {
 		name  string
 		edit  func(s *stream.Stream)
 		field string // "" when valid
 	}{
-		{"a webhook", func(*stream.Stream) {}, ""},
-		{"Splunk", func(s *stream.Stream) { s.Destination = hec; s.Destination.Index = "audit_acme" }, ""},
-		{"S3 without an S3 server", func(s *stream.Stream) { s.Destination = s3 }, "destination.kind"},
-		{"Datadog", func(s *stream.Stream) { s.Destination = dd }, ""},
-		{"Sentinel", func(s *stream.Stream) { s.Destination = sentinel }, ""},
-		{"a Sentinel rule that is no rule", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.DCR = "my-rule" }, "destination.dcr"},
-		{"a Sentinel stream not Custom-", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.StreamName = "Microsoft-Syslog" }, "destination.streamName"},
-		{"a Sentinel tenant that is no GUID", func(s *stream.Stream) {
-			s.Destination = sentinel
-			s.Destination.AzureTenant = "contoso.onmicrosoft.com"
-		}, "destination.azureTenant"},
-		{"a Sentinel client that is no GUID", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.ClientID = "app" }, "destination.clientId"},
-		{"a Sentinel without its secret", func(s *stream.Stream) { s.Destination = sentinel; s.Destination.Secret = "" }, "destination.secret"},
-		{"a rule on a webhook", func(s *stream.Stream) { s.Destination.DCR = sentinel.DCR }, "destination.dcr"},
-		{"a Datadog key that is no key", func(s *stream.Stream) { s.Destination = dd; s.Destination.Token = "dd-key" }, "destination.token"},
-		{"Datadog over http", func(s *stream.Stream) {
-			s.Destination = dd
-			s.Destination.URL = "http://http-intake.logs.datadoghq.eu/api/v2/logs"
-		}, "destination.url"},
-		{"Datadog US5", func(s *stream.Stream) {
-			s.Destination = dd
-			s.Destination.URL = "https://http-intake.logs.us5.datadoghq.com/api/v2/logs"
-		}, ""},
-		{"Datadog on any https host", func(s *stream.Stream) {
-			s.Destination = dd
-			s.Destination.URL = "https://logs.attacker.example/api/v2/logs"
-		}, "destination.url"},
-		{"Datadog under a look-alike", func(s *stream.Stream) {
-			s.Destination = dd
-			s.Destination.URL = "https://http-intake.logs.notdatadoghq.com/"
-		}, "destination.url"},
-		{"Sentinel in Azure Government", func(s *stream.Stream) {
-			s.Destination = sentinel
-			s.Destination.URL = "https://dce-a1b2.usgovvirginia-1.ingest.monitor.azure.us"
-		}, ""},
-		{"Sentinel on any https host", func(s *stream.Stream) {
-			s.Destination = sentinel
-			s.Destination.URL = "https://dce.ingest.monitor.azure.com.attacker.example"
-		}, "destination.url"},
-		{"a Splunk index on Datadog", func(s *stream.Stream) { s.Destination = dd; s.Destination.Index = "main" }, "destination.index"},
-		{"a webhook secret on Splunk", func(s *stream.Stream) { s.Destination = hec; s.Destination.Secret = strings.Repeat("s", 32) }, "destination.secret"},
-		{"headers on S3", func(s *stream.Stream) { s.Destination = s3; s.Destination.Headers = map[string]string{"A": "b"} }, "destination.headers"},
+		{"an https destination", func(*stream.Stream) {}, ""},
 		{"OCSF", func(s *stream.Stream) { s.Format = stream.FormatOCSF }, ""},
 		{"an unknown format", func(s *stream.Stream) { s.Format = "cef" }, "format"},
 		{"no name", func(s *stream.Stream) { s.Name = "  " }, "name"},
 		{"a long name", func(s *stream.Stream) { s.Name = strings.Repeat("n", 81) }, "name"},
 		{"an unknown destination", func(s *stream.Stream) { s.Destination.Kind = "kinesis" }, "destination.kind"},
-		{"http", func(s *stream.Stream) { s.Destination.URL = "http://siem.example.com/hooks" }, "destination.url"},
-		{"no URL", func(s *stream.Stream) { s.Destination.URL = "" }, "destination.url"},
-		{"a relative URL", func(s *stream.Stream) { s.Destination.URL = "/hooks" }, "destination.url"},
-		{"credentials in the URL", func(s *stream.Stream) { s.Destination.URL = "https://u:p@siem.example.com/" }, "destination.url"},
-		{"loopback", func(s *stream.Stream) { s.Destination.URL = "https://127.0.0.1:9000/" }, "destination.url"},
-		{"localhost", func(s *stream.Stream) { s.Destination.URL = "https://localhost/" }, "destination.url"},
-		{"a private address", func(s *stream.Stream) { s.Destination.URL = "https://10.1.2.3/" }, "destination.url"},
-		{"link-local (cloud metadata)", func(s *stream.Stream) { s.Destination.URL = "https://169.254.169.254/latest" }, "destination.url"},
-		{"IPv6 loopback", func(s *stream.Stream) { s.Destination.URL = "https://[::1]:8443/" }, "destination.url"},
-		{"IPv6 unique local", func(s *stream.Stream) { s.Destination.URL = "https://[fd00::1]/" }, "destination.url"},
-		{"IPv4-mapped loopback", func(s *stream.Stream) { s.Destination.URL = "https://[::ffff:127.0.0.1]/" }, "destination.url"},
-		{"a reserved header", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"Content-Type": "text/plain"} }, "destination.headers.Content-Type"},
-		{"the signature header", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"x-auditlog-signature": "x"} }, "destination.headers.x-auditlog-signature"},
-		{"a bad header name", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"Bad Name": "x"} }, "destination.headers"},
-		{"a header value with a line break", func(s *stream.Stream) { s.Destination.Headers = map[string]string{"X-Key": "a\r\nInjected: 1"} }, "destination.headers.X-Key"},
-		{"a short secret", func(s *stream.Stream) { s.Destination.Secret = "short" }, "destination.secret"},
-		{"a token on a webhook", func(s *stream.Stream) { s.Destination.Token = "12345678-9abc-def0-1234-56789abcdef0" }, "destination.token"},
-		{"a HEC token that is no GUID", func(s *stream.Stream) { s.Destination = hec; s.Destination.Token = "secret" }, "destination.token"},
-		{"a Splunk index with capitals", func(s *stream.Stream) { s.Destination = hec; s.Destination.Index = "Audit" }, "destination.index"},
-		{"headers on Splunk", func(s *stream.Stream) { s.Destination = hec; s.Destination.Headers = map[string]string{"X-A": "b"} }, "destination.headers"},
-		{"a bad bucket", func(s *stream.Stream) { s.Destination = s3; s.Destination.Bucket = "Acme_Audit" }, "destination.bucket"},
-		{"a bad prefix", func(s *stream.Stream) { s.Destination = s3; s.Destination.Prefix = "/abs/../x" }, "destination.prefix"},
-		{"a URL on S3", func(s *stream.Stream) { s.Destination = s3; s.Destination.URL = "https://s3.example.com" }, "destination.url"},
+		{"http", func(s *stream.Stream) { probeOf(s.Destination).URL = "http://siem.example.com/hooks" }, "destination.url"},
+		{"no URL", func(s *stream.Stream) { probeOf(s.Destination).URL = "" }, "destination.url"},
+		{"a relative URL", func(s *stream.Stream) { probeOf(s.Destination).URL = "/hooks" }, "destination.url"},
+		{"credentials in the URL", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://u:p@siem.example.com/" }, "destination.url"},
+		{"loopback", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://127.0.0.1:9000/" }, "destination.url"},
+		{"localhost", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://localhost/" }, "destination.url"},
+		{"a private address", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://10.1.2.3/" }, "destination.url"},
+		{"link-local (cloud metadata)", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://169.254.169.254/latest" }, "destination.url"},
+		{"IPv6 loopback", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://[::1]:8443/" }, "destination.url"},
+		{"IPv6 unique local", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://[fd00::1]/" }, "destination.url"},
+		{"IPv4-mapped loopback", func(s *stream.Stream) { probeOf(s.Destination).URL = "https://[::ffff:127.0.0.1]/" }, "destination.url"},
+		{"a reserved header", func(s *stream.Stream) {
+			probeOf(s.Destination).Headers = map[string]string{"Content-Type": "text/plain"}
+		}, "destination.headers.Content-Type"},
+		{"the signature header", func(s *stream.Stream) {
+			probeOf(s.Destination).Headers = map[string]string{"x-auditlog-signature": "x"}
+		}, "destination.headers.x-auditlog-signature"},
+		{"a bad header name", func(s *stream.Stream) { probeOf(s.Destination).Headers = map[string]string{"Bad Name": "x"} }, "destination.headers"},
+		{"a header value with a line break", func(s *stream.Stream) {
+			probeOf(s.Destination).Headers = map[string]string{"X-Key": "a\r\nInjected: 1"}
+		}, "destination.headers.X-Key"},
 		{"an unknown format", func(s *stream.Stream) { s.Format = "cef" }, "format"},
 		{"a filter that does not parse", func(s *stream.Stream) { s.Filter = `actor:"unclosed` }, "filter"},
 		{"a filter with control characters", func(s *stream.Stream) { s.Filter = "z\x1b\x00" }, "filter"}, // found by schemathesis: a 500 before
@@ -131,20 +81,26 @@ func TestStreamConfigurationNamesEveryBadField(t *testing.T) {
 	}
 }
 
-// TestSovereignIntakeDomainsAreConfigured: a deployment's own intake
-// domains replace the vendors' defaults.
+// TestSovereignIntakeDomainsAreConfigured: a vendor destination's host
+// must be under its intake domains; a deployment's own (Rules.Intake, by
+// kind) replace the vendor's defaults.
 func TestSovereignIntakeDomainsAreConfigured(t *testing.T) {
 	s := webhook()
-	s.Destination = stream.Destination{Kind: stream.Datadog, URL: "https://intake.logs.dd.sovereign.example/api/v2/logs", Token: "0123456789abcdef0123456789abcdef"}
+	probeOf(s.Destination).URL = "https://intake.logs.dd.sovereign.example/api/v2/logs"
 	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID {
 		t.Fatalf("a host under no default domain: %v", err)
 	}
-	if err := s.Normalize(stream.Rules{DatadogDomains: []string{"dd.sovereign.example"}}); err != nil {
+	sovereign := stream.Rules{Intake: map[string][]string{probeKind: {"dd.sovereign.example"}}}
+	if err := s.Normalize(sovereign); err != nil {
 		t.Fatalf("a host under the configured domain: %v", err)
 	}
-	s.Destination.URL = "https://http-intake.logs.datadoghq.com/api/v2/logs"
-	if err := s.Normalize(stream.Rules{DatadogDomains: []string{"dd.sovereign.example"}}); audit.ErrorCode(err) != audit.EINVALID {
+	probeOf(s.Destination).URL = "https://http-intake.logs.example.com/api/v2/logs"
+	if err := s.Normalize(sovereign); audit.ErrorCode(err) != audit.EINVALID {
 		t.Fatalf("the configured domains replace the defaults: %v", err)
+	}
+	probeOf(s.Destination).URL = "https://logs.notexample.com/"
+	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID {
+		t.Fatalf("a look-alike of the default domain: %v", err)
 	}
 }
 
@@ -152,7 +108,7 @@ func TestSovereignIntakeDomainsAreConfigured(t *testing.T) {
 // (development, tests) takes a loopback destination; production does not.
 func TestStreamPrivateAddressesInDevelopment(t *testing.T) {
 	s := webhook()
-	s.Destination.URL = "https://127.0.0.1:9443/hook"
+	probeOf(s.Destination).URL = "https://127.0.0.1:9443/hook"
 	if err := s.Normalize(stream.Rules{AllowPrivate: true}); err != nil {
 		t.Fatalf("development: %v", err)
 	}
@@ -168,21 +124,20 @@ func TestStreamPrivateAddressesInDevelopment(t *testing.T) {
 }
 
 // TestStreamSecretsAreMaskedWhereShown: a stream shown (API, panel, the
-// tenant's log) masks the webhook's secret and header values and the
-// Splunk token, and leaves the stream it came from intact; %v never
-// prints them.
+// tenant's log) has its kind's secrets masked (Settings.Redacted), and
+// leaves the stream it came from intact; %v never prints them.
 func TestStreamSecretsAreMaskedWhereShown(t *testing.T) {
 	s := webhook()
-	s.Destination.Secret = strings.Repeat("s", 40)
-	s.Destination.Token = "tok"
-	shown := s.Redacted()
-	if shown.Destination.Secret != stream.MaskedSecret || shown.Destination.Token != stream.MaskedSecret || shown.Destination.Headers["X-Api-Key"] != stream.MaskedSecret {
-		t.Fatalf("shown: %+v", shown.Destination)
+	probeOf(s.Destination).Key = strings.Repeat("s", 40)
+	probeOf(s.Destination).Token = "tok"
+	shown := probeOf(s.Redacted().Destination)
+	if shown.Key != stream.MaskedSecret || shown.Token != stream.MaskedSecret || shown.Headers["X-Api-Key"] != stream.MaskedSecret {
+		t.Fatalf("shown: %+v", shown)
 	}
-	if s.Destination.Headers["X-Api-Key"] != "k-123" || s.Destination.Secret == stream.MaskedSecret {
+	if p := probeOf(s.Destination); p.Headers["X-Api-Key"] != "k-123" || p.Key == stream.MaskedSecret {
 		t.Fatal("Redacted changed the stream it was called on")
 	}
-	if out := fmt.Sprintf("%v %+v", s.Destination, s.Destination); strings.Contains(out, "k-123") || strings.Contains(out, "sss") {
+	if out := fmt.Sprintf("%v %+v %s", s.Destination, s.Destination, s.Destination); strings.Contains(out, "k-123") || strings.Contains(out, "sss") || strings.Contains(out, "tok") {
 		t.Fatalf("printed: %s", out)
 	}
 }
@@ -266,16 +221,18 @@ func TestStreamParksARejectedRange(t *testing.T) {
 	}
 }
 
-// TestStreamS3NeedsTheDeploymentsServer: an S3 stream is taken where the
-// deployment has an S3 server for streams, refused where it has none.
-func TestStreamS3NeedsTheDeploymentsServer(t *testing.T) {
+// TestAKindTheDeploymentHasNotIsRefused: a kind the deployment cannot
+// deliver to (Rules.Off: S3 without an S3 server) is refused with why,
+// naming the kinds it can.
+func TestAKindTheDeploymentHasNotIsRefused(t *testing.T) {
 	s := webhook()
-	s.Destination = stream.Destination{Kind: stream.S3, Bucket: "acme-audit", Prefix: "streams/acme"}
 	s.Filter, s.Mask = "-action:access", map[string]string{"actor.ip": "drop"}
-	if err := s.Normalize(stream.Rules{S3: true}); err != nil {
-		t.Fatalf("with an S3 server: %v", err)
+	if err := s.Normalize(stream.Rules{}); err != nil {
+		t.Fatalf("delivered: %v", err)
 	}
-	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID || audit.ErrorFields(err)[0].Field != "destination.kind" {
-		t.Fatalf("without one: %v", err)
+	err := s.Normalize(stream.Rules{Off: map[string]string{probeKind: "no probe server here"}})
+	if f := audit.ErrorFields(err); audit.ErrorCode(err) != audit.EINVALID || len(f) != 1 || f[0].Field != "destination.kind" ||
+		!strings.Contains(f[0].Message, "no probe server here") || strings.Contains(f[0].Message, "one of "+probeKind) {
+		t.Fatalf("off: %v %+v", err, f)
 	}
 }

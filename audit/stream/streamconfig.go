@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"maps"
 	"time"
 
 	"github.com/google/uuid"
@@ -21,7 +20,8 @@ type Config struct {
 // NewStream is a tenant's new stream of c, active from the log's start
 // (every event inside retention is delivered, then each new one), its
 // alerts to c.Notify or else to the creator's address (when it has one).
-// A webhook without a secret gets one made by secret. Errors: EINVALID
+// A destination that signs with a key the service makes (KeyMaker)
+// and has none gets one made by secret. Errors: EINVALID
 // naming each field (Normalize).
 func NewStream(tenantID string, c Config, creator string, rules Rules, secret func() string, now time.Time) (Stream, error) {
 	s := Stream{ID: uuid.NewString(), TenantID: tenantID, State: Active, CreatedAt: now, UpdatedAt: now}
@@ -29,8 +29,8 @@ func NewStream(tenantID string, c Config, creator string, rules Rules, secret fu
 		c.Notify = []string{creator}
 	}
 	s.apply(c)
-	if s.Destination.Kind == Webhook && s.Destination.Secret == "" {
-		s.Destination.Secret = secret()
+	if k, ok := s.Destination.Settings.(KeyMaker); ok && k.SigningKey() == "" {
+		k.SetSigningKey(secret())
 	}
 	return s, s.Normalize(rules)
 }
@@ -40,26 +40,8 @@ func NewStream(tenantID string, c Config, creator string, rules Rules, secret fu
 // client sends back what it read. The state, cursor and health stay.
 // Errors: EINVALID naming each field; s is then unchanged.
 func (s *Stream) Reconfigure(c Config, rules Rules, now time.Time) error {
-	old := s.Destination
-	d := &c.Destination
-	keep := func(v *string, was string) {
-		if *v == MaskedSecret {
-			*v = was
-		}
-	}
-	keep(&d.Secret, old.Secret)
-	keep(&d.Token, old.Token)
-	if d.Headers != nil {
-		h := maps.Clone(d.Headers)
-		for k := range h {
-			v := h[k]
-			keep(&v, old.Headers[k])
-			h[k] = v
-		}
-		d.Headers = h
-	}
-	if d.Kind == Webhook && d.Secret == "" && old.Kind == Webhook {
-		d.Secret = old.Secret
+	if c.Destination.Settings != nil && s.Destination.Settings != nil && c.Destination.Kind == s.Destination.Kind {
+		c.Destination.Settings.Keep(s.Destination.Settings)
 	}
 	next := *s
 	next.apply(c)

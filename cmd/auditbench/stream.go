@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/auditlog/auditlog/audit/stream"
-
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/streaming/s3stream"
+	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
 // benchStream measures the streams (issue 43): what one streamer
@@ -42,7 +42,7 @@ func benchStream(ctx context.Context, e *env) ([]result, error) {
 	rates := map[string][]float64{}
 	cpu := map[string][]float64{}
 	for run := 0; run <= e.runs; run++ {
-		for _, kind := range []string{stream.Webhook, stream.S3, "indexer"} {
+		for _, kind := range []string{webhook.Kind, s3stream.Kind, "indexer"} {
 			rate, perK, err := streamThroughput(ctx, e, rig, kind, topic, n)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", kind, err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit/stream"
+	"github.com/auditlog/auditlog/streaming/webhook"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -66,7 +67,7 @@ func streamLatency(ctx context.Context, e *env, rig *streamRig) ([]result, error
 	d := time.Duration(max(15, int(60*e.scale))) * time.Second
 	var p50, p95, p99 []float64
 	for run := 0; run <= e.runs; run++ {
-		streams, err := rig.streams(ctx, stream.Webhook, true)
+		streams, err := rig.streams(ctx, webhook.Kind, true)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +169,7 @@ func deleteStreams(ctx context.Context, rig *streamRig, streams []*stream.Stream
 func streamCatchUp(ctx context.Context, e *env, rig *streamRig) (result, error) {
 	const rate = 2000
 	outage := time.Duration(max(20, int(600*e.scale))) * time.Second
-	streams, err := rig.streams(ctx, stream.Webhook, true)
+	streams, err := rig.streams(ctx, webhook.Kind, true)
 	if err != nil {
 		return result{}, err
 	}

@@ -88,14 +88,14 @@ func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig
 	r.hook = httptest.NewTLSServer(r.recv)
 	hook := webhook.NewClient(true, 30*time.Second)
 	hook.HTTP.Transport.(*http.Transport).TLSClientConfig = r.hook.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	dests := map[string]streaming.Destination{stream.Webhook: hook}
+	dests := map[string]streaming.Destination{webhook.Kind: hook}
 	if ep := os.Getenv("AUDITLOG_TEST_S3_ENDPOINT"); ep != "" {
 		b, err := s3.Open(ctx, s3.Config{Endpoint: ep, Bucket: r.bucket, AccessKey: os.Getenv("AUDITLOG_TEST_S3_ACCESS_KEY"),
 			SecretKey: os.Getenv("AUDITLOG_TEST_S3_SECRET_KEY"), PathStyle: true, CreateBucket: true})
 		if err != nil {
 			return nil, err
 		}
-		dests[stream.S3] = &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return b, nil }, Key: priv, Now: time.Now}
+		dests[s3stream.Kind] = &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return b, nil }, Key: priv, Now: time.Now}
 	}
 	r.streamer = &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 500, Now: time.Now, MaskKey: []byte("the-benchmark-deployments-mask-k"),
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}
@@ -125,11 +125,11 @@ func (r *streamRig) write(ctx context.Context, events []audit.Event) error {
 func (r *streamRig) streams(ctx context.Context, kind string, fromEnd bool) ([]*stream.Stream, error) {
 	var out []*stream.Stream
 	for _, t := range r.tenants {
-		d := stream.Destination{Kind: kind, URL: r.hook.URL + "/in", Secret: "bench-secret-bench-secret-bench-secret"}
-		if kind == stream.S3 {
-			d = stream.Destination{Kind: kind, Bucket: r.bucket, Prefix: "bench"}
+		d := stream.NewDestination(&webhook.Config{URL: r.hook.URL + "/in", Secret: "bench-secret-bench-secret-bench-secret"})
+		if kind == s3stream.Kind {
+			d = stream.NewDestination(&s3stream.Config{Bucket: r.bucket, Prefix: "bench"})
 		}
-		st, err := stream.NewStream(t.ID, stream.Config{Name: "bench", Destination: d}, "", stream.Rules{AllowPrivate: true, S3: true},
+		st, err := stream.NewStream(t.ID, stream.Config{Name: "bench", Destination: d}, "", stream.Rules{AllowPrivate: true},
 			func() string { return "" }, time.Now())
 		if err != nil {
 			return nil, err

@@ -67,9 +67,9 @@ func (b *binder) streams(c *Config, serve bool) {
 		b.str(&s.Run, "stream-run", "AUDITLOG_STREAM_RUN", "auto",
 			"deliver the tenants' streams in serve: auto (on the embedded store; with Elasticsearch the auditlog stream process delivers), on or off")
 		b.str(&s.Plans, "stream-plans", "AUDITLOG_STREAM_PLANS", string(audit.PlanEnterprise), "plans whose tenants may create streams, comma-separated (- for none)")
-		b.str(&s.DatadogDomains, "stream-datadog-domains", "AUDITLOG_STREAM_DATADOG_DOMAINS", strings.Join(stream.DatadogIntakeDomains, ","),
+		b.str(&s.DatadogDomains, "stream-datadog-domains", "AUDITLOG_STREAM_DATADOG_DOMAINS", strings.Join(datadog.IntakeDomains, ","),
 			"domains a Datadog stream's intake host must be under, comma-separated (a sovereign or private site's)")
-		b.str(&s.SentinelDomains, "stream-sentinel-domains", "AUDITLOG_STREAM_SENTINEL_DOMAINS", strings.Join(stream.SentinelIntakeDomains, ","),
+		b.str(&s.SentinelDomains, "stream-sentinel-domains", "AUDITLOG_STREAM_SENTINEL_DOMAINS", strings.Join(sentinel.IntakeDomains, ","),
 			"domains a Sentinel stream's Logs Ingestion endpoint must be under, comma-separated (another cloud's)")
 	}
 	b.boolean(&s.AllowPrivate, "stream-allow-private", "AUDITLOG_STREAM_ALLOW_PRIVATE", false,
@@ -178,13 +178,13 @@ func (m *Main) streamer(streams stream.Store, logs audit.LogStore, events audit.
 			c.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 		}
 	}
-	dests := map[string]streaming.Destination{stream.Webhook: hook, stream.Splunk: hec, stream.Datadog: dd, stream.Sentinel: az}
+	dests := map[string]streaming.Destination{webhook.Kind: hook, splunk.Kind: hec, datadog.Kind: dd, sentinel.Kind: az}
 	if m.Config.Export.S3Endpoint != "" {
 		key, _, err := m.signingKeys()
 		if err != nil {
 			return nil, err
 		}
-		dests[stream.S3] = &s3stream.Destination{Bucket: m.s3Buckets(), Key: key, Now: time.Now}
+		dests[s3stream.Kind] = &s3stream.Destination{Bucket: m.s3Buckets(), Key: key, Now: time.Now}
 	}
 	return &streaming.Streamer{Streams: streams, Log: logs, Events: events, Records: records, BatchSize: s.Batch, Now: time.Now,
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}, nil
@@ -207,8 +207,11 @@ func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.Lo
 	if err != nil {
 		return api.StreamDeps{}, err
 	}
-	rules := stream.Rules{AllowPrivate: s.AllowPrivate, S3: m.Config.Export.S3Endpoint != "",
-		DatadogDomains: splitList(strings.ToLower(s.DatadogDomains)), SentinelDomains: splitList(strings.ToLower(s.SentinelDomains))}
+	rules := stream.Rules{AllowPrivate: s.AllowPrivate, Intake: map[string][]string{
+		datadog.Kind: splitList(strings.ToLower(s.DatadogDomains)), sentinel.Kind: splitList(strings.ToLower(s.SentinelDomains))}}
+	if m.Config.Export.S3Endpoint == "" {
+		rules.Off = map[string]string{s3stream.Kind: "this deployment has no S3 server for streams (AUDITLOG_S3_ENDPOINT)"}
+	}
 	deps := api.StreamDeps{Store: store, Tenants: store, DefaultPlan: plan, Plans: plans, Rules: rules,
 		Secret: newStreamSecret, Test: st.Test}
 	if s.Run == "on" || s.Run == "auto" && m.Config.Store == "sqlite" {

@@ -27,6 +27,8 @@ import (
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/s3"
 	"github.com/auditlog/auditlog/streaming"
+	"github.com/auditlog/auditlog/streaming/datadog"
+	"github.com/auditlog/auditlog/streaming/sentinel"
 	"github.com/auditlog/auditlog/streaming/webhook"
 )
 
@@ -152,13 +154,13 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 	}
 	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Datadog","destination":{"kind":"datadog","url":"`+dd.URL+`/api/v2/logs","token":"`+dd.APIKey+`"}}`))
 	var ddStream api.StreamView
-	if err := json.Unmarshal(body, &ddStream); code != 201 || err != nil || ddStream.Destination.Token != "****" {
+	if err := json.Unmarshal(body, &ddStream); code != 201 || err != nil || ddStream.Destination.Settings.(*datadog.Config).Token != "****" {
 		t.Fatalf("create the Datadog stream: %d %s", code, body)
 	}
 	code, body = c.do("POST", "/api/streams", tok, []byte(`{"name":"Sentinel","format":"ocsf","destination":{"kind":"sentinel","url":"`+az.URL+
 		`","dcr":"`+az.DCR+`","streamName":"`+az.Stream+`","azureTenant":"`+az.Tenant+`","clientId":"`+az.ClientID+`","secret":"`+az.Secret+`"}}`))
 	var azStream api.StreamView
-	if err := json.Unmarshal(body, &azStream); code != 201 || err != nil || azStream.Destination.Secret != "****" {
+	if err := json.Unmarshal(body, &azStream); code != 201 || err != nil || azStream.Destination.Settings.(*sentinel.Config).Secret != "****" {
 		t.Fatalf("create the Sentinel stream: %d %s", code, body)
 	}
 	ingestDemo(t, c, 41, 30)

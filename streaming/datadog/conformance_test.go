@@ -23,9 +23,8 @@ func TestDatadogConformance(t *testing.T) {
 		} else {
 			c = datadog.NewClient(false, 0)
 		}
-		d := stream.Destination{Kind: stream.Datadog, URL: s.URL + "/api/v2/logs", Token: key}
-		refused := d
-		refused.Token = strings.Repeat("f", 32)
+		d := stream.NewDestination(&datadog.Config{URL: s.URL + "/api/v2/logs", Token: key})
+		refused := stream.NewDestination(&datadog.Config{URL: s.URL + "/api/v2/logs", Token: strings.Repeat("f", 32)})
 		return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: s.Fail, Held: func() []uint64 {
 			items, _ := s.Items()
 			var out []uint64

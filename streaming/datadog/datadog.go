@@ -47,7 +47,11 @@ func NewClient(allowPrivate bool, timeout time.Duration) *Client {
 // says what the answers mean (streaming.Classify: 403 refuses the key, 429
 // and 5xx are retried). err is set when no answer came or the batch could
 // not be encoded.
-func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, dest stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+	d, err := streaming.SettingsOf[*Config](dest)
+	if err != nil {
+		return streaming.Rejected, 0, "", err
+	}
 	chunks, err := requests(b)
 	if err != nil {
 		return streaming.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Datadog")
@@ -60,7 +64,7 @@ func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Bat
 	return streaming.Accepted, 0, "", nil
 }
 
-func (c *Client) post(ctx context.Context, d stream.Destination, body []byte) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) post(ctx context.Context, d *Config, body []byte) (streaming.Outcome, time.Duration, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))
 	if err != nil {
 		return streaming.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the intake's URL")

@@ -32,7 +32,7 @@ func TestDatadogTakesABatchInRequestsWithinItsLimits(t *testing.T) {
 	s := ddintake.Start(key)
 	defer s.Close()
 	b := batchtest.Big("t-1", 40, 2500)
-	o, _, reason, err := client(s).Send(context.Background(), stream.Destination{Kind: stream.Datadog, URL: s.URL + "/api/v2/logs", Token: key}, b)
+	o, _, reason, err := client(s).Send(context.Background(), stream.NewDestination(&datadog.Config{URL: s.URL + "/api/v2/logs", Token: key}), b)
 	if o != streaming.Accepted || err != nil {
 		t.Fatalf("%s %s %v", o, reason, err)
 	}
@@ -56,10 +56,9 @@ func TestDatadogAnswers(t *testing.T) {
 	s := ddintake.Start(key)
 	defer s.Close()
 	c := client(s)
-	d := stream.Destination{Kind: stream.Datadog, URL: s.URL + "/api/v2/logs", Token: key}
+	d := stream.NewDestination(&datadog.Config{URL: s.URL + "/api/v2/logs", Token: key})
 	ctx := context.Background()
-	bad := d
-	bad.Token = strings.Repeat("f", 32)
+	bad := stream.NewDestination(&datadog.Config{URL: s.URL + "/api/v2/logs", Token: strings.Repeat("f", 32)})
 	if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 3)); o != streaming.Refused || !strings.Contains(reason, "403") {
 		t.Fatalf("a wrong key: %s %s", o, reason)
 	}

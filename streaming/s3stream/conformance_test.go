@@ -51,7 +51,7 @@ func TestS3Conformance(t *testing.T) {
 		bucket := &breakable{Blobs: real}
 		_, key, _ := ed25519.GenerateKey(nil)
 		dest := &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return bucket, nil }, Key: key, Now: time.Now}
-		d := stream.Destination{Kind: stream.S3, Bucket: "lake", Prefix: "siem"}
+		d := stream.NewDestination(&s3stream.Config{Bucket: "lake", Prefix: "siem"})
 		return desttest.Target{Dest: dest, Config: d, Break: func() { bucket.broken.Store(true) }, Held: func() []uint64 { return held(t, real, "siem") }}
 	}})
 }

@@ -53,8 +53,8 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	now := func() time.Time { clock = clock.Add(40 * time.Minute); return clock } // the batches span hours
 	dest := &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return bucket, nil }, Key: priv, Now: now}
 	st := &stream.Stream{ID: "5e4d3c2b-1a09-4876-9543-210fedcba987", TenantID: d.A, Name: "Lake", Format: stream.FormatEvent, State: stream.Active,
-		Filter: "-action:access", Destination: stream.Destination{Kind: stream.S3, Bucket: "lake", Prefix: "siem"}, CreatedAt: clock}
-	if err := st.Normalize(stream.Rules{S3: true}); err != nil {
+		Filter: "-action:access", Destination: stream.NewDestination(&s3stream.Config{Bucket: "lake", Prefix: "siem"}), CreatedAt: clock}
+	if err := st.Normalize(stream.Rules{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.PutStream(ctx, st); err != nil {

@@ -1,5 +1,5 @@
 // Package s3stream is the S3 destination of a tenant's stream
-// (stream.S3): each batch a gzip NDJSON object under a prefix per
+// (Kind): each batch a gzip NDJSON object under a prefix per
 // delivery hour, and a manifest per hour, signed with the deployment's
 // key, that lists each object's log range, count and hash with the
 // tenant's checkpoint; and the check that reads a bucket back against
@@ -35,25 +35,21 @@ type Destination struct {
 	Now    func() time.Time
 }
 
-// Prefix is the key prefix of d's stream objects.
-func Prefix(d stream.Destination) string {
-	if d.Prefix == "" {
-		return DefaultPrefix
-	}
-	return d.Prefix
-}
-
 // Send writes b's events as one object (none when the filter kept none),
 // then the hour's manifest with the object's entry and b's checkpoint.
 // The object's key derives from its range, so a batch sent again
 // replaces its object and its entry. A store that fails is a Retry.
-func (s *Destination) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (s *Destination) Send(ctx context.Context, dest stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+	d, err := streaming.SettingsOf[*Config](dest)
+	if err != nil {
+		return streaming.Rejected, 0, "", err
+	}
 	blobs, err := s.Bucket(ctx, d.Bucket)
 	if err != nil {
 		return streaming.Retry, 0, "the bucket " + d.Bucket + ": " + audit.ErrorMessage(err), err
 	}
 	now := s.Now()
-	hour := stream.HourPrefix(Prefix(d), b.TenantID, b.StreamID, now)
+	hour := stream.HourPrefix(d.KeyPrefix(), b.TenantID, b.StreamID, now)
 	if b.Test {
 		return s.probe(ctx, blobs, hour, b)
 	}

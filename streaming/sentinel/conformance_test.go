@@ -23,9 +23,9 @@ func TestSentinelConformance(t *testing.T) {
 		t.Cleanup(s.Close)
 		c := sentinel.NewClient(allowPrivate, 10*time.Second, s.URL, sentinel.DefaultScope)
 		c.HTTP.Transport.(*http.Transport).TLSClientConfig = s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-		d := stream.Destination{Kind: stream.Sentinel, URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret}
-		refused := d
-		refused.Secret = strings.Repeat("x", 40)
+		d := stream.NewDestination(&sentinel.Config{URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret})
+		refused := stream.NewDestination(&sentinel.Config{URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client,
+			Secret: strings.Repeat("x", 40)})
 		return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: s.Fail, Held: func() []uint64 {
 			var out []uint64
 			for _, r := range s.Rows() {

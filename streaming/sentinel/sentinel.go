@@ -67,7 +67,11 @@ func NewClient(allowPrivate bool, timeout time.Duration, authority, scope string
 // pauses the stream; another 4xx parks the batch; 429 and 5xx
 // are retried, honouring Retry-After. err is set when no answer came or
 // the batch could not be encoded.
-func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, dest stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+	d, err := streaming.SettingsOf[*Config](dest)
+	if err != nil {
+		return streaming.Rejected, 0, "", err
+	}
 	calls, err := bodies(b)
 	if err != nil {
 		return streaming.Rejected, 0, "", audit.Wrap(audit.EINTERNAL, err, "encoding a batch for Sentinel")
@@ -82,7 +86,7 @@ func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Bat
 }
 
 // upload makes one call; a 401 gets a new token and one more try.
-func (c *Client) upload(ctx context.Context, d stream.Destination, body []byte, again bool) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) upload(ctx context.Context, d *Config, body []byte, again bool) (streaming.Outcome, time.Duration, string, error) {
 	tok, o, wait, reason, err := c.token(ctx, d)
 	if o != streaming.Accepted {
 		return o, wait, reason, err

@@ -29,7 +29,7 @@ func start(t *testing.T) (*azmonitor.Server, *sentinel.Client, stream.Destinatio
 	t.Cleanup(s.Close)
 	c := sentinel.NewClient(true, 10*time.Second, s.URL, sentinel.DefaultScope)
 	c.HTTP.Transport.(*http.Transport).TLSClientConfig = s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-	d := stream.Destination{Kind: stream.Sentinel, URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret}
+	d := stream.NewDestination(&sentinel.Config{URL: s.URL, DCR: dcr, StreamName: "Custom-AuditLog", AzureTenant: tenant, ClientID: client, Secret: secret})
 	return s, c, d
 }
 
@@ -68,14 +68,15 @@ func TestSentinelTakesABatchAsRowsOfTheStream(t *testing.T) {
 func TestSentinelAnswers(t *testing.T) {
 	s, c, d := start(t)
 	ctx := context.Background()
-	for name, edit := range map[string]func(*stream.Destination){
-		"AADSTS7000215":         func(d *stream.Destination) { d.Secret = "wrong" },
-		"AADSTS90002":           func(d *stream.Destination) { d.AzureTenant = "00000000-0000-0000-0000-000000000000" },
-		"AADSTS700016":          func(d *stream.Destination) { d.ClientID = "00000000-0000-0000-0000-000000000000" },
-		"InvalidDcrImmutableId": func(d *stream.Destination) { d.DCR = "dcr-ffffffffffffffffffffffffffffffff" },
+	for name, edit := range map[string]func(*sentinel.Config){
+		"AADSTS7000215":         func(d *sentinel.Config) { d.Secret = "wrong" },
+		"AADSTS90002":           func(d *sentinel.Config) { d.AzureTenant = "00000000-0000-0000-0000-000000000000" },
+		"AADSTS700016":          func(d *sentinel.Config) { d.ClientID = "00000000-0000-0000-0000-000000000000" },
+		"InvalidDcrImmutableId": func(d *sentinel.Config) { d.DCR = "dcr-ffffffffffffffffffffffffffffffff" },
 	} {
-		bad := d
-		edit(&bad)
+		cfg := *d.Settings.(*sentinel.Config)
+		edit(&cfg)
+		bad := stream.NewDestination(&cfg)
 		if o, _, reason, _ := c.Send(ctx, bad, batchtest.Big("t", 0, 2)); o != streaming.Refused || !strings.Contains(reason, name) {
 			t.Errorf("%s: %s %q", name, o, reason)
 		}
@@ -90,8 +91,9 @@ func TestSentinelAnswers(t *testing.T) {
 	if o, _, reason, _ := noToken.Send(ctx, d, batchtest.Big("t", 0, 2)); o != streaming.Retry || !strings.Contains(reason, "from Entra ID") {
 		t.Errorf("a 200 without a token: %s %q", o, reason)
 	}
-	other := d
-	other.StreamName = "Custom-Other"
+	cfg := *d.Settings.(*sentinel.Config)
+	cfg.StreamName = "Custom-Other"
+	other := stream.NewDestination(&cfg)
 	if o, _, reason, _ := c.Send(ctx, other, batchtest.Big("t", 0, 2)); o != streaming.Rejected || !strings.Contains(reason, "InvalidStream") {
 		t.Errorf("another stream: %s %q", o, reason)
 	}

@@ -13,20 +13,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/auditlog/auditlog/audit/stream"
-
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/streaming"
 )
 
 // key names a cached token: the tenant, the client and a hash of the
 // secret (a new secret gets a new token).
-func key(d stream.Destination) string {
+func key(d *Config) string {
 	h := sha256.Sum256([]byte(d.Secret))
 	return d.AzureTenant + "/" + d.ClientID + "/" + hex.EncodeToString(h[:8])
 }
 
-func (c *Client) forget(d stream.Destination) {
+func (c *Client) forget(d *Config) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.tokens, key(d))
@@ -37,7 +35,7 @@ func (c *Client) forget(d stream.Destination) {
 // credentials). Entra ID refusing the application (400 or 401:
 // invalid_client, unauthorized_client, a tenant it does not know) is
 // Refused with its description.
-func (c *Client) token(ctx context.Context, d stream.Destination) (string, streaming.Outcome, time.Duration, string, error) {
+func (c *Client) token(ctx context.Context, d *Config) (string, streaming.Outcome, time.Duration, string, error) {
 	k := key(d)
 	c.mu.Lock()
 	t, ok := c.tokens[k]

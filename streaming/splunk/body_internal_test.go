@@ -31,12 +31,12 @@ func TestBodyIsEncodingJSONs(t *testing.T) {
 		{LeafIndex: 45, Event: json.RawMessage(`{"class_uid":6003,"time":1795687202001,"message":"a \u0026 b"}`)},
 	}
 	for _, c := range []struct {
-		d stream.Destination
+		d *Config
 		b streaming.Batch
 	}{
-		{stream.Destination{Index: "audit"}, streaming.Batch{TenantID: "t<1>", StreamID: "s&1", Format: stream.FormatEvent, Events: events}},
-		{stream.Destination{}, streaming.Batch{TenantID: "t", StreamID: "s", Format: stream.FormatOCSF, Events: events}},
-		{stream.Destination{}, streaming.Batch{TenantID: "t", StreamID: "s", Test: true, Events: events[:1]}},
+		{&Config{Index: "audit"}, streaming.Batch{TenantID: "t<1>", StreamID: "s&1", Format: stream.FormatEvent, Events: events}},
+		{&Config{}, streaming.Batch{TenantID: "t", StreamID: "s", Format: stream.FormatOCSF, Events: events}},
+		{&Config{}, streaming.Batch{TenantID: "t", StreamID: "s", Test: true, Events: events[:1]}},
 	} {
 		var want bytes.Buffer
 		enc := json.NewEncoder(&want)

@@ -26,9 +26,8 @@ func TestSplunkConformance(t *testing.T) {
 				c := splunk.NewClient(allowPrivate, 10*time.Second)
 				c.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 				c.AckPoll = 10 * time.Millisecond
-				d := stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: token, Index: "audit"}
-				refused := d
-				refused.Token = "00000000-0000-0000-0000-000000000000"
+				d := stream.NewDestination(&splunk.Config{URL: hec.URL, Token: token, Index: "audit"})
+				refused := stream.NewDestination(&splunk.Config{URL: hec.URL, Token: "00000000-0000-0000-0000-000000000000", Index: "audit"})
 				return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: hec.Fail, Held: func() []uint64 {
 					var out []uint64
 					for _, e := range hec.Indexed() {

@@ -1,5 +1,5 @@
 // Package splunk is the Splunk HTTP Event Collector destination of a
-// tenant's stream (stream.Splunk): the batch's events as HEC event
+// tenant's stream (Kind): the batch's events as HEC event
 // objects, indexer acknowledgment when the collector has it, and the
 // answer's meaning as the stream's rules read it.
 package splunk
@@ -45,7 +45,7 @@ func NewClient(allowPrivate bool, timeout time.Duration) *Client {
 // (a test delivery: test instead of the index). Written by hand, as
 // encoding/json writes it, because the events are JSON this service made
 // and json.Marshal would check and compact each again.
-func body(d stream.Destination, b streaming.Batch) []byte {
+func body(d *Config, b streaming.Batch) []byte {
 	dst := make([]byte, 0, 64<<10)
 	for _, e := range b.Events {
 		dst = append(dst, `{"time":`...)
@@ -92,7 +92,11 @@ func endpoint(base, path string) string {
 // waits for the indexers' acknowledgment: only then is the batch
 // accepted. A batch whose events the filter all left out sends nothing
 // and is accepted (its range is delivered).
-func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, dest stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+	d, err := streaming.SettingsOf[*Config](dest)
+	if err != nil {
+		return streaming.Rejected, 0, "", err
+	}
 	if len(b.Events) == 0 {
 		return streaming.Accepted, 0, "", nil
 	}
@@ -111,7 +115,7 @@ func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Bat
 
 // post sends one request to the collector and decodes its JSON answer
 // into out; the outcome is the status's, with HEC's text in the reason.
-func (c *Client) post(ctx context.Context, d stream.Destination, streamID, path string, data []byte, out any) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) post(ctx context.Context, d *Config, streamID, path string, data []byte, out any) (streaming.Outcome, time.Duration, string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint(d.URL, path), bytes.NewReader(data))
 	if err != nil {
 		return streaming.Rejected, 0, "", audit.Wrap(audit.EINVALID, err, "the collector's URL")
@@ -131,7 +135,7 @@ func (c *Client) post(ctx context.Context, d stream.Destination, streamID, path 
 
 // await polls the acknowledgment of id until the indexers confirm it, or
 // AckTimeout passes (then the batch is sent again: at least once).
-func (c *Client) await(ctx context.Context, d stream.Destination, streamID string, id int) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) await(ctx context.Context, d *Config, streamID string, id int) (streaming.Outcome, time.Duration, string, error) {
 	deadline := c.Now().Add(c.AckTimeout)
 	q, _ := json.Marshal(map[string][]int{"acks": {id}})
 	for {

@@ -23,7 +23,7 @@ func collector(t *testing.T) (*splunkhec.Server, *splunk.Client, stream.Destinat
 	c := splunk.NewClient(true, 10*time.Second)
 	c.HTTP.Transport.(*http.Transport).TLSClientConfig = hec.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	c.AckPoll = 10 * time.Millisecond
-	return hec, c, stream.Destination{Kind: stream.Splunk, URL: hec.URL, Token: token, Index: "audit"}
+	return hec, c, stream.NewDestination(&splunk.Config{URL: hec.URL, Token: token, Index: "audit"})
 }
 
 func batch(n int) streaming.Batch {
@@ -83,8 +83,9 @@ func TestIndexerAcknowledgment(t *testing.T) {
 // unknown index is a rejection of the batch; each reason quotes HEC.
 func TestCollectorErrors(t *testing.T) {
 	hec, c, d := collector(t)
-	bad := d
-	bad.Token = "87654321-9abc-def0-1234-56789abcdef0"
+	cfg := *d.Settings.(*splunk.Config)
+	cfg.Token = "87654321-9abc-def0-1234-56789abcdef0"
+	bad := stream.NewDestination(&cfg)
 	if out, _, reason, _ := c.Send(context.Background(), bad, batch(1)); out != streaming.Refused || !strings.Contains(reason, "Invalid token") {
 		t.Fatalf("a wrong token: %s %s", out, reason)
 	}

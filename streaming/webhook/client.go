@@ -27,7 +27,11 @@ func NewClient(allowPrivate bool, timeout time.Duration) *Client {
 // Send posts b to d, signed with d's secret and carrying d's headers, and
 // says what the answer means (streaming.Classify). err is set when no answer came
 // (the outcome is then Retry) or the batch could not be encoded.
-func (c *Client) Send(ctx context.Context, d stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (c *Client) Send(ctx context.Context, dest stream.Destination, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+	d, err := streaming.SettingsOf[*Config](dest)
+	if err != nil {
+		return streaming.Rejected, 0, "", err
+	}
 	body := b.AppendJSON(make([]byte, 0, 64<<10))
 	now := c.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.URL, bytes.NewReader(body))

@@ -22,9 +22,8 @@ func TestWebhookConformance(t *testing.T) {
 		t.Cleanup(s.Close)
 		c := webhook.NewClient(allowPrivate, 10*time.Second)
 		c.HTTP.Transport.(*http.Transport).TLSClientConfig = s.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
-		d := stream.Destination{Kind: stream.Webhook, URL: s.URL + "/audit", Secret: secret}
-		refused := d
-		refused.Secret = strings.Repeat("x", 32)
+		d := stream.NewDestination(&webhook.Config{URL: s.URL + "/audit", Secret: secret})
+		refused := stream.NewDestination(&webhook.Config{URL: s.URL + "/audit", Secret: strings.Repeat("x", 32)})
 		return desttest.Target{Dest: c, Config: d, Refused: refused, Fail: s.Fail, Held: func() []uint64 {
 			var out []uint64
 			for _, e := range s.Held() {

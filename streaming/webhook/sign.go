@@ -1,5 +1,5 @@
 // Package webhook is the HTTPS webhook destination of a tenant's stream
-// (stream.Webhook): the signed post of a streaming.Batch, the
+// (Kind): the signed post of a streaming.Batch, the
 // signature a receiver checks, and the check of a receiver's capture
 // (`auditlog stream check --capture`).
 package webhook

@@ -195,7 +195,7 @@ func TestARedirectIsNeverFollowed(t *testing.T) {
 	c := webhook.NewClient(true, 10*time.Second)
 	c.HTTP.Transport.(*http.Transport).TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // the test servers' own certificates
 	b := streaming.Batch{TenantID: "t", StreamID: "s", Format: "event", From: 0, To: 1, Events: []streaming.Entry{{LeafIndex: 0, Event: json.RawMessage(`{}`)}}}
-	out, _, reason, err := c.Send(context.Background(), stream.Destination{Kind: stream.Webhook, URL: srv.URL + "/in", Secret: strings.Repeat("k", 32)}, b)
+	out, _, reason, err := c.Send(context.Background(), stream.NewDestination(&webhook.Config{URL: srv.URL + "/in", Secret: strings.Repeat("k", 32)}), b)
 	if err != nil || out != streaming.Rejected || !strings.Contains(reason, "307") || elsewhere.Load() != 0 {
 		t.Fatalf("a 307: %s %q %v; the other host got %d requests", out, reason, err, elsewhere.Load())
 	}

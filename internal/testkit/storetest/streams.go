@@ -3,10 +3,13 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/auditlog/auditlog/audit/stream"
+	"github.com/auditlog/auditlog/streaming/s3stream"
+	"github.com/auditlog/auditlog/streaming/webhook"
 
 	"github.com/google/uuid"
 
@@ -26,9 +29,9 @@ func testStreams(t *testing.T, b Backend) {
 	hook := stream.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "SIEM relay", Format: stream.FormatEvent, Filter: "-action:access",
 		Mask: map[string]string{"actor.ip": stream.MaskDrop}, State: stream.Active, Cursor: 7, CreatedAt: t0, UpdatedAt: t0,
 		Parked:      []stream.ParkedRange{{From: 1, To: 3, Reason: "400 from the webhook", Attempts: 2, NextAt: t0.Add(time.Minute)}},
-		Destination: stream.Destination{Kind: stream.Webhook, URL: "https://siem.example.com/hook", Secret: "s3cret-s3cret-s3cret-s3cret-s3cret", Headers: map[string]string{"X-Key": "k"}}}
+		Destination: stream.NewDestination(&webhook.Config{URL: "https://siem.example.com/hook", Secret: "s3cret-s3cret-s3cret-s3cret-s3cret", Headers: map[string]string{"X-Key": "k"}})}
 	bucket := stream.Stream{ID: uuid.NewString(), TenantID: tenant, Name: "Lake", Format: stream.FormatEvent, State: stream.Paused, Reason: "paused by an admin",
-		CreatedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Minute), Destination: stream.Destination{Kind: stream.S3, Bucket: "acme-lake", Prefix: "audit"}}
+		CreatedAt: t0.Add(time.Minute), UpdatedAt: t0.Add(time.Minute), Destination: stream.NewDestination(&s3stream.Config{Bucket: "acme-lake", Prefix: "audit"})}
 	for _, st := range []*stream.Stream{&bucket, &hook} {
 		if err := b.Streams.PutStream(ctx, st); err != nil || st.Rev == "" {
 			t.Fatalf("create %s: %v (rev %q)", st.Name, err, st.Rev)
@@ -44,7 +47,7 @@ func testStreams(t *testing.T, b Backend) {
 		t.Fatalf("the list: %+v %v, want the webhook then the bucket (oldest first)", list, err)
 	}
 	got := list[0]
-	if got.Rev != hook.Rev || got.Destination.Secret != hook.Destination.Secret || got.Destination.Headers["X-Key"] != "k" || got.Mask["actor.ip"] != stream.MaskDrop ||
+	if got.Rev != hook.Rev || !reflect.DeepEqual(got.Destination, hook.Destination) || got.Mask["actor.ip"] != stream.MaskDrop ||
 		got.Filter != hook.Filter || got.Cursor != 7 || !got.CreatedAt.Equal(t0) || got.Format != stream.FormatEvent ||
 		len(got.Parked) != 1 || got.Parked[0].To != 3 || got.Parked[0].Attempts != 2 || !got.Parked[0].NextAt.Equal(t0.Add(time.Minute)) {
 		t.Fatalf("read back %+v, want %+v", got, hook)
@@ -101,7 +104,7 @@ func testStreamsAfter(t *testing.T, b Backend) {
 		tenant := uuid.NewString()
 		for j := range i + 1 {
 			st := stream.Stream{ID: uuid.NewString(), TenantID: tenant, Name: fmt.Sprintf("s%d", j), Format: stream.FormatEvent, State: stream.Active,
-				CreatedAt: t0, UpdatedAt: t0, Destination: stream.Destination{Kind: stream.Webhook, URL: "https://siem.example.com/hook"}}
+				CreatedAt: t0, UpdatedAt: t0, Destination: stream.NewDestination(&webhook.Config{URL: "https://siem.example.com/hook"})}
 			if err := b.Streams.PutStream(ctx, &st); err != nil {
 				t.Fatal(err)
 			}
