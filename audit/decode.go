@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // decodeFields decodes an event one field at a time and reports every
@@ -24,7 +26,7 @@ func decodeFields(data []byte) (Event, FieldErrors) {
 		case targets[k] != nil:
 			decodeInto(&fe, k, raw, targets[k])
 		case nested[k] != nil:
-			if isNull(raw) {
+			if jsonenc.IsNull(raw) {
 				continue
 			}
 			sub, ok := object(raw)
@@ -71,7 +73,7 @@ func decodeTargets(e *Event) (map[string]any, map[string]map[string]any) {
 }
 
 func decodeDiff(fe *FieldErrors, raw json.RawMessage) map[string]Change {
-	if isNull(raw) {
+	if jsonenc.IsNull(raw) {
 		return nil
 	}
 	entries, ok := object(raw)
@@ -131,5 +133,3 @@ func object(raw []byte) (map[string]json.RawMessage, bool) {
 	}
 	return m, true
 }
-
-func isNull(raw []byte) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }

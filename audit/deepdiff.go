@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // DeepDiff compares two complete states (JSON objects) field by field:
@@ -18,11 +20,11 @@ import (
 // Paths are written as found: a key holding "." or "[" is not escaped.
 // It returns an error when either state is not a JSON object.
 func DeepDiff(before, after json.RawMessage) (map[string]Change, error) {
-	a, err := decodeValue(before)
+	a, err := jsonenc.Decode(before)
 	if err != nil {
 		return nil, fmt.Errorf("before is not JSON: %v", err)
 	}
-	b, err := decodeValue(after)
+	b, err := jsonenc.Decode(after)
 	if err != nil {
 		return nil, fmt.Errorf("after is not JSON: %v", err)
 	}
@@ -53,7 +55,7 @@ func diffValues(out map[string]Change, path string, a, b any) {
 			}
 		}
 	}
-	if from, to := rawOf(a), rawOf(b); !sameJSON(from, to) {
+	if from, to := rawOf(a), rawOf(b); !jsonenc.Same(from, to) {
 		out[path] = Change{From: from, To: to}
 	}
 }
@@ -80,7 +82,7 @@ func diffByID(out map[string]Change, path string, a, b map[string]any) {
 func byID(arr []any) (map[string]any, bool) {
 	m := make(map[string]any, len(arr))
 	for _, x := range arr {
-		id, ok := objectID(x)
+		id, ok := jsonenc.ObjectID(x)
 		if !ok {
 			return nil, false
 		}
@@ -90,23 +92,6 @@ func byID(arr []any) (map[string]any, bool) {
 		m[id] = x
 	}
 	return m, true
-}
-
-// objectID is the "id" of an array element that is an object with a
-// string or number id: the key that matches elements across versions, in
-// diffs ("rules[r2]") and in restored paths.
-func objectID(x any) (string, bool) {
-	o, ok := x.(map[string]any)
-	if !ok {
-		return "", false
-	}
-	switch v := o["id"].(type) {
-	case string:
-		return v, true
-	case json.Number:
-		return v.String(), true
-	}
-	return "", false
 }
 
 // unionKeys returns the keys of a and b, sorted, each once.
@@ -136,7 +121,7 @@ func sameDiff(sent, want map[string]Change) (string, bool) {
 	for _, k := range keys {
 		s, ok1 := sent[k]
 		w, ok2 := want[k]
-		if !ok1 || !ok2 || !sameJSON(s.From, w.From) || !sameJSON(s.To, w.To) {
+		if !ok1 || !ok2 || !jsonenc.Same(s.From, w.From) || !jsonenc.Same(s.To, w.To) {
 			return k, false
 		}
 	}

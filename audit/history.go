@@ -3,6 +3,8 @@ package audit
 import (
 	"encoding/json"
 	"sort"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // HistoryActions are the actions that make a version of a resource: reads
@@ -74,7 +76,7 @@ func State(e *Event) (json.RawMessage, error) {
 	switch {
 	case e.Action == ActionDelete:
 		return json.RawMessage(`{}`), nil
-	case len(e.After) > 0 && !isNull(e.After):
+	case len(e.After) > 0 && !jsonenc.IsNull(e.After):
 		return e.After, nil
 	}
 	return nil, Errorf(EINVALID, "event %s carries no complete state of the resource (only its diff)", e.ID)
@@ -100,9 +102,9 @@ func Compare(base, target *Event) (Comparison, error) {
 	for path, c := range diff {
 		kind := FieldChanged
 		switch {
-		case isNull(c.From):
+		case jsonenc.IsNull(c.From):
 			kind = FieldAdded
-		case isNull(c.To):
+		case jsonenc.IsNull(c.To):
 			kind = FieldRemoved
 		}
 		out.Fields = append(out.Fields, FieldComparison{Path: path, Base: c.From, Target: c.To, Change: kind})

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // The versions of an event a restore can put back.
@@ -97,7 +99,7 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 	default:
 		add("version", "must be before or after")
 	}
-	if len(fe) == 0 && (len(raw) == 0 || isNull(raw)) {
+	if len(fe) == 0 && (len(raw) == 0 || jsonenc.IsNull(raw)) {
 		add("version", "event "+a.Source.ID+" carries no "+a.Version+" state to restore")
 	}
 	if a.LatestSeen == "" && !a.Force {
@@ -151,7 +153,7 @@ func stripMasked(v any, path string, omitted *[]string) any {
 
 // itemKey names an array element in a path: its id, or its index.
 func itemKey(x any, i int) string {
-	if id, ok := objectID(x); ok {
+	if id, ok := jsonenc.ObjectID(x); ok {
 		return id
 	}
 	return strconv.Itoa(i)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // restoredState is the state to put back: the whole source state, or,
@@ -20,14 +22,14 @@ import (
 // current state is unknown (the latest version carries only a diff), the
 // restore is planned without these checks.
 func restoredState(source, current json.RawMessage, fields []string) (json.RawMessage, []string, error) {
-	src, err := decodeValue(source)
+	src, err := jsonenc.Decode(source)
 	if err != nil {
 		return nil, nil, Errorf(EINVALID, "the stored state does not decode: %v", err)
 	}
 	var cur any
-	known := len(current) > 0 && !isNull(current)
+	known := len(current) > 0 && !jsonenc.IsNull(current)
 	if known {
-		if cur, err = decodeValue(current); err != nil {
+		if cur, err = jsonenc.Decode(current); err != nil {
 			return nil, nil, Errorf(EINVALID, "the current state does not decode: %v", err)
 		}
 	}
@@ -99,7 +101,7 @@ func restoreField(src, cur any, f string, known bool, omitted *[]string) (any, e
 func sameValue(a, b any) bool {
 	ra, _ := json.Marshal(a)
 	rb, _ := json.Marshal(b)
-	return sameJSON(ra, rb)
+	return jsonenc.Same(ra, rb)
 }
 
 // clone returns a deep copy of a decoded JSON value, so that stripping

@@ -256,7 +256,7 @@ func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMe
 	if jsonenc.MarshaledScalar(raw) {
 		return raw // no key to mask, and already as it would be written
 	}
-	if len(raw) > 0 && !isNull(raw) && jsonenc.Valid(raw) && !jsonenc.HasKey(raw, p.Secret) {
+	if len(raw) > 0 && !jsonenc.IsNull(raw) && jsonenc.Valid(raw) && !jsonenc.HasKey(raw, p.Secret) {
 		return jsonenc.AppendMarshaled(make([]byte, 0, len(raw)), raw)
 	}
 	return rewriteRaw(raw, func(v any) any { return p.maskValue(tenant, v) })
@@ -270,10 +270,10 @@ func (p *SensitivePolicy) markRaw(tenant string, raw json.RawMessage) json.RawMe
 // rewriteRaw applies f to a decoded JSON value and encodes the result;
 // absent and null stay as they are.
 func rewriteRaw(raw json.RawMessage, f func(any) any) json.RawMessage {
-	if len(raw) == 0 || isNull(raw) {
+	if len(raw) == 0 || jsonenc.IsNull(raw) {
 		return raw
 	}
-	v, err := decodeValue(raw)
+	v, err := jsonenc.Decode(raw)
 	if err != nil {
 		return raw // validation refused anything that is not JSON
 	}
@@ -366,21 +366,6 @@ func CheckMaskKey(key []byte) error {
 		return Errorf(EINVALID, "the masking key has only %d distinct bytes: want random bytes", distinct)
 	}
 	return nil
-}
-
-// decodeValue decodes raw JSON with numbers kept as written
-// (json.Number): jsonenc.DecodeNumbers for one valid value, else
-// encoding/json's Decoder, which reads the first value and names the
-// error of a bad one.
-func decodeValue(raw []byte) (any, error) {
-	if v, ok := jsonenc.DecodeNumbers(raw); ok {
-		return v, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
 }
 
 // Decode is how both entry points (HTTP ingest and the Kafka indexer)

@@ -3,6 +3,8 @@ package audit
 import (
 	"fmt"
 	"strings"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // A state path names one field of a resource's state as DeepDiff writes
@@ -139,7 +141,7 @@ func assign(root any, steps []pathStep, val any, present bool) (any, error) {
 
 func indexByID(arr []any, id string) int {
 	for i, x := range arr {
-		if got, ok := objectID(x); ok && got == id {
+		if got, ok := jsonenc.ObjectID(x); ok && got == id {
 			return i
 		}
 	}

@@ -3,6 +3,8 @@ package audit
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 func TestParsePath(t *testing.T) {
@@ -43,7 +45,7 @@ func TestAssignAndLookup(t *testing.T) {
 		if b, _ := json.Marshal(v); string(b) != c.want {
 			t.Fatalf("%s: %s, want %s", c.path, b, c.want)
 		}
-		if got, ok := lookup(v, steps); ok != c.present || (ok && !sameJSON(rawOf(got), rawOf(c.val))) {
+		if got, ok := lookup(v, steps); ok != c.present || (ok && !jsonenc.Same(rawOf(got), rawOf(c.val))) {
 			t.Fatalf("lookup %s: %v %v", c.path, got, ok)
 		}
 	}
