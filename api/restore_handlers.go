@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"net/http"
 	"strings"
 
@@ -61,7 +62,7 @@ func (s *Server) restore(c *gin.Context) {
 		return
 	}
 	ctx, id := c.Request.Context(), audit.NormalizeID(c.Param("id"))
-	reqID := audit.RestoreRequestID(p.TenantID, key)
+	reqID := restorejob.RequestID(p.TenantID, key)
 	prior, err := s.restores.Store.GetRestore(ctx, p.TenantID, reqID)
 	switch {
 	case err == nil && !prior.SameAsk(id, body.Version, body.Fields):
@@ -90,7 +91,7 @@ func (s *Server) restore(c *gin.Context) {
 	now := s.deps.Now()
 	req.RequestID, req.CreatedAt = reqID, audit.NewTimestamp(now)
 	req.RequestedBy = audit.Actor{ID: p.UserID, Email: p.Email, Role: p.Role, IP: c.ClientIP(), UserAgent: audit.SanitizeText(c.GetHeader("User-Agent"), audit.MaxUserAgentBytes)}
-	stored, _, err := s.restores.Store.CreateRestore(ctx, audit.RestoreRecord{RestoreRequest: req, IdempotencyKey: key, Status: audit.RestorePending, NextAttemptAt: now})
+	stored, _, err := s.restores.Store.CreateRestore(ctx, restorejob.Record{Request: req, IdempotencyKey: key, Status: restorejob.Pending, NextAttemptAt: now})
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
@@ -101,7 +102,7 @@ func (s *Server) restore(c *gin.Context) {
 	s.answerRestore(c, stored)
 }
 
-func (s *Server) answerRestore(c *gin.Context, r audit.RestoreRecord) {
+func (s *Server) answerRestore(c *gin.Context, r restorejob.Record) {
 	v := restoreView(r)
 	c.Header("Location", v.StatusURL)
 	c.JSON(http.StatusAccepted, v)
@@ -110,21 +111,21 @@ func (s *Server) answerRestore(c *gin.Context, r audit.RestoreRecord) {
 // planRestore checks the ask against the role, the source event, the
 // plan's retention and the resource's newest version, and builds the
 // request; it returns the source event when it was found.
-func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (audit.RestoreRequest, *audit.Event, error) {
+func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (restorejob.Request, *audit.Event, error) {
 	p, ctx := principalOf(c), c.Request.Context()
 	reason := declaredReason(p, b)
-	if err := audit.CheckRestoreRole(p, reason); err != nil {
-		return audit.RestoreRequest{}, nil, err
+	if err := restorejob.CheckRestoreRole(p, reason); err != nil {
+		return restorejob.Request{}, nil, err
 	}
 	if !audit.ValidID(id) {
-		return audit.RestoreRequest{}, nil, audit.RestoreNotFound(id)
+		return restorejob.Request{}, nil, restorejob.NotFound(id)
 	}
 	src, err := s.read.Reader.GetEvent(ctx, p.TenantID, id)
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
-		return audit.RestoreRequest{}, nil, audit.RestoreNotFound(id)
+		return restorejob.Request{}, nil, restorejob.NotFound(id)
 	}
 	if err != nil {
-		return audit.RestoreRequest{}, nil, err
+		return restorejob.Request{}, nil, err
 	}
 	if s.restores.Tenants != nil {
 		plan, err := s.restores.Tenants.Plan(ctx, p.TenantID)
@@ -132,22 +133,22 @@ func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (audit.Re
 			plan, err = s.restores.DefaultPlan, nil
 		}
 		if err != nil {
-			return audit.RestoreRequest{}, &src, err
+			return restorejob.Request{}, &src, err
 		}
-		if err := audit.CheckRestorable(&src, plan, s.deps.Now()); err != nil {
-			return audit.RestoreRequest{}, &src, err
+		if err := restorejob.CheckRestorable(&src, plan, s.deps.Now()); err != nil {
+			return restorejob.Request{}, &src, err
 		}
 	}
 	latest := src
 	res, err := s.read.Reader.SearchEvents(ctx, audit.Query{Filter: audit.HistoryFilter(p.TenantID, src.Resource.Type, src.Resource.ID),
 		Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true, Fresh: true})
 	if err != nil {
-		return audit.RestoreRequest{}, &src, err
+		return restorejob.Request{}, &src, err
 	}
 	if len(res.Events) > 0 {
 		latest = res.Events[0]
 	}
-	req, err := audit.PlanRestore(audit.RestoreAsk{Source: &src, Latest: &latest, LatestSeen: b.LatestSeen, Force: b.Force,
+	req, err := restorejob.PlanRestore(restorejob.Ask{Source: &src, Latest: &latest, LatestSeen: b.LatestSeen, Force: b.Force,
 		Version: b.Version, Fields: b.Fields, By: p, Reason: reason})
 	return req, &src, err
 }
@@ -155,13 +156,13 @@ func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (audit.Re
 // recordRestore writes the record of a restore attempt: a create of the
 // restore_request resource named by the request id, outcome failure with
 // the refusal when refused. Its id derives from the request id and the
-// outcome (audit.RestoreRecordID): parallel or repeated asks with one
+// outcome (restorejob.RecordID): parallel or repeated asks with one
 // idempotency key write one record, as they make one request.
 func (s *Server) recordRestore(c *gin.Context, reqID, sourceID string, src *audit.Event, b RestoreBody, refusal error) error {
 	p := principalOf(c)
 	version := b.Version
 	if version == "" {
-		version = audit.RestoreBefore
+		version = restorejob.Before
 	}
 	details := map[string]any{"operation": "restore", "sourceEventId": sourceID, "version": version, "fields": b.Fields,
 		"latestSeen": b.LatestSeen, "force": b.Force}
@@ -185,7 +186,7 @@ func (s *Server) recordRestore(c *gin.Context, reqID, sourceID string, src *audi
 	if refusal != nil {
 		e.Outcome, outcome = audit.OutcomeFailure, audit.ErrorMessage(refusal)
 	}
-	e.ID = audit.RestoreRecordID(reqID, outcome)
+	e.ID = restorejob.RecordID(reqID, outcome)
 	return s.writeSelfOnce(c, e)
 }
 
@@ -206,7 +207,7 @@ func (s *Server) getRestore(c *gin.Context) {
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
 		err = notFound
 	}
-	if err == nil && r.Status == audit.RestorePending {
+	if err == nil && r.Status == restorejob.Pending {
 		err = s.settleRestore(c, &r)
 	}
 	if err != nil {
@@ -219,7 +220,7 @@ func (s *Server) getRestore(c *gin.Context) {
 // settleRestore looks for the owner's outcome event of r (the first
 // update of the resource carrying restoredFrom = r's id) and stores the
 // outcome it reports.
-func (s *Server) settleRestore(c *gin.Context, r *audit.RestoreRecord) error {
+func (s *Server) settleRestore(c *gin.Context, r *restorejob.Record) error {
 	f := audit.HistoryFilter(r.TenantID, r.Resource.Type, r.Resource.ID)
 	f.RestoredFrom = r.RequestID
 	res, err := s.read.Reader.SearchEvents(c.Request.Context(), audit.Query{Filter: f, Sort: audit.Sort{Field: audit.SortTimestamp}, Page: 1, PageSize: 1, NoTotal: true})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,7 +75,7 @@ func testRestoreRoles(t *testing.T, h *harness, visible func()) {
 		d := recordDetails(t, e)
 		refusal, _ := d["refusal"].(string)
 		if e.Actor.Role != want.role || e.Outcome != want.outcome || !strings.Contains(refusal, want.refusal) || (want.refusal == "") != (refusal == "") ||
-			e.Reason != want.reason || d["sourceEventId"] != restoreEventID(4) || d["version"] != audit.RestoreBefore || e.Action != audit.ActionCreate {
+			e.Reason != want.reason || d["sourceEventId"] != restoreEventID(4) || d["version"] != restorejob.Before || e.Action != audit.ActionCreate {
 			t.Fatalf("record %d: %+v %v, want %+v", i, e, d, want)
 		}
 		if e.CrossTenant != (want.role == audit.RoleSuperadmin) {
@@ -118,7 +119,7 @@ func testRestoreOutcome(t *testing.T, h *harness, visible func(), admin, applied
 	status := func(id string) api.RestoreView {
 		return restoreView(t, h.get(t, "/api/restores/"+id, admin), 200)
 	}
-	if v := status(applied); v.Status != audit.RestorePending || v.OutcomeEventID != "" {
+	if v := status(applied); v.Status != restorejob.Pending || v.OutcomeEventID != "" {
 		t.Fatalf("before the owner acts: %+v", v)
 	}
 	now := time.Now().Add(-time.Minute)
@@ -126,10 +127,10 @@ func testRestoreOutcome(t *testing.T, h *harness, visible func(), admin, applied
 		restoreEvent(7, now, "update", restoreStates[4], restoreStates[1], `,"restoredFrom":"`+applied+`"`),
 		restoreEvent(8, now.Add(time.Second), "update", restoreStates[1], restoreStates[1], `,"restoredFrom":"`+strings.ToUpper(failed)+`","outcome":"failure","reason":"policy locked by compliance"`))
 	visible()
-	if v := status(applied); v.Status != audit.RestoreApplied || v.OutcomeEventID != restoreEventID(7) {
+	if v := status(applied); v.Status != restorejob.Applied || v.OutcomeEventID != restoreEventID(7) {
 		t.Fatalf("after the owner applied it: %+v", v)
 	}
-	if v := status(failed); v.Status != audit.RestoreFailed || v.StatusReason != "policy locked by compliance" || v.OutcomeEventID != restoreEventID(8) {
+	if v := status(failed); v.Status != restorejob.Failed || v.StatusReason != "policy locked by compliance" || v.OutcomeEventID != restoreEventID(8) {
 		t.Fatalf("after the owner refused it: %+v", v)
 	}
 	var page api.HistoryResponse
@@ -161,7 +162,7 @@ func testRestoreRecordFirst(t *testing.T, b restoreBackend) {
 	if res.status != 503 {
 		t.Fatalf("unrecorded restore: %d %s, want 503", res.status, res.body)
 	}
-	if _, err := b.GetRestore(context.Background(), restoreTenant, audit.RestoreRequestID(restoreTenant, "key-503")); audit.ErrorCode(err) != audit.ENOTFOUND {
+	if _, err := b.GetRestore(context.Background(), restoreTenant, restorejob.RequestID(restoreTenant, "key-503")); audit.ErrorCode(err) != audit.ENOTFOUND {
 		t.Fatalf("a request was stored without its record: %v", err)
 	}
 }

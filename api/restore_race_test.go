@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"errors"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"strings"
 	"sync"
 	"testing"
@@ -35,7 +36,7 @@ func testRestoreRaces(t *testing.T, h *harness, b restoreBackend, visible func()
 		}()
 	}
 	wg.Wait()
-	reqID := audit.RestoreRequestID(restoreTenant, key)
+	reqID := restorejob.RequestID(restoreTenant, key)
 	for i := range n {
 		if statuses[i] != 202 || views[i].RequestID != reqID {
 			t.Fatalf("ask %d: %d %s, want 202 for request %s", i, statuses[i], bodies[i], reqID)

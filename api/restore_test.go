@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -23,7 +24,7 @@ import (
 type restoreBackend interface {
 	audit.EventReader
 	audit.EventWriter
-	audit.RestoreStore
+	restorejob.Store
 	audit.TenantDirectory
 }
 
@@ -152,7 +153,7 @@ func testRestoreVersion(t *testing.T, h *harness, admin string) api.RestoreView 
 	if compact(v.State) != want || !slices.Equal(v.OmittedFields, []string{"integration.auth.clientSecret"}) {
 		t.Fatalf("state %s omitted %v, want %s without the masked secret", v.State, v.OmittedFields, want)
 	}
-	if v.ExpectedEventID != restoreEventID(5) || v.SourceEventID != restoreEventID(2) || v.Status != audit.RestorePending ||
+	if v.ExpectedEventID != restoreEventID(5) || v.SourceEventID != restoreEventID(2) || v.Status != restorejob.Pending ||
 		v.TenantID != restoreTenant || v.Resource.ID != restoredID || v.RequestedBy.Role != audit.RoleAdmin || res.header.Get("Location") != v.StatusURL {
 		t.Fatalf("request %+v", v)
 	}

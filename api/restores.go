@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"net/http"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // RestoreDeps enables POST /api/audit-logs/{id}/restore and GET
 // /api/restores/{id} when Store is set (with Read).
 type RestoreDeps struct {
-	Store audit.RestoreStore
+	Store restorejob.Store
 	// Tenants gives the plan whose retention bounds a restore, and
 	// DefaultPlan the plan of a tenant not in the directory (the store's
 	// retention treats it so). A nil Tenants leaves the bound to the
@@ -54,12 +55,12 @@ type RestoreBody struct {
 // RestoreView is a restore request as the API shows it: the request sent
 // to the owning service, its delivery and its outcome.
 type RestoreView struct {
-	audit.RestoreRequest
-	Status         audit.RestoreStatus `json:"status"`
-	StatusReason   string              `json:"statusReason,omitempty"`
-	OutcomeEventID string              `json:"outcomeEventId,omitempty"`
-	DeliveredAt    *audit.Timestamp    `json:"deliveredAt"`
-	Attempts       int                 `json:"attempts"`
+	restorejob.Request
+	Status         restorejob.Status `json:"status"`
+	StatusReason   string            `json:"statusReason,omitempty"`
+	OutcomeEventID string            `json:"outcomeEventId,omitempty"`
+	DeliveredAt    *audit.Timestamp  `json:"deliveredAt"`
+	Attempts       int               `json:"attempts"`
 	// LastError is why the last delivery attempt failed, and
 	// NextAttemptAt when the next one is due; both only while the
 	// request is undelivered.
@@ -68,8 +69,8 @@ type RestoreView struct {
 	StatusURL     string           `json:"statusUrl"`
 }
 
-func restoreView(r audit.RestoreRecord) RestoreView {
-	v := RestoreView{RestoreRequest: r.RestoreRequest, Status: r.Status, StatusReason: r.StatusReason, OutcomeEventID: r.OutcomeEventID,
+func restoreView(r restorejob.Record) RestoreView {
+	v := RestoreView{Request: r.Request, Status: r.Status, StatusReason: r.StatusReason, OutcomeEventID: r.OutcomeEventID,
 		Attempts: r.Attempts, StatusURL: "/api/restores/" + r.RequestID}
 	if v.DeliveredAt = millis(r.DeliveredAt); v.DeliveredAt == nil {
 		v.LastError, v.NextAttemptAt = r.LastError, millis(&r.NextAttemptAt)
@@ -132,7 +133,7 @@ func checkRestoreBody(b RestoreBody) error {
 			add("fields", "each path must be 1 to 1024 bytes of text without control characters")
 			break
 		}
-		if err := audit.CheckPath(f); err != nil {
+		if err := restorejob.CheckPath(f); err != nil {
 			add("fields", audit.ErrorMessage(err))
 			break
 		}

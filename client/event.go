@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -64,7 +65,7 @@ func state(v any) (json.RawMessage, error) {
 // Applied is the change an owner reports after putting a restore request
 // back: an update of the request's resource, from before (the state it
 // replaced) to after (the state now), carrying restoredFrom.
-func Applied(req audit.RestoreRequest, actor audit.Actor, before, after any) Change {
+func Applied(req restorejob.Request, actor audit.Actor, before, after any) Change {
 	return Change{TenantID: req.TenantID, Actor: actor, Action: audit.ActionUpdate, Resource: req.Resource,
 		Before: before, After: after, RestoredFrom: req.RequestID}
 }
@@ -72,7 +73,7 @@ func Applied(req audit.RestoreRequest, actor audit.Actor, before, after any) Cha
 // Failed is the change an owner reports when it refuses a restore request
 // (the resource changed since expectedState, a rule forbids it): an
 // update with outcome failure and the reason, state unchanged.
-func Failed(req audit.RestoreRequest, actor audit.Actor, current any, reason string) Change {
+func Failed(req restorejob.Request, actor audit.Actor, current any, reason string) Change {
 	return Change{TenantID: req.TenantID, Actor: actor, Action: audit.ActionUpdate, Resource: req.Resource,
 		Before: current, After: current, Outcome: audit.OutcomeFailure, Reason: reason, RestoredFrom: req.RequestID}
 }

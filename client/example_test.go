@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"log"
 
 	"github.com/auditlog/auditlog/audit"
@@ -33,7 +34,7 @@ func Example() {
 		err = c.Publish(ctx, e) // returns once Kafka has it, keyed by tenant
 	}
 	// Restore requests: check r.ExpectedState, put r.State back (r.OmittedFields untouched), report it.
-	log.Print(err, c.ConsumeRestores(ctx, "ivr-service", func(ctx context.Context, r audit.RestoreRequest) error {
+	log.Print(err, c.ConsumeRestores(ctx, "ivr-service", func(ctx context.Context, r restorejob.Request) error {
 		done, err := c.Event(client.Applied(r, me, after, r.State))
 		if err != nil {
 			return err

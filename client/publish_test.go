@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -120,8 +121,8 @@ func TestConsumeRestores(t *testing.T) {
 		t.Fatal(err)
 	}
 	secret := []byte("0123456789abcdef0123456789abcdef")
-	req := audit.RestoreRequest{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr, State: json.RawMessage(`{"greeting":"hi"}`)}
-	forged, _ := json.Marshal(audit.RestoreRequest{RequestID: "8a9b0c1d-2e3f-5a4b-9c5d-6e7f8091a2b3", TenantID: tenant, Resource: ivr})
+	req := restorejob.Request{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr, State: json.RawMessage(`{"greeting":"hi"}`)}
+	forged, _ := json.Marshal(restorejob.Request{RequestID: "8a9b0c1d-2e3f-5a4b-9c5d-6e7f8091a2b3", TenantID: tenant, Resource: ivr})
 	testenv.Produce(t, brokers, topic, []kafka.Message{{Key: []byte(tenant), Value: forged}})
 	pub := restore.NewKafka(brokers, topic, secret)
 	defer pub.Close()
@@ -131,11 +132,11 @@ func TestConsumeRestores(t *testing.T) {
 	}
 	c := newClient(t, client.Config{Brokers: brokers, RestoreTopic: topic, RestoreSecret: secret})
 	var invalid []error
-	got := make(chan audit.RestoreRequest, 2)
+	got := make(chan restorejob.Request, 2)
 	cctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- c.ConsumeRestores(cctx, testenv.Name("owner"), func(_ context.Context, r audit.RestoreRequest) error {
+		done <- c.ConsumeRestores(cctx, testenv.Name("owner"), func(_ context.Context, r restorejob.Request) error {
 			got <- r
 			stop()
 			return nil
@@ -165,17 +166,17 @@ func TestConsumeRestoresBeforeTheTopicExists(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := newClient(t, client.Config{Brokers: brokers, RestoreTopic: topic})
-	got := make(chan audit.RestoreRequest, 1)
+	got := make(chan restorejob.Request, 1)
 	cctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() {
-		done <- c.ConsumeRestores(cctx, testenv.Name("owner"), func(_ context.Context, r audit.RestoreRequest) error { got <- r; stop(); return nil }, nil)
+		done <- c.ConsumeRestores(cctx, testenv.Name("owner"), func(_ context.Context, r restorejob.Request) error { got <- r; stop(); return nil }, nil)
 	}()
 	time.Sleep(3 * time.Second) // an absence over time: the consumer has joined a group on no topic
 	if err := kafka.EnsureTopics(ctx, brokers, kafka.TopicSpec{Name: topic, Partitions: 2}); err != nil {
 		t.Fatal(err)
 	}
-	req := audit.RestoreRequest{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr}
+	req := restorejob.Request{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr}
 	body, _ := json.Marshal(req)
 	pub := restore.NewKafka(brokers, topic, nil)
 	defer pub.Close()

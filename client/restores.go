@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"net/http"
 	"time"
@@ -19,7 +20,7 @@ import (
 // ExpectedState (or ExpectedEventID) against the resource, puts State
 // back, leaves OmittedFields as they are, and publishes the outcome
 // (Applied or Failed). A returned error means "not handled, send again".
-type RestoreHandler func(ctx context.Context, req audit.RestoreRequest) error
+type RestoreHandler func(ctx context.Context, req restorejob.Request) error
 
 // ErrBadSignature is returned (wrapped) for a restore request whose
 // signature does not verify.
@@ -28,8 +29,8 @@ var ErrBadSignature = errors.New("restore request signature does not verify")
 // verify checks body against its signature header at time at when the
 // client has a RestoreSecret; without one (Kafka only: the topic's ACLs
 // are then the only check) every message is taken.
-func (c *Client) verify(body []byte, header string, at time.Time) (audit.RestoreRequest, error) {
-	var req audit.RestoreRequest
+func (c *Client) verify(body []byte, header string, at time.Time) (restorejob.Request, error) {
+	var req restorejob.Request
 	if len(c.cfg.RestoreSecret) > 0 {
 		if err := audit.VerifyBody(c.cfg.RestoreSecret, body, header, at); err != nil {
 			return req, fmt.Errorf("%w: %v", ErrBadSignature, err)

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,9 +21,9 @@ import (
 func TestWebhookHandler(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789abcdef")
 	c := newClient(t, client.Config{IngestURL: "http://unused", RestoreSecret: secret})
-	var got []audit.RestoreRequest
+	var got []restorejob.Request
 	fail := false
-	srv := httptest.NewServer(c.WebhookHandler(func(_ context.Context, r audit.RestoreRequest) error {
+	srv := httptest.NewServer(c.WebhookHandler(func(_ context.Context, r restorejob.Request) error {
 		if fail {
 			return context.DeadlineExceeded
 		}
@@ -30,7 +31,7 @@ func TestWebhookHandler(t *testing.T) {
 		return nil
 	}))
 	defer srv.Close()
-	req := audit.RestoreRequest{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr, State: json.RawMessage(`{"greeting":"hi"}`)}
+	req := restorejob.Request{RequestID: "9b0c1d2e-3f4a-5b5c-8d6e-7f8091a2b3c4", TenantID: tenant, Resource: ivr, State: json.RawMessage(`{"greeting":"hi"}`)}
 	body, _ := json.Marshal(req)
 	hook := &restore.Webhook{URL: srv.URL, Secret: secret}
 	if err := hook.Send(context.Background(), req, body); err != nil {

@@ -12,9 +12,10 @@ import (
 // rootNamesLimit is how many exported top-level names (types, functions,
 // variables, constants; methods not counted) the domain root may have.
 // A ratchet (issue 54): it only goes down, as sub-domains move out
-// (audit/stream, audit/exportjob, audit/periodic, audit/savedsearch so
+// (audit/stream, audit/exportjob, audit/periodic, audit/restorejob,
+// audit/savedsearch so
 // far), toward the issue's ~200.
-const rootNamesLimit = 337
+const rootNamesLimit = 316
 
 // TestDomainRootStaysSmall holds the domain root to rootNamesLimit names,
 // so that a new rule lands in its sub-domain rather than the root.

@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"net/http"
 	"time"
 
@@ -15,14 +16,14 @@ func (s *Store) RestoresIndex() string { return s.prefix() + "-restores" }
 
 func restoreDoc(tenantID, requestID string) string { return tenantID + ":" + requestID }
 
-func recordOf(h hit[audit.RestoreRecord]) audit.RestoreRecord {
+func recordOf(h hit[restorejob.Record]) restorejob.Record {
 	r := h.Source
 	r.Rev = h.revision.String()
 	return r
 }
 
-// CreateRestore implements audit.RestoreStore.
-func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit.RestoreRecord, bool, error) {
+// CreateRestore implements restorejob.Store.
+func (s *Store) CreateRestore(ctx context.Context, r restorejob.Record) (restorejob.Record, bool, error) {
 	rev, created, err := s.createDoc(ctx, s.RestoresIndex(), restoreDoc(r.TenantID, r.RequestID), "restore", r, true)
 	if err != nil {
 		return r, false, err
@@ -35,21 +36,21 @@ func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit
 	return r, true, nil
 }
 
-// GetRestore implements audit.RestoreStore.
-func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (audit.RestoreRecord, error) {
-	r, rev, found, err := getDoc[audit.RestoreRecord](ctx, s, s.RestoresIndex(), restoreDoc(tenantID, requestID), "restore "+requestID)
+// GetRestore implements restorejob.Store.
+func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (restorejob.Record, error) {
+	r, rev, found, err := getDoc[restorejob.Record](ctx, s, s.RestoresIndex(), restoreDoc(tenantID, requestID), "restore "+requestID)
 	if err != nil {
-		return audit.RestoreRecord{}, err
+		return restorejob.Record{}, err
 	}
 	if !found {
-		return audit.RestoreRecord{}, audit.Errorf(audit.ENOTFOUND, "no restore request %s", requestID)
+		return restorejob.Record{}, audit.Errorf(audit.ENOTFOUND, "no restore request %s", requestID)
 	}
 	r.Rev = rev
 	return r, nil
 }
 
-// DueRestores implements audit.RestoreStore.
-func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]audit.RestoreRecord, error) {
+// DueRestores implements restorejob.Store.
+func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]restorejob.Record, error) {
 	body := map[string]any{
 		"size":                limit,
 		"seq_no_primary_term": true,
@@ -61,21 +62,21 @@ func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]au
 	}
 	var out struct {
 		Hits struct {
-			Hits []hit[audit.RestoreRecord] `json:"hits"`
+			Hits []hit[restorejob.Record] `json:"hits"`
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.RestoresIndex()+"/_search", body, &out); err != nil {
 		return nil, err
 	}
-	recs := make([]audit.RestoreRecord, 0, len(out.Hits.Hits))
+	recs := make([]restorejob.Record, 0, len(out.Hits.Hits))
 	for _, h := range out.Hits.Hits {
 		recs = append(recs, recordOf(h))
 	}
 	return recs, nil
 }
 
-// UpdateRestore implements audit.RestoreStore.
-func (s *Store) UpdateRestore(ctx context.Context, r *audit.RestoreRecord) error {
+// UpdateRestore implements restorejob.Store.
+func (s *Store) UpdateRestore(ctx context.Context, r *restorejob.Record) error {
 	rev, err := s.putIfUnchanged(ctx, s.RestoresIndex(), restoreDoc(r.TenantID, r.RequestID), r.Rev, "restore "+r.RequestID, r,
 		func() error { _, err := s.GetRestore(ctx, r.TenantID, r.RequestID); return err })
 	if err != nil {

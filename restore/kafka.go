@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/kafka"
 )
@@ -29,7 +31,7 @@ func NewKafka(brokers []string, topic string, secret []byte) *Kafka {
 }
 
 // Send implements Sender.
-func (k *Kafka) Send(ctx context.Context, r audit.RestoreRequest, body []byte) error {
+func (k *Kafka) Send(ctx context.Context, r restorejob.Request, body []byte) error {
 	m := kafka.Message{Key: []byte(r.TenantID), Value: body}
 	if len(k.secret) > 0 {
 		m.Headers = []kafka.Header{{Key: audit.SignatureHeader, Value: []byte(audit.SignBody(k.secret, body, time.Now()))}}

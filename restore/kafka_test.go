@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/kafka"
 	kgo "github.com/segmentio/kafka-go"
 
@@ -50,7 +52,7 @@ func TestKafkaPublishesSignedKeyedRequests(t *testing.T) {
 	if err := audit.VerifyBody(secret, m.Value, sig, m.Time); err != nil {
 		t.Fatalf("signature: %v", err)
 	}
-	var got audit.RestoreRequest
+	var got restorejob.Request
 	if err := json.Unmarshal(m.Value, &got); err != nil || got.RequestID != r.RequestID || string(got.State) != `{"greeting":"hi"}` {
 		t.Fatalf("message %s: %v", m.Value, err)
 	}

@@ -5,7 +5,8 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/internal/atomicfile"
 )
 
@@ -15,7 +16,7 @@ import (
 type Outbox struct{ Dir string }
 
 // Send implements Sender: written to a temporary file, synced, renamed.
-func (o *Outbox) Send(_ context.Context, r audit.RestoreRequest, body []byte) error {
+func (o *Outbox) Send(_ context.Context, r restorejob.Request, body []byte) error {
 	_, err := atomicfile.Write(filepath.Join(o.Dir, r.RequestID+".json"), bytes.NewReader(append(body, '\n')), -1)
 	return err
 }

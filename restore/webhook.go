@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -26,7 +28,7 @@ type Webhook struct {
 }
 
 // Send implements Sender.
-func (h *Webhook) Send(ctx context.Context, r audit.RestoreRequest, body []byte) error {
+func (h *Webhook) Send(ctx context.Context, r restorejob.Request, body []byte) error {
 	now := time.Now
 	if h.Now != nil {
 		now = h.Now

@@ -2,7 +2,7 @@
 // resources: to a Kafka topic, to an HMAC-signed webhook, or (the
 // embedded default with neither) to an outbox directory. A request stays
 // in the store until it is delivered, retried with backoff for as long as
-// it takes (audit.RestoreBackoff); one replica delivers it at a time.
+// it takes (restorejob.Backoff); one replica delivers it at a time.
 package restore
 
 import (
@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"log/slog"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -20,14 +22,14 @@ import (
 // returns nil only once the owner's side has it: Kafka acknowledged the
 // write, the webhook answered 2xx, the file is synced.
 type Sender interface {
-	Send(ctx context.Context, r audit.RestoreRequest, body []byte) error
+	Send(ctx context.Context, r restorejob.Request, body []byte) error
 	// Destination names where requests go, for logs (no secret in it).
 	Destination() string
 }
 
 // Worker delivers the due requests of a store through a Sender.
 type Worker struct {
-	store audit.RestoreStore
+	store restorejob.Store
 	send  Sender
 	log   *slog.Logger
 	now   func() time.Time
@@ -40,7 +42,7 @@ type Worker struct {
 }
 
 // NewWorker returns a worker; its metrics go on reg.
-func NewWorker(store audit.RestoreStore, send Sender, log *slog.Logger, reg prometheus.Registerer) *Worker {
+func NewWorker(store restorejob.Store, send Sender, log *slog.Logger, reg prometheus.Registerer) *Worker {
 	w := &Worker{store: store, send: send, log: log, now: time.Now, wake: make(chan struct{}, 1), Poll: time.Second,
 		delivered: prometheus.NewCounter(prometheus.CounterOpts{Name: "auditlog_restore_deliveries_total",
 			Help: "Restore requests delivered to the owning service."}),
@@ -97,7 +99,7 @@ func (w *Worker) deliverDue(ctx context.Context) bool {
 
 // deliver claims r (another replica may have it), sends it and stores the
 // result.
-func (w *Worker) deliver(ctx context.Context, r *audit.RestoreRecord) {
+func (w *Worker) deliver(ctx context.Context, r *restorejob.Record) {
 	r.Claim(w.now())
 	if err := w.store.UpdateRestore(ctx, r); err != nil {
 		if audit.ErrorCode(err) != audit.ECONFLICT {
@@ -105,10 +107,10 @@ func (w *Worker) deliver(ctx context.Context, r *audit.RestoreRecord) {
 		}
 		return
 	}
-	body, err := json.Marshal(r.RestoreRequest)
+	body, err := json.Marshal(r.Request)
 	if err == nil {
-		sctx, cancel := context.WithTimeout(ctx, audit.RestoreClaimLease/2)
-		err = w.send.Send(sctx, r.RestoreRequest, body)
+		sctx, cancel := context.WithTimeout(ctx, restorejob.ClaimLease/2)
+		err = w.send.Send(sctx, r.Request, body)
 		cancel()
 	}
 	if err != nil {
@@ -127,7 +129,7 @@ func (w *Worker) deliver(ctx context.Context, r *audit.RestoreRecord) {
 // save stores the result of an attempt. A conflict means the request was
 // settled meanwhile (its owner already reported the outcome): the result
 // is applied to the stored record and saved again.
-func (w *Worker) save(ctx context.Context, r *audit.RestoreRecord) {
+func (w *Worker) save(ctx context.Context, r *restorejob.Record) {
 	for try := 0; try < 3; try++ {
 		err := w.store.UpdateRestore(ctx, r)
 		if audit.ErrorCode(err) != audit.ECONFLICT {

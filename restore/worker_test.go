@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/auditlog/auditlog/audit"
@@ -36,15 +38,15 @@ func openStore(t *testing.T) *sqlite.Store {
 }
 
 // request stores one pending restore request due now.
-func request(t *testing.T, s audit.RestoreStore, key string) audit.RestoreRecord {
+func request(t *testing.T, s restorejob.Store, key string) restorejob.Record {
 	t.Helper()
 	now := time.Now()
-	r := audit.RestoreRecord{RestoreRequest: audit.RestoreRequest{RequestID: audit.RestoreRequestID(tenant, key), TenantID: tenant,
+	r := restorejob.Record{Request: restorejob.Request{RequestID: restorejob.RequestID(tenant, key), TenantID: tenant,
 		Resource: audit.Resource{Type: "ivr", ID: "5c6d7e8f-9a0b-4c2d-8e3f-4a5b6c7d8e9f"}, SourceEventID: "evt_audit_1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a",
-		Version: audit.RestoreBefore, State: json.RawMessage(`{"greeting":"hi"}`), ExpectedState: json.RawMessage(`{"greeting":"hello"}`),
+		Version: restorejob.Before, State: json.RawMessage(`{"greeting":"hi"}`), ExpectedState: json.RawMessage(`{"greeting":"hello"}`),
 		ExpectedEventID: "evt_audit_2d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a", OmittedFields: []string{},
 		RequestedBy: audit.Actor{ID: "2f1b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", Email: "a@x.example", Role: "admin"}, CreatedAt: audit.NewTimestamp(now)},
-		IdempotencyKey: key, Status: audit.RestorePending, NextAttemptAt: now}
+		IdempotencyKey: key, Status: restorejob.Pending, NextAttemptAt: now}
 	stored, created, err := s.CreateRestore(context.Background(), r)
 	if err != nil || !created {
 		t.Fatalf("%v %v", created, err)
@@ -53,7 +55,7 @@ func request(t *testing.T, s audit.RestoreStore, key string) audit.RestoreRecord
 }
 
 // run starts a worker until the test ends.
-func run(t *testing.T, s audit.RestoreStore, send restore.Sender) *restore.Worker {
+func run(t *testing.T, s restorejob.Store, send restore.Sender) *restore.Worker {
 	w := restore.NewWorker(s, send, slog.New(slog.NewTextHandler(io.Discard, nil)), prometheus.NewRegistry())
 	w.Poll = 50 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
@@ -64,7 +66,7 @@ func run(t *testing.T, s audit.RestoreStore, send restore.Sender) *restore.Worke
 }
 
 // waitDelivered waits until r is delivered, within timeout.
-func waitDelivered(t *testing.T, s audit.RestoreStore, r audit.RestoreRecord, timeout time.Duration) audit.RestoreRecord {
+func waitDelivered(t *testing.T, s restorejob.Store, r restorejob.Record, timeout time.Duration) restorejob.Record {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for {
@@ -106,7 +108,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return
 	}
-	var req audit.RestoreRequest
+	var req restorejob.Request
 	if err := json.Unmarshal(body, &req); err != nil || r.Header.Get("Idempotency-Key") != req.RequestID {
 		rc.bad = append(rc.bad, "undecodable or unnamed body")
 		http.Error(w, "bad body", http.StatusBadRequest)
@@ -168,7 +170,7 @@ func TestWebhookDownThenBack(t *testing.T) {
 }
 
 // waitAttempts waits until r has had at least n failed attempts.
-func waitAttempts(t *testing.T, s audit.RestoreStore, r audit.RestoreRecord, n int) {
+func waitAttempts(t *testing.T, s restorejob.Store, r restorejob.Record, n int) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -201,7 +203,7 @@ func TestTwoWorkersDeliverOnce(t *testing.T) {
 	srv := &http.Server{Handler: rc}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	var reqs []audit.RestoreRecord
+	var reqs []restorejob.Record
 	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
 		reqs = append(reqs, request(t, s, k))
 	}

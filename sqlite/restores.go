@@ -3,13 +3,14 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
 )
 
-// CreateRestore implements audit.RestoreStore.
-func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit.RestoreRecord, bool, error) {
+// CreateRestore implements restorejob.Store.
+func (s *Store) CreateRestore(ctx context.Context, r restorejob.Record) (restorejob.Record, bool, error) {
 	body, err := json.Marshal(r)
 	if err != nil {
 		return r, false, audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding restore")
@@ -28,14 +29,14 @@ func (s *Store) CreateRestore(ctx context.Context, r audit.RestoreRecord) (audit
 	return r, true, nil
 }
 
-func setRestoreRev(r *audit.RestoreRecord, rev string) { r.Rev = rev }
+func setRestoreRev(r *restorejob.Record, rev string) { r.Rev = rev }
 
-func scanRestore(row scanner) (audit.RestoreRecord, error) {
+func scanRestore(row scanner) (restorejob.Record, error) {
 	return scanRevisioned(row, setRestoreRev, "restore")
 }
 
-// GetRestore implements audit.RestoreStore.
-func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (audit.RestoreRecord, error) {
+// GetRestore implements restorejob.Store.
+func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (restorejob.Record, error) {
 	r, found, err := getRevisioned(ctx, s, setRestoreRev, "restore "+requestID,
 		`SELECT body, rev FROM restores WHERE tenant_id = ? AND request_id = ?`, tenantID, requestID)
 	if err == nil && !found {
@@ -44,8 +45,8 @@ func (s *Store) GetRestore(ctx context.Context, tenantID, requestID string) (aud
 	return r, err
 }
 
-// DueRestores implements audit.RestoreStore.
-func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]audit.RestoreRecord, error) {
+// DueRestores implements restorejob.Store.
+func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]restorejob.Record, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT body, rev FROM restores WHERE delivered = 0 AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at LIMIT ?`,
 		now.UnixMilli(), limit)
 	if err != nil {
@@ -54,8 +55,8 @@ func (s *Store) DueRestores(ctx context.Context, now time.Time, limit int) ([]au
 	return scanAll(rows, scanRestore, "listing due restores")
 }
 
-// UpdateRestore implements audit.RestoreStore.
-func (s *Store) UpdateRestore(ctx context.Context, r *audit.RestoreRecord) error {
+// UpdateRestore implements restorejob.Store.
+func (s *Store) UpdateRestore(ctx context.Context, r *restorejob.Record) error {
 	body, err := json.Marshal(r)
 	if err != nil {
 		return audit.Wrap(audit.EINTERNAL, err, "sqlite: encoding restore")

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/api"
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/backoff"
 	"github.com/auditlog/auditlog/kafka"
 	"github.com/auditlog/auditlog/restore"
@@ -89,7 +90,7 @@ func (m *Main) restoreSender(ctx context.Context) (restore.Sender, error) {
 	}
 	switch {
 	case r.WebhookURL != "":
-		return &restore.Webhook{URL: r.WebhookURL, Secret: []byte(r.Secret), Client: &http.Client{Timeout: audit.RestoreClaimLease / 3}}, nil
+		return &restore.Webhook{URL: r.WebhookURL, Secret: []byte(r.Secret), Client: &http.Client{Timeout: restorejob.ClaimLease / 3}}, nil
 	case len(brokers) > 0:
 		if r.Secret == "" {
 			m.Logger.Warn("AUDITLOG_RESTORE_SECRET is not set: restore requests on Kafka are not signed")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"io/fs"
 	"net/http/httptest"
 	"os"
@@ -35,7 +36,7 @@ func policyVersion(n int) map[string]any {
 // restores version 2, the owner receives the request (receive starts its
 // consumer, or nothing for a webhook) and applies it, and the audit log
 // reports the restore applied in its status and the history.
-func restoreLoop(t *testing.T, m *Main, owner *auditclient.Client, got <-chan audit.RestoreRequest) {
+func restoreLoop(t *testing.T, m *Main, owner *auditclient.Client, got <-chan restorejob.Request) {
 	defer noSecretOnDisk(t, m.Config.DataDir, "secret-v")
 	base := "http://" + m.Addr()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -64,7 +65,7 @@ func restoreLoop(t *testing.T, m *Main, owner *auditclient.Client, got <-chan au
 	if json.Unmarshal(body, &view) != nil || code != 202 {
 		t.Fatalf("restore: %d %s", code, body)
 	}
-	var req audit.RestoreRequest
+	var req restorejob.Request
 	select {
 	case req = <-got:
 	case <-ctx.Done():
@@ -87,7 +88,7 @@ func restoreLoop(t *testing.T, m *Main, owner *auditclient.Client, got <-chan au
 	// owner's answer (a webhook owner applies before it answers).
 	testenv.Eventually(t, 30*time.Second, func() error {
 		code, body = c.do("GET", view.StatusURL, admin, nil)
-		if json.Unmarshal(body, &view) != nil || code != 200 || view.Status != audit.RestoreApplied || view.OutcomeEventID != applied.ID {
+		if json.Unmarshal(body, &view) != nil || code != 200 || view.Status != restorejob.Applied || view.OutcomeEventID != applied.ID {
 			t.Fatalf("status: %d %s", code, body)
 		}
 		if view.DeliveredAt == nil {
@@ -173,11 +174,11 @@ func TestRestoreThroughKafka(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer owner.Close()
-	got := make(chan audit.RestoreRequest, 1)
+	got := make(chan restorejob.Request, 1)
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- owner.ConsumeRestores(ctx, testenv.Name("policy-service"), func(_ context.Context, r audit.RestoreRequest) error { got <- r; return nil }, nil)
+		done <- owner.ConsumeRestores(ctx, testenv.Name("policy-service"), func(_ context.Context, r restorejob.Request) error { got <- r; return nil }, nil)
 	}()
 	restoreLoop(t, m, owner, got)
 	stop()
@@ -189,7 +190,7 @@ func TestRestoreThroughKafka(t *testing.T) {
 // TestRestoreThroughWebhook: without Kafka, serve POSTs the signed
 // request to the owner's webhook (the client package's handler).
 func TestRestoreThroughWebhook(t *testing.T) {
-	got := make(chan audit.RestoreRequest, 1)
+	got := make(chan restorejob.Request, 1)
 	hook := httptest.NewUnstartedServer(nil)
 	m := startMain(t, "serve", restoreVars(map[string]string{"AUDITLOG_DATA_DIR": t.TempDir(), "AUDITLOG_RESTORE_WEBHOOK_URL": "http://" + hook.Listener.Addr().String() + "/restores",
 		"AUDITLOG_RESTORE_SECRET": restoreSecret}))
@@ -197,7 +198,7 @@ func TestRestoreThroughWebhook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook.Config.Handler = owner.WebhookHandler(func(_ context.Context, r audit.RestoreRequest) error { got <- r; return nil })
+	hook.Config.Handler = owner.WebhookHandler(func(_ context.Context, r restorejob.Request) error { got <- r; return nil })
 	hook.Start()
 	defer hook.Close()
 	restoreLoop(t, m, owner, got)

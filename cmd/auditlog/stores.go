@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"log/slog"
 	"maps"
 	"os"
@@ -36,7 +37,7 @@ type eventStore interface {
 	audit.EventScanner
 	exportjob.Store
 	audit.KeyRows
-	audit.RestoreStore
+	restorejob.Store
 	audit.TenantDirectory
 	periodic.Store
 	savedsearch.Store

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"sync"
 	"testing"
 	"time"
@@ -53,9 +54,9 @@ func raceRestoreCreate(t *testing.T, b Backend) {
 	created := 0
 	stored := map[string]bool{}
 	errs := race(func(i int) error {
-		r := audit.RestoreRecord{RestoreRequest: audit.RestoreRequest{RequestID: audit.RestoreRequestID(tenant, key), TenantID: tenant,
-			Resource: audit.Resource{Type: "ivr", ID: "r1"}, SourceEventID: "evt_audit_x", Version: audit.RestoreBefore,
-			State: json.RawMessage(`{"a":1}`), OmittedFields: []string{}, Reason: string(rune('a' + i))}, IdempotencyKey: key, Status: audit.RestorePending}
+		r := restorejob.Record{Request: restorejob.Request{RequestID: restorejob.RequestID(tenant, key), TenantID: tenant,
+			Resource: audit.Resource{Type: "ivr", ID: "r1"}, SourceEventID: "evt_audit_x", Version: restorejob.Before,
+			State: json.RawMessage(`{"a":1}`), OmittedFields: []string{}, Reason: string(rune('a' + i))}, IdempotencyKey: key, Status: restorejob.Pending}
 		got, ok, err := b.Restores.CreateRestore(ctx, r)
 		mu.Lock()
 		defer mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +19,11 @@ func testRestores(t *testing.T, b Backend) {
 	ctx := context.Background()
 	const tenantA, tenantB = "0a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c3d", "1b2c3d4e-5f6a-4b7c-9d8e-9f0a1b2c3d4e"
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	rec := func(tenant, key string, next time.Duration, reason string) audit.RestoreRecord {
-		return audit.RestoreRecord{RestoreRequest: audit.RestoreRequest{RequestID: audit.RestoreRequestID(tenant, key), TenantID: tenant,
-			Resource: audit.Resource{Type: "ivr", ID: "5c6d7e8f-9a0b-4c2d-8e3f-4a5b6c7d8e9f"}, SourceEventID: "evt_audit_x", Version: audit.RestoreBefore,
+	rec := func(tenant, key string, next time.Duration, reason string) restorejob.Record {
+		return restorejob.Record{Request: restorejob.Request{RequestID: restorejob.RequestID(tenant, key), TenantID: tenant,
+			Resource: audit.Resource{Type: "ivr", ID: "5c6d7e8f-9a0b-4c2d-8e3f-4a5b6c7d8e9f"}, SourceEventID: "evt_audit_x", Version: restorejob.Before,
 			State: json.RawMessage(`{"a":1}`), OmittedFields: []string{}, Reason: reason, CreatedAt: audit.NewTimestamp(now)},
-			IdempotencyKey: key, Status: audit.RestorePending, NextAttemptAt: now.Add(next)}
+			IdempotencyKey: key, Status: restorejob.Pending, NextAttemptAt: now.Add(next)}
 	}
 	first, created, err := b.Restores.CreateRestore(ctx, rec(tenantA, "k1", 0, "first"))
 	if err != nil || !created || first.Rev == "" {

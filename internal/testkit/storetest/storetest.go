@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/restorejob"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ type Backend struct {
 	Keys     audit.KeyRows
 	PlantKey func(t testing.TB, name string, value []byte)
 	// Restores keeps restore requests.
-	Restores audit.RestoreStore
+	Restores restorejob.Store
 	// Periodic keeps the periodic export's state and records.
 	Periodic periodic.Store
 	// Saved keeps users' saved searches.

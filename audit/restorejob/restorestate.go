@@ -1,9 +1,11 @@
-package audit
+package restorejob
 
 import (
 	"encoding/json"
 	"slices"
 	"sort"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
@@ -24,20 +26,20 @@ import (
 func restoredState(source, current json.RawMessage, fields []string) (json.RawMessage, []string, error) {
 	src, err := jsonenc.Decode(source)
 	if err != nil {
-		return nil, nil, Errorf(EINVALID, "the stored state does not decode: %v", err)
+		return nil, nil, audit.Errorf(audit.EINVALID, "the stored state does not decode: %v", err)
 	}
 	var cur any
 	known := len(current) > 0 && !jsonenc.IsNull(current)
 	if known {
 		if cur, err = jsonenc.Decode(current); err != nil {
-			return nil, nil, Errorf(EINVALID, "the current state does not decode: %v", err)
+			return nil, nil, audit.Errorf(audit.EINVALID, "the current state does not decode: %v", err)
 		}
 	}
 	omitted := []string{}
 	if len(fields) == 0 {
 		state := stripMasked(src, "", &omitted)
 		if known && sameValue(state, stripMasked(cur, "", new([]string))) {
-			return nil, nil, FieldErrors{{Field: "version", Message: "the current state already has every value of this version (secrets, which a restore never writes back, aside): restoring it changes nothing"}}.Err("invalid restore")
+			return nil, nil, audit.FieldErrors{{Field: "version", Message: "the current state already has every value of this version (secrets, which a restore never writes back, aside): restoring it changes nothing"}}.Err("invalid restore")
 		}
 		out, _ := json.Marshal(state)
 		sort.Strings(omitted)
@@ -46,10 +48,10 @@ func restoredState(source, current json.RawMessage, fields []string) (json.RawMe
 	if !known {
 		cur = map[string]any{}
 	}
-	var fe FieldErrors
+	var fe audit.FieldErrors
 	for _, f := range fields {
 		if cur, err = restoreField(src, cur, f, known, &omitted); err != nil {
-			fe = append(fe, FieldError{Field: "fields", Message: ErrorMessage(err)})
+			fe = append(fe, audit.FieldError{Field: "fields", Message: audit.ErrorMessage(err)})
 		}
 	}
 	if len(fe) > 0 {
@@ -72,26 +74,26 @@ func restoreField(src, cur any, f string, known bool, omitted *[]string) (any, e
 	}
 	sv, inSource := lookup(src, steps)
 	cv, inCurrent := lookup(cur, steps)
-	if s, ok := sv.(string); ok && IsMarker(s) {
-		return cur, Errorf(EINVALID, "%s is a secret: a restore never writes a secret back (the owner keeps its current value)", f)
+	if s, ok := sv.(string); ok && audit.IsMarker(s) {
+		return cur, audit.Errorf(audit.EINVALID, "%s is a secret: a restore never writes a secret back (the owner keeps its current value)", f)
 	}
 	if known && !inSource && !inCurrent {
-		return cur, Errorf(EINVALID, "%s is not a field of this resource: neither this version nor the current one has it", f)
+		return cur, audit.Errorf(audit.EINVALID, "%s is not a field of this resource: neither this version nor the current one has it", f)
 	}
 	var skipped []string
 	sv = stripMasked(clone(sv), f, &skipped)
 	if known && inSource == inCurrent && sameValue(sv, stripMasked(clone(cv), f, new([]string))) {
 		if len(skipped) > 0 {
-			return cur, Errorf(EINVALID, "%s: only its secrets differ from the current version, and a restore never writes a secret back", f)
+			return cur, audit.Errorf(audit.EINVALID, "%s: only its secrets differ from the current version, and a restore never writes a secret back", f)
 		}
-		return cur, Errorf(EINVALID, "%s already has this value in the current version: restoring it changes nothing", f)
+		return cur, audit.Errorf(audit.EINVALID, "%s already has this value in the current version: restoring it changes nothing", f)
 	}
 	// The current secrets under f stay the owner's: left out, and named.
 	stripMasked(clone(cv), f, &skipped)
 	*omitted = append(*omitted, skipped...)
 	next, err := assign(cur, steps, sv, inSource)
 	if err != nil {
-		return cur, Errorf(EINVALID, "%s cannot be restored: %s in the current state", f, err)
+		return cur, audit.Errorf(audit.EINVALID, "%s cannot be restored: %s in the current state", f, err)
 	}
 	return next, nil
 }

@@ -1,4 +1,4 @@
-package audit
+package restorejob
 
 import (
 	"encoding/json"
@@ -53,4 +53,9 @@ func TestAssignAndLookup(t *testing.T) {
 	if _, err := assign(v, steps, 1, true); err == nil {
 		t.Fatal("a path through a number was accepted")
 	}
+}
+
+func rawOf(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
 }

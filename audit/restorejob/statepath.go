@@ -1,8 +1,10 @@
-package audit
+package restorejob
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
@@ -30,7 +32,7 @@ func CheckPath(path string) error {
 
 // parsePath splits a state path into steps; EINVALID when malformed.
 func parsePath(path string) ([]pathStep, error) {
-	bad := Errorf(EINVALID, "%q is not a field path like rules[r2].mode", path)
+	bad := audit.Errorf(audit.EINVALID, "%q is not a field path like rules[r2].mode", path)
 	if path == "" {
 		return nil, bad
 	}

@@ -1,4 +1,4 @@
-package audit
+package restorejob
 
 import (
 	"encoding/json"
@@ -6,24 +6,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit"
+
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // The versions of an event a restore can put back.
 const (
-	RestoreBefore = "before"
-	RestoreAfter  = "after"
+	Before = "before"
+	After  = "after"
 )
 
-// RestoreRequest is what the audit log asks the service that owns a
+// Request is what the audit log asks the service that owns a
 // resource to apply: put State back, provided the resource is still in
 // ExpectedState (optimistic concurrency). The audit log owns no
 // configuration; it only asks, records that it asked, and follows the
 // outcome (shared/DESIGN.md, restore).
-type RestoreRequest struct {
-	RequestID string   `json:"requestId"`
-	TenantID  string   `json:"tenantId"`
-	Resource  Resource `json:"resource"`
+type Request struct {
+	RequestID string         `json:"requestId"`
+	TenantID  string         `json:"tenantId"`
+	Resource  audit.Resource `json:"resource"`
 	// SourceEventID and Version name the state restored: the event's
 	// before or after.
 	SourceEventID string `json:"sourceEventId"`
@@ -39,62 +41,62 @@ type RestoreRequest struct {
 	ExpectedEventID string          `json:"expectedEventId"`
 	// OmittedFields are the paths left out because their values are
 	// masked secrets: a restore never writes a masked value back.
-	OmittedFields []string  `json:"omittedFields"`
-	RequestedBy   Actor     `json:"requestedBy"`
-	Reason        string    `json:"reason,omitempty"`
-	CreatedAt     Timestamp `json:"createdAt"`
+	OmittedFields []string        `json:"omittedFields"`
+	RequestedBy   audit.Actor     `json:"requestedBy"`
+	Reason        string          `json:"reason,omitempty"`
+	CreatedAt     audit.Timestamp `json:"createdAt"`
 }
 
-// RestoreAsk is a user's restore of one event's state.
-type RestoreAsk struct {
-	Source *Event
+// Ask is a user's restore of one event's state.
+type Ask struct {
+	Source *audit.Event
 	// Latest is the resource's newest version now; LatestSeen the id of
 	// the newest one the user saw. They differ when the resource changed
 	// meanwhile: ECONFLICT unless Force.
-	Latest     *Event
+	Latest     *audit.Event
 	LatestSeen string
 	Force      bool
 	Version    string
 	Fields     []string
-	By         Principal
+	By         audit.Principal
 	Reason     string
 }
 
 // CheckRestoreRole: only an admin restores; an operator-team member
 // (superadmin) only with a declared reason. Errors: EFORBIDDEN.
-func CheckRestoreRole(p Principal, reason string) error {
+func CheckRestoreRole(p audit.Principal, reason string) error {
 	switch {
-	case p.Role == RoleAdmin:
+	case p.Role == audit.RoleAdmin:
 		return nil
-	case p.Role == RoleSuperadmin && strings.TrimSpace(reason+p.Reason) != "":
+	case p.Role == audit.RoleSuperadmin && strings.TrimSpace(reason+p.Reason) != "":
 		return nil
-	case p.Role == RoleSuperadmin:
-		return Errorf(EFORBIDDEN, "an operator-team restore must declare its reason")
+	case p.Role == audit.RoleSuperadmin:
+		return audit.Errorf(audit.EFORBIDDEN, "an operator-team restore must declare its reason")
 	}
-	return Errorf(EFORBIDDEN, "only an admin may restore a previous state")
+	return audit.Errorf(audit.EFORBIDDEN, "only an admin may restore a previous state")
 }
 
 // PlanRestore checks an ask and builds the request to send (without its
 // id, actor and time, which the caller sets). Errors: EFORBIDDEN (role),
 // EINVALID naming version, fields or latestSeen, ECONFLICT when the
 // resource changed after the version the user saw.
-func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
+func PlanRestore(a Ask) (Request, error) {
 	if err := CheckRestoreRole(a.By, a.Reason); err != nil {
-		return RestoreRequest{}, err
+		return Request{}, err
 	}
-	var fe FieldErrors
-	add := func(field, msg string) { fe = append(fe, FieldError{Field: field, Message: msg}) }
+	var fe audit.FieldErrors
+	add := func(field, msg string) { fe = append(fe, audit.FieldError{Field: field, Message: msg}) }
 	if a.Version == "" {
-		a.Version = RestoreBefore
+		a.Version = Before
 	}
-	if a.Source.Action == ActionAccess {
-		return RestoreRequest{}, Errorf(EINVALID, "event %s records a read, not a version of %s %s: there is nothing to restore", a.Source.ID, a.Source.Resource.Type, a.Source.Resource.ID)
+	if a.Source.Action == audit.ActionAccess {
+		return Request{}, audit.Errorf(audit.EINVALID, "event %s records a read, not a version of %s %s: there is nothing to restore", a.Source.ID, a.Source.Resource.Type, a.Source.Resource.ID)
 	}
 	var raw json.RawMessage
 	switch a.Version {
-	case RestoreBefore:
+	case Before:
 		raw = a.Source.Before
-	case RestoreAfter:
+	case After:
 		raw = a.Source.After
 	default:
 		add("version", "must be before or after")
@@ -106,22 +108,22 @@ func PlanRestore(a RestoreAsk) (RestoreRequest, error) {
 		add("latestSeen", "is required: the id of the newest version you saw (or force)")
 	}
 	if len(fe) > 0 {
-		return RestoreRequest{}, fe.Err("invalid restore")
+		return Request{}, fe.Err("invalid restore")
 	}
-	if a.Latest.ID != NormalizeID(a.LatestSeen) && !a.Force {
-		err := Errorf(ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)
-		err.Details = map[string]any{"latest": NewHistoryEntry(a.Latest)}
-		return RestoreRequest{}, err
+	if a.Latest.ID != audit.NormalizeID(a.LatestSeen) && !a.Force {
+		err := audit.Errorf(audit.ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)
+		err.Details = map[string]any{"latest": audit.NewHistoryEntry(a.Latest)}
+		return Request{}, err
 	}
-	expected, err := State(a.Latest)
+	expected, err := audit.State(a.Latest)
 	if err != nil {
 		expected = nil // a diff-only latest version: the owner checks by event id alone
 	}
-	req := RestoreRequest{TenantID: a.Source.TenantID, Resource: a.Source.Resource, SourceEventID: a.Source.ID, Version: a.Version,
+	req := Request{TenantID: a.Source.TenantID, Resource: a.Source.Resource, SourceEventID: a.Source.ID, Version: a.Version,
 		Fields: a.Fields, ExpectedState: expected, ExpectedEventID: a.Latest.ID, Reason: strings.TrimSpace(a.Reason)}
 	req.State, req.OmittedFields, err = restoredState(raw, expected, a.Fields)
 	if err != nil {
-		return RestoreRequest{}, err
+		return Request{}, err
 	}
 	return req, nil
 }
@@ -135,7 +137,7 @@ func stripMasked(v any, path string, omitted *[]string) any {
 			if path != "" {
 				p = path + "." + k
 			}
-			if s, ok := x.(string); ok && IsMarker(s) {
+			if s, ok := x.(string); ok && audit.IsMarker(s) {
 				*omitted = append(*omitted, p)
 				delete(t, k)
 				continue
@@ -162,16 +164,16 @@ func itemKey(x any, i int) string {
 // CheckRestorable refuses a source event older than the retention of the
 // tenant's plan at now: it is outside the resource's retained history
 // even when the store has not deleted it yet. Errors: ENOTFOUND.
-func CheckRestorable(source *Event, plan Plan, now time.Time) error {
-	if !plan.Valid() || Visible(plan, source.Timestamp.Time, now) {
+func CheckRestorable(source *audit.Event, plan audit.Plan, now time.Time) error {
+	if !plan.Valid() || audit.Visible(plan, source.Timestamp.Time, now) {
 		return nil
 	}
-	return Errorf(ENOTFOUND, "event %s is past the retention of the %s plan (%d days): it is no longer in the resource's retained history and cannot be restored",
+	return audit.Errorf(audit.ENOTFOUND, "event %s is past the retention of the %s plan (%d days): it is no longer in the resource's retained history and cannot be restored",
 		source.ID, plan, int(plan.Retention()/(24*time.Hour)))
 }
 
-// RestoreNotFound is the answer for a source event the tenant does not
+// NotFound is the answer for a source event the tenant does not
 // have: never stored, another tenant's, or deleted with its retention.
-func RestoreNotFound(id string) error {
-	return Errorf(ENOTFOUND, "no audit event %s in this tenant's retained history (events past the plan's retention are deleted and cannot be restored)", id)
+func NotFound(id string) error {
+	return audit.Errorf(audit.ENOTFOUND, "no audit event %s in this tenant's retained history (events past the plan's retention are deleted and cannot be restored)", id)
 }

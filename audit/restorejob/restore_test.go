@@ -1,10 +1,12 @@
-package audit_test
+package restorejob_test
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -39,7 +41,7 @@ func TestRestoreRoles(t *testing.T) {
 		{audit.Principal{Role: "supervisor"}, "because", false},
 		{audit.Principal{Role: audit.RoleIngest}, "", false},
 	} {
-		err := audit.CheckRestoreRole(c.p, c.reason)
+		err := restorejob.CheckRestoreRole(c.p, c.reason)
 		if (err == nil) != c.ok || (err != nil && audit.ErrorCode(err) != audit.EFORBIDDEN) {
 			t.Errorf("%s with reason %q: %v, want ok=%v", c.p.Role, c.reason, err, c.ok)
 		}
@@ -48,7 +50,7 @@ func TestRestoreRoles(t *testing.T) {
 
 func TestPlanRestoreWholeState(t *testing.T) {
 	src, latest := restoreEvents(t)
-	req, err := audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin}})
+	req, err := restorejob.PlanRestore(restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,14 +59,14 @@ func TestPlanRestoreWholeState(t *testing.T) {
 	if compact(req.State) != want || !slices.Equal(req.OmittedFields, []string{"crm.apiKey"}) {
 		t.Fatalf("state %s omitted %v", req.State, req.OmittedFields)
 	}
-	if req.ExpectedEventID != "e3" || !strings.Contains(string(req.ExpectedState), `"greeting":"hey"`) || req.Version != audit.RestoreBefore {
+	if req.ExpectedEventID != "e3" || !strings.Contains(string(req.ExpectedState), `"greeting":"hey"`) || req.Version != restorejob.Before {
 		t.Fatalf("expected %s %s", req.ExpectedEventID, req.ExpectedState)
 	}
 	whole, _ := json.Marshal(req)
 	if strings.Contains(string(whole[strings.Index(string(whole), `"state"`):strings.Index(string(whole), `"expectedState"`)]), audit.MaskPrefix) {
 		t.Fatalf("a masked value is in the state to restore: %s", whole)
 	}
-	after, err := audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", Version: "after", By: audit.Principal{Role: audit.RoleAdmin}})
+	after, err := restorejob.PlanRestore(restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", Version: "after", By: audit.Principal{Role: audit.RoleAdmin}})
 	if err != nil || !strings.Contains(string(after.State), `"greeting":"hi"`) {
 		t.Fatalf("version after: %s %v", after.State, err)
 	}
@@ -72,7 +74,7 @@ func TestPlanRestoreWholeState(t *testing.T) {
 
 func TestPlanRestoreChosenFields(t *testing.T) {
 	src, latest := restoreEvents(t)
-	req, err := audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin},
+	req, err := restorejob.PlanRestore(restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin},
 		Fields: []string{"rules[r2].mode", "old", "new"}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +92,7 @@ func TestPlanRestoreChosenFields(t *testing.T) {
 	}
 	// A parent path restores every non-secret leaf under it and names the
 	// secret it left alone.
-	req, err = audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin}, Fields: []string{"crm"}})
+	req, err = restorejob.PlanRestore(restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: audit.RoleAdmin}, Fields: []string{"crm"}})
 	want = `{"crm":{"url":"https://a"},"greeting":"hey","new":1,"rules":[{"id":"r2","mode":"some"},{"id":"r1","mode":"all"}]}`
 	if err != nil || compact(req.State) != want || !slices.Equal(req.OmittedFields, []string{"crm.apiKey"}) {
 		t.Fatalf("parent path: %v\nstate %s\nwant  %s\nomitted %v", err, compact(req.State), want, req.OmittedFields)
@@ -120,7 +122,7 @@ func TestARestoreMustChangeSomething(t *testing.T) {
 		if c.version == "after" {
 			s = latest // the latest version's own after: the current state
 		}
-		_, err := audit.PlanRestore(audit.RestoreAsk{Source: s, Latest: l, LatestSeen: "e3", Version: c.version, Fields: c.fields, By: admin})
+		_, err := restorejob.PlanRestore(restorejob.Ask{Source: s, Latest: l, LatestSeen: "e3", Version: c.version, Fields: c.fields, By: admin})
 		var got []string
 		for _, f := range audit.ErrorFields(err) {
 			got = append(got, f.Field+": "+f.Message)
@@ -149,7 +151,7 @@ func TestARestoreMustChangeSomething(t *testing.T) {
 		return &e
 	}
 	a := mk("e1", `{"cfg":{"bucket":"b","clientSecret":"s1"}}`, `{"cfg":{"bucket":"b","clientSecret":"s2"}}`)
-	_, err := audit.PlanRestore(audit.RestoreAsk{Source: a, Latest: a, LatestSeen: "e1", Fields: []string{"cfg"}, By: admin})
+	_, err := restorejob.PlanRestore(restorejob.Ask{Source: a, Latest: a, LatestSeen: "e1", Fields: []string{"cfg"}, By: admin})
 	if fs := audit.ErrorFields(err); len(fs) != 1 || !strings.Contains(fs[0].Message, "only its secrets differ") {
 		t.Fatalf("only a secret differs: %v", err)
 	}
@@ -160,18 +162,18 @@ func TestPlanRestoreRefusals(t *testing.T) {
 	admin := audit.Principal{Role: audit.RoleAdmin}
 	for _, c := range []struct {
 		name  string
-		ask   audit.RestoreAsk
+		ask   restorejob.Ask
 		code  string
 		field string
 	}{
-		{"stale", audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e2", By: admin}, audit.ECONFLICT, ""},
-		{"no latestSeen", audit.RestoreAsk{Source: src, Latest: latest, By: admin}, audit.EINVALID, "latestSeen"},
-		{"bad version", audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", Version: "middle", By: admin}, audit.EINVALID, "version"},
-		{"no such state", audit.RestoreAsk{Source: &audit.Event{ID: "e9", Action: audit.ActionDelete, Before: src.Before}, Latest: latest, LatestSeen: "e3", Version: "after", By: admin}, audit.EINVALID, "version"},
-		{"bad path", audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", Fields: []string{"rules[r2"}, By: admin}, audit.EINVALID, "fields"},
-		{"wrong role", audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: "agent"}}, audit.EFORBIDDEN, ""},
+		{"stale", restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e2", By: admin}, audit.ECONFLICT, ""},
+		{"no latestSeen", restorejob.Ask{Source: src, Latest: latest, By: admin}, audit.EINVALID, "latestSeen"},
+		{"bad version", restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", Version: "middle", By: admin}, audit.EINVALID, "version"},
+		{"no such state", restorejob.Ask{Source: &audit.Event{ID: "e9", Action: audit.ActionDelete, Before: src.Before}, Latest: latest, LatestSeen: "e3", Version: "after", By: admin}, audit.EINVALID, "version"},
+		{"bad path", restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", Fields: []string{"rules[r2"}, By: admin}, audit.EINVALID, "fields"},
+		{"wrong role", restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e3", By: audit.Principal{Role: "agent"}}, audit.EFORBIDDEN, ""},
 	} {
-		_, err := audit.PlanRestore(c.ask)
+		_, err := restorejob.PlanRestore(c.ask)
 		if audit.ErrorCode(err) != c.code {
 			t.Errorf("%s: %v, want %s", c.name, err, c.code)
 			continue
@@ -180,7 +182,7 @@ func TestPlanRestoreRefusals(t *testing.T) {
 			t.Errorf("%s: fields %v, want %s", c.name, fs, c.field)
 		}
 	}
-	if _, err := audit.PlanRestore(audit.RestoreAsk{Source: src, Latest: latest, LatestSeen: "e2", Force: true, By: admin}); err != nil {
+	if _, err := restorejob.PlanRestore(restorejob.Ask{Source: src, Latest: latest, LatestSeen: "e2", Force: true, By: admin}); err != nil {
 		t.Fatalf("force over a stale view: %v", err)
 	}
 }
