@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // else the latest, with its cosignatures when it has them. Errors:
 // ENOTFOUND for none yet, or no witnesses.
 func (s *Server) latestCheckpoint(ctx context.Context, tenant string, cosigned bool) (string, time.Time, error) {
-	var cos audit.CosignedCheckpoint
+	var cos vlog.CosignedCheckpoint
 	if s.logs.Cosigned != nil {
 		var err error
 		if cos, err = s.logs.Cosigned.CosignedCheckpoint(ctx, tenant); err != nil {
@@ -53,8 +54,8 @@ func (s *Server) cosignedInclusion(c *gin.Context, id string) {
 	note, at, err := s.latestCheckpoint(ctx, tenant, true)
 	var in seal.Inclusion
 	if err == nil {
-		var cp audit.Checkpoint
-		if cp, err = audit.ParseCheckpoint(audit.NoteText(note)); err == nil {
+		var cp vlog.Checkpoint
+		if cp, err = vlog.ParseCheckpoint(vlog.NoteText(note)); err == nil {
 			in, err = seal.ProveInclusion(ctx, s.logs.Store, tenant, id, cp.Size)
 		}
 	}

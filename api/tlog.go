@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"strconv"
 
@@ -16,7 +17,7 @@ import (
 
 // LogDeps enable the verifiable log's endpoints when Store is set.
 type LogDeps struct {
-	Store audit.LogStore
+	Store vlog.Store
 	// Origin is the deployment's name: a tenant's checkpoints have the
 	// origin <Origin>/tenants/<tenant> and are signed under that name.
 	Origin string
@@ -27,7 +28,7 @@ type LogDeps struct {
 	// Cosigned, when witnesses cosign the checkpoints, keeps each
 	// tenant's latest cosigned checkpoint; Cosigner gathers them (its lag
 	// is a field of /healthz), and Witnesses are their keys, published.
-	Cosigned  audit.CosignStore
+	Cosigned  vlog.CosignStore
 	Cosigner  *seal.Cosigner
 	Witnesses []string
 	// Sealer, when this process seals, tells the rows it refused
@@ -47,13 +48,13 @@ func (s *Server) logKey(c *gin.Context) {
 				Fields: []audit.FieldError{{Field: "tenant", Message: "must be a tenant id (a UUID)"}}})
 			return
 		}
-		name = audit.LogOrigin(s.logs.Origin, audit.NormalizeTenantID(t))
+		name = vlog.Origin(s.logs.Origin, audit.NormalizeTenantID(t))
 	}
 	earlier := make([]string, 0, len(s.logs.Earlier))
 	for _, k := range s.logs.Earlier {
-		earlier = append(earlier, audit.VerifierKey(name, k))
+		earlier = append(earlier, vlog.VerifierKey(name, k))
 	}
-	c.JSON(http.StatusOK, gin.H{"verifierKey": audit.VerifierKey(name, s.logs.Key), "earlierKeys": earlier, "name": name,
+	c.JSON(http.StatusOK, gin.H{"verifierKey": vlog.VerifierKey(name, s.logs.Key), "earlierKeys": earlier, "name": name,
 		"witnesses": append([]string{}, s.logs.Witnesses...)})
 }
 
@@ -125,11 +126,11 @@ func (s *Server) leaves(c *gin.Context) {
 		err = s.recordAccess(c, "log leaves", map[string]any{"start": strconv.FormatInt(start, 10)})
 	}
 	tenant := principalOf(c).TenantID
-	var ls audit.LogState
+	var ls vlog.State
 	if err == nil {
 		ls, err = s.logs.Store.LogState(c.Request.Context(), tenant)
 	}
-	var got []audit.Leaf
+	var got []vlog.Leaf
 	if err == nil && start < ls.Size {
 		got, err = s.logs.Store.Leaves(c.Request.Context(), tenant, start, int(min(int64(limit), ls.Size-start)))
 	}
@@ -148,7 +149,7 @@ func (s *Server) leaves(c *gin.Context) {
 // hash tile tile/<L>/<N>[.p/<W>], or an entry bundle
 // tile/entries/<N>[.p/<W>] (N in groups of three digits, x001/234). An
 // entry is the leaf's auditlog-event-v2 record (the event id and the
-// SHA-256 of its canonical encoding: audit.LeafEntry), so that a standard
+// SHA-256 of its canonical encoding: vlog.LeafEntry), so that a standard
 // client (torchwood's Client) reads and authenticates every entry, and
 // then checks an event from the API against it. A tile's bytes never
 // change, so it may be cached for good.

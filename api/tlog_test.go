@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"log/slog"
 	"net/http"
@@ -41,7 +42,7 @@ func hashOf(t *testing.T, s string) tlog.Hash {
 // writes visible to searches.
 type logBackend struct {
 	store interface {
-		audit.LogStore
+		vlog.Store
 		audit.EventReader
 		audit.EventWriter
 	}
@@ -114,7 +115,7 @@ func testLogProofs(t *testing.T, b logBackend) {
 	var key struct{ VerifierKey, Name string }
 	h.get(t, "/api/log-key?tenant="+tenant, "").json(t, &key)
 	verifier, err := note.NewVerifier(key.VerifierKey)
-	if err != nil || key.Name != audit.LogOrigin("auditlog.test", tenant) {
+	if err != nil || key.Name != vlog.Origin("auditlog.test", tenant) {
 		t.Fatalf("the tenant's key %q (%v)", key.VerifierKey, err)
 	}
 	if r := h.get(t, "/api/log-key?tenant=nope", ""); r.status != 400 || !strings.Contains(string(r.body), `"tenant"`) {
@@ -122,7 +123,7 @@ func testLogProofs(t *testing.T, b logBackend) {
 	}
 	var dep struct{ VerifierKey string }
 	h.get(t, "/api/log-key", "").json(t, &dep)
-	if keys, err := audit.ParseLogKeys(dep.VerifierKey); err != nil || keys.Name() != "auditlog.test" {
+	if keys, err := vlog.ParseKeys(dep.VerifierKey); err != nil || keys.Name() != "auditlog.test" {
 		t.Fatalf("the deployment's key %q: %v", dep.VerifierKey, err)
 	}
 	first := h.get(t, "/api/log/checkpoint", tok)
@@ -130,7 +131,7 @@ func testLogProofs(t *testing.T, b logBackend) {
 	if err != nil || first.header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Fatalf("checkpoint: %v %s", err, first.body)
 	}
-	cp1, _ := audit.ParseCheckpoint(n.Text)
+	cp1, _ := vlog.ParseCheckpoint(n.Text)
 	if _, err := s.WriteEvents(ctx, events[120:]); err != nil {
 		t.Fatal(err)
 	}
@@ -156,11 +157,11 @@ func testLogProofs(t *testing.T, b logBackend) {
 	for i, p := range in.Proof {
 		proof[i] = hashOf(t, p)
 	}
-	if err := tlog.CheckRecord(proof, in.TreeSize, hashOf(t, in.RootHash), in.LeafIndex, audit.LeafHash(stored)); err != nil {
+	if err := tlog.CheckRecord(proof, in.TreeSize, hashOf(t, in.RootHash), in.LeafIndex, vlog.LeafHash(stored)); err != nil {
 		t.Fatalf("the inclusion proof does not check: %v", err)
 	}
 	n2, err := note.Open([]byte(in.Checkpoint), note.VerifierList(verifier))
-	if cp2, _ := audit.ParseCheckpoint(n2.Text); err != nil || cp2.Size != in.TreeSize || cp2.Root != hashOf(t, in.RootHash) {
+	if cp2, _ := vlog.ParseCheckpoint(n2.Text); err != nil || cp2.Size != in.TreeSize || cp2.Root != hashOf(t, in.RootHash) {
 		t.Fatalf("the proof's checkpoint: %v %+v", err, in)
 	}
 	var cv api.ConsistencyView
@@ -284,7 +285,7 @@ func checkTiles(t *testing.T, h *harness, tok string, verifier note.Verifier, e 
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, _ := audit.ParseCheckpoint(n.Text)
+	cp, _ := vlog.ParseCheckpoint(n.Text)
 	fetched := 0
 	tr := tileFetcher{t: t, h: h, tok: tok, fetched: &fetched}
 	thr := tlog.TileHashReader(tlog.Tree{N: cp.Size, Hash: cp.Root}, tr)
@@ -292,7 +293,7 @@ func checkTiles(t *testing.T, h *harness, tok string, verifier note.Verifier, e 
 		t.Fatalf("the tiles make root %v (%v), the checkpoint says %v", root, err, cp.Root)
 	}
 	hs, err := thr.ReadHashes([]int64{tlog.StoredHashIndex(0, leaf)})
-	if err != nil || hs[0] != audit.LeafHash(e) {
+	if err != nil || hs[0] != vlog.LeafHash(e) {
 		t.Fatalf("leaf %d from the tiles: %v %v", leaf, hs, err)
 	}
 	if fetched == 0 {

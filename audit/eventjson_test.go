@@ -8,6 +8,7 @@ import (
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
+	"github.com/auditlog/auditlog/internal/testkit/schematest"
 )
 
 // plainEvent has the event's fields and no MarshalJSON: encoding/json
@@ -42,20 +43,20 @@ func TestEventJSONIsTheReflectionEncoding(t *testing.T) {
 	for range 300 {
 		checkEventJSON(t, g.Next())
 	}
-	for _, c := range leafCorners() {
-		checkEventJSON(t, audit.Event{ID: c.s, Reason: c.s, Actor: audit.Actor{UserAgent: c.s}, Timestamp: audit.NewTimestamp(time.Unix(1, 2e6)),
-			Before: rawOf(c.raw), After: rawOf(c.raw), Diff: map[string]audit.Change{c.s: {From: rawOf(c.raw)}, "<": {To: rawOf(c.raw)}}})
+	for _, c := range schematest.Corners() {
+		checkEventJSON(t, audit.Event{ID: c.S, Reason: c.S, Actor: audit.Actor{UserAgent: c.S}, Timestamp: audit.NewTimestamp(time.Unix(1, 2e6)),
+			Before: schematest.Raw(c.Raw), After: schematest.Raw(c.Raw), Diff: map[string]audit.Change{c.S: {From: schematest.Raw(c.Raw)}, "<": {To: schematest.Raw(c.Raw)}}})
 	}
 	checkEventJSON(t, audit.Event{After: json.RawMessage(`{"a": "x y", "b":"\t<"}`)})
 	checkEventJSON(t, audit.Event{After: json.RawMessage(`{"a":`)}) // invalid: both refuse
 }
 
 func FuzzEventJSON(f *testing.F) {
-	for _, c := range leafCorners() {
-		f.Add(c.s, c.raw)
+	for _, c := range schematest.Corners() {
+		f.Add(c.S, c.Raw)
 	}
 	f.Fuzz(func(t *testing.T, s, raw string) {
-		checkEventJSON(t, audit.Event{ID: s, TenantID: s, Actor: audit.Actor{Email: s}, Reason: s, After: rawOf(raw),
-			Diff: map[string]audit.Change{s: {From: rawOf(raw), To: rawOf(raw)}}})
+		checkEventJSON(t, audit.Event{ID: s, TenantID: s, Actor: audit.Actor{Email: s}, Reason: s, After: schematest.Raw(raw),
+			Diff: map[string]audit.Change{s: {From: schematest.Raw(raw), To: schematest.Raw(raw)}}})
 	})
 }

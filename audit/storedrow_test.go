@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"testing"
 
@@ -26,10 +27,10 @@ func checkStoredRow(t *testing.T, key, tenant string, body []byte) {
 	if r.Event.ID != key || audit.NormalizeTenantID(r.Event.TenantID) != tenant {
 		t.Fatalf("%q taken for %s of %s: %+v", body, key, tenant, r.Event)
 	}
-	if !json.Valid(audit.LeafData(r.Event)) {
-		t.Fatalf("%q: the leaf is not JSON: %s", body, audit.LeafData(r.Event))
+	if !json.Valid(vlog.LeafData(r.Event)) {
+		t.Fatalf("%q: the leaf is not JSON: %s", body, vlog.LeafData(r.Event))
 	}
-	_ = audit.LeafHash(r.Event)
+	_ = vlog.LeafHash(r.Event)
 }
 
 func TestStoredRowsAreJudgedNeverCrashed(t *testing.T) {

@@ -2,6 +2,7 @@ package elasticsearch_test
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestLogConformance(t *testing.T) {
 							t.Fatal(err)
 						}
 					}},
-					WriterWith: func(t *testing.T, a *audit.Acceptor) audit.EventWriter {
+					WriterWith: func(t *testing.T, a *vlog.Acceptor) audit.EventWriter {
 						w, _ := storeOn(t, s.Client(), elasticsearch.StoreConfig{Accept: a, Log: true, NewTenants: layout})
 						return w
 					}}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"time"
 
@@ -51,7 +52,7 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 			if err != nil {
 				return err
 			}
-			events = append(events, accepted{event: e, digest: audit.EventDigest(e), tag: tag})
+			events = append(events, accepted{event: e, digest: vlog.EventDigest(e), tag: tag})
 		}
 		n, err := s.copyEvents(ctx, tenantID, events)
 		copied += n

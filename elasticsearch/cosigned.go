@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -17,17 +18,17 @@ type cosignedDoc struct {
 	At       int64  `json:"at"` // Unix milliseconds, as the index maps at
 }
 
-func (d cosignedDoc) checkpoint() audit.CosignedCheckpoint {
+func (d cosignedDoc) checkpoint() vlog.CosignedCheckpoint {
 	if d.Size == 0 {
-		return audit.CosignedCheckpoint{}
+		return vlog.CosignedCheckpoint{}
 	}
-	return audit.CosignedCheckpoint{Size: d.Size, Note: d.Note, At: time.UnixMilli(d.At).UTC()}
+	return vlog.CosignedCheckpoint{Size: d.Size, Note: d.Note, At: time.UnixMilli(d.At).UTC()}
 }
 
 func cosignedID(tenant string) string { return "cosigned:" + tenant }
 
-// CosignedCheckpoint implements audit.CosignStore.
-func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (audit.CosignedCheckpoint, error) {
+// CosignedCheckpoint implements vlog.CosignStore.
+func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (vlog.CosignedCheckpoint, error) {
 	d, _, _, err := getDoc[cosignedDoc](ctx, s, s.TlogIndex(), cosignedID(tenantID), "the cosigned checkpoint of "+tenantID)
 	return d.checkpoint(), err
 }
@@ -39,10 +40,10 @@ func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (audit.
 // conformance suite on a loaded machine.)
 const maxCosignWriters = 64
 
-// SaveCosigned implements audit.CosignStore by compare-and-set on the
+// SaveCosigned implements vlog.CosignStore by compare-and-set on the
 // document's revision: a writer that lost reads the winner's and tries
 // again, while c still replaces it.
-func (s *Store) SaveCosigned(ctx context.Context, tenantID string, c audit.CosignedCheckpoint) error {
+func (s *Store) SaveCosigned(ctx context.Context, tenantID string, c vlog.CosignedCheckpoint) error {
 	what := "the cosigned checkpoint of " + tenantID
 	doc := cosignedDoc{Kind: "cosigned", TenantID: tenantID, Size: c.Size, Note: c.Note, At: c.At.UnixMilli()}
 	for attempt := 0; attempt < maxCosignWriters; attempt++ {

@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"sort"
 
@@ -20,7 +21,7 @@ import (
 type systemRecord struct {
 	event audit.Event
 	tag   []byte
-	leaf  *audit.Leaf
+	leaf  *vlog.Leaf
 }
 
 // loggedPlans returns, for each tenant, the plan in force as its log

@@ -3,6 +3,7 @@ package elasticsearch
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"maps"
 	"net/http"
 	"slices"
@@ -123,7 +124,7 @@ func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
 		plan = s.cfg.DefaultPlan
 	}
 	if !e.Timestamp.Before(audit.Cutoff(plan, now)) {
-		r.survivors[e.TenantID] = append(r.survivors[e.TenantID], accepted{event: e, digest: audit.EventDigest(e), tag: d.Accept})
+		r.survivors[e.TenantID] = append(r.survivors[e.TenantID], accepted{event: e, digest: vlog.EventDigest(e), tag: d.Accept})
 		return
 	}
 	r.expired[e.TenantID] = append(r.expired[e.TenantID], e.ID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"strings"
 	"sync"
@@ -40,11 +41,11 @@ type StoreConfig struct {
 	// their tenants' verifiable logs (tlog_seal.go).
 	Log bool
 	// Accept tags every event this store writes at its acceptance
-	// (audit.Acceptor), before the cluster sees it: in the document
+	// (vlog.Acceptor), before the cluster sees it: in the document
 	// (accept) and in its sealing ticket. The sealer seals only events
 	// whose tag verifies. Nil writes no tags: nothing it writes is ever
 	// sealed.
-	Accept *audit.Acceptor
+	Accept *vlog.Acceptor
 	// ILMBackstop, when positive on a cluster with ILM, leaves retention
 	// to the lifecycle pass, which records each deletion in the log, and
 	// makes ILM a backstop that deletes a backing index this long after

@@ -3,6 +3,7 @@ package elasticsearch
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -13,7 +14,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// The verifiable log on Elasticsearch (audit.LogStore). Elasticsearch has
+// The verifiable log on Elasticsearch (vlog.Store). Elasticsearch has
 // no transaction across documents, so a tenant's log has one commit
 // point: its state document, changed only by compare-and-set on _seq_no
 // and _primary_term. It holds the tree (size, root, signed checkpoint)
@@ -102,8 +103,8 @@ func stateID(tenant string) string             { return "state:" + tenant }
 func tileID(tenant string, t tlog.Tile) string { return fmt.Sprintf("tile:%s:%d:%d", tenant, t.L, t.N) }
 func bundleID(tenant string, n int64) string   { return "ids:" + tenant + ":" + strconv.FormatInt(n, 10) }
 
-func (st *logState) view() audit.LogState {
-	return audit.LogState{TenantID: st.TenantID, Size: st.Size, Root: st.Root, Checkpoint: st.Checkpoint, SealedAt: st.SealedAt}
+func (st *logState) view() vlog.State {
+	return vlog.State{TenantID: st.TenantID, Size: st.Size, Root: st.Root, Checkpoint: st.Checkpoint, SealedAt: st.SealedAt}
 }
 
 // readState reads a tenant's state and its revision ("" when it has no
@@ -130,13 +131,13 @@ func (s *Store) readState(ctx context.Context, tenant string, leaves bool) (logS
 	return st, rev, nil
 }
 
-// LogState implements audit.LogStore.
-func (s *Store) LogState(ctx context.Context, tenantID string) (audit.LogState, error) {
+// LogState implements vlog.Store.
+func (s *Store) LogState(ctx context.Context, tenantID string) (vlog.State, error) {
 	st, _, err := s.readState(ctx, tenantID, false)
 	return st.view(), err
 }
 
-// ReadLogHashes implements audit.LogStore from the tiles, each checked
+// ReadLogHashes implements vlog.Store from the tiles, each checked
 // against the signed tree (tlog.TileHashReader): a tile edited in the
 // index fails the read instead of giving a wrong proof.
 // The tree last seen serves every hash it holds: a later tree only adds
@@ -235,28 +236,28 @@ func mgetDocs[T any](ctx context.Context, s *Store, index string, ids []string) 
 	return res, nil
 }
 
-// LeafAt implements audit.LogStore.
-func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit.Leaf, error) {
+// LeafAt implements vlog.Store.
+func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (vlog.Leaf, error) {
 	st, _, err := s.readState(ctx, tenantID, false)
 	if err == nil && index >= st.Base {
 		st, _, err = s.readState(ctx, tenantID, true)
 	}
 	if err != nil {
-		return audit.Leaf{}, err
+		return vlog.Leaf{}, err
 	}
 	if index < 0 || index >= st.Size {
-		return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf %d in the log of %s", index, tenantID)
+		return vlog.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf %d in the log of %s", index, tenantID)
 	}
 	if index >= st.Base {
 		l := st.Leaves[index-st.Base]
-		return audit.Leaf{Index: index, EventID: l.ID, Hash: l.Hash, Digest: l.digest()}, nil
+		return vlog.Leaf{Index: index, EventID: l.ID, Hash: l.Hash, Digest: l.digest()}, nil
 	}
 	b, _, found, err := getDoc[bundleDoc](ctx, s, s.TlogIndex(), bundleID(tenantID, index/leavesPerTile), "a leaf bundle of "+tenantID)
 	if err != nil {
-		return audit.Leaf{}, err
+		return vlog.Leaf{}, err
 	}
 	if !found || int64(len(b.IDs)) <= index%leavesPerTile {
-		return audit.Leaf{}, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", index, tenantID)
+		return vlog.Leaf{}, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", index, tenantID)
 	}
 	l, err := s.leafWithHash(ctx, st, index, b.IDs[index%leavesPerTile])
 	l.Digest = b.digest(index % leavesPerTile)
@@ -265,37 +266,37 @@ func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit
 
 // leafWithHash completes leaf index (below st.Base) with its hash, read
 // from its tile.
-func (s *Store) leafWithHash(ctx context.Context, st logState, index int64, id string) (audit.Leaf, error) {
+func (s *Store) leafWithHash(ctx context.Context, st logState, index int64, id string) (vlog.Leaf, error) {
 	hs, err := s.treeReader(ctx, st.TenantID, tlog.Tree{N: st.Size, Hash: st.Root}).ReadHashes([]int64{tlog.StoredHashIndex(0, index)})
 	if err != nil {
-		return audit.Leaf{}, err
+		return vlog.Leaf{}, err
 	}
-	return audit.Leaf{Index: index, EventID: id, Hash: hs[0]}, nil
+	return vlog.Leaf{Index: index, EventID: id, Hash: hs[0]}, nil
 }
 
-// LeafOf implements audit.LogStore: the last round's leaves, else the
+// LeafOf implements vlog.Store: the last round's leaves, else the
 // bundle that holds the id.
-func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Leaf, error) {
+func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (vlog.Leaf, error) {
 	st, _, err := s.readState(ctx, tenantID, false)
 	if err != nil {
-		return audit.Leaf{}, err
+		return vlog.Leaf{}, err
 	}
 	found, err := s.bundled(ctx, tenantID, []string{eventID})
 	if err != nil {
-		return audit.Leaf{}, err
+		return vlog.Leaf{}, err
 	}
 	if index, ok := found[eventID]; ok && index < st.Size {
 		return s.leafWithHash(ctx, st, index, eventID)
 	}
 	if st, _, err = s.readState(ctx, tenantID, true); err != nil {
-		return audit.Leaf{}, err
+		return vlog.Leaf{}, err
 	}
 	for i, l := range st.Leaves {
 		if l.ID == eventID {
-			return audit.Leaf{Index: st.Base + int64(i), EventID: l.ID, Hash: l.Hash, Digest: l.digest()}, nil
+			return vlog.Leaf{Index: st.Base + int64(i), EventID: l.ID, Hash: l.Hash, Digest: l.digest()}, nil
 		}
 	}
-	return audit.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf of %s in the log", eventID)
+	return vlog.Leaf{}, audit.Errorf(audit.ENOTFOUND, "no leaf of %s in the log", eventID)
 }
 
 // bundled returns the leaf index of each of ids found in the tenant's
@@ -332,9 +333,9 @@ func (s *Store) bundled(ctx context.Context, tenant string, ids []string) (map[s
 	return out, nil
 }
 
-// Leaves implements audit.LogStore: the ids from the bundles (and the
+// Leaves implements vlog.Store: the ids from the bundles (and the
 // last round), the hashes from the tiles, checked against the tree.
-func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]audit.Leaf, error) {
+func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]vlog.Leaf, error) {
 	st, _, err := s.readState(ctx, tenantID, false)
 	if err == nil && start+int64(n) > st.Base {
 		st, _, err = s.readState(ctx, tenantID, true)
@@ -346,7 +347,7 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 	if start < 0 || start >= end {
 		return nil, nil
 	}
-	out := make([]audit.Leaf, 0, end-start)
+	out := make([]vlog.Leaf, 0, end-start)
 	if stop := min(end, st.Base); start < stop {
 		var ids []string
 		for b := start / leavesPerTile; b <= (stop-1)/leavesPerTile; b++ {
@@ -369,12 +370,12 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 			if b == nil || int64(len(b.IDs)) <= i%leavesPerTile {
 				return nil, audit.Errorf(audit.EINTERNAL, "the leaf bundle of leaf %d of %s is missing or short", i, tenantID)
 			}
-			out = append(out, audit.Leaf{Index: i, EventID: b.IDs[i%leavesPerTile], Hash: hashes[i-start], Digest: b.digest(i % leavesPerTile)})
+			out = append(out, vlog.Leaf{Index: i, EventID: b.IDs[i%leavesPerTile], Hash: hashes[i-start], Digest: b.digest(i % leavesPerTile)})
 		}
 	}
 	for i := max(start, st.Base); i < end; i++ {
 		l := st.Leaves[i-st.Base]
-		out = append(out, audit.Leaf{Index: i, EventID: l.ID, Hash: l.Hash, Digest: l.digest()})
+		out = append(out, vlog.Leaf{Index: i, EventID: l.ID, Hash: l.Hash, Digest: l.digest()})
 	}
 	return out, nil
 }

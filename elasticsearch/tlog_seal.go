@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"strings"
 
@@ -26,7 +27,7 @@ import (
 // check against the log makes each stored event one leaf.
 
 // Acceptor is the acceptance key the store tags with (nil: none).
-func (s *Store) Acceptor() *audit.Acceptor { return s.cfg.Accept }
+func (s *Store) Acceptor() *vlog.Acceptor { return s.cfg.Accept }
 
 // SealQueueIndex is the sealing queue.
 func (s *Store) SealQueueIndex() string { return s.prefix() + "-seal-queue" }
@@ -42,7 +43,7 @@ type ticketRef struct {
 	Routing string     `json:"r,omitempty"`
 	Hash    *tlog.Hash `json:"h,omitempty"`
 	Digest  []byte     `json:"dg,omitempty"` // the event's digest, with Hash (none: a ticket of a version before the entry format, a v1 leaf)
-	Tag     []byte     `json:"ac,omitempty"` // the event's acceptance tag, with Hash (audit.Acceptor)
+	Tag     []byte     `json:"ac,omitempty"` // the event's acceptance tag, with Hash (vlog.Acceptor)
 }
 
 type ticket struct {
@@ -68,7 +69,7 @@ func (s *Store) enqueue(ctx context.Context, refs []ticketRef) error {
 	return nil
 }
 
-// SealPosition implements audit.LogStore: the queue is the position, so
+// SealPosition implements vlog.Store: the queue is the position, so
 // there is none to read.
 func (s *Store) SealPosition(context.Context) (string, string, error) { return "", "", nil }
 
@@ -86,11 +87,11 @@ type baseState struct {
 	Root tlog.Hash `json:"root"`
 }
 
-// PendingLeaves implements audit.LogStore: the leaves of the events of
+// PendingLeaves implements vlog.Store: the leaves of the events of
 // the oldest tickets (at least one ticket, then up to limit events) that
 // are not in their tenant's log yet. Tickets whose events are all sealed
 // already are deleted on the way.
-func (s *Store) PendingLeaves(ctx context.Context, _ string, limit int) ([]audit.PendingLeaf, string, error) {
+func (s *Store) PendingLeaves(ctx context.Context, _ string, limit int) ([]vlog.PendingLeaf, string, error) {
 	for range 8 {
 		ids, refs, err := s.takeTickets(ctx, limit)
 		if err != nil || len(ids) == 0 {
@@ -165,7 +166,7 @@ func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketR
 // tenant's log, once each, in the tickets' order, and each tenant's state
 // as checked. It reads back only the events whose ticket holds no leaf
 // hash (duplicates, redeliveries found stored).
-func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.PendingLeaf, map[string]baseState, error) {
+func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]vlog.PendingLeaf, map[string]baseState, error) {
 	byTenant := map[string][]string{}
 	for _, r := range refs {
 		byTenant[r.Tenant] = append(byTenant[r.Tenant], r.ID)
@@ -190,7 +191,7 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 		}
 	}
 	var toRead []ticketRef
-	pending := map[string]audit.PendingLeaf{}
+	pending := map[string]vlog.PendingLeaf{}
 	for _, r := range refs {
 		k := r.Tenant + "/" + r.ID
 		switch {
@@ -201,11 +202,11 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 			// the tag is checked against them (a ticket forged behind the
 			// service has no valid tag), and a document edited since is
 			// altered against its leaf.
-			p := audit.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: *r.Hash, Tag: r.Tag}
+			p := vlog.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: *r.Hash, Tag: r.Tag}
 			if len(r.Digest) == 32 {
 				p.Digest = (*[32]byte)(r.Digest)
 			} // else a ticket queued before the entry format: a v1 leaf, unaccepted
-			if len(r.Digest) == 32 && tlog.RecordHash(audit.LeafEntry(r.ID, *p.Digest)) != *r.Hash {
+			if len(r.Digest) == 32 && tlog.RecordHash(vlog.LeafEntry(r.ID, *p.Digest)) != *r.Hash {
 				p.Unreadable = "the ticket's leaf hash is not that of its digest"
 			}
 			pending[k] = p
@@ -218,7 +219,7 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 	for _, p := range read {
 		pending[p.TenantID+"/"+p.EventID] = p
 	}
-	var out []audit.PendingLeaf
+	var out []vlog.PendingLeaf
 	for _, r := range refs {
 		k := r.Tenant + "/" + r.ID
 		p, stored := pending[k]
@@ -237,7 +238,7 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]audit.Pending
 // leaves with the tags their documents hold (a document that does not
 // decode is an unreadable leaf, named by the sealer). One found nowhere
 // left the store since (retention) and has nothing to seal.
-func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.PendingLeaf, error) {
+func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]vlog.PendingLeaf, error) {
 	type ref struct {
 		Index   string `json:"_index"`
 		ID      string `json:"_id"`
@@ -267,7 +268,7 @@ func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.Pending
 			}
 		}
 	}
-	var out []audit.PendingLeaf
+	var out []vlog.PendingLeaf
 	for i, src := range sources {
 		if src == nil {
 			found, err := s.eventSource(ctx, refs[i].Tenant, refs[i].ID)
@@ -282,22 +283,22 @@ func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]audit.Pending
 		d, err := decodeStoredDoc(src)
 		row := audit.CheckedRow(refs[i].ID, refs[i].Tenant, d.event(), err)
 		if row.Err != nil {
-			out = append(out, audit.PendingLeaf{TenantID: refs[i].Tenant, EventID: refs[i].ID, Unreadable: audit.ErrorMessage(row.Err)})
+			out = append(out, vlog.PendingLeaf{TenantID: refs[i].Tenant, EventID: refs[i].ID, Unreadable: audit.ErrorMessage(row.Err)})
 			continue
 		}
-		out = append(out, audit.NewPendingLeaf(row.Event, d.Accept))
+		out = append(out, vlog.NewPendingLeaf(row.Event, d.Accept))
 	}
 	return out, nil
 }
 
-// CommitSeal implements audit.LogStore: each tenant's new state by
+// CommitSeal implements vlog.Store: each tenant's new state by
 // compare-and-set against the state its events were checked against,
 // then its tiles and bundles, then, when every tenant committed, the
 // round's tickets are deleted. Errors: ECONFLICT when a tenant's state
 // changed since (another sealer committed; the tenants that did commit
 // stay committed, and the next round leaves their events out),
 // EUNAVAILABLE.
-func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
+func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	var tok roundToken
 	if err := json.Unmarshal([]byte(b.Position), &tok); err != nil {
 		return audit.Errorf(audit.EINVALID, "elasticsearch: seal position %q is no round of this store", b.Position)

@@ -2,6 +2,7 @@ package elasticsearch_test
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ import (
 // sealedStore is a store (its writes queued for sealing) holding n
 // generated events of one tenant, all sealed: the store, the events and
 // the checkpoint verifier.
-func sealedStore(t *testing.T, seed uint64, n int) (*elasticsearch.Store, []audit.Event, audit.LogKeys) {
+func sealedStore(t *testing.T, seed uint64, n int) (*elasticsearch.Store, []audit.Event, vlog.Keys) {
 	t.Helper()
 	ctx := context.Background()
 	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true})
@@ -75,7 +76,7 @@ func TestVerifyNamesWhatChangedBehindTheServiceOnElasticsearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		stored, err := s.GetEvent(ctx, tenant, e.ID)
-		return err == nil && tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(stored)) == nil
+		return err == nil && tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, vlog.LeafHash(stored)) == nil
 	}
 	if !proves(events[3]) || !proves(events[7]) {
 		t.Fatal("intact events do not prove")
@@ -163,7 +164,7 @@ func TestRetentionIsRecordedInTheLogOnElasticsearch(t *testing.T) {
 	}
 	p, err := seal.ProveInclusion(ctx, s, tenant.ID, recent[3].ID, 0)
 	stored, _ := s.GetEvent(ctx, tenant.ID, recent[3].ID)
-	if err != nil || tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(stored)) != nil {
+	if err != nil || tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, vlog.LeafHash(stored)) != nil {
 		t.Fatalf("a remaining event's proof: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"strings"
 
@@ -28,7 +29,7 @@ type doc struct {
 	ReasonText string   `json:"reasonText,omitempty"`
 	Values     []string `json:"values,omitempty"`
 	Words      []string `json:"words,omitempty"`
-	// Accept is the event's acceptance tag (audit.Acceptor), kept for
+	// Accept is the event's acceptance tag (vlog.Acceptor), kept for
 	// the sealer and the verifier; never part of the event.
 	Accept []byte `json:"accept,omitempty"`
 }
@@ -145,7 +146,7 @@ func (s *Store) accept(events []audit.Event) []accepted {
 		if s.cfg.Accept == nil && !s.cfg.Log {
 			continue
 		}
-		out[i].digest = audit.EventDigest(events[i])
+		out[i].digest = vlog.EventDigest(events[i])
 		if s.cfg.Accept != nil {
 			out[i].tag = s.cfg.Accept.Tag(events[i].TenantID, events[i].ID, out[i].digest)
 		}
@@ -236,7 +237,7 @@ func (s *Store) writtenRefs(batch []accepted, targets []target, items []bulkItem
 		t, e := targets[i], &batch[i].event
 		ref := ticketRef{Tenant: e.TenantID, ID: e.ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
 		if r.Status == audit.WriteCreated {
-			h := tlog.RecordHash(audit.LeafEntry(e.ID, batch[i].digest))
+			h := tlog.RecordHash(vlog.LeafEntry(e.ID, batch[i].digest))
 			ref.Hash, ref.Digest, ref.Tag = &h, batch[i].digest[:], batch[i].tag
 		}
 		refs = append(refs, ref)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,7 +63,7 @@ type leafLine struct {
 }
 
 // Leaves reads the saved leaves from start, at most n.
-func (d *Dir) Leaves(_ context.Context, start int64, n int) ([]audit.Leaf, error) {
+func (d *Dir) Leaves(_ context.Context, start int64, n int) ([]vlog.Leaf, error) {
 	if d.sc == nil || start < d.next {
 		if err := d.Close(); err != nil {
 			return nil, err
@@ -74,7 +75,7 @@ func (d *Dir) Leaves(_ context.Context, start int64, n int) ([]audit.Leaf, error
 		d.leaves, d.sc, d.next = f, bufio.NewScanner(f), 0
 		d.sc.Buffer(make([]byte, 64<<10), maxLine)
 	}
-	var out []audit.Leaf
+	var out []vlog.Leaf
 	for len(out) < n && d.sc.Scan() {
 		var l leafLine
 		if err := json.Unmarshal(d.sc.Bytes(), &l); err != nil {
@@ -88,7 +89,7 @@ func (d *Dir) Leaves(_ context.Context, start int64, n int) ([]audit.Leaf, error
 		if err != nil {
 			return nil, fmt.Errorf("%s: leaf %d: %w", LeavesFile, l.Index, err)
 		}
-		out = append(out, audit.Leaf{Index: l.Index, EventID: l.EventID, Hash: hs[0]})
+		out = append(out, vlog.Leaf{Index: l.Index, EventID: l.EventID, Hash: hs[0]})
 	}
 	return out, d.sc.Err()
 }
@@ -151,7 +152,7 @@ func (d *Dir) lines(name string, fn func([]byte) (bool, error)) error {
 type Recorder struct {
 	Src interface {
 		SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error)
-		Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error)
+		Leaves(ctx context.Context, start int64, n int) ([]vlog.Leaf, error)
 		Events(ctx context.Context, fn func([]audit.Event) error) error
 	}
 	Dir    string
@@ -170,7 +171,7 @@ func (r *Recorder) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte,
 	}
 	r.first = true
 	text, _, _ := strings.Cut(string(b), "\n\n")
-	if cp, err := audit.ParseCheckpoint(text + "\n"); err == nil {
+	if cp, err := vlog.ParseCheckpoint(text + "\n"); err == nil {
 		r.size = cp.Size // else not a checkpoint: the verification says so
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
@@ -180,7 +181,7 @@ func (r *Recorder) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte,
 }
 
 // Leaves reads the source's and saves those of the first checkpoint.
-func (r *Recorder) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error) {
+func (r *Recorder) Leaves(ctx context.Context, start int64, n int) ([]vlog.Leaf, error) {
 	got, err := r.Src.Leaves(ctx, start, n)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -33,7 +34,7 @@ func (c Client) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, er
 
 // Leaves returns the leaves from start, at most n (up to 1,000), under
 // the latest checkpoint.
-func (c Client) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error) {
+func (c Client) Leaves(ctx context.Context, start int64, n int) ([]vlog.Leaf, error) {
 	var page struct {
 		Leaves []struct {
 			Index    int64  `json:"index"`
@@ -45,13 +46,13 @@ func (c Client) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, e
 	if err := c.GetJSON(ctx, "/api/log/leaves?"+q.Encode(), &page); err != nil {
 		return nil, err
 	}
-	out := make([]audit.Leaf, len(page.Leaves))
+	out := make([]vlog.Leaf, len(page.Leaves))
 	for i, l := range page.Leaves {
 		hs, err := DecodeHashes([]string{l.LeafHash})
 		if err != nil {
 			return nil, fmt.Errorf("leaf %d: %w", l.Index, err)
 		}
-		out[i] = audit.Leaf{Index: l.Index, EventID: l.EventID, Hash: hs[0]}
+		out[i] = vlog.Leaf{Index: l.Index, EventID: l.EventID, Hash: hs[0]}
 	}
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -104,7 +105,7 @@ func (a API) client() logapi.Client {
 // cosignatures. A record not in a checkpoint yet (sealed within a second
 // or two, cosigned within a few more) still counts, marked so. Errors: a
 // record whose proof or checkpoint does not verify.
-func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.LogKeys) ([]Checkpoint, error) {
+func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys vlog.Keys) ([]Checkpoint, error) {
 	var cps []Checkpoint
 	q := url.Values{"pageSize": {"200"}, "resourceType": {audit.ResourcePeriodicExport}}
 	err := a.client().EachPage(ctx, q, func(page []audit.Event) error {
@@ -125,7 +126,7 @@ func (a API) LoggedDeliveries(ctx context.Context, tenant string, keys audit.Log
 }
 
 // proveLogged checks e's inclusion in the tenant's log and says where.
-func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys audit.LogKeys) (string, error) {
+func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys vlog.Keys) (string, error) {
 	in, err := a.client().Inclusion(ctx, e.ID, keys.Cosigned())
 	var refused *logapi.Refusal
 	if errors.As(err, &refused) && refused.Status == http.StatusNotFound {
@@ -141,10 +142,10 @@ func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys
 	if err != nil {
 		return "", err
 	}
-	if cp.Origin != audit.LogOrigin(keys.Name(), tenant) || cp.Size != in.TreeSize {
+	if cp.Origin != vlog.Origin(keys.Name(), tenant) || cp.Size != in.TreeSize {
 		return "", fmt.Errorf("its proof is against a tree of %d leaves, its checkpoint is %s at %d", in.TreeSize, cp.Origin, cp.Size)
 	}
-	hs := audit.LeafHashes(e) // its entry's (v2), or a v1 leaf's
+	hs := vlog.LeafHashes(e) // its entry's (v2), or a v1 leaf's
 	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.LeafIndex, hs[0]); err != nil && tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.LeafIndex, hs[1]) != nil {
 		return "", fmt.Errorf("its inclusion proof does not check: %w", err)
 	}
@@ -153,10 +154,10 @@ func (a API) proveLogged(ctx context.Context, tenant string, e audit.Event, keys
 
 // LogKeys reads the service's log keys (GET /api/log-key): the current
 // one and those of before a rotation.
-func (a API) LogKeys(ctx context.Context) (audit.LogKeys, error) {
+func (a API) LogKeys(ctx context.Context) (vlog.Keys, error) {
 	keys, err := a.client().LogKeys(ctx)
 	if err != nil {
-		return audit.LogKeys{}, err
+		return vlog.Keys{}, err
 	}
-	return audit.ParseLogKeys(strings.Join(keys, ","))
+	return vlog.ParseKeys(strings.Join(keys, ","))
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"time"
 
@@ -55,14 +56,14 @@ type Scheduler struct {
 	// Logs, when set, is the verifiable log: each digest carries the
 	// tenant's latest checkpoint, and each delivery is recorded in the
 	// tenant's log by Records (periodic.DeliveryRecord).
-	Logs    audit.LogStore
+	Logs    vlog.Store
 	Records audit.EventWriter
 	// Cosigned, when set (the deployment has witnesses), is where the
 	// cosigned checkpoints are: each digest then carries the tenant's
 	// latest cosigned checkpoint, with the witnesses' cosignatures, so
 	// that a verifier requiring them (auditlog verify --witness-key)
 	// checks it; the latest signed one while none is cosigned yet.
-	Cosigned audit.CosignStore
+	Cosigned vlog.CosignStore
 
 	tally passTally // of the pass under way (RunOnce)
 }

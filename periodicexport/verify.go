@@ -2,6 +2,7 @@ package periodicexport
 
 import (
 	"bytes"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -36,7 +37,7 @@ type Report struct {
 	Last *Checkpoint
 	// LastLog is the last log checkpoint the chain's digests carry (with
 	// Options.LogKey): a witness's later checkpoint must extend it.
-	LastLog *audit.Checkpoint
+	LastLog *vlog.Checkpoint
 	// LastLogSigned is LastLog's signed note, as the digest carries it.
 	LastLogSigned []byte
 }
@@ -103,8 +104,8 @@ type Options struct {
 	// LogKey, when set, verifies the log checkpoint each digest carries
 	// (version 3): signed by it, of the tenant's log, never smaller than
 	// the one of the digest before; with witnesses (a policy,
-	// audit.LogKeys.WithWitnesses), cosigned by the quorum of them.
-	LogKey audit.LogKeys
+	// vlog.Keys.WithWitnesses), cosigned by the quorum of them.
+	LogKey vlog.Keys
 	// WitnessFrom, with a policy, is when the deployment's witnesses
 	// began: the checkpoints of digests of windows that start before it
 	// need the log key only (no witness cosigned them then).
@@ -399,8 +400,8 @@ func (v *verifier) logCheckpoints(chain []string) {
 	if v.opts.LogKey.Len() == 0 {
 		return
 	}
-	origin := audit.LogOrigin(v.opts.LogKey.Name(), v.tenant)
-	var last *audit.Checkpoint
+	origin := vlog.Origin(v.opts.LogKey.Name(), v.tenant)
+	var last *vlog.Checkpoint
 	var lastSigned []byte
 	for _, k := range chain {
 		d := v.digests[k]

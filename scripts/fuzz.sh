@@ -16,7 +16,7 @@ targets=(
 	"./audit FuzzFastDecode go-json-experiment/json-with-the-strict-options"
 	"./audit FuzzDecodeEvent its-own-re-encoding-(accepted-events-round-trip)"
 	"./audit FuzzEventJSON encoding/json"
-	"./audit FuzzLeafData encoding/json-with-sorted-keys"
+	"./audit/vlog FuzzLeafData encoding/json-with-sorted-keys"
 	"./audit FuzzToLower strings.ToLower"
 	"./internal/jsonenc FuzzValid encoding/json.Valid"
 	"./internal/jsonenc FuzzMarshaled encoding/json"

@@ -3,6 +3,7 @@ package seal_test
 import (
 	"context"
 	"crypto/ed25519"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"sync"
 	"testing"
@@ -23,22 +24,22 @@ type memLog struct {
 	mu      sync.Mutex
 	tenant  string
 	signer  note.Signer
-	leaves  []audit.Leaf
+	leaves  []vlog.Leaf
 	events  []audit.Event
 	signed  []byte
 	onCheck func(*memLog) // run at each checkpoint read after the first
 	reads   int
 }
 
-func newMemLog(t *testing.T) (*memLog, audit.LogKeys) {
+func newMemLog(t *testing.T) (*memLog, vlog.Keys) {
 	t.Helper()
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	tenant := "7b4a1c52-5e0f-4d52-9d7e-0c1f2a3b4c5d"
-	s, _, err := seal.NewSigner(audit.LogOrigin("auditlog.test", tenant), priv)
+	s, _, err := seal.NewSigner(vlog.Origin("auditlog.test", tenant), priv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &memLog{tenant: tenant, signer: s}, audit.NewLogKeys("auditlog.test", pub)
+	return &memLog{tenant: tenant, signer: s}, vlog.NewKeys("auditlog.test", pub)
 }
 
 // add stores e and, with sealed, makes it the next leaf.
@@ -46,7 +47,7 @@ func (m *memLog) add(e audit.Event, sealed bool) {
 	e.TenantID = m.tenant
 	m.events = append(m.events, e)
 	if sealed {
-		m.leaves = append(m.leaves, audit.Leaf{Index: int64(len(m.leaves)), EventID: e.ID, Hash: audit.LeafHash(e)})
+		m.leaves = append(m.leaves, vlog.Leaf{Index: int64(len(m.leaves)), EventID: e.ID, Hash: vlog.LeafHash(e)})
 	}
 }
 
@@ -72,7 +73,7 @@ func (m *memLog) sign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := audit.Checkpoint{Origin: audit.LogOrigin("auditlog.test", m.tenant), Size: int64(len(m.leaves)), Root: root}
+	cp := vlog.Checkpoint{Origin: vlog.Origin("auditlog.test", m.tenant), Size: int64(len(m.leaves)), Root: root}
 	if m.signed, err = note.Sign(&note.Note{Text: cp.Text()}, m.signer); err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +88,13 @@ func (m *memLog) SignedCheckpoint(context.Context, bool) ([]byte, error) {
 	return m.signed, nil
 }
 
-func (m *memLog) Leaves(_ context.Context, start int64, n int) ([]audit.Leaf, error) {
+func (m *memLog) Leaves(_ context.Context, start int64, n int) ([]vlog.Leaf, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if start >= int64(len(m.leaves)) {
 		return nil, nil
 	}
-	return append([]audit.Leaf(nil), m.leaves[start:min(int(start)+n, len(m.leaves))]...), nil
+	return append([]vlog.Leaf(nil), m.leaves[start:min(int(start)+n, len(m.leaves))]...), nil
 }
 
 func (m *memLog) Events(_ context.Context, fn func([]audit.Event) error) error {
@@ -152,7 +153,7 @@ func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 			for _, e := range evs {
 				m.add(e, true)
 			}
-			m.leaves = append(m.leaves, audit.Leaf{Index: 40, EventID: evs[5].ID, Hash: m.leaves[5].Hash})
+			m.leaves = append(m.leaves, vlog.Leaf{Index: 40, EventID: evs[5].ID, Hash: m.leaves[5].Hash})
 		}, 40, 0, []string{"repeated #40 " + evs[5].ID + " already leaf #5"}},
 		{"missing, named from the leaves read again", func(m *memLog) {
 			for _, e := range evs {
@@ -237,7 +238,7 @@ func TestCheckWaitsForTheNextCheckpoint(t *testing.T) {
 		m.add(evs[19], false)
 		m.onCheck = func(m *memLog) {
 			if len(m.leaves) == 19 {
-				m.leaves = append(m.leaves, audit.Leaf{Index: 19, EventID: evs[19].ID, Hash: audit.LeafHash(m.events[19])})
+				m.leaves = append(m.leaves, vlog.Leaf{Index: 19, EventID: evs[19].ID, Hash: vlog.LeafHash(m.events[19])})
 				m.sign(t)
 			}
 		}

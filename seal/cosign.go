@@ -3,6 +3,7 @@ package seal
 import (
 	"context"
 	"errors"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"sync"
 	"time"
@@ -17,7 +18,7 @@ import (
 
 // Cosigner asks witnesses to cosign each tenant's latest checkpoint (C2SP
 // tlog-witness), and stores the checkpoint with every cosignature it got
-// (audit.CosignStore), which the API publishes and verifiers requiring
+// (vlog.CosignStore), which the API publishes and verifiers requiring
 // witnesses read. It never holds up sealing or ingest: a witness that is
 // down or refuses is retried later, with a delay that doubles from one
 // second to MaxBackoff, and the time a tenant's log has waited is the
@@ -51,8 +52,8 @@ type CosignConfig struct {
 
 // CosignDeps are what the cosigner needs.
 type CosignDeps struct {
-	Log      audit.LogStore
-	Cosigned audit.CosignStore
+	Log      vlog.Store
+	Cosigned vlog.CosignStore
 	Tenants  audit.TenantDirectory
 	Logger   *slog.Logger
 	Registry prometheus.Registerer // nil: metrics not registered
@@ -229,7 +230,7 @@ func (c *Cosigner) tenant(ctx context.Context, tenant string) error {
 	for _, l := range lines {
 		note += string(l)
 	}
-	if err := c.deps.Cosigned.SaveCosigned(ctx, tenant, audit.CosignedCheckpoint{Size: st.Size, Note: note, At: c.deps.Now().UTC()}); err != nil {
+	if err := c.deps.Cosigned.SaveCosigned(ctx, tenant, vlog.CosignedCheckpoint{Size: st.Size, Note: note, At: c.deps.Now().UTC()}); err != nil {
 		return err
 	}
 	if len(lines) == len(c.cfg.Witnesses) {
@@ -254,7 +255,7 @@ func (c *Cosigner) caughtUp(tenant string) {
 
 // gather asks every witness at once and returns the cosignature lines
 // that verified.
-func (c *Cosigner) gather(ctx context.Context, tenant string, st audit.LogState) [][]byte {
+func (c *Cosigner) gather(ctx context.Context, tenant string, st vlog.State) [][]byte {
 	var wg sync.WaitGroup
 	lines := make([][]byte, len(c.cfg.Witnesses))
 	for i, w := range c.cfg.Witnesses {
@@ -279,7 +280,7 @@ func (c *Cosigner) gather(ctx context.Context, tenant string, st audit.LogState)
 
 // ask submits the checkpoint to w with a proof from the size w last saw
 // (learned from a 409 when unknown), and returns w's cosignature or nil.
-func (c *Cosigner) ask(ctx context.Context, w tlogwitness.Witness, tenant string, st audit.LogState) []byte {
+func (c *Cosigner) ask(ctx context.Context, w tlogwitness.Witness, tenant string, st vlog.State) []byte {
 	old := c.knownSize(w.URL, tenant)
 	for attempt := 0; attempt < 2; attempt++ {
 		proof, err := c.proof(ctx, tenant, old, st.Size)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"golang.org/x/mod/sumdb/tlog"
+	"github.com/auditlog/auditlog/audit/vlog"
 
-	"github.com/auditlog/auditlog/audit"
+	"golang.org/x/mod/sumdb/tlog"
 )
 
 // nameDiffering names the leaves whose listed hash is not the signed
@@ -15,7 +15,7 @@ import (
 // hashes come from the source's tiles, each checked against cp's root; a
 // tile that does not verify means the tree's stored hashes were rewritten
 // too, and no leaf can be named.
-func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts TileSource) error {
+func (c *checker) nameDiffering(ctx context.Context, cp vlog.Checkpoint, ts TileSource) error {
 	thr := SignedHashes(ctx, ts, cp)
 	listed := c.leaves.hashes[:cp.Size]
 	listedAt := make(map[tlog.Hash]int64, cp.Size)
@@ -33,7 +33,7 @@ func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts Til
 				Detail: fmt.Sprintf("the tree's stored hashes do not verify against the signed root either (%v): they were rewritten too, and the changed leaves cannot be named", err)})
 			return nil
 		}
-		var ids []audit.Leaf // read again, for the event ids, when a leaf of this tile differs
+		var ids []vlog.Leaf // read again, for the event ids, when a leaf of this tile differs
 		for k, h := range signed {
 			j := i + int64(k)
 			if h == listed[j] {
@@ -60,7 +60,7 @@ func (c *checker) nameDiffering(ctx context.Context, cp audit.Checkpoint, ts Til
 // SignedHashes reads the hashes of cp's tree from ts's tiles, each
 // checked against cp's root (tlog.TileHashReader): a hash it returns is
 // the signed tree's.
-func SignedHashes(ctx context.Context, ts TileSource, cp audit.Checkpoint) tlog.HashReader {
+func SignedHashes(ctx context.Context, ts TileSource, cp vlog.Checkpoint) tlog.HashReader {
 	return tlog.TileHashReader(tlog.Tree{N: cp.Size, Hash: cp.Root}, tileReader{ctx, ts})
 }
 

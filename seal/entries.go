@@ -2,6 +2,7 @@ package seal
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/tlog"
@@ -12,13 +13,13 @@ import (
 // ReadEntries returns entry bundle t of the tenant's latest tree (C2SP
 // tlog-tiles: leaves N·256 to N·256+W-1, each entry a big-endian uint16
 // length then its bytes, as torchwood.AppendTileEntry writes them). A
-// leaf of the entry format has its entry (audit.LeafEntry: the event id
+// leaf of the entry format has its entry (vlog.LeafEntry: the event id
 // and digest, whether the event is still stored or not); a leaf sealed
 // before it (v1) has the event's canonical encoding, read from events.
 // Errors: ENOTFOUND when the bundle reaches past the latest checkpoint,
 // or for a v1 leaf whose event retention deleted (its entry is gone with
 // it); EINVALID for a v1 event past the format's 64 KiB.
-func ReadEntries(ctx context.Context, st audit.LogStore, events audit.EventReader, tenant string, t tlog.Tile) ([]byte, error) {
+func ReadEntries(ctx context.Context, st vlog.Store, events audit.EventReader, tenant string, t tlog.Tile) ([]byte, error) {
 	ls, err := st.LogState(ctx, tenant)
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func ReadEntries(ctx context.Context, st audit.LogStore, events audit.EventReade
 
 // v1Entry is the entry of a leaf sealed before the entry format: the
 // event's canonical encoding, checked against the leaf.
-func v1Entry(ctx context.Context, events audit.EventReader, tenant string, l audit.Leaf) ([]byte, error) {
+func v1Entry(ctx context.Context, events audit.EventReader, tenant string, l vlog.Leaf) ([]byte, error) {
 	e, err := events.GetEvent(ctx, tenant, l.EventID)
 	if audit.ErrorCode(err) == audit.ENOTFOUND {
 		return nil, audit.Errorf(audit.ENOTFOUND, "leaf %d was sealed before the entry format (auditlog-event-v1) and its event is deleted: its entry went with it", l.Index)
@@ -62,7 +63,7 @@ func v1Entry(ctx context.Context, events audit.EventReader, tenant string, l aud
 	if err != nil {
 		return nil, err
 	}
-	data := audit.LeafData(e)
+	data := vlog.LeafData(e)
 	if tlog.RecordHash(data) != l.Hash {
 		return nil, audit.Errorf(audit.EINTERNAL, "the stored event of leaf %d is not the one sealed (log verify names it)", l.Index)
 	}

@@ -2,6 +2,7 @@ package seal
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"sort"
 	"strings"
 
@@ -34,7 +35,7 @@ func rowOf(sr *audit.StoredRow) row {
 		return row{id: sr.Key, bad: audit.ErrorMessage(sr.Err)}
 	}
 	r := row{id: sr.Event.ID, tenant: sr.Event.TenantID, tag: sr.Tag, misindexed: sr.Misindexed}
-	r.hashes, r.digest = audit.LeafHashesAndDigest(sr.Event)
+	r.hashes, r.digest = vlog.LeafHashesAndDigest(sr.Event)
 	r.retention, _ = audit.RetentionLeaves(sr.Event)
 	if _, _, ok := audit.PlanChangeOf(&sr.Event); ok || r.retention != nil {
 		e := sr.Event
@@ -175,7 +176,7 @@ func (c *checker) finish(ctx context.Context) error {
 // its tag does not verify (inserted or rewritten behind the service: the
 // sealer never seals it), else unsealed (accepted, not sealed yet);
 // without it, unsealed, either.
-func unsealedFinding(r *row, accept *audit.Acceptor) Finding {
+func unsealedFinding(r *row, accept *vlog.Acceptor) Finding {
 	if accept == nil {
 		return Finding{Kind: "unsealed", Index: -1, EventID: r.id, Detail: "stored but in no leaf (inserted behind the service, or not sealed yet)"}
 	}

@@ -25,7 +25,7 @@ func (s signer) Sign(msg []byte) ([]byte, error) {
 }
 
 // NewSigner returns the checkpoint signer of key under name (a tenant's
-// log origin, audit.LogOrigin, so that the key name matches the origin
+// log origin, vlog.Origin, so that the key name matches the origin
 // as C2SP tlog-checkpoint asks), and its verifier key in note's text form
 // ("<name>+<hash>+<base64 key>"). The key is the periodic export's
 // signing key, so one key, published at /api/export-keys, signs both.

@@ -10,9 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/atomicfile"
 )
 
@@ -40,31 +41,31 @@ func (m Memory) file(origin string) string {
 // next Keep replaces it. An insider cannot use that to start a tenant's
 // memory over: it takes a log key the tenant pins. Errors: a kept file
 // that is no checkpoint of origin.
-func (m Memory) Kept(origin string, keys audit.LogKeys) (audit.Checkpoint, bool, error) {
+func (m Memory) Kept(origin string, keys vlog.Keys) (vlog.Checkpoint, bool, error) {
 	if m.Dir == "" {
-		return audit.Checkpoint{}, false, nil
+		return vlog.Checkpoint{}, false, nil
 	}
 	b, err := os.ReadFile(m.file(origin))
 	if errors.Is(err, fs.ErrNotExist) {
-		return audit.Checkpoint{}, false, nil
+		return vlog.Checkpoint{}, false, nil
 	}
 	if err != nil {
-		return audit.Checkpoint{}, false, err
+		return vlog.Checkpoint{}, false, err
 	}
 	text, _, _ := strings.Cut(string(b), "\n\n")
-	cp, err := audit.ParseCheckpoint(text + "\n")
+	cp, err := vlog.ParseCheckpoint(text + "\n")
 	if err != nil || cp.Origin != origin {
-		return audit.Checkpoint{}, false, fmt.Errorf("%s: not a checkpoint of %s: %v", m.file(origin), origin, err)
+		return vlog.Checkpoint{}, false, fmt.Errorf("%s: not a checkpoint of %s: %v", m.file(origin), origin, err)
 	}
 	if _, err := keys.LogOnly().Open(b); err != nil {
-		return audit.Checkpoint{}, false, nil // another log of the same name
+		return vlog.Checkpoint{}, false, nil // another log of the same name
 	}
 	return cp, true, nil
 }
 
 // Keep records signed, the checkpoint cp verified under keys, when it is
 // larger than the one kept (written whole or not at all, mode 0600).
-func (m Memory) Keep(cp audit.Checkpoint, signed []byte, keys audit.LogKeys) error {
+func (m Memory) Keep(cp vlog.Checkpoint, signed []byte, keys vlog.Keys) error {
 	if m.Dir == "" {
 		return nil
 	}
@@ -83,7 +84,7 @@ func (m Memory) Keep(cp audit.Checkpoint, signed []byte, keys audit.LogKeys) err
 // (rootAt gives the root of the first n leaves of the tree shown; nil
 // when the verifier cannot compute it, and then a larger tree is taken).
 // It returns nil when cp extends kept.
-func Rollback(kept, cp audit.Checkpoint, rootAt func(n int64) (tlog.Hash, error)) *Finding {
+func Rollback(kept, cp vlog.Checkpoint, rootAt func(n int64) (tlog.Hash, error)) *Finding {
 	detail := ""
 	switch {
 	case cp.Size < kept.Size:

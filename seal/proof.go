@@ -2,6 +2,7 @@ package seal
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -11,7 +12,7 @@ import (
 // hashes reads a tenant's stored tree hashes (tlog.HashReader).
 type hashes struct {
 	ctx    context.Context
-	store  audit.LogStore
+	store  vlog.Store
 	tenant string
 }
 
@@ -22,7 +23,7 @@ func (h hashes) ReadHashes(indexes []int64) ([]tlog.Hash, error) {
 // Inclusion is an event's place in its tenant's log: its leaf, a tree
 // size and that tree's root, and the proof that the leaf is in it.
 type Inclusion struct {
-	Leaf  audit.Leaf
+	Leaf  vlog.Leaf
 	Size  int64
 	Root  tlog.Hash
 	Proof tlog.RecordProof
@@ -30,14 +31,14 @@ type Inclusion struct {
 	// is the signed tree of Size when no size was asked (a state read
 	// again could be a later round's, whose checkpoint the proof is not
 	// for).
-	State audit.LogState
+	State vlog.State
 }
 
 // ProveInclusion proves that the event is in the tenant's tree of size
 // (0: the latest, the size of the last checkpoint). Errors: ENOTFOUND
 // when the event is no leaf yet; EINVALID when size is beyond the log or
 // not after the leaf.
-func ProveInclusion(ctx context.Context, st audit.LogStore, tenant, eventID string, size int64) (Inclusion, error) {
+func ProveInclusion(ctx context.Context, st vlog.Store, tenant, eventID string, size int64) (Inclusion, error) {
 	// The leaf first: a leaf is stored with (SQLite) or after (Elasticsearch)
 	// the state that holds it, so the state read next has it.
 	leaf, err := st.LeafOf(ctx, tenant, eventID)
@@ -78,7 +79,7 @@ type Consistency struct {
 // ProveConsistency proves that the tenant's tree of size to (0: the
 // latest) extends its tree of size from. Errors: EINVALID naming from or
 // to when they are not 1 ≤ from ≤ to ≤ the log's size.
-func ProveConsistency(ctx context.Context, st audit.LogStore, tenant string, from, to int64) (Consistency, error) {
+func ProveConsistency(ctx context.Context, st vlog.Store, tenant string, from, to int64) (Consistency, error) {
 	ls, err := st.LogState(ctx, tenant)
 	if err != nil {
 		return Consistency{}, err
@@ -117,7 +118,7 @@ const TileHeight = 8
 // tlog-tiles; t.H must be TileHeight, t.L ≥ 0: hash tiles, no entry
 // bundles). Errors: ENOTFOUND when the tile reaches past the latest
 // checkpoint.
-func ReadTile(ctx context.Context, st audit.LogStore, tenant string, t tlog.Tile) ([]byte, error) {
+func ReadTile(ctx context.Context, st vlog.Store, tenant string, t tlog.Tile) ([]byte, error) {
 	ls, err := st.LogState(ctx, tenant)
 	if err != nil {
 		return nil, err

@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/seal"
 )
 
@@ -37,7 +38,7 @@ func TestATruncatedTreeIsNamed(t *testing.T) {
 // keeps the largest checkpoint verified, 0600, and never a smaller one.
 func TestAVerifierThatKeptACheckpointRefusesARollback(t *testing.T) {
 	evs := events(40)
-	build := func(n int, edit func(*memLog)) (*memLog, audit.LogKeys) {
+	build := func(n int, edit func(*memLog)) (*memLog, vlog.Keys) {
 		m, keys := newMemLog(t)
 		for _, e := range evs[:n] {
 			m.add(e, true)
@@ -48,7 +49,7 @@ func TestAVerifierThatKeptACheckpointRefusesARollback(t *testing.T) {
 		m.sign(t)
 		return m, keys
 	}
-	kept := func(n int) audit.Checkpoint {
+	kept := func(n int) vlog.Checkpoint {
 		m, keys := build(n, nil)
 		cp, err := keys.Open(m.signed)
 		if err != nil {
@@ -75,7 +76,7 @@ func TestAVerifierThatKeptACheckpointRefusesARollback(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m, keys := build(c.shown, c.edit)
 			k := kept(c.kept)
-			k.Origin = audit.LogOrigin("auditlog.test", m.tenant)
+			k.Origin = vlog.Origin("auditlog.test", m.tenant)
 			rep, err := seal.CheckKept(context.Background(), m, m.tenant, keys, 0, &k)
 			if err != nil {
 				t.Fatal(err)
@@ -87,7 +88,7 @@ func TestAVerifierThatKeptACheckpointRefusesARollback(t *testing.T) {
 	}
 	// One log, signed at 10 and at 20 leaves.
 	m, keys := newMemLog(t)
-	signedAt := func(m *memLog, keys audit.LogKeys, n int) (audit.Checkpoint, []byte) {
+	signedAt := func(m *memLog, keys vlog.Keys, n int) (vlog.Checkpoint, []byte) {
 		for _, e := range evs[len(m.leaves):n] {
 			m.add(e, true)
 		}

@@ -3,7 +3,7 @@
 // round in the store's sealing order, add each as the next leaf of its
 // tenant's Merkle tree (golang.org/x/mod/sumdb/tlog), and commit the
 // leaves, the tree hashes, a signed checkpoint per tenant and the new
-// position in one step (audit.LogStore.CommitSeal). A round that loses to
+// position in one step (vlog.Store.CommitSeal). A round that loses to
 // another sealer (ECONFLICT) changes nothing and the next one starts from
 // what won, so any number of processes may run it; a crash before the
 // commit leaves nothing half done.
@@ -13,6 +13,7 @@ import (
 	"context"
 	"crypto"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"time"
 
@@ -26,7 +27,7 @@ import (
 // Config is the sealing section of the configuration.
 type Config struct {
 	// Origin is the deployment's name in the checkpoints' origin lines
-	// (audit.LogOrigin), which name the signing key too.
+	// (vlog.Origin), which name the signing key too.
 	Origin string
 	// Every is the pause between rounds when nothing is pending.
 	Every time.Duration
@@ -36,7 +37,7 @@ type Config struct {
 
 // Deps are what the sealer needs.
 type Deps struct {
-	Store audit.LogStore
+	Store vlog.Store
 	// Key signs each tenant's checkpoints, under the name of the
 	// tenant's origin (NewSigner): an Ed25519 key, from a file or behind
 	// any crypto.Signer, never one kept in the store.
@@ -47,10 +48,10 @@ type Deps struct {
 	// OnSealed, when set, is told the tenants whose logs a round grew
 	// (the cosigner's cue).
 	OnSealed func(tenants []string)
-	// Accept checks each stored row's acceptance tag (audit.Acceptor):
+	// Accept checks each stored row's acceptance tag (vlog.Acceptor):
 	// only a row whose tag verifies is sealed. Nil seals nothing: every
 	// row is unaccepted.
-	Accept *audit.Acceptor
+	Accept *vlog.Acceptor
 }
 
 // Sealer runs sealing rounds.
@@ -136,7 +137,7 @@ func (s *Sealer) round(ctx context.Context) (sealed, handled int, err error) {
 	if err != nil || len(events) == 0 {
 		return 0, 0, s.outcome(map[bool]string{true: "error", false: "idle"}[err != nil], err)
 	}
-	b := audit.SealBatch{Leaves: map[string][]audit.Leaf{}, Hashes: map[string]map[int64]tlog.Hash{}, States: map[string]audit.LogState{}, Position: next, Rev: rev}
+	b := vlog.SealBatch{Leaves: map[string][]vlog.Leaf{}, Hashes: map[string]map[int64]tlog.Hash{}, States: map[string]vlog.State{}, Position: next, Rev: rev}
 	trees := map[string]*tree{}
 	var refused []Unaccepted
 	for _, e := range events {
@@ -190,21 +191,21 @@ func (s *Sealer) outcome(label string, err error) error {
 }
 
 // checkpoint is t's new state, with its signed checkpoint.
-func (s *Sealer) checkpoint(t *tree, now time.Time) (audit.LogState, error) {
+func (s *Sealer) checkpoint(t *tree, now time.Time) (vlog.State, error) {
 	root, err := tlog.TreeHash(t.size, t)
 	if err != nil {
-		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "the root of the log of %s", t.tenant)
+		return vlog.State{}, audit.Wrap(audit.EINTERNAL, err, "the root of the log of %s", t.tenant)
 	}
-	cp := audit.Checkpoint{Origin: audit.LogOrigin(s.cfg.Origin, t.tenant), Size: t.size, Root: root}
+	cp := vlog.Checkpoint{Origin: vlog.Origin(s.cfg.Origin, t.tenant), Size: t.size, Root: root}
 	signer, _, err := NewSigner(cp.Origin, s.deps.Key)
 	if err != nil {
-		return audit.LogState{}, err
+		return vlog.State{}, err
 	}
 	signed, err := note.Sign(&note.Note{Text: cp.Text()}, signer)
 	if err != nil {
-		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "signing the checkpoint of %s", t.tenant)
+		return vlog.State{}, audit.Wrap(audit.EINTERNAL, err, "signing the checkpoint of %s", t.tenant)
 	}
-	return audit.LogState{TenantID: t.tenant, Size: t.size, Root: root, Checkpoint: string(signed), SealedAt: now}, nil
+	return vlog.State{TenantID: t.tenant, Size: t.size, Root: root, Checkpoint: string(signed), SealedAt: now}, nil
 }
 
 // tree is a tenant's tree during a round: the stored hashes, and those
@@ -213,23 +214,23 @@ func (s *Sealer) checkpoint(t *tree, now time.Time) (audit.LogState, error) {
 // tree's right edge again.
 type tree struct {
 	ctx    context.Context
-	store  audit.LogStore
+	store  vlog.Store
 	tenant string
 	size   int64
 	added  map[int64]tlog.Hash
 	read   map[int64]tlog.Hash
 }
 
-func (t *tree) append(e audit.PendingLeaf) (audit.Leaf, error) {
+func (t *tree) append(e vlog.PendingLeaf) (vlog.Leaf, error) {
 	hashes, err := tlog.StoredHashesForRecordHash(t.size, e.Hash, t)
 	if err != nil {
-		return audit.Leaf{}, audit.Wrap(audit.EINTERNAL, err, "the tree hashes of %s", e.EventID)
+		return vlog.Leaf{}, audit.Wrap(audit.EINTERNAL, err, "the tree hashes of %s", e.EventID)
 	}
 	first := tlog.StoredHashIndex(0, t.size)
 	for i, h := range hashes {
 		t.added[first+int64(i)] = h
 	}
-	leaf := audit.Leaf{Index: t.size, EventID: e.EventID, Hash: e.Hash, Digest: e.Digest}
+	leaf := vlog.Leaf{Index: t.size, EventID: e.EventID, Hash: e.Hash, Digest: e.Digest}
 	t.size++
 	return leaf, nil
 }

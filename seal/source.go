@@ -2,6 +2,7 @@ package seal
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -20,26 +21,26 @@ type Source interface {
 	SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error)
 	// Leaves returns the leaves from index start, in order, at most n
 	// (fewer, or none, past the end).
-	Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error)
+	Leaves(ctx context.Context, start int64, n int) ([]vlog.Leaf, error)
 	// Events calls fn with every event of the tenant that remains, in
 	// batches.
 	Events(ctx context.Context, fn func([]audit.Event) error) error
 }
 
 // StoreSource is the tenant's log as the store keeps it.
-func StoreSource(st audit.LogStore, scan audit.EventScanner, tenant string) Source {
+func StoreSource(st vlog.Store, scan audit.EventScanner, tenant string) Source {
 	return storeSource{st, scan, tenant}
 }
 
 type storeSource struct {
-	st     audit.LogStore
+	st     vlog.Store
 	scan   audit.EventScanner
 	tenant string
 }
 
 func (s storeSource) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byte, error) {
 	if cosigned {
-		cs, ok := s.st.(audit.CosignStore)
+		cs, ok := s.st.(vlog.CosignStore)
 		if !ok {
 			return nil, audit.Errorf(audit.ENOTFOUND, "this store keeps no cosigned checkpoints")
 		}
@@ -59,7 +60,7 @@ func (s storeSource) SignedCheckpoint(ctx context.Context, cosigned bool) ([]byt
 	return []byte(ls.Checkpoint), nil
 }
 
-func (s storeSource) Leaves(ctx context.Context, start int64, n int) ([]audit.Leaf, error) {
+func (s storeSource) Leaves(ctx context.Context, start int64, n int) ([]vlog.Leaf, error) {
 	return s.st.Leaves(ctx, s.tenant, start, n)
 }
 
@@ -115,11 +116,11 @@ func eventRows(ctx context.Context, src Source, fn func([]audit.StoredRow) error
 // tells a row in no leaf that the service accepted (unsealed, not yet)
 // from one it never did (unaccepted).
 type AcceptSource interface {
-	Acceptor() *audit.Acceptor
+	Acceptor() *vlog.Acceptor
 }
 
 // acceptorOf is src's acceptance key, nil when it has none.
-func acceptorOf(src Source) *audit.Acceptor {
+func acceptorOf(src Source) *vlog.Acceptor {
 	if as, ok := src.(AcceptSource); ok {
 		return as.Acceptor()
 	}
@@ -127,7 +128,7 @@ func acceptorOf(src Source) *audit.Acceptor {
 }
 
 // Acceptor is the store's acceptance key, when it has one.
-func (s storeSource) Acceptor() *audit.Acceptor {
+func (s storeSource) Acceptor() *vlog.Acceptor {
 	if as, ok := s.st.(AcceptSource); ok {
 		return as.Acceptor()
 	}

@@ -3,6 +3,7 @@ package seal
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"sort"
 	"time"
 
@@ -31,7 +32,7 @@ type Report struct {
 	// Checkpoint is the last checkpoint checked; First the first, the
 	// one every event read was judged against (later ones are read only
 	// while events wait to be sealed).
-	Checkpoint, First audit.Checkpoint
+	Checkpoint, First vlog.Checkpoint
 	// Signed is Checkpoint's signed note, as read (what a verifier keeps,
 	// Memory).
 	Signed []byte
@@ -44,7 +45,7 @@ type Report struct {
 
 // Verify checks a tenant's log in its store as Check does, with no grace:
 // an event stored but not sealed yet is named unsealed.
-func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, tenant string, keys audit.LogKeys) (Report, error) {
+func Verify(ctx context.Context, st vlog.Store, scan audit.EventScanner, tenant string, keys vlog.Keys) (Report, error) {
 	return Check(ctx, StoreSource(st, scan, tenant), tenant, keys, 0)
 }
 
@@ -62,14 +63,14 @@ func Verify(ctx context.Context, st audit.LogStore, scan audit.EventScanner, ten
 // then the rows once, judging each as it comes. Errors: EUNAUTHORIZED
 // for a checkpoint no pinned key verifies or of another log, ENOTFOUND
 // for a log without one, EUNAVAILABLE.
-func Check(ctx context.Context, src Source, tenant string, keys audit.LogKeys, grace time.Duration) (Report, error) {
+func Check(ctx context.Context, src Source, tenant string, keys vlog.Keys, grace time.Duration) (Report, error) {
 	return CheckKept(ctx, src, tenant, keys, grace, nil)
 }
 
 // CheckKept is Check by a verifier that kept a checkpoint of this log
 // before (Memory): a first checkpoint smaller than kept, or whose tree
 // does not have kept's as its prefix, is named rollback.
-func CheckKept(ctx context.Context, src Source, tenant string, keys audit.LogKeys, grace time.Duration, kept *audit.Checkpoint) (Report, error) {
+func CheckKept(ctx context.Context, src Source, tenant string, keys vlog.Keys, grace time.Duration, kept *vlog.Checkpoint) (Report, error) {
 	cp, signed, err := openCheckpoint(ctx, src, tenant, keys)
 	if err != nil {
 		return Report{}, err
@@ -120,16 +121,16 @@ func CheckKept(ctx context.Context, src Source, tenant string, keys audit.LogKey
 }
 
 // openCheckpoint reads src's latest checkpoint and verifies it.
-func openCheckpoint(ctx context.Context, src Source, tenant string, keys audit.LogKeys) (audit.Checkpoint, []byte, error) {
+func openCheckpoint(ctx context.Context, src Source, tenant string, keys vlog.Keys) (vlog.Checkpoint, []byte, error) {
 	signed, err := src.SignedCheckpoint(ctx, keys.Cosigned())
 	if err != nil {
-		return audit.Checkpoint{}, nil, err
+		return vlog.Checkpoint{}, nil, err
 	}
 	cp, err := keys.Open(signed)
 	if err != nil {
 		return cp, nil, err
 	}
-	if want := audit.LogOrigin(keys.Name(), tenant); cp.Origin != want {
+	if want := vlog.Origin(keys.Name(), tenant); cp.Origin != want {
 		return cp, nil, audit.Errorf(audit.EUNAUTHORIZED, "the checkpoint is of the log %s, not of %s", cp.Origin, want)
 	}
 	return cp, signed, nil
@@ -155,7 +156,7 @@ type checker struct {
 // cp's root. A leaf of a later checkpoint than the first judges a
 // pending row (an event read before it was sealed); the others were
 // stored after the read, and are not this verification's.
-func (c *checker) extend(ctx context.Context, cp audit.Checkpoint) error {
+func (c *checker) extend(ctx context.Context, cp vlog.Checkpoint) error {
 	for i := c.leaves.size(); i < cp.Size; {
 		leaves, err := c.src.Leaves(ctx, i, 1000)
 		if err != nil {
@@ -188,7 +189,7 @@ func (c *checker) extend(ctx context.Context, cp audit.Checkpoint) error {
 // truncated names a log whose listed leaves stop short of, or skip
 // within, the checkpoint's tree: the checkpoint verified stays the one
 // read, the verification goes on with the leaves listed.
-func (c *checker) truncated(cp audit.Checkpoint, detail string) {
+func (c *checker) truncated(cp vlog.Checkpoint, detail string) {
 	c.rep.Checkpoint = cp
 	c.rep.Findings = append(c.rep.Findings, Finding{Kind: "truncated", Index: -1, Detail: detail})
 }
@@ -207,7 +208,7 @@ func (c *checker) rootAt(n int64) (tlog.Hash, error) {
 
 // leaf adds the next leaf to the table: a second leaf of one event is
 // named repeated; a leaf of a pending row judges it.
-func (c *checker) leaf(l audit.Leaf) {
+func (c *checker) leaf(l vlog.Leaf) {
 	k := keyOf(l.EventID)
 	if earlier, again := c.leaves.add(k, l.Hash); again {
 		c.rep.Findings = append(c.rep.Findings, Finding{Kind: "repeated", Index: l.Index, EventID: l.EventID, Detail: fmt.Sprintf("already leaf #%d", earlier)})

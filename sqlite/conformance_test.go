@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"path/filepath"
 	"testing"
 
@@ -30,7 +31,7 @@ func execSQL(t testing.TB, path, query string, args ...any) {
 }
 
 // openAt opens the store of path, tagging with accept.
-func openAt(t testing.TB, path string, accept *audit.Acceptor) *sqlite.Store {
+func openAt(t testing.TB, path string, accept *vlog.Acceptor) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), sqlite.Config{Accept: accept, Path: path})
 	if err != nil {
@@ -62,6 +63,6 @@ func TestLogConformance(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "audit.db")
 		s := openAt(t, path, accepttest.Acceptor)
 		return storetest.LogBackend{Log: s, Backend: storetest.Backend{Writer: s, Reader: s, Visible: func(testing.TB) {}},
-			WriterWith: func(t *testing.T, a *audit.Acceptor) audit.EventWriter { return openAt(t, path, a) }}
+			WriterWith: func(t *testing.T, a *vlog.Acceptor) audit.EventWriter { return openAt(t, path, a) }}
 	})
 }

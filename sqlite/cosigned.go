@@ -4,19 +4,20 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
 )
 
-// CosignedCheckpoint implements audit.CosignStore.
-func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (audit.CosignedCheckpoint, error) {
-	var c audit.CosignedCheckpoint
+// CosignedCheckpoint implements vlog.CosignStore.
+func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (vlog.CosignedCheckpoint, error) {
+	var c vlog.CosignedCheckpoint
 	var at int64
 	err := s.r.QueryRowContext(ctx, `SELECT size, note, at FROM tlog_cosigned WHERE tenant_id = ?`, tenantID).Scan(&c.Size, &c.Note, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return audit.CosignedCheckpoint{}, nil
+		return vlog.CosignedCheckpoint{}, nil
 	case err != nil:
 		return c, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the cosigned checkpoint of %s", tenantID)
 	}
@@ -24,15 +25,15 @@ func (s *Store) CosignedCheckpoint(ctx context.Context, tenantID string) (audit.
 	return c, nil
 }
 
-// SaveCosigned implements audit.CosignStore: the stored row is read and
+// SaveCosigned implements vlog.CosignStore: the stored row is read and
 // replaced in one write transaction.
-func (s *Store) SaveCosigned(ctx context.Context, tenantID string, c audit.CosignedCheckpoint) error {
+func (s *Store) SaveCosigned(ctx context.Context, tenantID string, c vlog.CosignedCheckpoint) error {
 	tx, err := s.w.BeginTx(ctx, nil) // the one writer connection: no other write in between
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: saving the cosigned checkpoint of %s", tenantID)
 	}
 	defer func() { _ = tx.Rollback() }()
-	var old audit.CosignedCheckpoint
+	var old vlog.CosignedCheckpoint
 	err = tx.QueryRowContext(ctx, `SELECT size, note FROM tlog_cosigned WHERE tenant_id = ?`, tenantID).Scan(&old.Size, &old.Note)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the cosigned checkpoint of %s", tenantID)

@@ -18,6 +18,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io/fs"
 	"net/url"
 	"os"
@@ -45,10 +46,10 @@ type Config struct {
 	// Now is the clock; tests may fix it.
 	Now func() time.Time
 	// Accept tags every event this store writes at its acceptance
-	// (audit.Acceptor), before the database sees it; the sealer seals
+	// (vlog.Acceptor), before the database sees it; the sealer seals
 	// only rows whose tag verifies. Nil writes rows without a tag, which
 	// are never sealed: only a store that no sealer reads goes without.
-	Accept *audit.Acceptor
+	Accept *vlog.Acceptor
 	// SkipRollup leaves the stats rollups unmaintained, so stats over
 	// the store are wrong. Only the benchmark that measures what the
 	// rollups cost the write rate sets it; no configuration reaches it.

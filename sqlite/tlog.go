@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +16,9 @@ import (
 )
 
 // Acceptor is the acceptance key the store tags with (nil: none).
-func (s *Store) Acceptor() *audit.Acceptor { return s.cfg.Accept }
+func (s *Store) Acceptor() *vlog.Acceptor { return s.cfg.Accept }
 
-// SealPosition implements audit.LogStore: the seq of the last sealed
+// SealPosition implements vlog.Store: the seq of the last sealed
 // event ("0" before the first round).
 func (s *Store) SealPosition(ctx context.Context) (string, string, error) {
 	var seq, rev int64
@@ -28,9 +29,9 @@ func (s *Store) SealPosition(ctx context.Context) (string, string, error) {
 	return strconv.FormatInt(seq, 10), strconv.FormatInt(rev, 10), nil
 }
 
-// PendingLeaves implements audit.LogStore: the events after seq pos, in
+// PendingLeaves implements vlog.Store: the events after seq pos, in
 // seq order (the order of their insertion; a seq is never reused).
-func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]audit.PendingLeaf, string, error) {
+func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]vlog.PendingLeaf, string, error) {
 	after, err := strconv.ParseInt(pos, 10, 64)
 	if err != nil {
 		return nil, "", audit.Errorf(audit.EINVALID, "sqlite: seal position %q is not a seq", pos)
@@ -42,7 +43,7 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]aud
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
 	}
 	defer rows.Close()
-	var out []audit.PendingLeaf
+	var out []vlog.PendingLeaf
 	for rows.Next() {
 		var id, tenant string
 		var body, tag []byte
@@ -53,10 +54,10 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]aud
 		// pending too, unreadable: the sealer names it and goes on.
 		row := audit.DecodeStoredRow(id, audit.NormalizeTenantID(tenant), body)
 		if row.Err != nil {
-			out = append(out, audit.PendingLeaf{TenantID: tenant, EventID: id, Unreadable: audit.ErrorMessage(row.Err)})
+			out = append(out, vlog.PendingLeaf{TenantID: tenant, EventID: id, Unreadable: audit.ErrorMessage(row.Err)})
 			continue
 		}
-		out = append(out, audit.NewPendingLeaf(row.Event, tag))
+		out = append(out, vlog.NewPendingLeaf(row.Event, tag))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
@@ -64,24 +65,24 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]aud
 	return out, strconv.FormatInt(after, 10), nil
 }
 
-// LogState implements audit.LogStore.
-func (s *Store) LogState(ctx context.Context, tenantID string) (audit.LogState, error) {
+// LogState implements vlog.Store.
+func (s *Store) LogState(ctx context.Context, tenantID string) (vlog.State, error) {
 	var body []byte
 	err := s.r.QueryRowContext(ctx, `SELECT body FROM tlog_state WHERE tenant_id = ?`, tenantID).Scan(&body)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return audit.LogState{TenantID: tenantID}, nil
+		return vlog.State{TenantID: tenantID}, nil
 	case err != nil:
-		return audit.LogState{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the log of %s", tenantID)
+		return vlog.State{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the log of %s", tenantID)
 	}
-	var st audit.LogState
+	var st vlog.State
 	if err := json.Unmarshal(body, &st); err != nil {
-		return audit.LogState{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: the log state of %s does not decode", tenantID)
+		return vlog.State{}, audit.Wrap(audit.EINTERNAL, err, "sqlite: the log state of %s does not decode", tenantID)
 	}
 	return st, nil
 }
 
-// ReadLogHashes implements audit.LogStore, in one query per 500 indexes.
+// ReadLogHashes implements vlog.Store, in one query per 500 indexes.
 func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error) {
 	found := make(map[int64][]byte, len(indexes))
 	for start := 0; start < len(indexes); start += 500 {
@@ -121,8 +122,8 @@ func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []in
 	return out, nil
 }
 
-// CommitSeal implements audit.LogStore in one transaction.
-func (s *Store) CommitSeal(ctx context.Context, b audit.SealBatch) error {
+// CommitSeal implements vlog.Store in one transaction.
+func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
@@ -185,18 +186,18 @@ func commitPosition(ctx context.Context, tx *sql.Tx, pos, rev string) error {
 	return nil
 }
 
-// LeafOf implements audit.LogStore.
-func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (audit.Leaf, error) {
+// LeafOf implements vlog.Store.
+func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (vlog.Leaf, error) {
 	return s.leaf(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND event_id = ?`, tenantID, eventID)
 }
 
-// LeafAt implements audit.LogStore.
-func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (audit.Leaf, error) {
+// LeafAt implements vlog.Store.
+func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (vlog.Leaf, error) {
 	return s.leaf(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND leaf = ?`, tenantID, index)
 }
 
-func (s *Store) leaf(ctx context.Context, query string, args ...any) (audit.Leaf, error) {
-	var l audit.Leaf
+func (s *Store) leaf(ctx context.Context, query string, args ...any) (vlog.Leaf, error) {
+	var l vlog.Leaf
 	var h, d []byte
 	err := s.r.QueryRowContext(ctx, query, args...).Scan(&l.Index, &l.EventID, &h, &d)
 	switch {
@@ -218,8 +219,8 @@ func digestOf(d []byte) *[32]byte {
 	return (*[32]byte)(d)
 }
 
-// Leaves implements audit.LogStore.
-func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]audit.Leaf, error) {
+// Leaves implements vlog.Store.
+func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int) ([]vlog.Leaf, error) {
 	ls, err := s.LogState(ctx, tenantID)
 	if err != nil {
 		return nil, err
@@ -230,9 +231,9 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
 	}
 	defer rows.Close()
-	var out []audit.Leaf
+	var out []vlog.Leaf
 	for rows.Next() {
-		var l audit.Leaf
+		var l vlog.Leaf
 		var h, d []byte
 		if err := rows.Scan(&l.Index, &l.EventID, &h, &d); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ import (
 // sealedStore is a store in a temporary file holding n generated events
 // of one tenant, sealed in one round: the store, its path, the events and
 // the checkpoint verifier.
-func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, audit.LogKeys) {
+func sealedStore(t *testing.T, seed uint64, n int) (*sqlite.Store, string, []audit.Event, vlog.Keys) {
 	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "audit.db")
@@ -59,7 +60,7 @@ func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
 			t.Fatal(err)
 		}
 		e, err := s.GetEvent(ctx, tenant, id)
-		return err == nil && tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(e)) == nil
+		return err == nil && tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, vlog.LeafHash(e)) == nil
 	}
 	for _, e := range events[:3] {
 		if !proves(e.ID) {
@@ -204,7 +205,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 			continue
 		}
 		p, err := seal.ProveInclusion(ctx, s, tenant, e.ID, 0)
-		if err != nil || tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(e)) != nil {
+		if err != nil || tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, vlog.LeafHash(e)) != nil {
 			t.Fatalf("%s no longer proves after retention: %v", e.ID, err)
 		}
 		break
@@ -255,7 +256,7 @@ type roundInBetween struct {
 	sealer *seal.Sealer
 }
 
-func (r roundInBetween) LeafOf(ctx context.Context, tenant, id string) (audit.Leaf, error) {
+func (r roundInBetween) LeafOf(ctx context.Context, tenant, id string) (vlog.Leaf, error) {
 	l, err := r.Store.LeafOf(ctx, tenant, id)
 	storetest.SealAll(r.t, r.sealer)
 	return l, err
@@ -281,11 +282,11 @@ func TestAProofComesWithItsOwnCheckpoint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := audit.ParseCheckpoint(strings.SplitN(in.State.Checkpoint, "\n\n", 2)[0] + "\n")
+	cp, err := vlog.ParseCheckpoint(strings.SplitN(in.State.Checkpoint, "\n\n", 2)[0] + "\n")
 	if err != nil || cp.Size != in.Size || cp.Root != in.Root || in.Size != 40 {
 		t.Fatalf("a proof of the tree of %d (root %s) given with the checkpoint %+v %v", in.Size, in.Root, cp, err)
 	}
-	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.Leaf.Index, audit.LeafHash(events[2])); err != nil {
+	if err := tlog.CheckRecord(in.Proof, cp.Size, cp.Root, in.Leaf.Index, vlog.LeafHash(events[2])); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -122,7 +123,7 @@ func TestStreamCarriesOnlyItsTenant(t *testing.T) {
 // streamStore is what a streamer reads.
 type streamStore interface {
 	stream.Store
-	audit.LogStore
+	vlog.Store
 	audit.EventReader
 }
 

@@ -14,6 +14,7 @@ package streaming
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"time"
 
 	"github.com/auditlog/auditlog/audit/stream"
@@ -30,7 +31,7 @@ type Destination interface {
 // Streamer delivers streams.
 type Streamer struct {
 	Streams stream.Store
-	Log     audit.LogStore
+	Log     vlog.Store
 	Events  audit.EventReader
 	// Dest is the destination of a stream's kind (nil: not built).
 	Dest func(kind string) Destination

@@ -25,7 +25,7 @@ import (
 )
 
 // Witness is one witness: where it listens and the key its cosignatures
-// verify with (audit.ParseWitnessKey).
+// verify with (vlog.ParseWitnessKey).
 type Witness struct {
 	URL  string
 	Key  note.Verifier

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/tlogwitness"
@@ -50,7 +51,7 @@ func (m *memTree) grow(t *testing.T, n int64) {
 func TestAgainstLitewitness(t *testing.T) {
 	ctx := context.Background()
 	lw := testenv.StartLitewitness(t, "witness.test/unit")
-	key, err := audit.ParseWitnessKey(lw.Key)
+	key, err := vlog.ParseWitnessKey(lw.Key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestAgainstLitewitness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := note.Sign(&note.Note{Text: audit.Checkpoint{Origin: origin, Size: size, Root: root}.Text()}, logSigner)
+		n, err := note.Sign(&note.Note{Text: vlog.Checkpoint{Origin: origin, Size: size, Root: root}.Text()}, logSigner)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestAgainstLitewitness(t *testing.T) {
 	if _, err := w.AddCheckpoint(ctx, 0, nil, first); !errors.Is(err, tlogwitness.ErrRefused) {
 		t.Fatalf("an unknown log: %v", err)
 	}
-	lw.AddLog(origin, audit.VerifierKey(origin, pub))
+	lw.AddLog(origin, vlog.VerifierKey(origin, pub))
 	var conflict *tlogwitness.ConflictError
 	if _, err := w.AddCheckpoint(ctx, 3, nil, first); !errors.As(err, &conflict) || conflict.Known != 0 {
 		t.Fatalf("a wrong old size: %v", err)
@@ -104,7 +105,7 @@ func TestAgainstLitewitness(t *testing.T) {
 	if _, err := w.AddCheckpoint(ctx, 9, fproof, sign(forked)); !errors.Is(err, tlogwitness.ErrRefused) {
 		t.Fatalf("a fork: %v", err)
 	}
-	other, _ := audit.ParseWitnessKey(testenv.OtherWitnessKey(t))
+	other, _ := vlog.ParseWitnessKey(testenv.OtherWitnessKey(t))
 	tree.grow(t, 1)
 	p2, _ := tlog.ProveTree(10, 9, tree)
 	if _, err := (tlogwitness.Witness{URL: lw.URL, Key: other}).AddCheckpoint(ctx, 9, p2, sign(tree)); err == nil {

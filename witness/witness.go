@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"os"
 	"regexp"
@@ -35,8 +36,8 @@ import (
 type Alarm struct {
 	Kind     string // fork or rollback
 	Origin   string
-	Kept     audit.Checkpoint
-	Seen     audit.Checkpoint
+	Kept     vlog.Checkpoint
+	Seen     vlog.Checkpoint
 	Detail   string
 	Evidence string // the evidence file
 }
@@ -48,7 +49,7 @@ func (a *Alarm) Error() string {
 
 // Result is one successful check.
 type Result struct {
-	Checkpoint audit.Checkpoint
+	Checkpoint vlog.Checkpoint
 	// Previous is the size kept before (0: the first checkpoint seen).
 	Previous int64
 }
@@ -59,7 +60,7 @@ type Witness struct {
 	// Keys are the pinned checkpoint keys (several across a rotation);
 	// their name is the deployment's origin, so a tenant's log is
 	// <name>/tenants/<tenant>.
-	Keys   audit.LogKeys
+	Keys   vlog.Keys
 	Dir    string
 	Client *http.Client
 }
@@ -72,7 +73,7 @@ type Witness struct {
 // unreachable, a checkpoint that does not verify with the pinned key or
 // is another log's) and may be tried again.
 func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, error) {
-	origin := audit.LogOrigin(w.Keys.Name(), tenant)
+	origin := vlog.Origin(w.Keys.Name(), tenant)
 	path, err := w.statePath(origin)
 	if err != nil {
 		return Result{}, err
@@ -82,7 +83,7 @@ func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, erro
 	if err != nil && audit.ErrorCode(err) != audit.ENOTFOUND {
 		return Result{}, err
 	}
-	cp := audit.Checkpoint{Origin: origin} // none: the log has no checkpoint (404)
+	cp := vlog.Checkpoint{Origin: origin} // none: the log has no checkpoint (404)
 	if err == nil {
 		if cp, err = w.open(signed); err != nil {
 			return Result{}, fmt.Errorf("the service's checkpoint: %w", err)
@@ -131,7 +132,7 @@ func (w *Witness) Check(ctx context.Context, tenant, token string) (Result, erro
 // last cosignature shows a tree that does not, even to a witness that
 // kept nothing. A latest checkpoint it cannot read or verify is no alarm
 // (the check is made again next time).
-func (w *Witness) againstLatest(ctx context.Context, token, path string, cosigned audit.Checkpoint, cosignedNote []byte) *Alarm {
+func (w *Witness) againstLatest(ctx context.Context, token, path string, cosigned vlog.Checkpoint, cosignedNote []byte) *Alarm {
 	latestNote, err := w.client(token).SignedCheckpoint(ctx, false)
 	if err != nil {
 		return nil
@@ -154,14 +155,14 @@ func (w *Witness) againstLatest(ctx context.Context, token, path string, cosigne
 }
 
 // open verifies a signed checkpoint with the pinned key and parses it.
-func (w *Witness) open(signed []byte) (audit.Checkpoint, error) {
+func (w *Witness) open(signed []byte) (vlog.Checkpoint, error) {
 	return w.Keys.Open(signed)
 }
 
 // compare returns the alarm cp raises against kept, nil when cp extends
 // it. A proof the service fails to give for a transient reason is no
 // alarm: compare answers one only for a proof refused (4xx) or wrong.
-func (w *Witness) compare(ctx context.Context, token string, kept, cp audit.Checkpoint) *Alarm {
+func (w *Witness) compare(ctx context.Context, token string, kept, cp vlog.Checkpoint) *Alarm {
 	a := &Alarm{Origin: kept.Origin, Kept: kept, Seen: cp}
 	switch {
 	case cp.Size < kept.Size:

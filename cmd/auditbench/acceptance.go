@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 )
@@ -36,7 +37,7 @@ func benchAcceptance(ctx context.Context, e *env) ([]result, error) {
 		rates := map[bool]float64{}
 		irates := map[bool]float64{}
 		for _, tagged := range []bool{run%2 == 0, run%2 != 0} { // the order alternates
-			var a *audit.Acceptor
+			var a *vlog.Acceptor
 			if tagged {
 				a = benchAccept
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"testing"
 	"time"
 
@@ -40,14 +41,14 @@ func indexerEventWork(runs int) []result {
 					if err != nil {
 						b.Fatal(err)
 					}
-					_ = audit.LeafHash(e)
+					_ = vlog.LeafHash(e)
 				}
 			}
 		})
 		ns = append(ns, float64(r.NsPerOp())/float64(len(msgs)))
 		allocs = append(allocs, float64(r.AllocsPerOp())/float64(len(msgs)))
 	}
-	method := fmt.Sprintf("`testing.Benchmark` over 1,000 generated events (the indexer row's generator) as Kafka messages: `SensitivePolicy.Decode` (decoding, validation, masking, the diff), `elasticsearch.AppendBulkCreate`, `audit.LeafHash`; one benchmark a run, %d runs.", max(runs, 1))
+	method := fmt.Sprintf("`testing.Benchmark` over 1,000 generated events (the indexer row's generator) as Kafka messages: `SensitivePolicy.Decode` (decoding, validation, masking, the diff), `elasticsearch.AppendBulkCreate`, `vlog.LeafHash`; one benchmark a run, %d runs.", max(runs, 1))
 	return []result{
 		{Name: "Indexer work per event (no network)", Unit: "µs", Samples: scaled(ns, 1e-3), Target: "reported (the CPU row above has the target)", Method: method},
 		{Name: "Indexer allocations per event", Unit: "allocs", Samples: allocs, Target: "reported", Method: method},

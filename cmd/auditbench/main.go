@@ -25,7 +25,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/keyfile"
 )
@@ -296,7 +297,7 @@ func (e *env) writeKeyFile() func() {
 		log.Fatalf("the benchmark's signing key: %v", err)
 	}
 	e.acceptFile = filepath.Join(dir, "accept-key")
-	if _, _, _, err := keyfile.LoadOrCreateSecret(e.acceptFile, benchAcceptKey, audit.AcceptKeySize); err != nil {
+	if _, _, _, err := keyfile.LoadOrCreateSecret(e.acceptFile, benchAcceptKey, vlog.AcceptKeySize); err != nil {
 		log.Fatalf("the benchmark's acceptance key: %v", err)
 	}
 	return func() { os.RemoveAll(dir) }
@@ -305,14 +306,14 @@ func (e *env) writeKeyFile() func() {
 // benchAcceptKey is the acceptance key of every store, sealer and
 // process of a run (e.acceptFile holds it for the processes).
 var benchAcceptKey = func() []byte {
-	k := make([]byte, audit.AcceptKeySize)
+	k := make([]byte, vlog.AcceptKeySize)
 	_, _ = rand.Read(k)
 	return k
 }()
 
 // benchAccept tags and checks with benchAcceptKey.
-var benchAccept = func() *audit.Acceptor {
-	a, err := audit.NewAcceptor(benchAcceptKey)
+var benchAccept = func() *vlog.Acceptor {
+	a, err := vlog.NewAcceptor(benchAcceptKey)
 	if err != nil {
 		panic(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"log"
 	"log/slog"
@@ -172,7 +173,7 @@ func httpIngestRunWith(ctx context.Context, path string, g *gen.Generator, n, ba
 
 // httpIngestRunAccepting is httpIngestRunWith on a store that tags with
 // accept (nil: no acceptance tags).
-func httpIngestRunAccepting(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool, accept *audit.Acceptor) (float64, error) {
+func httpIngestRunAccepting(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool, accept *vlog.Acceptor) (float64, error) {
 	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accept, Path: path})
 	if err != nil {
 		return 0, err

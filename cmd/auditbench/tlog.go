@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -26,7 +27,7 @@ func benchSigner() (seal.Deps, error) {
 
 // sealAll runs rounds on st until nothing is pending and returns how many
 // events it sealed and how long it took.
-func sealAll(ctx context.Context, st audit.LogStore, batch int) (int, time.Duration, error) {
+func sealAll(ctx context.Context, st vlog.Store, batch int) (int, time.Duration, error) {
 	deps, err := benchSigner()
 	if err != nil {
 		return 0, 0, err
@@ -48,7 +49,7 @@ func sealAll(ctx context.Context, st audit.LogStore, batch int) (int, time.Durat
 
 // runSealer runs a sealer on st as serve does (back to back while events
 // are pending, every second otherwise) until the returned stop is called.
-func runSealer(ctx context.Context, st audit.LogStore) (stop func(), err error) {
+func runSealer(ctx context.Context, st vlog.Store) (stop func(), err error) {
 	deps, err := benchSigner()
 	if err != nil {
 		return nil, err
@@ -65,7 +66,7 @@ func runSealer(ctx context.Context, st audit.LogStore) (stop func(), err error) 
 // a sealer running, and returns for each batch the time from its write's
 // acknowledgement to the first checkpoint whose tree holds it (0 when the
 // sealer was faster than the acknowledgement's return), in ms.
-func latencyRun(ctx context.Context, w audit.EventWriter, st audit.LogStore, g *gen.Generator, batches, size int, pace time.Duration) ([]float64, error) {
+func latencyRun(ctx context.Context, w audit.EventWriter, st vlog.Store, g *gen.Generator, batches, size int, pace time.Duration) ([]float64, error) {
 	stop, err := runSealer(ctx, st)
 	if err != nil {
 		return nil, err
@@ -132,7 +133,7 @@ func latencyRun(ctx context.Context, w audit.EventWriter, st audit.LogStore, g *
 // proofTimes proves the inclusion of k random leaves of the tenant's log
 // (looked up by event id, as the API does) and the consistency of k
 // random pairs of tree sizes; it returns both sets of timings in ms.
-func proofTimes(ctx context.Context, st audit.LogStore, tenant string, k int) (incl, cons []float64, err error) {
+func proofTimes(ctx context.Context, st vlog.Store, tenant string, k int) (incl, cons []float64, err error) {
 	ls, err := st.LogState(ctx, tenant)
 	if err != nil || ls.Size < 2 {
 		return nil, nil, fmt.Errorf("the log of %s: %+v %v", tenant, ls, err)

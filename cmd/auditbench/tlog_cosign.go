@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log"
 	"log/slog"
 	"os"
@@ -140,12 +141,12 @@ func runCosigned(ctx context.Context, s *sqlite.Store, bin, dir, tenant string) 
 		return nil, err
 	}
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	origin := audit.LogOrigin("auditlog.bench", tenant)
-	if err := w.AddLog(origin, audit.VerifierKey(origin, pub)); err != nil {
+	origin := vlog.Origin("auditlog.bench", tenant)
+	if err := w.AddLog(origin, vlog.VerifierKey(origin, pub)); err != nil {
 		w.Close()
 		return nil, err
 	}
-	key, err := audit.ParseWitnessKey(w.Key)
+	key, err := vlog.ParseWitnessKey(w.Key)
 	if err != nil {
 		w.Close()
 		return nil, err

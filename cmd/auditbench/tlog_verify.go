@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log"
 	"log/slog"
 	"os"
@@ -92,7 +93,7 @@ func verifyStore(ctx context.Context, path string, n int) (string, string, error
 			break
 		}
 	}
-	return g.Tenants()[0].ID, audit.VerifierKey("auditlog.local", pub), nil
+	return g.Tenants()[0].ID, vlog.VerifierKey("auditlog.local", pub), nil
 }
 
 // verifyNotes says where the time and the memory go (a CPU profile of

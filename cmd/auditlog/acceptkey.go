@@ -8,12 +8,13 @@ import (
 	"log/slog"
 	"path/filepath"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/keyfile"
 )
 
 // The acceptance key (issue 53) tags every event the service accepts,
-// before the store sees it (audit.Acceptor); the sealer seals nothing
+// before the store sees it (vlog.Acceptor); the sealer seals nothing
 // else. It is a file, never a row of the store: whoever can write the
 // database or the cluster cannot tag a row of their own.
 //
@@ -94,7 +95,7 @@ func (c Config) looseKey(logger *slog.Logger, variable, file string) error {
 // read, and written first when generate is set and there is none (the
 // commands that write events); a command that only reads (log verify)
 // gets nil then, and checks no tag.
-func (m *Main) acceptor(generate bool) (*audit.Acceptor, error) {
+func (m *Main) acceptor(generate bool) (*vlog.Acceptor, error) {
 	if m.accept != nil {
 		return m.accept, nil
 	}
@@ -113,15 +114,15 @@ func (m *Main) acceptor(generate bool) (*audit.Acceptor, error) {
 	var err error
 	switch {
 	case k.AcceptKey == "" && generate:
-		fresh := make([]byte, audit.AcceptKeySize)
+		fresh := make([]byte, vlog.AcceptKeySize)
 		_, _ = rand.Read(fresh)
 		var created bool
-		key, created, _, err = keyfile.LoadOrCreateSecret(file, fresh, audit.AcceptKeySize)
+		key, created, _, err = keyfile.LoadOrCreateSecret(file, fresh, vlog.AcceptKeySize)
 		if created {
 			m.Logger.Warn("wrote the acceptance key into the data directory (production deployments set AUDITLOG_ACCEPT_KEY, a file kept apart from the store)", "file", file)
 		}
 	default:
-		key, _, err = keyfile.LoadSecret(file, audit.AcceptKeySize)
+		key, _, err = keyfile.LoadSecret(file, vlog.AcceptKeySize)
 		if errors.Is(err, fs.ErrNotExist) && k.AcceptKey == "" {
 			return nil, nil // a reader of a store no serve has started with this version
 		}
@@ -134,7 +135,7 @@ func (m *Main) acceptor(generate bool) (*audit.Acceptor, error) {
 	}
 	var earlier [][]byte
 	for _, f := range splitList(k.AcceptEarlier) {
-		e, _, err := keyfile.LoadSecret(f, audit.AcceptKeySize)
+		e, _, err := keyfile.LoadSecret(f, vlog.AcceptKeySize)
 		if err != nil {
 			return nil, fmt.Errorf("AUDITLOG_ACCEPT_EARLIER_KEYS: %w", err)
 		}
@@ -143,7 +144,7 @@ func (m *Main) acceptor(generate bool) (*audit.Acceptor, error) {
 		}
 		earlier = append(earlier, e)
 	}
-	a, err := audit.NewAcceptor(key, earlier...)
+	a, err := vlog.NewAcceptor(key, earlier...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", variable, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,8 +49,8 @@ type Main struct {
 	httpDown bool          // Close shut the server down
 	closers  []func(context.Context) error
 	failed   chan error
-	signing  *signingKeySet  // loaded once (signingkey.go)
-	accept   *audit.Acceptor // loaded once (acceptkey.go)
+	signing  *signingKeySet // loaded once (signingkey.go)
+	accept   *vlog.Acceptor // loaded once (acceptkey.go)
 }
 
 // NewMain returns a Main for cmd with the resolved configuration.

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,10 +45,10 @@ func cosignedEndToEnd(t *testing.T, storeVars map[string]string) {
 	c := client{t, "http://" + m.Addr()}
 	ingestDemo(t, c, 51, 50)
 	total := waitCosigned(t, c, tok, 50)
-	if got := lw.Size(audit.LogOrigin("auditlog.local", demoTenant)); got != total {
+	if got := lw.Size(vlog.Origin("auditlog.local", demoTenant)); got != total {
 		t.Fatalf("litewitness keeps size %d, the cosigned checkpoint is %d", got, total)
 	}
-	deployment := audit.VerifierKey("auditlog.local", key.Public().(ed25519.PublicKey))
+	deployment := vlog.VerifierKey("auditlog.local", key.Public().(ed25519.PublicKey))
 	verify := func(wantExit int, extra ...string) string {
 		t.Helper()
 		var out, errOut strings.Builder
@@ -161,7 +162,7 @@ func witnessedLog(t *testing.T, storeVars map[string]string) (*testenv.Litewitne
 	if err != nil {
 		t.Fatal(err)
 	}
-	origin := audit.LogOrigin("auditlog.local", demoTenant)
-	lw.AddLog(origin, audit.VerifierKey(origin, key.Public().(ed25519.PublicKey)))
+	origin := vlog.Origin("auditlog.local", demoTenant)
+	lw.AddLog(origin, vlog.VerifierKey(origin, key.Public().(ed25519.PublicKey)))
 	return lw, keyFile, key
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func standardClientEntries(t *testing.T, storeVars map[string]string) {
 	if err != nil {
 		t.Fatalf("checkpoint: %v\n%s", err, signed)
 	}
-	cp, err := audit.ParseCheckpoint(n.Text)
+	cp, err := vlog.ParseCheckpoint(n.Text)
 	if err != nil {
 		t.Fatal(err)
 	}

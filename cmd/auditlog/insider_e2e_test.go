@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func insiderResigns(t *testing.T, storeVars map[string]string) {
 	if _, body := ca.do("GET", "/api/log-key", "", nil); json.Unmarshal(body, &key) != nil {
 		t.Fatalf("log key: %s", body)
 	}
-	pinned, _ := audit.ParseLogKeys(key.VerifierKey)
+	pinned, _ := vlog.ParseKeys(key.VerifierKey)
 	a.Close()
 
 	insider := map[string]string{}
@@ -129,7 +130,7 @@ func insiderResigns(t *testing.T, storeVars map[string]string) {
 // and returns its file.
 func otherAcceptKey(t *testing.T) string {
 	t.Helper()
-	k := make([]byte, audit.AcceptKeySize)
+	k := make([]byte, vlog.AcceptKeySize)
 	_, _ = rand.Read(k)
 	file := filepath.Join(t.TempDir(), "accept-key")
 	if err := os.WriteFile(file, []byte(base64.StdEncoding.EncodeToString(k)+"\n"), 0o600); err != nil {
@@ -139,14 +140,14 @@ func otherAcceptKey(t *testing.T) string {
 }
 
 // keyVerifies reports whether the pinned keys verify a signature by k.
-func keyVerifies(pinned audit.LogKeys, k ed25519.PrivateKey) bool {
-	name := audit.LogOrigin(pinned.Name(), demoTenant)
+func keyVerifies(pinned vlog.Keys, k ed25519.PrivateKey) bool {
+	name := vlog.Origin(pinned.Name(), demoTenant)
 	v, err := pinned.Verifier(name, keyHashOf(name, k))
 	return err == nil && v.Verify([]byte("x"), ed25519.Sign(k, []byte("x")))
 }
 
 func keyHashOf(name string, k ed25519.PrivateKey) uint32 {
-	v, err := note.NewVerifier(audit.VerifierKey(name, k.Public().(ed25519.PublicKey)))
+	v, err := note.NewVerifier(vlog.VerifierKey(name, k.Public().(ed25519.PublicKey)))
 	if err != nil {
 		return 0
 	}

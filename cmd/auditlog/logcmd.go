@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"net/http"
 	"os"
@@ -99,12 +100,12 @@ func runLog(args []string, getenv func(string) string, stdout, stderr io.Writer)
 		return err
 	}
 	mem := a.memory()
-	origin := audit.LogOrigin(keys.Name(), a.tenant)
+	origin := vlog.Origin(keys.Name(), a.tenant)
 	kept, ok, err := mem.Kept(origin, keys)
 	if err != nil {
 		return fmt.Errorf("--state: %w", err)
 	}
-	var keptp *audit.Checkpoint
+	var keptp *vlog.Checkpoint
 	if ok {
 		keptp = &kept
 	}
@@ -181,20 +182,20 @@ func parseWitnessFlag(text string) ([]tlogwitness.Witness, error) {
 }
 
 // check checks the arguments and reads the keys.
-func (a logArgs) check() (audit.LogKeys, error) {
+func (a logArgs) check() (vlog.Keys, error) {
 	switch {
 	case !audit.ValidUUID(a.tenant) || a.key == "":
-		return audit.LogKeys{}, errors.New("--tenant (a UUID) and --key are required")
+		return vlog.Keys{}, errors.New("--tenant (a UUID) and --key are required")
 	case a.api != "" && a.dir != "":
-		return audit.LogKeys{}, errors.New("--api or --dir, not both")
+		return vlog.Keys{}, errors.New("--api or --dir, not both")
 	case (a.api == "") != (a.token == ""):
-		return audit.LogKeys{}, errors.New("--api and --token go together")
+		return vlog.Keys{}, errors.New("--api and --token go together")
 	case a.save != "" && a.api == "":
-		return audit.LogKeys{}, errors.New("--save goes with --api")
+		return vlog.Keys{}, errors.New("--save goes with --api")
 	case a.repair && (a.api != "" || a.dir != ""):
-		return audit.LogKeys{}, errors.New("--repair repairs the configured store: not with --api or --dir")
+		return vlog.Keys{}, errors.New("--repair repairs the configured store: not with --api or --dir")
 	case a.grace < 0 || a.grace > 10*time.Minute:
-		return audit.LogKeys{}, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
+		return vlog.Keys{}, fmt.Errorf("--grace=%s: want from 0 to 10m", a.grace)
 	}
 	keys, err := logKeys("--key", a.key)
 	if err != nil {
@@ -214,14 +215,14 @@ func (a logArgs) check() (audit.LogKeys, error) {
 // witnessPolicy adds the witnesses of a --witness-key flag (keys or files
 // holding them, comma-separated) to keys, quorum of them required (0:
 // all).
-func witnessPolicy(keys audit.LogKeys, arg string, quorum int) (audit.LogKeys, error) {
+func witnessPolicy(keys vlog.Keys, arg string, quorum int) (vlog.Keys, error) {
 	if arg == "" {
 		if quorum != 0 {
 			return keys, errors.New("--witness-quorum goes with --witness-key")
 		}
 		return keys, nil
 	}
-	ws, err := audit.ParseWitnessKeys(keysOrFiles(arg))
+	ws, err := vlog.ParseWitnessKeys(keysOrFiles(arg))
 	if err != nil {
 		return keys, fmt.Errorf("--witness-key: %v", err)
 	}
@@ -253,7 +254,7 @@ func (a logArgs) source(ctx context.Context, c Config) (seal.Source, func() erro
 	if err != nil {
 		return nil, nil, err
 	}
-	ls, ok1 := store.(audit.LogStore)
+	ls, ok1 := store.(vlog.Store)
 	sc, ok2 := store.(audit.EventScanner)
 	if !ok1 || !ok2 {
 		closeStore()
@@ -266,17 +267,17 @@ func (a logArgs) source(ctx context.Context, c Config) (seal.Source, func() erro
 // (<name>+<hash>+<key>, as GET /api/log-key gives them), or files holding
 // them, separated by commas; several keys pin a deployment across a
 // rotation.
-func logKeys(name, arg string) (audit.LogKeys, error) {
-	keys, err := audit.ParseLogKeys(keysOrFiles(arg))
+func logKeys(name, arg string) (vlog.Keys, error) {
+	keys, err := vlog.ParseKeys(keysOrFiles(arg))
 	if err != nil {
-		return audit.LogKeys{}, fmt.Errorf("%s: %v", name, err)
+		return vlog.Keys{}, fmt.Errorf("%s: %v", name, err)
 	}
 	return keys, nil
 }
 
 // printLogReport prints the verification; an error when anything does
 // not verify.
-func printLogReport(stdout io.Writer, tenant string, keys audit.LogKeys, rep seal.Report) error {
+func printLogReport(stdout io.Writer, tenant string, keys vlog.Keys, rep seal.Report) error {
 	for _, f := range rep.Findings {
 		fmt.Fprintln(stdout, f)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"strings"
 
@@ -15,7 +16,7 @@ import (
 // misindexed (and recounts the rollups when one is named), from the body
 // its leaf proved intact, prints what it repaired, and verifies again:
 // the second report is the one returned.
-func (a logArgs) repairThenCheck(ctx context.Context, c Config, keys audit.LogKeys, rep seal.Report, stdout io.Writer) (seal.Report, error) {
+func (a logArgs) repairThenCheck(ctx context.Context, c Config, keys vlog.Keys, rep seal.Report, stdout io.Writer) (seal.Report, error) {
 	var ids []string
 	aggregates := false
 	for _, f := range rep.Findings {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
 	"os/signal"
@@ -106,9 +107,9 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 	if r, wrapped := store.(retainedStore); wrapped {
 		raw = r.eventStore
 	}
-	if ls, ok := raw.(audit.LogStore); ok && m.Config.Log.queue() {
+	if ls, ok := raw.(vlog.Store); ok && m.Config.Log.queue() {
 		sch.Logs, sch.Records = ls, raw
-		if cs, ok := raw.(audit.CosignStore); ok && strings.TrimSpace(m.Config.Log.Witnesses) != "" {
+		if cs, ok := raw.(vlog.CosignStore); ok && strings.TrimSpace(m.Config.Log.Witnesses) != "" {
 			sch.Cosigned = cs // the digests carry the witnesses' cosignatures
 		}
 	}

@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"golang.org/x/mod/sumdb/tlog"
 
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/logapi"
 	"github.com/auditlog/auditlog/seal"
 )
@@ -25,7 +26,7 @@ import (
 // carried is a checkpoint a copy under test carried, verified with the
 // log's key, and its signed note.
 type carried struct {
-	cp     audit.Checkpoint
+	cp     vlog.Checkpoint
 	signed []byte
 }
 
@@ -33,7 +34,7 @@ type carried struct {
 // with --api (and the token), against the log the service shows now; it
 // returns the problems (each a rollback, named) and keeps the largest
 // checkpoint verified when there are none.
-func (a *verifyArgs) checkCarried(ctx context.Context, keys audit.LogKeys, c carried) ([]string, error) {
+func (a *verifyArgs) checkCarried(ctx context.Context, keys vlog.Keys, c carried) ([]string, error) {
 	mem := seal.Memory{}
 	if a.state != "" && a.state != "none" {
 		mem.Dir = a.state
@@ -84,7 +85,7 @@ func (a *verifyArgs) checkCarried(ctx context.Context, keys audit.LogKeys, c car
 // when without a proof nothing more can be known): of one size, one
 // root; of two, the service's consistency proof from the smaller to the
 // larger must verify against both roots.
-func joined(ctx context.Context, api *logapi.Client, a, b audit.Checkpoint) string {
+func joined(ctx context.Context, api *logapi.Client, a, b vlog.Checkpoint) string {
 	if a.Size > b.Size {
 		a, b = b, a
 	}
@@ -105,10 +106,10 @@ func joined(ctx context.Context, api *logapi.Client, a, b audit.Checkpoint) stri
 }
 
 // liveCheckpoint is the service's latest checkpoint, verified with keys.
-func liveCheckpoint(ctx context.Context, api *logapi.Client, keys audit.LogKeys) (audit.Checkpoint, []byte, error) {
+func liveCheckpoint(ctx context.Context, api *logapi.Client, keys vlog.Keys) (vlog.Checkpoint, []byte, error) {
 	signed, err := api.SignedCheckpoint(ctx, false)
 	if err != nil {
-		return audit.Checkpoint{}, nil, fmt.Errorf("the log's checkpoint from %s: %w", api.Base, err)
+		return vlog.Checkpoint{}, nil, fmt.Errorf("the log's checkpoint from %s: %w", api.Base, err)
 	}
 	cp, err := keys.LogOnly().Open(signed)
 	return cp, signed, err

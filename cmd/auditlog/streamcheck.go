@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"net/http"
 	"os"
@@ -128,7 +129,7 @@ func checkStream(a *verifyArgs, ec ExportConfig, stream string, stdout io.Writer
 // finishCheck checks the latest checkpoint a stream carried against the
 // one kept (checkCarried), prints what rolled back, and fails when
 // anything did not verify.
-func (a *verifyArgs) finishCheck(ctx context.Context, logKeys audit.LogKeys, problems int, latest *audit.Checkpoint, signed []byte, stdout io.Writer) error {
+func (a *verifyArgs) finishCheck(ctx context.Context, logKeys vlog.Keys, problems int, latest *vlog.Checkpoint, signed []byte, stdout io.Writer) error {
 	rolled, err := a.printRolledBack(ctx, logKeys, latest, signed, stdout)
 	if err != nil {
 		return err
@@ -143,7 +144,7 @@ func (a *verifyArgs) finishCheck(ctx context.Context, logKeys audit.LogKeys, pro
 // printRolledBack checks the latest checkpoint carried, if any, against
 // the one kept (checkCarried) and prints each finding; it returns how
 // many there were.
-func (a *verifyArgs) printRolledBack(ctx context.Context, logKeys audit.LogKeys, latest *audit.Checkpoint, signed []byte, stdout io.Writer) (int, error) {
+func (a *verifyArgs) printRolledBack(ctx context.Context, logKeys vlog.Keys, latest *vlog.Checkpoint, signed []byte, stdout io.Writer) (int, error) {
 	if latest == nil {
 		return 0, nil
 	}
@@ -179,10 +180,10 @@ func checkCapture(a *verifyArgs, file, stream string, stdout io.Writer) error {
 		return err
 	}
 	defer f.Close()
-	var signed func(audit.Checkpoint) tlog.HashReader
+	var signed func(vlog.Checkpoint) tlog.HashReader
 	if a.api != "" && a.token != "" {
 		src := logapi.Client{Base: a.api, Token: a.token, HTTP: &http.Client{Timeout: time.Minute}}
-		signed = func(cp audit.Checkpoint) tlog.HashReader { return seal.SignedHashes(ctx, src, cp) }
+		signed = func(cp vlog.Checkpoint) tlog.HashReader { return seal.SignedHashes(ctx, src, cp) }
 	}
 	rep, err := webhook.CheckCapture(f, audit.NormalizeTenantID(a.tenant), strings.ToLower(stream), logKeys, signed,
 		func(line string) { fmt.Fprintln(stdout, line) })

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
 	"os"
@@ -163,7 +164,7 @@ func (s StreamsConfig) pool() (*x509.CertPool, error) {
 // (public addresses only, no proxy, no redirect); S3 where the
 // deployment has an S3 server, its manifests signed with the deployment's
 // key.
-func (m *Main) streamer(streams stream.Store, logs audit.LogStore, events audit.EventReader, records audit.EventWriter) (*streaming.Streamer, error) {
+func (m *Main) streamer(streams stream.Store, logs vlog.Store, events audit.EventReader, records audit.EventWriter) (*streaming.Streamer, error) {
 	s := m.Config.Streams
 	hook := webhook.NewClient(s.AllowPrivate, s.Timeout)
 	hec := splunk.NewClient(s.AllowPrivate, s.Timeout)
@@ -192,7 +193,7 @@ func (m *Main) streamer(streams stream.Store, logs audit.LogStore, events audit.
 
 // startStreams returns the API's streams over store, and starts the
 // delivery when this process delivers (AUDITLOG_STREAM_RUN).
-func (m *Main) startStreams(ctx context.Context, store eventStore, logs audit.LogStore) (api.StreamDeps, error) {
+func (m *Main) startStreams(ctx context.Context, store eventStore, logs vlog.Store) (api.StreamDeps, error) {
 	s := m.Config.Streams
 	if logs == nil {
 		m.Logger.Info("streams off: a stream delivers the verifiable log, which is off")

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -202,7 +203,7 @@ func testStreamsEndToEnd(t *testing.T, store string, vars map[string]string) {
 		if err != nil {
 			t.Fatalf("the checkpoint of [%d, %d): %v", b.From, b.To, err)
 		}
-		cp, err := audit.ParseCheckpoint(n.Text)
+		cp, err := vlog.ParseCheckpoint(n.Text)
 		if err != nil || uint64(cp.Size) < b.To || !strings.HasSuffix(cp.Origin, "/tenants/"+demoTenant) {
 			t.Fatalf("the checkpoint %+v does not cover [%d, %d): %v", cp, b.From, b.To, err)
 		}

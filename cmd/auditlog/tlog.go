@@ -8,8 +8,9 @@ import (
 	"sort"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/api"
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/periodicexport"
 	"github.com/auditlog/auditlog/seal"
 )
@@ -78,7 +79,7 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 	if r, wrapped := store.(retainedStore); wrapped {
 		store = r.eventStore // the log is kept below the retention view
 	}
-	ls, ok := store.(audit.LogStore)
+	ls, ok := store.(vlog.Store)
 	if !ok || !cfg.Seal {
 		m.Logger.Info("verifiable log off", "store", m.Config.Store, "seal", cfg.Seal)
 		return api.LogDeps{}, nil
@@ -109,11 +110,11 @@ func (m *Main) startSealer(ctx context.Context, store eventStore) (api.LogDeps, 
 	}
 	if deps.Cosigner != nil {
 		sd.OnSealed = deps.Cosigner.Sealed
-		deps.Cosigned = store.(audit.CosignStore)
+		deps.Cosigned = store.(vlog.CosignStore)
 	}
 	s := seal.New(seal.Config{Origin: cfg.Origin, Every: cfg.Every}, sd)
 	deps.Sealer = s
 	m.background(ctx, "sealer", s.Run)
-	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", audit.VerifierKey(cfg.Origin, cur), "earlier_keys", len(deps.Earlier))
+	m.Logger.Info("verifiable log", "origin", cfg.Origin, "verifier_key", vlog.VerifierKey(cfg.Origin, cur), "earlier_keys", len(deps.Earlier))
 	return deps, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -197,8 +198,8 @@ func (in *insider) plant(e audit.Event) {
 		q += "&routing=" + like.Route
 	}
 	esDo(in.t, "PUT", url+"/"+streamOf(like.Index)+"/_create/"+docID+q, string(b), nil)
-	d := audit.EventDigest(e)
-	h := audit.LeafHash(e)
+	d := vlog.EventDigest(e)
+	h := vlog.LeafHash(e)
 	ref := map[string]any{"t": e.TenantID, "id": e.ID, "d": docID, "r": like.Route, "h": h, "dg": d[:]}
 	ticket, _ := json.Marshal(map[string]any{"kind": "ticket", "at": time.Now().UnixMilli(), "n": 1, "refs": []any{ref}})
 	esDo(in.t, "POST", url+"/"+prefix+"-seal-queue/_doc?refresh=true", string(ticket), nil)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
 	"path/filepath"
@@ -236,7 +237,7 @@ func (a *verifyArgs) expected(ctx context.Context) ([]periodicexport.Checkpoint,
 // trustedLogKey is the log key: --log-key, else the service's (--api),
 // else none (the digests' log checkpoints are then not checked); with
 // --witness-key, the policy of the key and the witnesses.
-func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.LogKeys, error) {
+func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (vlog.Keys, error) {
 	keys, err := a.logKeyAlone(ctx, out)
 	if err != nil || keys.Len() == 0 || a.witnessKeys == "" {
 		return keys, err
@@ -248,28 +249,28 @@ func (a *verifyArgs) trustedLogKey(ctx context.Context, out io.Writer) (audit.Lo
 	return keys, nil
 }
 
-func (a *verifyArgs) logKeyAlone(ctx context.Context, out io.Writer) (audit.LogKeys, error) {
+func (a *verifyArgs) logKeyAlone(ctx context.Context, out io.Writer) (vlog.Keys, error) {
 	switch {
 	case a.logKey != "":
 		v, err := logKeys("--log-key", a.logKey)
 		if err != nil {
-			return audit.LogKeys{}, usageError{err}
+			return vlog.Keys{}, usageError{err}
 		}
 		fmt.Fprintf(out, "trusting log key %s (pinned)\n", v.Name())
 		return v, nil
 	case a.api != "":
 		v, err := periodicexport.API{Base: a.api}.LogKeys(ctx)
 		if err != nil && a.witnessKeys != "" {
-			return audit.LogKeys{}, fmt.Errorf("no log key from %s/api/log-key for --witness-key: %w", a.api, err)
+			return vlog.Keys{}, fmt.Errorf("no log key from %s/api/log-key for --witness-key: %w", a.api, err)
 		}
 		if err != nil {
 			fmt.Fprintf(out, "no log key from %s/api/log-key (%v): the digests' log checkpoints are not checked\n", a.api, err)
-			return audit.LogKeys{}, nil
+			return vlog.Keys{}, nil
 		}
 		fmt.Fprintf(out, "trusting log key %s from %s/api/log-key\n", v.Name(), a.api)
 		return v, nil
 	}
-	return audit.LogKeys{}, nil
+	return vlog.Keys{}, nil
 }
 
 // source opens the copy under test.

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,7 +78,7 @@ func verifyWithWitnesses(t *testing.T, storeVars map[string]string) {
 		return nil
 	})
 	exports := filepath.Join(dir, "periodic-exports")
-	deployment := audit.VerifierKey("auditlog.local", key.Public().(ed25519.PublicKey))
+	deployment := vlog.VerifierKey("auditlog.local", key.Public().(ed25519.PublicKey))
 	verify := func(wantExit int, extra ...string) string {
 		t.Helper()
 		var out, errOut strings.Builder

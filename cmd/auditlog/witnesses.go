@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -31,7 +32,7 @@ func parseWitnesses(text string) ([]tlogwitness.Witness, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("AUDITLOG_LOG_WITNESSES: %q: want an http(s) URL", fields[0])
 		}
-		key, err := audit.ParseWitnessKey(fields[1])
+		key, err := vlog.ParseWitnessKey(fields[1])
 		if err != nil {
 			return nil, fmt.Errorf("AUDITLOG_LOG_WITNESSES: %v", err)
 		}
@@ -47,12 +48,12 @@ func parseWitnesses(text string) ([]tlogwitness.Witness, error) {
 // startCosigner runs the cosigner in the background when witnesses are
 // configured (nil otherwise), and returns it with the witnesses' keys in
 // note's text form, which the API publishes.
-func (m *Main) startCosigner(ctx context.Context, store eventStore, ls audit.LogStore) (*seal.Cosigner, []string, error) {
+func (m *Main) startCosigner(ctx context.Context, store eventStore, ls vlog.Store) (*seal.Cosigner, []string, error) {
 	ws, err := parseWitnesses(m.Config.Log.Witnesses)
 	if err != nil || len(ws) == 0 {
 		return nil, nil, err
 	}
-	cs, ok1 := store.(audit.CosignStore)
+	cs, ok1 := store.(vlog.CosignStore)
 	dir, ok2 := store.(audit.TenantDirectory)
 	if !ok1 || !ok2 {
 		return nil, nil, fmt.Errorf("AUDITLOG_LOG_WITNESSES: the %s store keeps no cosigned checkpoints", m.Config.Store)

@@ -2,7 +2,7 @@
 // several passes and allocations: strings escaped exactly as
 // encoding/json escapes them, and raw JSON written again in canonical
 // form (keys sorted, no white space) without decoding it into maps. The
-// leaf encoding of the verifiable log (audit.LeafData), the masking of
+// leaf encoding of the verifiable log (vlog.LeafData), the masking of
 // values without secrets and the Elasticsearch documents use it; tests
 // compare it byte for byte with encoding/json.
 package jsonenc

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"path"
 	"slices"
@@ -30,7 +31,7 @@ type Report struct {
 	Problems         int
 	// Latest is the latest manifest's checkpoint, verified with the log's
 	// key (nil without one), and LatestSigned its signed note.
-	Latest       *audit.Checkpoint
+	Latest       *vlog.Checkpoint
 	LatestSigned []byte
 }
 
@@ -62,7 +63,7 @@ func (c *checker) problem(format string, args ...any) {
 // and covering them. It names each missing or
 // altered object, each gap and each bad signature (out gets a line
 // each), and says how far the objects reach and the log was.
-func Check(ctx context.Context, b audit.Blobs, prefix, tenantID, streamID string, keys map[string]ed25519.PublicKey, logKeys audit.LogKeys, out func(string)) (Report, error) {
+func Check(ctx context.Context, b audit.Blobs, prefix, tenantID, streamID string, keys map[string]ed25519.PublicKey, logKeys vlog.Keys, out func(string)) (Report, error) {
 	c := &checker{ctx: ctx, b: b, keys: keys, out: out, listed: map[string]bool{}}
 	root := path.Join(prefix, tenantID, streamID) + "/"
 	all, err := b.List(ctx, root)
@@ -188,13 +189,13 @@ func (c *checker) coverage() {
 
 // checkpoint checks the latest manifest's checkpoint: signed by the
 // log's key, and covering what the objects cover.
-func (c *checker) checkpoint(text string, logKeys audit.LogKeys) {
-	var cp audit.Checkpoint
+func (c *checker) checkpoint(text string, logKeys vlog.Keys) {
+	var cp vlog.Checkpoint
 	var err error
 	if logKeys.Len() > 0 {
 		cp, err = logKeys.Open([]byte(text))
 	} else {
-		cp, err = audit.ParseCheckpoint(text)
+		cp, err = vlog.ParseCheckpoint(text)
 	}
 	if err != nil {
 		c.problem("the latest checkpoint: %s", audit.ErrorMessage(err))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"path/filepath"
 	"strings"
@@ -45,7 +46,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	storetest.Write(t, store, d.All)
 	logPub, logPriv, _ := ed25519.GenerateKey(nil)
 	storetest.SealAll(t, seal.New(seal.Config{Origin: "auditlog.test"}, seal.Deps{Accept: accepttest.Acceptor, Store: store, Key: logPriv}))
-	logKey := audit.NewLogKeys("auditlog.test", logPub)
+	logKey := vlog.NewKeys("auditlog.test", logPub)
 
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	keys := map[string]ed25519.PublicKey{audit.KeyID(pub): pub}
@@ -142,7 +143,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	other, _, _ := ed25519.GenerateKey(nil)
 	var lines []string
 	rep, _ = s3stream.Check(ctx, bucket, "siem", d.A, st.ID, map[string]ed25519.PublicKey{audit.KeyID(other): other},
-		audit.NewLogKeys("auditlog.test", other), func(l string) { lines = append(lines, l) })
+		vlog.NewKeys("auditlog.test", other), func(l string) { lines = append(lines, l) })
 	out = strings.Join(lines, "\n")
 	if rep.OK() || !strings.Contains(out, "unknown key") || !strings.Contains(out, "the latest checkpoint: the checkpoint does not verify with the pinned keys") {
 		t.Fatalf("foreign keys:\n%s", out)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"maps"
 	"slices"
@@ -31,7 +32,7 @@ type CaptureReport struct {
 	Problems           int
 	// Latest is the latest checkpoint the batches carry, verified with
 	// the log's key (nil without one), and LatestSigned its signed note.
-	Latest       *audit.Checkpoint
+	Latest       *vlog.Checkpoint
 	LatestSigned []byte
 }
 
@@ -45,7 +46,7 @@ type capture struct {
 	rep                CaptureReport
 	ranges             [][2]uint64
 	leaves             map[uint64]*received
-	latest             audit.Checkpoint
+	latest             vlog.Checkpoint
 }
 
 // received is what came for one leaf: each distinct content, the first
@@ -74,7 +75,7 @@ func (c *capture) problem(format string, args ...any) {
 // checkpoint's root: tlog.TileHashReader over the log's tiles). It names
 // each problem (out gets a line each). Errors: a line that is not a
 // batch, or signed's.
-func CheckCapture(r io.Reader, tenantID, streamID string, logKeys audit.LogKeys, signed func(audit.Checkpoint) tlog.HashReader, out func(string)) (CaptureReport, error) {
+func CheckCapture(r io.Reader, tenantID, streamID string, logKeys vlog.Keys, signed func(vlog.Checkpoint) tlog.HashReader, out func(string)) (CaptureReport, error) {
 	c := &capture{tenantID: tenantID, streamID: streamID, out: out, leaves: map[uint64]*received{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 1<<20), 256<<20)
@@ -107,7 +108,7 @@ func CheckCapture(r io.Reader, tenantID, streamID string, logKeys audit.LogKeys,
 }
 
 // batch takes one batch of line n.
-func (c *capture) batch(n int, b streaming.Batch, logKeys audit.LogKeys) {
+func (c *capture) batch(n int, b streaming.Batch, logKeys vlog.Keys) {
 	if b.Test {
 		c.rep.Tests++
 		return
@@ -140,8 +141,8 @@ func (c *capture) batch(n int, b streaming.Batch, logKeys audit.LogKeys) {
 }
 
 // checkpoint checks the batch's checkpoint and keeps the latest.
-func (c *capture) checkpoint(n int, b streaming.Batch, logKeys audit.LogKeys) {
-	var cp audit.Checkpoint
+func (c *capture) checkpoint(n int, b streaming.Batch, logKeys vlog.Keys) {
+	var cp vlog.Checkpoint
 	var err error
 	switch {
 	case b.Checkpoint == "":
@@ -150,7 +151,7 @@ func (c *capture) checkpoint(n int, b streaming.Batch, logKeys audit.LogKeys) {
 	case logKeys.Len() > 0:
 		cp, err = logKeys.Open([]byte(b.Checkpoint))
 	default:
-		cp, err = audit.ParseCheckpoint(b.Checkpoint)
+		cp, err = vlog.ParseCheckpoint(b.Checkpoint)
 	}
 	switch {
 	case err != nil:

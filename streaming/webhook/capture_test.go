@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"testing"
 
@@ -38,7 +39,7 @@ func (l *logOf) ReadHashes(idx []int64) ([]tlog.Hash, error) {
 func newLog(t *testing.T, tenant string, events []audit.Event) *logOf {
 	l := &logOf{}
 	for i, e := range events {
-		hs, err := tlog.StoredHashesForRecordHash(int64(i), audit.LeafHash(e), l)
+		hs, err := tlog.StoredHashesForRecordHash(int64(i), vlog.LeafHash(e), l)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,8 +84,8 @@ func TestCaptureCheck(t *testing.T) {
 	lines := captureOf(tenant, l.cp, events, 100, same)
 	check := func(lines [][]byte) (webhook.CaptureReport, string) {
 		var out strings.Builder
-		rep, err := webhook.CheckCapture(bytes.NewReader(bytes.Join(lines, []byte("\n"))), tenant, "s-1", audit.LogKeys{},
-			func(audit.Checkpoint) tlog.HashReader { return l }, func(s string) { out.WriteString(s + "\n") })
+		rep, err := webhook.CheckCapture(bytes.NewReader(bytes.Join(lines, []byte("\n"))), tenant, "s-1", vlog.Keys{},
+			func(vlog.Checkpoint) tlog.HashReader { return l }, func(s string) { out.WriteString(s + "\n") })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ func TestCaptureCheck(t *testing.T) {
 	}
 	var named strings.Builder // without the tree, a changed repeat is named as such
 	rep, err := webhook.CheckCapture(bytes.NewReader(bytes.Join(append(append([][]byte{}, lines...), edited[2]), []byte("\n"))), tenant, "s-1",
-		audit.LogKeys{}, nil, func(s string) { named.WriteString(s + "\n") })
+		vlog.Keys{}, nil, func(s string) { named.WriteString(s + "\n") })
 	if err != nil || rep.OK() || !strings.Contains(named.String(), "leaf 250 received again with another content") {
 		t.Errorf("a changed repeat, no tree: %+v %v\n%s", rep, err, named.String())
 	}

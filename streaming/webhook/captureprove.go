@@ -2,6 +2,7 @@ package webhook
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"slices"
 	"strings"
 
@@ -65,7 +66,7 @@ func (c *capture) leafHashes(raw json.RawMessage, format string) ([2]tlog.Hash, 
 	if json.Unmarshal(raw, &e) != nil {
 		return [2]tlog.Hash{}, false
 	}
-	return audit.LeafHashes(e), true
+	return vlog.LeafHashes(e), true
 }
 
 // masked reports whether an event's actor was masked by its stream: a

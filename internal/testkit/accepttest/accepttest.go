@@ -1,4 +1,4 @@
-// Package accepttest gives tests the acceptance key (audit.Acceptor) of
+// Package accepttest gives tests the acceptance key (vlog.Acceptor) of
 // the stores and sealers they build: one fixed key, so that a store a
 // test writes and a sealer or a serve it starts on that store agree,
 // and a file of it for a data directory or AUDITLOG_ACCEPT_KEY.
@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
 )
 
 // Key is the tests' acceptance key.
@@ -22,8 +22,8 @@ var Key = bytes.Repeat([]byte("accepted-by-the-test-service-key"), 1)
 var MaskKey = []byte("the-test-deployment-masking-key!")
 
 // Acceptor tags and checks with Key.
-var Acceptor = func() *audit.Acceptor {
-	a, err := audit.NewAcceptor(Key)
+var Acceptor = func() *vlog.Acceptor {
+	a, err := vlog.NewAcceptor(Key)
 	if err != nil {
 		panic(err)
 	}
@@ -47,8 +47,8 @@ func File(t testing.TB, dir, name string) string {
 
 // Other is an acceptor of another key: what an insider without the key
 // file could at best make.
-func Other() *audit.Acceptor {
-	a, err := audit.NewAcceptor(bytes.Repeat([]byte{7}, audit.AcceptKeySize))
+func Other() *vlog.Acceptor {
+	a, err := vlog.NewAcceptor(bytes.Repeat([]byte{7}, vlog.AcceptKeySize))
 	if err != nil {
 		panic(err)
 	}

@@ -254,3 +254,29 @@ func fieldAt(v reflect.Value, path string) reflect.Value {
 	}
 	return v
 }
+
+// Corner is a string and a raw JSON value (empty: absent) that encoders
+// of the event get wrong: escapes, HTML characters, control characters,
+// invalid UTF-8 and lone surrogates, white space, repeated keys, numbers
+// in every form, deep nesting.
+type Corner struct{ S, Raw string }
+
+// Corners are the cases every encoder of the event is held to.
+func Corners() []Corner {
+	return []Corner{
+		{"", ""}, {"plain", "null"}, {"a<b & c>", `"<&>"`}, {"quote\" back\\slash", `"q\"b\\s\/"`},
+		{"\n\r\t\b\f\x00\x1f\x7f", `"\n\r\t\b\f\u0000\u001f"`}, {"\u2028\u2029", `"\u2028 \u2029"`},
+		{"bad \xff\xfe utf8 \xe2\x82", "\"\xff\""}, {"é ü 😀", `"\u00e9 \ud83d\ude00 \ud800 \udc00x"`},
+		{"k", ` { "z" : 1.50 , "a" : { "y" : true , "b" : [ 3 , 2e10 , -0 , 1E-7 ] } , "z" : [ ] , "m": {} } `},
+		{"k", `[{"b":1,"a":2},[],[[null]],"x",false]`}, {"k", `{"é":1,"e":2,"E":3,"":4,"\u0065":5}`},
+		{"k", `-12.500e+03`}, {"k", `{"a":{"a":{"a":{"a":"\t"}}}}`},
+	}
+}
+
+// Raw is raw as a stored event holds it: nil when absent.
+func Raw(raw string) json.RawMessage {
+	if raw == "" {
+		return nil
+	}
+	return json.RawMessage(raw)
+}

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"sync"
 	"testing"
 	"time"
@@ -16,7 +17,7 @@ import (
 // apart.
 func testCosigned(t *testing.T, b LogBackend) {
 	ctx := context.Background()
-	cs, ok := b.Log.(audit.CosignStore)
+	cs, ok := b.Log.(vlog.CosignStore)
 	if !ok {
 		t.Fatal("the store keeps no cosigned checkpoints")
 	}
@@ -24,20 +25,20 @@ func testCosigned(t *testing.T, b LogBackend) {
 	if c, err := cs.CosignedCheckpoint(ctx, tenant); err != nil || c.Size != 0 {
 		t.Fatalf("before any: %+v %v", c, err)
 	}
-	note := func(size, sigs int) audit.CosignedCheckpoint {
+	note := func(size, sigs int) vlog.CosignedCheckpoint {
 		n := fmt.Sprintf("o\n%d\nroot\n\n", size)
 		for i := 0; i < sigs; i++ {
 			n += fmt.Sprintf("— w%d sig\n", i)
 		}
-		return audit.CosignedCheckpoint{Size: int64(size), Note: n, At: time.UnixMilli(int64(1700000000000 + size)).UTC()}
+		return vlog.CosignedCheckpoint{Size: int64(size), Note: n, At: time.UnixMilli(int64(1700000000000 + size)).UTC()}
 	}
-	save := func(c audit.CosignedCheckpoint) {
+	save := func(c vlog.CosignedCheckpoint) {
 		t.Helper()
 		if err := cs.SaveCosigned(ctx, tenant, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	want := func(c audit.CosignedCheckpoint) {
+	want := func(c vlog.CosignedCheckpoint) {
 		t.Helper()
 		got, err := cs.CosignedCheckpoint(ctx, tenant)
 		if err != nil || got.Size != c.Size || got.Note != c.Note || !got.At.Equal(c.At) {

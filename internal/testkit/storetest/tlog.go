@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"sync"
 	"testing"
 
@@ -21,11 +22,11 @@ import (
 // LogBackend is a store with a verifiable log.
 type LogBackend struct {
 	Backend
-	Log audit.LogStore
+	Log vlog.Store
 	// WriterWith is a second writer on the same storage whose tags are
 	// made with accept (nil: none): what someone who can write the
 	// storage but holds no acceptance key stores.
-	WriterWith func(t *testing.T, accept *audit.Acceptor) audit.EventWriter
+	WriterWith func(t *testing.T, accept *vlog.Acceptor) audit.EventWriter
 }
 
 // RunLog runs the verifiable log's behaviours on a store.
@@ -38,17 +39,17 @@ func RunLog(t *testing.T, newBackend func(t *testing.T) LogBackend) {
 
 // testSealer is a sealer over b signing with a fresh key, and the
 // verifier of its checkpoints.
-func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, audit.LogKeys) {
+func testSealer(t *testing.T, b LogBackend, batch int) (*seal.Sealer, vlog.Keys) {
 	return NewSealer(t, b.Log, batch)
 }
 
 // NewSealer is a sealer over log with rounds of batch events (0: the
 // default), signing with a fresh key, and the verifier of its
 // checkpoints.
-func NewSealer(t testing.TB, log audit.LogStore, batch int) (*seal.Sealer, audit.LogKeys) {
+func NewSealer(t testing.TB, log vlog.Store, batch int) (*seal.Sealer, vlog.Keys) {
 	t.Helper()
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Key: priv, Accept: accepttest.Acceptor}), audit.NewLogKeys("auditlog.test", pub)
+	return seal.New(seal.Config{Origin: "auditlog.test", Batch: batch}, seal.Deps{Store: log, Key: priv, Accept: accepttest.Acceptor}), vlog.NewKeys("auditlog.test", pub)
 }
 
 // sealAll runs rounds until nothing is pending.
@@ -72,7 +73,7 @@ func SealAll(t testing.TB, s *seal.Sealer) {
 // WantFindings checks that a verification found exactly want (event id
 // to kind), and that the same log refuses a checkpoint key it was not
 // signed with.
-func WantFindings(t testing.TB, rep seal.Report, want map[string]string, log audit.LogStore, scan audit.EventScanner, tenant string) {
+func WantFindings(t testing.TB, rep seal.Report, want map[string]string, log vlog.Store, scan audit.EventScanner, tenant string) {
 	t.Helper()
 	got := map[string]string{}
 	for _, f := range rep.Findings {
@@ -87,7 +88,7 @@ func WantFindings(t testing.TB, rep seal.Report, want map[string]string, log aud
 		}
 	}
 	other, _, _ := ed25519.GenerateKey(nil)
-	if _, err := seal.Verify(context.Background(), log, scan, tenant, audit.NewLogKeys("auditlog.test", other)); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
+	if _, err := seal.Verify(context.Background(), log, scan, tenant, vlog.NewKeys("auditlog.test", other)); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("another key: %v", err)
 	}
 }
@@ -119,8 +120,8 @@ func testEveryEventOneLeaf(t *testing.T, b LogBackend) {
 		if err != nil {
 			t.Fatalf("the checkpoint does not verify: %v\n%s", err, ls.Checkpoint)
 		}
-		cp, err := audit.ParseCheckpoint(n.Text)
-		if err != nil || cp.Size != ls.Size || cp.Root != ls.Root || cp.Origin != audit.LogOrigin("auditlog.test", tenant) {
+		cp, err := vlog.ParseCheckpoint(n.Text)
+		if err != nil || cp.Size != ls.Size || cp.Root != ls.Root || cp.Origin != vlog.Origin("auditlog.test", tenant) {
 			t.Fatalf("checkpoint %+v (%v), state %+v", cp, err, ls)
 		}
 		if root := independentRoot(t, b, tenant, ls.Size); root != ls.Root {
@@ -177,7 +178,7 @@ func (m memHashes) ReadHashes(ix []int64) ([]tlog.Hash, error) {
 
 // checkProofs: each event's inclusion proof checks against the state's
 // root; the same proof fails for the event with one field changed.
-func checkProofs(t *testing.T, b LogBackend, tenant string, events []audit.Event, ls audit.LogState) {
+func checkProofs(t *testing.T, b LogBackend, tenant string, events []audit.Event, ls vlog.State) {
 	t.Helper()
 	for i, e := range events {
 		if i%7 != 0 {
@@ -188,11 +189,11 @@ func checkProofs(t *testing.T, b LogBackend, tenant string, events []audit.Event
 			t.Fatalf("%s: %+v %v", e.ID, p, err)
 		}
 		stored, _ := b.Reader.GetEvent(context.Background(), tenant, e.ID)
-		if err := tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(stored)); err != nil {
+		if err := tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, vlog.LeafHash(stored)); err != nil {
 			t.Fatalf("%s: inclusion proof: %v", e.ID, err)
 		}
 		stored.Actor.Email = "someone.else@x.example"
-		if tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, audit.LeafHash(stored)) == nil {
+		if tlog.CheckRecord(p.Proof, p.Size, p.Root, p.Leaf.Index, vlog.LeafHash(stored)) == nil {
 			t.Fatalf("%s: an edited event's proof checks", e.ID)
 		}
 	}
@@ -231,7 +232,7 @@ func testParallelSealers(t *testing.T, b LogBackend) {
 }
 
 // Entry is a leaf's entry as docs/event.md documents it, written here from the
-// documentation (not with audit.LeafEntry): "auditlog-event-v2", the
+// documentation (not with vlog.LeafEntry): "auditlog-event-v2", the
 // event id, and the base64 SHA-256 of the canonical encoding, a line
 // each.
 func Entry(id string, canonical []byte) []byte {
@@ -240,7 +241,7 @@ func Entry(id string, canonical []byte) []byte {
 }
 
 // CanonicalJSON is the leaf encoding as docs/event.md documents it, written here
-// from the documentation (not with audit.LeafData): the event's JSON
+// from the documentation (not with vlog.LeafData): the event's JSON
 // decoded, numbers kept as written, and encoded again with object keys
 // sorted, no white space, no HTML escaping.
 func CanonicalJSON(t testing.TB, raw []byte) []byte {
@@ -263,7 +264,7 @@ func CanonicalJSON(t testing.TB, raw []byte) []byte {
 // EveryStoredEventOneLeaf seals what is pending in log (rounds with a
 // fresh key until none is) and checks that each tenant's leaves are
 // exactly its stored events, each once: none left out, none twice.
-func EveryStoredEventOneLeaf(t testing.TB, log audit.LogStore, stored map[string]audit.Event) {
+func EveryStoredEventOneLeaf(t testing.TB, log vlog.Store, stored map[string]audit.Event) {
 	t.Helper()
 	ctx := context.Background()
 	s, _ := NewSealer(t, log, 0)

@@ -1,8 +1,12 @@
-package audit
+package vlog
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
@@ -15,25 +19,25 @@ import (
 // it would take three passes and about 150 allocations an event
 // (marshal, decode into maps, encode), the largest part of the indexer's
 // CPU per event; no library writes this canonical form without them.
-func appendLeafData(b []byte, e *Event) []byte {
+func appendLeafData(b []byte, e *audit.Event) []byte {
 	b = append(b, '{')
-	var m Members
+	var m audit.Members
 	for _, f := range leafOrder {
 		if f.Optional && f.IsEmpty(e) {
 			continue
 		}
 		b = m.Next(b, f)
 		switch f.Kind {
-		case KindString:
+		case audit.KindString:
 			b = jsonenc.AppendString(b, f.String(e))
-		case KindTime:
-			b = append(e.Timestamp.UTC().AppendFormat(append(b, '"'), TimestampLayout), '"')
-		case KindBool:
+		case audit.KindTime:
+			b = append(e.Timestamp.UTC().AppendFormat(append(b, '"'), audit.TimestampLayout), '"')
+		case audit.KindBool:
 			b = strconv.AppendBool(b, f.Bool(e))
-		case KindRaw:
+		case audit.KindRaw:
 			b = jsonenc.AppendCanonical(b, f.Raw(e))
-		case KindDiff:
-			b = e.appendCanonicalDiff(b)
+		case audit.KindDiff:
+			b = appendCanonicalDiff(b, e.Diff)
 		}
 	}
 	return append(m.Close(b), '}')
@@ -41,14 +45,14 @@ func appendLeafData(b []byte, e *Event) []byte {
 
 // appendCanonicalDiff appends the diff with sorted field names, each
 // change's from and to canonicalized.
-func (e *Event) appendCanonicalDiff(b []byte) []byte {
+func appendCanonicalDiff(b []byte, diff map[string]audit.Change) []byte {
 	b = append(b, '{')
-	for i, k := range sortedKeys(e.Diff) {
+	for i, k := range slices.Sorted(maps.Keys(diff)) {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = jsonenc.AppendString(b, k)
-		c := e.Diff[k]
+		c := diff[k]
 		b = append(b, `:{"from":`...)
 		b = jsonenc.AppendCanonical(b, c.From)
 		b = append(b, `,"to":`...)
@@ -61,9 +65,12 @@ func (e *Event) appendCanonicalDiff(b []byte) []byte {
 // leafOrder is EventFields in the canonical order: by the key at the
 // top (a nested field's object), then by the key in the nested object,
 // each compared by its UTF-8 bytes.
-var leafOrder = func() []*EventField {
-	out := fieldsWhere(func(*EventField) bool { return true })
-	top := func(f *EventField) string {
+var leafOrder = func() []*audit.EventField {
+	out := make([]*audit.EventField, len(audit.EventFields))
+	for i := range audit.EventFields {
+		out[i] = &audit.EventFields[i]
+	}
+	top := func(f *audit.EventField) string {
 		if p := f.Parent(); p != "" {
 			return p
 		}

@@ -1,4 +1,4 @@
-package audit
+package vlog
 
 import (
 	"crypto"
@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
@@ -30,20 +32,20 @@ import (
 func ParseWitnessKey(vkey string) (note.Verifier, error) {
 	parts := strings.SplitN(strings.TrimSpace(vkey), "+", 3)
 	if len(parts) != 3 || len(parts[1]) != 8 {
-		return nil, Errorf(EINVALID, "witness key %.40q…: want <name>+<hash>+<key>", vkey)
+		return nil, audit.Errorf(audit.EINVALID, "witness key %.40q…: want <name>+<hash>+<key>", vkey)
 	}
 	hash, err1 := strconv.ParseUint(parts[1], 16, 32)
 	raw, err2 := base64.StdEncoding.DecodeString(parts[2])
 	if err1 != nil || err2 != nil || len(raw) != 1+ed25519.PublicKeySize || raw[0] != 4 {
-		return nil, Errorf(EINVALID, "witness key %.40q…: not a cosignature/v1 (Ed25519) key", vkey)
+		return nil, audit.Errorf(audit.EINVALID, "witness key %.40q…: not a cosignature/v1 (Ed25519) key", vkey)
 	}
 	s, err := torchwood.NewCosignatureSigner(parts[0], publicOnly(raw[1:]))
 	if err != nil {
-		return nil, Wrap(EINVALID, err, "witness key %.40q…", vkey)
+		return nil, audit.Wrap(audit.EINVALID, err, "witness key %.40q…", vkey)
 	}
 	v := s.Verifier()
 	if v.KeyHash() != uint32(hash) {
-		return nil, Errorf(EINVALID, "witness key %.40q…: the hash is not the key's", vkey)
+		return nil, audit.Errorf(audit.EINVALID, "witness key %.40q…: the hash is not the key's", vkey)
 	}
 	return v, nil
 }
@@ -53,7 +55,7 @@ type publicOnly ed25519.PublicKey
 
 func (p publicOnly) Public() crypto.PublicKey { return ed25519.PublicKey(p) }
 func (p publicOnly) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
-	return nil, Errorf(EINTERNAL, "a witness key verifies only")
+	return nil, audit.Errorf(audit.EINTERNAL, "a witness key verifies only")
 }
 
 // ParseWitnessKeys reads witness keys separated by commas, spaces or new
@@ -67,7 +69,7 @@ func ParseWitnessKeys(text string) ([]note.Verifier, error) {
 			return nil, err
 		}
 		if seen[v.Name()] {
-			return nil, Errorf(EINVALID, "two keys of the witness %s", v.Name())
+			return nil, audit.Errorf(audit.EINVALID, "two keys of the witness %s", v.Name())
 		}
 		seen[v.Name()] = true
 		out = append(out, v)

@@ -1,7 +1,9 @@
-package audit_test
+package vlog_test
 
 import (
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -16,6 +18,6 @@ func BenchmarkLeafData(b *testing.B) {
 		events[i] = g.Next()
 	}
 	for i := 0; b.Loop(); i++ {
-		_ = audit.LeafData(events[i%len(events)])
+		_ = vlog.LeafData(events[i%len(events)])
 	}
 }

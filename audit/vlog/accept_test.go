@@ -1,4 +1,4 @@
-package audit_test
+package vlog_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -20,7 +22,7 @@ import (
 // key's tags still verify; a tag of a key not held, or none, does not.
 func TestAcceptanceTag(t *testing.T) {
 	key := bytes.Repeat([]byte{42}, 32)
-	a, err := audit.NewAcceptor(key)
+	a, err := vlog.NewAcceptor(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,18 +53,18 @@ func TestAcceptanceTag(t *testing.T) {
 			t.Errorf("%s: %v, want unauthorized", name, err)
 		}
 	}
-	rotated, _ := audit.NewAcceptor(bytes.Repeat([]byte{43}, 32), key)
+	rotated, _ := vlog.NewAcceptor(bytes.Repeat([]byte{43}, 32), key)
 	if err := rotated.Check(tenant, id, digest, tag); err != nil {
 		t.Fatalf("a tag of the earlier key after a rotation: %v", err)
 	}
 	if bytes.Equal(rotated.Tag(tenant, id, digest), tag) {
 		t.Fatal("the rotated acceptor tags with the earlier key")
 	}
-	stranger, _ := audit.NewAcceptor(bytes.Repeat([]byte{44}, 32))
+	stranger, _ := vlog.NewAcceptor(bytes.Repeat([]byte{44}, 32))
 	if err := stranger.Check(tenant, id, digest, tag); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("a key not held: %v", err)
 	}
-	if _, err := audit.NewAcceptor(key[:31]); audit.ErrorCode(err) != audit.EINVALID {
+	if _, err := vlog.NewAcceptor(key[:31]); audit.ErrorCode(err) != audit.EINVALID {
 		t.Fatalf("a short key: %v", err)
 	}
 }
@@ -72,7 +74,7 @@ func TestAcceptanceTag(t *testing.T) {
 // goroutines tagging different events gets each event's own tag.
 func TestAcceptanceTagsConcurrently(t *testing.T) {
 	key := bytes.Repeat([]byte{42}, 32)
-	a, err := audit.NewAcceptor(key)
+	a, err := vlog.NewAcceptor(key)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package audit
+package vlog
 
 import (
 	"crypto/ed25519"
@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/auditlog/auditlog/audit"
+
 	"golang.org/x/mod/sumdb/note"
 )
 
-// LogKeys are the checkpoint keys a verifier pins for one deployment: the
+// Keys are the checkpoint keys a verifier pins for one deployment: the
 // current one and those that signed before a rotation. A tenant's
 // checkpoints are signed under the name of their origin
 // (<deployment>/tenants/<tenant>, as C2SP tlog-checkpoint asks, and as
@@ -19,9 +21,9 @@ import (
 // deployment's name verifies every tenant's log of that deployment (and
 // the checkpoints signed under the deployment's name itself, as versions
 // before the per-tenant name did), a key pinned under a tenant's origin
-// only that tenant's. LogKeys is a note.Verifiers: a checkpoint verifies
+// only that tenant's. Keys is a note.Verifiers: a checkpoint verifies
 // when any pinned key signed it under a name the key covers.
-type LogKeys struct {
+type Keys struct {
 	keys []pinnedKey
 	// witnesses are the pinned witnesses' keys (ParseWitnessKey), of
 	// which quorum must have cosigned a checkpoint for it to open.
@@ -35,38 +37,38 @@ type pinnedKey struct {
 	pub  ed25519.PublicKey
 }
 
-// ParseLogKeys reads keys in note's verifier form (<name>+<hash>+<key>,
+// ParseKeys reads keys in note's verifier form (<name>+<hash>+<key>,
 // as GET /api/log-key gives them), separated by commas, spaces or new
 // lines. Errors: EINVALID for none, a key note refuses, a key that is not
 // Ed25519, or keys of several deployments.
-func ParseLogKeys(text string) (LogKeys, error) {
-	var keys LogKeys
+func ParseKeys(text string) (Keys, error) {
+	var keys Keys
 	for _, k := range strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' }) {
 		v, err := note.NewVerifier(k)
 		if err != nil {
-			return LogKeys{}, Wrap(EINVALID, err, "key %.40q… (want <name>+<hash>+<key>, as GET /api/log-key gives it)", k)
+			return Keys{}, audit.Wrap(audit.EINVALID, err, "key %.40q… (want <name>+<hash>+<key>, as GET /api/log-key gives it)", k)
 		}
 		parts := strings.SplitN(k, "+", 3) // a name has no +; base64 may
 		raw, _ := base64.StdEncoding.DecodeString(parts[len(parts)-1])
 		if len(raw) != 1+ed25519.PublicKeySize || raw[0] != 1 {
-			return LogKeys{}, Errorf(EINVALID, "key %.40q…: not an Ed25519 key", k)
+			return Keys{}, audit.Errorf(audit.EINVALID, "key %.40q…: not an Ed25519 key", k)
 		}
 		p := pinnedKey{name: v.Name(), pub: ed25519.PublicKey(raw[1:])}
 		if len(keys.keys) > 0 && deployment(p.name) != keys.Name() {
-			return LogKeys{}, Errorf(EINVALID, "keys of two deployments: %s and %s", keys.Name(), deployment(p.name))
+			return Keys{}, audit.Errorf(audit.EINVALID, "keys of two deployments: %s and %s", keys.Name(), deployment(p.name))
 		}
 		keys.keys = append(keys.keys, p)
 	}
 	if len(keys.keys) == 0 {
-		return LogKeys{}, Errorf(EINVALID, "no key")
+		return Keys{}, audit.Errorf(audit.EINVALID, "no key")
 	}
 	return keys, nil
 }
 
-// NewLogKeys pins pub under name (a deployment's name or a tenant's
+// NewKeys pins pub under name (a deployment's name or a tenant's
 // origin).
-func NewLogKeys(name string, pub ...ed25519.PublicKey) LogKeys {
-	var k LogKeys
+func NewKeys(name string, pub ...ed25519.PublicKey) Keys {
+	var k Keys
 	for _, p := range pub {
 		k.keys = append(k.keys, pinnedKey{name: name, pub: p})
 	}
@@ -82,7 +84,7 @@ func deployment(name string) string {
 }
 
 // Name is the deployment's name.
-func (k LogKeys) Name() string {
+func (k Keys) Name() string {
 	if len(k.keys) == 0 {
 		return ""
 	}
@@ -90,7 +92,7 @@ func (k LogKeys) Name() string {
 }
 
 // Len is the number of pinned keys.
-func (k LogKeys) Len() int { return len(k.keys) }
+func (k Keys) Len() int { return len(k.keys) }
 
 // covers reports whether a key pinned under pinned verifies signatures
 // under name: its own name, and a deployment's key every origin of it.
@@ -101,7 +103,7 @@ func covers(pinned, name string) bool {
 // Verifier implements note.Verifiers: the pinned key that covers name
 // and has its hash, or the pinned witness of that name and hash. Errors:
 // note.UnknownVerifierError.
-func (k LogKeys) Verifier(name string, hash uint32) (note.Verifier, error) {
+func (k Keys) Verifier(name string, hash uint32) (note.Verifier, error) {
 	if v, ok := k.logVerifier(name, hash); ok {
 		return v, nil
 	}
@@ -113,7 +115,7 @@ func (k LogKeys) Verifier(name string, hash uint32) (note.Verifier, error) {
 	return nil, &note.UnknownVerifierError{Name: name, KeyHash: hash}
 }
 
-func (k LogKeys) logVerifier(name string, hash uint32) (note.Verifier, bool) {
+func (k Keys) logVerifier(name string, hash uint32) (note.Verifier, bool) {
 	for _, p := range k.keys {
 		if covers(p.name, name) && keyHash(name, p.pub) == hash {
 			return ed25519Verifier{name: name, hash: hash, pub: p.pub}, true
@@ -125,29 +127,29 @@ func (k LogKeys) logVerifier(name string, hash uint32) (note.Verifier, bool) {
 // WithWitnesses is k requiring the cosignatures of quorum of witnesses
 // (1 ≤ quorum ≤ len(witnesses); no witnesses: none required). Errors:
 // EINVALID for a quorum out of range.
-func (k LogKeys) WithWitnesses(witnesses []note.Verifier, quorum int) (LogKeys, error) {
+func (k Keys) WithWitnesses(witnesses []note.Verifier, quorum int) (Keys, error) {
 	if len(witnesses) == 0 {
 		if quorum > 0 {
-			return k, Errorf(EINVALID, "a quorum of %d witnesses, and no witness key", quorum)
+			return k, audit.Errorf(audit.EINVALID, "a quorum of %d witnesses, and no witness key", quorum)
 		}
 		return k, nil
 	}
 	if quorum < 1 || quorum > len(witnesses) {
-		return k, Errorf(EINVALID, "a quorum of %d of %d witnesses: want 1 to %d", quorum, len(witnesses), len(witnesses))
+		return k, audit.Errorf(audit.EINVALID, "a quorum of %d of %d witnesses: want 1 to %d", quorum, len(witnesses), len(witnesses))
 	}
 	k.witnesses, k.quorum = witnesses, quorum
 	return k, nil
 }
 
 // LogOnly is k without the witnesses: the log's keys alone.
-func (k LogKeys) LogOnly() LogKeys { return LogKeys{keys: k.keys} }
+func (k Keys) LogOnly() Keys { return Keys{keys: k.keys} }
 
 // Cosigned reports whether k requires witnesses' cosignatures.
-func (k LogKeys) Cosigned() bool { return k.quorum > 0 }
+func (k Keys) Cosigned() bool { return k.quorum > 0 }
 
 // Policy says what k requires, for messages: "the log key" or "the log
 // key and 2 of 3 witnesses (a, b, c)".
-func (k LogKeys) Policy() string {
+func (k Keys) Policy() string {
 	if k.quorum == 0 {
 		return "the log key of " + k.Name()
 	}
@@ -188,10 +190,10 @@ func (v ed25519Verifier) Verify(msg, sig []byte) bool { return ed25519.Verify(v.
 // signed it, and, with witnesses, at least quorum of them cosigned it.
 // Errors: EUNAUTHORIZED when no log key signed it or too few witnesses
 // cosigned it, EINVALID for a note that is no checkpoint.
-func (k LogKeys) Open(signed []byte) (Checkpoint, error) {
+func (k Keys) Open(signed []byte) (Checkpoint, error) {
 	n, err := note.Open(signed, k)
 	if err != nil {
-		return Checkpoint{}, Wrap(EUNAUTHORIZED, err, "the checkpoint does not verify with the pinned keys of %s (after a rotation, pin the new key too)", k.Name())
+		return Checkpoint{}, audit.Wrap(audit.EUNAUTHORIZED, err, "the checkpoint does not verify with the pinned keys of %s (after a rotation, pin the new key too)", k.Name())
 	}
 	logSigned, cosigned := false, map[string]bool{}
 	for _, sig := range n.Sigs {
@@ -202,10 +204,10 @@ func (k LogKeys) Open(signed []byte) (Checkpoint, error) {
 		}
 	}
 	if !logSigned {
-		return Checkpoint{}, Errorf(EUNAUTHORIZED, "the checkpoint does not verify with the pinned keys of %s (after a rotation, pin the new key too)", k.Name())
+		return Checkpoint{}, audit.Errorf(audit.EUNAUTHORIZED, "the checkpoint does not verify with the pinned keys of %s (after a rotation, pin the new key too)", k.Name())
 	}
 	if len(cosigned) < k.quorum {
-		return Checkpoint{}, Errorf(EUNAUTHORIZED, "the checkpoint is cosigned by %d of the %d witnesses it needs (%s)", len(cosigned), k.quorum, k.Policy())
+		return Checkpoint{}, audit.Errorf(audit.EUNAUTHORIZED, "the checkpoint is cosigned by %d of the %d witnesses it needs (%s)", len(cosigned), k.quorum, k.Policy())
 	}
 	return ParseCheckpoint(n.Text)
 }

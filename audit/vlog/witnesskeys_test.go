@@ -1,10 +1,12 @@
-package audit
+package vlog
 
 import (
 	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"filippo.io/torchwood"
 	"golang.org/x/mod/sumdb/note"
@@ -18,8 +20,8 @@ import (
 // for nothing.
 func TestWitnessPolicy(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
-	origin := LogOrigin("audit.example", "t")
-	keys, _ := ParseLogKeys(VerifierKey("audit.example", pub))
+	origin := Origin("audit.example", "t")
+	keys, _ := ParseKeys(VerifierKey("audit.example", pub))
 	logV, _ := note.NewVerifier(VerifierKey(origin, pub))
 	text := Checkpoint{Origin: origin, Size: 5}.Text()
 	signed, err := note.Sign(&note.Note{Text: text}, testSigner{origin, logV.KeyHash(), priv})
@@ -76,24 +78,24 @@ func TestWitnessPolicy(t *testing.T) {
 	_, other, _ := ed25519.GenerateKey(rand.Reader)
 	ov, _ := note.NewVerifier(VerifierKey(origin, other.Public().(ed25519.PublicKey)))
 	forged, _ := note.Sign(&note.Note{Text: text}, testSigner{origin, ov.KeyHash(), other})
-	if _, err := two.Open(cosign(forged, 0, 1, 2)); ErrorCode(err) != EUNAUTHORIZED {
+	if _, err := two.Open(cosign(forged, 0, 1, 2)); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("cosigned, but not by the log: %v", err)
 	}
 	// A cosignature of another checkpoint does not verify.
 	n, _ := note.Sign(&note.Note{Text: Checkpoint{Origin: origin, Size: 6}.Text()}, signers[1])
 	_, stale, _ := bytes.Cut(n, []byte("\n\n"))
-	if _, err := two.Open(append(cosign(signed, 0), stale...)); ErrorCode(err) != EUNAUTHORIZED {
+	if _, err := two.Open(append(cosign(signed, 0), stale...)); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 		t.Fatalf("a cosignature of another checkpoint: %v", err)
 	}
 	if _, err := keys.Open(cosign(signed, 0)); err != nil {
 		t.Fatalf("without witnesses required, cosignatures are no obstacle: %v", err)
 	}
 	for _, bad := range []string{"w.example+00000000+AQ==", VerifierKey("audit.example", pub), "nope"} {
-		if _, err := ParseWitnessKey(bad); ErrorCode(err) != EINVALID {
+		if _, err := ParseWitnessKey(bad); audit.ErrorCode(err) != audit.EINVALID {
 			t.Errorf("%q: %v, want EINVALID", bad, err)
 		}
 	}
-	if _, err := keys.WithWitnesses(vkeys, 4); ErrorCode(err) != EINVALID {
+	if _, err := keys.WithWitnesses(vkeys, 4); audit.ErrorCode(err) != audit.EINVALID {
 		t.Fatalf("a quorum above the witnesses: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package audit
+package vlog
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -44,7 +46,7 @@ const LeafFormat = "auditlog-event-v1"
 const EntryFormat = "auditlog-event-v2"
 
 // EventDigest is SHA-256 of the event's canonical encoding (LeafData).
-func EventDigest(e Event) [32]byte {
+func EventDigest(e audit.Event) [32]byte {
 	b := leafBuffers.Get().(*[]byte)
 	*b = appendLeafData((*b)[:0], &e)
 	d := sha256.Sum256(*b)
@@ -67,12 +69,12 @@ func LeafEntry(id string, digest [32]byte) []byte {
 // ParseLeafEntry reads an entry of the v2 format. Errors: EINVALID.
 func ParseLeafEntry(entry []byte) (id string, digest [32]byte, err error) {
 	lines := strings.Split(string(entry), "\n")
-	if len(lines) != 4 || lines[0] != EntryFormat || lines[3] != "" || !ValidID(lines[1]) {
-		return "", digest, Errorf(EINVALID, "not an %s entry", EntryFormat)
+	if len(lines) != 4 || lines[0] != EntryFormat || lines[3] != "" || !audit.ValidID(lines[1]) {
+		return "", digest, audit.Errorf(audit.EINVALID, "not an %s entry", EntryFormat)
 	}
 	raw, derr := base64.StdEncoding.DecodeString(lines[2])
 	if derr != nil || len(raw) != len(digest) {
-		return "", digest, Errorf(EINVALID, "the entry's digest is not a base64 SHA-256 hash")
+		return "", digest, audit.Errorf(audit.EINVALID, "the entry's digest is not a base64 SHA-256 hash")
 	}
 	copy(digest[:], raw)
 	return lines[1], digest, nil
@@ -90,20 +92,20 @@ func ParseLeafEntry(entry []byte) (id string, digest [32]byte, err error) {
 // It is written directly (leafdata.go), in one pass and without
 // reflection, byte for byte what decoding the event's JSON and encoding it
 // again with sorted keys gives (a fuzz test compares the two).
-func LeafData(e Event) []byte {
+func LeafData(e audit.Event) []byte {
 	return appendLeafData(make([]byte, 0, 1024), &e)
 }
 
 // LeafHash is the event's leaf hash (auditlog-event-v2: the leaf hash
 // of its entry), as every leaf sealed now has.
-func LeafHash(e Event) tlog.Hash {
+func LeafHash(e audit.Event) tlog.Hash {
 	return tlog.RecordHash(LeafEntry(e.ID, EventDigest(e)))
 }
 
 // LeafHashV1 is the event's leaf hash as leaves sealed before the entry
 // format had it (auditlog-event-v1: the leaf hash of the canonical
 // encoding).
-func LeafHashV1(e Event) tlog.Hash {
+func LeafHashV1(e audit.Event) tlog.Hash {
 	b := leafBuffers.Get().(*[]byte)
 	*b = appendLeafData((*b)[:0], &e)
 	h := tlog.RecordHash(*b)
@@ -115,14 +117,14 @@ func LeafHashV1(e Event) tlog.Hash {
 
 // LeafHashes are the event's leaf hashes in every format (v2, v1): a
 // leaf holds the event when its hash is either.
-func LeafHashes(e Event) [2]tlog.Hash {
+func LeafHashes(e audit.Event) [2]tlog.Hash {
 	h, _ := LeafHashesAndDigest(e)
 	return h
 }
 
 // LeafHashesAndDigest is LeafHashes and the event's digest (EventDigest),
 // from one encoding.
-func LeafHashesAndDigest(e Event) ([2]tlog.Hash, [32]byte) {
+func LeafHashesAndDigest(e audit.Event) ([2]tlog.Hash, [32]byte) {
 	b := leafBuffers.Get().(*[]byte)
 	*b = appendLeafData((*b)[:0], &e)
 	v1, d := tlog.RecordHash(*b), sha256.Sum256(*b)
@@ -172,7 +174,7 @@ type PendingLeaf struct {
 }
 
 // NewPendingLeaf is e's pending leaf, with the tag stored beside it.
-func NewPendingLeaf(e Event, tag []byte) PendingLeaf {
+func NewPendingLeaf(e audit.Event, tag []byte) PendingLeaf {
 	d := EventDigest(e)
 	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: tlog.RecordHash(LeafEntry(e.ID, d)), Tag: tag}
 }
@@ -183,18 +185,18 @@ func NewPendingLeaf(e Event, tag []byte) PendingLeaf {
 func (p PendingLeaf) CheckAccepted(a *Acceptor) error {
 	switch {
 	case p.Unreadable != "":
-		return Errorf(EUNAUTHORIZED, "the stored row is no event: %s", p.Unreadable)
+		return audit.Errorf(audit.EUNAUTHORIZED, "the stored row is no event: %s", p.Unreadable)
 	case p.Digest == nil:
-		return Errorf(EUNAUTHORIZED, "no acceptance tag: queued by a version before acceptance tags, and not sealed by it")
+		return audit.Errorf(audit.EUNAUTHORIZED, "no acceptance tag: queued by a version before acceptance tags, and not sealed by it")
 	case a == nil:
-		return Errorf(EUNAUTHORIZED, "no acceptance key is configured: nothing can be sealed")
+		return audit.Errorf(audit.EUNAUTHORIZED, "no acceptance key is configured: nothing can be sealed")
 	}
 	return a.Check(p.TenantID, p.EventID, *p.Digest, p.Tag)
 }
 
-// LogState is a tenant's log: its size and root after the last sealing
+// State is a tenant's log: its size and root after the last sealing
 // round, and the signed checkpoint of that tree.
-type LogState struct {
+type State struct {
 	TenantID   string    `json:"tenantId"`
 	Size       int64     `json:"size"`
 	Root       tlog.Hash `json:"root"`
@@ -210,9 +212,9 @@ type Checkpoint struct {
 	Root   tlog.Hash
 }
 
-// LogOrigin is the origin line of a tenant's log under the deployment's
+// Origin is the origin line of a tenant's log under the deployment's
 // name (a schema-less URL: "auditlog.example.com/tenants/<uuid>").
-func LogOrigin(deployment, tenantID string) string { return deployment + "/tenants/" + tenantID }
+func Origin(deployment, tenantID string) string { return deployment + "/tenants/" + tenantID }
 
 // Text is the checkpoint's note text.
 func (c Checkpoint) Text() string {
@@ -224,15 +226,15 @@ func (c Checkpoint) Text() string {
 func ParseCheckpoint(text string) (Checkpoint, error) {
 	lines := strings.SplitN(text, "\n", 4)
 	if len(lines) < 4 || lines[0] == "" {
-		return Checkpoint{}, Errorf(EINVALID, "a checkpoint is an origin, a size and a root hash, one per line")
+		return Checkpoint{}, audit.Errorf(audit.EINVALID, "a checkpoint is an origin, a size and a root hash, one per line")
 	}
 	n, err := strconv.ParseInt(lines[1], 10, 64)
 	if err != nil || n < 0 || strconv.FormatInt(n, 10) != lines[1] {
-		return Checkpoint{}, Errorf(EINVALID, "checkpoint size %q is not a decimal count", lines[1])
+		return Checkpoint{}, audit.Errorf(audit.EINVALID, "checkpoint size %q is not a decimal count", lines[1])
 	}
 	root, err := base64.StdEncoding.DecodeString(lines[2])
 	if err != nil || len(root) != tlog.HashSize {
-		return Checkpoint{}, Errorf(EINVALID, "checkpoint root %q is not a base64 SHA-256 hash", lines[2])
+		return Checkpoint{}, audit.Errorf(audit.EINVALID, "checkpoint root %q is not a base64 SHA-256 hash", lines[2])
 	}
 	c := Checkpoint{Origin: lines[0], Size: n}
 	copy(c.Root[:], root)
@@ -245,14 +247,14 @@ func ParseCheckpoint(text string) (Checkpoint, error) {
 type SealBatch struct {
 	Leaves   map[string][]Leaf
 	Hashes   map[string]map[int64]tlog.Hash
-	States   map[string]LogState
+	States   map[string]State
 	Position string
 	// Rev is the revision of the position the round started from.
 	Rev string
 }
 
-// LogStore keeps the tenants' logs.
-type LogStore interface {
+// Store keeps the tenants' logs.
+type Store interface {
 	// SealPosition is where the next round starts in the store's sealing
 	// order, and its revision. Errors: EUNAVAILABLE.
 	SealPosition(ctx context.Context) (pos, rev string, err error)
@@ -262,7 +264,7 @@ type LogStore interface {
 	// last. Errors: EUNAVAILABLE.
 	PendingLeaves(ctx context.Context, pos string, limit int) ([]PendingLeaf, string, error)
 	// LogState returns a tenant's log (zero, Size 0, when it has none).
-	LogState(ctx context.Context, tenantID string) (LogState, error)
+	LogState(ctx context.Context, tenantID string) (State, error)
 	// ReadLogHashes returns the stored hashes of a tenant's tree at the
 	// tlog stored-hash indexes. Errors: ENOTFOUND for an index not stored.
 	ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error)

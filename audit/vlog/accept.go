@@ -1,4 +1,4 @@
-package audit
+package vlog
 
 import (
 	"crypto/hmac"
@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"hash"
 	"sync"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"golang.org/x/mod/sumdb/tlog"
 )
@@ -92,7 +94,7 @@ func NewAcceptor(current []byte, earlier ...[]byte) (*Acceptor, error) {
 	a := &Acceptor{keys: map[[4]byte]acceptKey{}}
 	for i, k := range append([][]byte{current}, earlier...) {
 		if len(k) < AcceptKeySize {
-			return nil, Errorf(EINVALID, "an acceptance key has %d bytes: want at least %d random bytes", len(k), AcceptKeySize)
+			return nil, audit.Errorf(audit.EINVALID, "an acceptance key has %d bytes: want at least %d random bytes", len(k), AcceptKeySize)
 		}
 		ak := newAcceptKey(k)
 		if i == 0 {
@@ -131,7 +133,7 @@ func (a *Acceptor) Tag(tenant, id string, digest [32]byte) []byte {
 }
 
 // TagEvent is Tag of e as it is now.
-func (a *Acceptor) TagEvent(e *Event) []byte { return a.Tag(e.TenantID, e.ID, EventDigest(*e)) }
+func (a *Acceptor) TagEvent(e *audit.Event) []byte { return a.Tag(e.TenantID, e.ID, EventDigest(*e)) }
 
 // Check verifies an event's acceptance tag. Errors: EUNAUTHORIZED, whose
 // message says why (no tag, a key this service does not hold, or a tag
@@ -139,17 +141,17 @@ func (a *Acceptor) TagEvent(e *Event) []byte { return a.Tag(e.TenantID, e.ID, Ev
 func (a *Acceptor) Check(tenant, id string, digest [32]byte, tag []byte) error {
 	switch {
 	case len(tag) == 0:
-		return Errorf(EUNAUTHORIZED, "no acceptance tag: the row was not written by a process of the service")
+		return audit.Errorf(audit.EUNAUTHORIZED, "no acceptance tag: the row was not written by a process of the service")
 	case len(tag) != AcceptTagSize || tag[0] != acceptTagVersion:
-		return Errorf(EUNAUTHORIZED, "the acceptance tag is not one the service writes")
+		return audit.Errorf(audit.EUNAUTHORIZED, "the acceptance tag is not one the service writes")
 	}
 	k, ok := a.keys[[4]byte(tag[1:5])]
 	if !ok {
-		return Errorf(EUNAUTHORIZED, "the acceptance tag is under key %x, which this service does not hold", tag[1:5])
+		return audit.Errorf(audit.EUNAUTHORIZED, "the acceptance tag is under key %x, which this service does not hold", tag[1:5])
 	}
 	var mac [acceptMACSize]byte
 	if !hmac.Equal(tag[5:], k.mac(mac[:0], tenant, id, digest)) {
-		return Errorf(EUNAUTHORIZED, "the acceptance tag does not match the event as stored: inserted or rewritten behind the service")
+		return audit.Errorf(audit.EUNAUTHORIZED, "the acceptance tag does not match the event as stored: inserted or rewritten behind the service")
 	}
 	return nil
 }
@@ -160,17 +162,17 @@ func (a *Acceptor) Check(tenant, id string, digest [32]byte, tag []byte) error {
 // (none), the leaf hash stored for it (nil: in no leaf) is its own, so
 // that an edit made behind the service, which the leaf's signed tree
 // shows, is not acted on either. Errors: EUNAUTHORIZED naming why not.
-func (a *Acceptor) Authentic(e *Event, tag []byte, leaf *tlog.Hash) error {
+func (a *Acceptor) Authentic(e *audit.Event, tag []byte, leaf *tlog.Hash) error {
 	hashes, digest := LeafHashesAndDigest(*e)
 	switch {
 	case len(tag) > 0 && a != nil:
 		return a.Check(e.TenantID, e.ID, digest, tag)
 	case len(tag) > 0:
-		return Errorf(EUNAUTHORIZED, "no acceptance key is configured to check the row's tag")
+		return audit.Errorf(audit.EUNAUTHORIZED, "no acceptance key is configured to check the row's tag")
 	case leaf == nil:
-		return Errorf(EUNAUTHORIZED, "no acceptance tag and no leaf: the service never accepted it")
+		return audit.Errorf(audit.EUNAUTHORIZED, "no acceptance tag and no leaf: the service never accepted it")
 	case *leaf != hashes[0] && *leaf != hashes[1]:
-		return Errorf(EUNAUTHORIZED, "no acceptance tag, and the stored event differs from its leaf")
+		return audit.Errorf(audit.EUNAUTHORIZED, "no acceptance tag, and the stored event differs from its leaf")
 	}
 	return nil
 }

@@ -1,7 +1,9 @@
-package audit_test
+package vlog_test
 
 import (
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -16,7 +18,7 @@ func BenchmarkAcceptTag(b *testing.B) {
 	for i := range events {
 		events[i] = g.Next()
 	}
-	a, err := audit.NewAcceptor([]byte("0123456789abcdef0123456789abcdef"))
+	a, err := vlog.NewAcceptor([]byte("0123456789abcdef0123456789abcdef"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -34,7 +36,7 @@ func BenchmarkAcceptTag(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			e := &events[i%len(events)]
-			if err := a.Check(e.TenantID, e.ID, audit.EventDigest(*e), tags[i%len(events)]); err != nil {
+			if err := a.Check(e.TenantID, e.ID, vlog.EventDigest(*e), tags[i%len(events)]); err != nil {
 				b.Fatal(err)
 			}
 		}

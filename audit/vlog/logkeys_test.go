@@ -1,10 +1,12 @@
-package audit
+package vlog
 
 import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"strings"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"golang.org/x/mod/sumdb/note"
 )
@@ -27,7 +29,7 @@ func TestLogKeysAcrossARotation(t *testing.T) {
 	newKey, newSigner := key("audit.example")
 	_, strangerSigner := key("audit.example")
 	otherKey, _ := key("other.example")
-	cp := Checkpoint{Origin: LogOrigin("audit.example", "t"), Size: 3}
+	cp := Checkpoint{Origin: Origin("audit.example", "t"), Size: 3}
 	sign := func(s note.Signer) []byte {
 		b, err := note.Sign(&note.Note{Text: cp.Text()}, s)
 		if err != nil {
@@ -36,7 +38,7 @@ func TestLogKeysAcrossARotation(t *testing.T) {
 		return b
 	}
 	for _, list := range []string{oldKey + "," + newKey, oldKey + "\n" + newKey + "\n", " " + oldKey + " , " + newKey} {
-		keys, err := ParseLogKeys(list)
+		keys, err := ParseKeys(list)
 		if err != nil || keys.Len() != 2 || keys.Name() != "audit.example" {
 			t.Fatalf("%q: %v %v", list, keys, err)
 		}
@@ -45,12 +47,12 @@ func TestLogKeysAcrossARotation(t *testing.T) {
 				t.Fatalf("signed by %s: %+v %v", s.Name(), got, err)
 			}
 		}
-		if _, err := keys.Open(sign(strangerSigner)); ErrorCode(err) != EUNAUTHORIZED {
+		if _, err := keys.Open(sign(strangerSigner)); audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 			t.Fatalf("signed by another key: %v", err)
 		}
 	}
 	for _, bad := range []string{"", " , ", oldKey + "," + otherKey, "audit.example+1234+notbase64"} {
-		if _, err := ParseLogKeys(bad); ErrorCode(err) != EINVALID {
+		if _, err := ParseKeys(bad); audit.ErrorCode(err) != audit.EINVALID {
 			t.Errorf("%q: %v, want EINVALID", strings.TrimSpace(bad), err)
 		}
 	}
@@ -63,7 +65,7 @@ func TestLogKeysAcrossARotation(t *testing.T) {
 // text form is note's, for either name.
 func TestLogKeysNameTheOrigin(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
-	a, b := LogOrigin("audit.example", "a"), LogOrigin("audit.example", "b")
+	a, b := Origin("audit.example", "a"), Origin("audit.example", "b")
 	signed := func(origin, name string) []byte {
 		v, err := note.NewVerifier(VerifierKey(name, pub))
 		if err != nil {
@@ -75,13 +77,13 @@ func TestLogKeysNameTheOrigin(t *testing.T) {
 		}
 		return n
 	}
-	deployment, _ := ParseLogKeys(VerifierKey("audit.example", pub))
-	tenantA, err := ParseLogKeys(VerifierKey(a, pub))
+	deployment, _ := ParseKeys(VerifierKey("audit.example", pub))
+	tenantA, err := ParseKeys(VerifierKey(a, pub))
 	if err != nil || tenantA.Name() != "audit.example" {
 		t.Fatalf("a tenant's key: %v %q", err, tenantA.Name())
 	}
 	for _, c := range []struct {
-		keys LogKeys
+		keys Keys
 		note []byte
 		ok   bool
 	}{
@@ -91,7 +93,7 @@ func TestLogKeysNameTheOrigin(t *testing.T) {
 		{tenantA, signed(a, a), true},
 		{tenantA, signed(b, b), false},
 		{tenantA, signed(a, "audit.example"), false},
-		{NewLogKeys("other.example", pub), signed(a, a), false},
+		{NewKeys("other.example", pub), signed(a, a), false},
 	} {
 		if _, err := c.keys.Open(c.note); (err == nil) != c.ok {
 			t.Errorf("%s with %s: %v, want ok=%v", c.note, c.keys.keys[0].name, err, c.ok)
