@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"net/http"
 	"time"
@@ -36,7 +37,7 @@ type IngestDeps struct {
 	Sensitive *audit.SensitivePolicy
 	// Retention refuses events older than their tenant's retention (nil:
 	// none refused).
-	Retention *audit.RetentionGate
+	Retention *retention.Gate
 }
 
 // IngestItem is the fate of one event of an ingest request.
@@ -173,7 +174,7 @@ func decodeItems(policy *audit.SensitivePolicy, raws [][]byte, now time.Time, it
 }
 
 // dropExpired answers rejected, with the reason, the events older than
-// their tenant's retention (audit.RetentionGate), and returns the others.
+// their tenant's retention (retention.Gate), and returns the others.
 func (s *Server) dropExpired(ctx context.Context, events []audit.Event, index []int, items []IngestItem) ([]audit.Event, []int, error) {
 	verdicts, err := s.ingest.Retention.Check(ctx, events)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"log/slog"
 	"net/http"
@@ -136,12 +137,12 @@ func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible 
 
 // gateOf is the retention gate of a store that keeps the tenant
 // directory (both stores do), as serve wires it.
-func gateOf(w audit.EventWriter) *audit.RetentionGate {
+func gateOf(w audit.EventWriter) *retention.Gate {
 	dir, ok := w.(audit.TenantDirectory)
 	if !ok {
 		return nil
 	}
-	return &audit.RetentionGate{Directory: dir, Default: audit.PlanEnterprise}
+	return &retention.Gate{Directory: dir, Default: audit.PlanEnterprise}
 }
 
 // testIngestSensitive: an update of a sensitive type without its state is

@@ -76,6 +76,17 @@ type Filter struct {
 // tenant's log, of one delivered digest of its periodic export.
 const ResourcePeriodicExport = "periodic_export"
 
+// ResourceLogRetention is the resource type of a retention record.
+const ResourceLogRetention = "audit_log_retention"
+
+// ResourceTenantPlan is the resource type of the record, in a tenant's
+// log, of a change of its plan.
+const ResourceTenantPlan = "tenant_plan"
+
+// SystemActor is the actor of the records the service writes of its own
+// accord (retention, periodic export deliveries): no user did them.
+var SystemActor = Actor{ID: "00000000-0000-7000-8000-000000000000", Email: "system@auditlog.invalid", Role: "system"}
+
 // SystemResourceTypes are the resource types of the records the service
 // writes of its own work, as SystemActor: periodic export deliveries,
 // retention deletions, plan changes.

@@ -86,7 +86,8 @@ func TestOneFolderPerDependency(t *testing.T) {
 				}
 			}
 			// The domain's sub-packages (audit/stream, audit/exportjob,
-			// audit/periodic, audit/restorejob, audit/savedsearch, audit/vlog) may import the root
+			// audit/periodic, audit/restorejob, audit/retention, audit/savedsearch,
+			// audit/vlog) may import the root
 			// besides the libraries; the root, none of them.
 			domainOK := slices.Contains(libraries, strings.TrimPrefix(p, module)) || dir != "audit" && p == module+"audit"
 			if (dir == "audit" || strings.HasPrefix(dir, "audit/")) && (strings.HasPrefix(p, module) && !domainOK ||

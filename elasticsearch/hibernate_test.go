@@ -2,6 +2,7 @@ package elasticsearch_test
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/retention"
 	"net/http"
 	"slices"
 	"strings"
@@ -61,7 +62,7 @@ func TestLifecycleHibernatesExpiredStreams(t *testing.T) {
 	// the plans they left, have expired too.
 	changePlanAt := func(tn *gen.Tenant, plan audit.Plan, at time.Time) {
 		t.Helper()
-		if err := audit.ChangePlan(ctx, s, s, tn.ID, plan, audit.PlanStarter, at); err != nil {
+		if err := retention.ChangePlan(ctx, s, s, tn.ID, plan, audit.PlanStarter, at); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"net/http"
 	"time"
 
@@ -33,7 +34,7 @@ type LifecycleReport struct {
 	// (Restored); Deleted counts nothing there (Deleted above names the
 	// indices). Rescued counts the events copied out of an index before
 	// it went, because their tenant's logged plan still keeps them.
-	Retention audit.RetentionPass
+	Retention retention.Pass
 	Rescued   int
 }
 

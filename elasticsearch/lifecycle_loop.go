@@ -5,16 +5,16 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/auditlog/auditlog/audit/retention"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // LifecycleLoop runs RunLifecycle every interval until ctx ends: the
 // retention of a cluster without ILM, and everywhere the tenancy's upkeep
 // (promotions, plan changes' copies). onRetention hears what each pass
 // would not act on (issue 53).
-func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *slog.Logger, reg prometheus.Registerer, onRetention func(audit.RetentionPass)) {
+func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *slog.Logger, reg prometheus.Registerer, onRetention func(retention.Pass)) {
 	runs := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "auditlog_lifecycle_runs_total", Help: "Passes of the built-in lifecycle worker, by result.",
 	}, []string{"result"})

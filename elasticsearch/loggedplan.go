@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"sort"
@@ -11,7 +12,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// Retention authorized by the log (issue 53, audit/planhistory.go): the
+// Retention authorized by the log (issue 53, audit/retention/planhistory.go): the
 // lifecycle pass deletes a tenant's events under the plan its log
 // records, never under the directory's plan alone, which whoever can
 // write the cluster could edit.
@@ -25,7 +26,7 @@ type systemRecord struct {
 }
 
 // loggedPlans returns, for each tenant, the plan in force as its log
-// records it (audit.PlanInForce over its plan change and retention
+// records it (retention.PlanInForce over its plan change and retention
 // records that are the service's own, in log order: sealed ones by leaf
 // index, then the others by time), or the default plan when it records
 // none.
@@ -56,7 +57,7 @@ func (s *Store) loggedPlans(ctx context.Context, tenants []string) (map[string]a
 		for _, r := range sealed {
 			ordered = append(ordered, r.event)
 		}
-		out[t] = audit.PlanInForce(append(ordered, audit.InTimeOrder(pending)...), s.cfg.DefaultPlan)
+		out[t] = retention.PlanInForce(append(ordered, retention.InTimeOrder(pending)...), s.cfg.DefaultPlan)
 	}
 	return out, nil
 }
@@ -131,7 +132,7 @@ func (s *Store) restorePlans(ctx context.Context, rep *LifecycleReport) error {
 				if err := s.SetPlan(ctx, t.ID, want); err != nil {
 					return err
 				}
-				rep.Retention.Restored = append(rep.Retention.Restored, audit.PlanRestored{TenantID: t.ID, Directory: t.Plan, Logged: want})
+				rep.Retention.Restored = append(rep.Retention.Restored, retention.PlanRestored{TenantID: t.ID, Directory: t.Plan, Logged: want})
 			}
 		}
 		after = page[len(page)-1].ID

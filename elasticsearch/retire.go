@@ -3,6 +3,7 @@ package elasticsearch
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"maps"
 	"net/http"
@@ -24,7 +25,7 @@ import (
 //     than the stream's, or its events landed in another plan's stream)
 //     that is stored nowhere else is copied, with its tag, to where the
 //     tenant writes now (Rescued) before the index goes;
-//   - each tenant's record (audit.RetentionDeletion) counts only the
+//   - each tenant's record (retention.Deletion) counts only the
 //     events that go and are stored nowhere else (a copy left behind by
 //     a plan change is no deletion), names the logged plan and its
 //     cut-off, and carries forward the leaves the retention records that
@@ -76,9 +77,9 @@ func (s *Store) retire(ctx context.Context, idx string, now time.Time, rep *Life
 type retiring struct {
 	plans     map[string]audit.Plan
 	expired   map[string][]string
-	inherited map[string][]audit.LeafRange
+	inherited map[string][]retention.LeafRange
 	survivors map[string][]accepted
-	kept      []audit.RetentionKept
+	kept      []retention.Kept
 }
 
 // scanRetiring reads every event of idx once, in pages.
@@ -87,7 +88,7 @@ func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*r
 	if err != nil {
 		return nil, err
 	}
-	r := &retiring{expired: map[string][]string{}, inherited: map[string][]audit.LeafRange{}, survivors: map[string][]accepted{}}
+	r := &retiring{expired: map[string][]string{}, inherited: map[string][]retention.LeafRange{}, survivors: map[string][]accepted{}}
 	if r.plans, err = s.loggedPlans(ctx, tenants); err != nil {
 		return nil, err
 	}
@@ -107,7 +108,7 @@ func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*r
 func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
 	d, err := decodeStoredDoc(src)
 	if err != nil {
-		r.kept = append(r.kept, audit.RetentionKept{EventID: docID, Reason: "the stored document is no event: " + err.Error()})
+		r.kept = append(r.kept, retention.Kept{EventID: docID, Reason: "the stored document is no event: " + err.Error()})
 		return
 	}
 	e := d.event()
@@ -115,7 +116,7 @@ func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
 	// judges it (log verify); one with a tag must be as accepted.
 	if d.Accept != nil {
 		if err := s.cfg.Accept.Authentic(&e, d.Accept, nil); err != nil {
-			r.kept = append(r.kept, audit.RetentionKept{TenantID: e.TenantID, EventID: e.ID, Reason: audit.ErrorMessage(err)})
+			r.kept = append(r.kept, retention.Kept{TenantID: e.TenantID, EventID: e.ID, Reason: audit.ErrorMessage(err)})
 			return
 		}
 	}
@@ -128,7 +129,7 @@ func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
 		return
 	}
 	r.expired[e.TenantID] = append(r.expired[e.TenantID], e.ID)
-	if ranges, ok := audit.RetentionLeaves(e); ok {
+	if ranges, ok := retention.Leaves(e); ok {
 		r.inherited[e.TenantID] = append(r.inherited[e.TenantID], ranges...)
 	}
 }
@@ -212,11 +213,11 @@ func (s *Store) rescue(ctx context.Context, tenant, idx string, events []accepte
 // deletion is what deleting idx deletes of the tenant: its expired
 // events there that are stored nowhere else, with the leaves that held
 // them and those the retention records among them excused.
-func (s *Store) deletion(ctx context.Context, tenant, idx string, plan audit.Plan, now time.Time, ids []string, inherited []audit.LeafRange) (audit.RetentionDeletion, error) {
+func (s *Store) deletion(ctx context.Context, tenant, idx string, plan audit.Plan, now time.Time, ids []string, inherited []retention.LeafRange) (retention.Deletion, error) {
 	if plan == "" {
 		plan = s.cfg.DefaultPlan
 	}
-	d := audit.RetentionDeletion{TenantID: tenant, Plan: plan, Before: audit.Cutoff(plan, now)}
+	d := retention.Deletion{TenantID: tenant, Plan: plan, Before: audit.Cutoff(plan, now)}
 	elsewhere, err := s.storedElsewhere(ctx, tenant, idx, ids)
 	if err != nil {
 		return d, err
@@ -239,7 +240,7 @@ func (s *Store) deletion(ctx context.Context, tenant, idx string, plan audit.Pla
 	}
 	slices.Sort(leaves)
 	d.Deleted = int64(len(gone))
-	d.Leaves = audit.MergeRanges(append(audit.LeafRanges(leaves), inherited...))
+	d.Leaves = retention.MergeRanges(append(retention.LeafRanges(leaves), inherited...))
 	d.Unsealed = d.Deleted - int64(len(leaves))
 	return d, nil
 }

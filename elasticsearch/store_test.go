@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"net/http"
 	"slices"
 	"strings"
@@ -79,11 +80,11 @@ func storeOn(t *testing.T, c *elasticsearch.Client, cfg elasticsearch.StoreConfi
 }
 
 // changePlan changes a tenant's plan as the service does: the record
-// into its log, then the directory (audit.ChangePlan); retention follows
+// into its log, then the directory (retention.ChangePlan); retention follows
 // the plan the log records.
 func changePlan(t *testing.T, s *elasticsearch.Store, tenant string, plan audit.Plan) {
 	t.Helper()
-	if err := audit.ChangePlan(context.Background(), s, s, tenant, plan, audit.PlanEnterprise, time.Now()); err != nil {
+	if err := retention.ChangePlan(context.Background(), s, s, tenant, plan, audit.PlanEnterprise, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"log/slog"
 	"os"
@@ -81,7 +82,7 @@ func (e *env) startOn(t *testing.T, cfg indexer.Config, store audit.EventWriter)
 	}
 	deps := indexer.Deps{Store: store, Logger: log, Registry: reg}
 	if dir, ok := store.(audit.TenantDirectory); ok {
-		deps.Retention = &audit.RetentionGate{Directory: dir, Default: audit.PlanEnterprise}
+		deps.Retention = &retention.Gate{Directory: dir, Default: audit.PlanEnterprise}
 	}
 	ix := indexer.New(cfg, deps)
 	ctx, cancel := context.WithCancel(context.Background())

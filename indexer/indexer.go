@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/auditlog/auditlog/audit/retention"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -121,7 +122,7 @@ type Deps struct {
 	Sensitive *audit.SensitivePolicy
 	// Retention refuses events older than their tenant's retention (nil:
 	// none refused).
-	Retention *audit.RetentionGate
+	Retention *retention.Gate
 }
 
 // Indexer consumes the audit topic with a consumer group and writes the

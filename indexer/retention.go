@@ -8,7 +8,7 @@ import (
 )
 
 // dropExpired takes out of pending the events older than their tenant's
-// retention (audit.RetentionGate) and dead-letters them with the reason:
+// retention (retention.Gate) and dead-letters them with the reason:
 // stored, they would never be shown. A directory that cannot be read is
 // retried like a failed write; it returns an error only when ctx ends.
 func (ix *Indexer) dropExpired(ctx context.Context, d *decoded, pending []int) ([]int, error) {

@@ -3,6 +3,7 @@ package seal_test
 import (
 	"context"
 	"crypto/ed25519"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"sync"
@@ -124,12 +125,12 @@ func kinds(rep seal.Report) string {
 func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 	evs := events(40)
 	now := time.Now()
-	retention := func(m *memLog, leaves audit.LeafRange, sealed bool) {
-		d := audit.RetentionDeletion{TenantID: m.tenant, Plan: audit.PlanStarter, Before: now.Add(-audit.PlanStarter.Retention()), Deleted: leaves.To - leaves.From, Leaves: []audit.LeafRange{leaves}}
+	purged := func(m *memLog, leaves retention.LeafRange, sealed bool) {
+		d := retention.Deletion{TenantID: m.tenant, Plan: audit.PlanStarter, Before: now.Add(-audit.PlanStarter.Retention()), Deleted: leaves.To - leaves.From, Leaves: []retention.LeafRange{leaves}}
 		m.add(d.Records(now)[0], sealed)
 	}
 	plan := func(m *memLog, from, to audit.Plan) {
-		m.add(audit.PlanChangeRecord(m.tenant, from, to, now.Add(-time.Hour)), true)
+		m.add(retention.PlanChangeRecord(m.tenant, from, to, now.Add(-time.Hour)), true)
 	}
 	for _, c := range []struct {
 		name    string
@@ -171,7 +172,7 @@ func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 			for _, e := range evs {
 				m.add(e, true)
 			}
-			retention(m, audit.LeafRange{From: 0, To: 10}, true)
+			purged(m, retention.LeafRange{From: 0, To: 10}, true)
 			m.events = m.events[10:]
 		}, 31, 10, nil},
 		{"deleted under the plan the log records", func(m *memLog) {
@@ -179,7 +180,7 @@ func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 			for _, e := range evs {
 				m.add(e, true)
 			}
-			retention(m, audit.LeafRange{From: 1, To: 11}, true)
+			purged(m, retention.LeafRange{From: 1, To: 11}, true)
 			m.events = append(m.events[:1], m.events[11:]...)
 		}, 32, 10, nil},
 		{"deleted under a plan the log does not record", func(m *memLog) {
@@ -187,14 +188,14 @@ func TestCheckJudgesEveryRowAndLeaf(t *testing.T) {
 			for _, e := range evs {
 				m.add(e, true)
 			}
-			retention(m, audit.LeafRange{From: 1, To: 11}, true)
+			purged(m, retention.LeafRange{From: 1, To: 11}, true)
 			m.events = append(m.events[:1], m.events[11:]...)
 		}, 32, 10, []string{"unauthorized #41"}},
 		{"a record in no leaf excuses nothing", func(m *memLog) {
 			for _, e := range evs {
 				m.add(e, true)
 			}
-			retention(m, audit.LeafRange{From: 0, To: 2}, false)
+			purged(m, retention.LeafRange{From: 0, To: 2}, false)
 			m.events = m.events[2:]
 		}, 38, 0, []string{"missing  #0", "missing  #1", "unsealed"}},
 		{"inserted behind the service", func(m *memLog) {

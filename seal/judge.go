@@ -2,6 +2,7 @@ package seal
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"sort"
 	"strings"
@@ -24,7 +25,7 @@ type row struct {
 	tag        []byte
 	bad        string
 	misindexed []string
-	retention  []audit.LeafRange
+	retention  []retention.LeafRange
 	// statement is the row's event when it states the tenant's plan (a
 	// plan change or a retention record), for the authorization check.
 	statement *audit.Event
@@ -36,8 +37,8 @@ func rowOf(sr *audit.StoredRow) row {
 	}
 	r := row{id: sr.Event.ID, tenant: sr.Event.TenantID, tag: sr.Tag, misindexed: sr.Misindexed}
 	r.hashes, r.digest = vlog.LeafHashesAndDigest(sr.Event)
-	r.retention, _ = audit.RetentionLeaves(sr.Event)
-	if _, _, ok := audit.PlanChangeOf(&sr.Event); ok || r.retention != nil {
+	r.retention, _ = retention.Leaves(sr.Event)
+	if _, _, ok := retention.PlanChangeOf(&sr.Event); ok || r.retention != nil {
 		e := sr.Event
 		r.statement = &e
 	}
@@ -195,7 +196,7 @@ type statement struct {
 
 // authorize checks each retention record against the plan in force when
 // it was written, as the records before it in the log state it
-// (audit.PlanInForce, audit.AuthorizeRetention), and names each the log
+// (retention.PlanInForce, audit.Authorize), and names each the log
 // does not authorize (unauthorized). A record with no statement before
 // it (the log's plan changes were deleted in their turn, or there were
 // none) is checked against its own plan: its retention is that plan's,
@@ -204,9 +205,9 @@ func (c *checker) authorize() {
 	sort.Slice(c.statements, func(a, b int) bool { return c.statements[a].leaf < c.statements[b].leaf })
 	var before []audit.Event
 	for _, s := range c.statements {
-		if plan, _, _, ok := audit.RetentionRecordOf(s.event); ok {
-			inForce := audit.PlanInForce(before, plan)
-			if why := audit.AuthorizeRetention(s.event, inForce); why != "" {
+		if plan, _, _, ok := retention.RecordOf(s.event); ok {
+			inForce := retention.PlanInForce(before, plan)
+			if why := retention.Authorize(s.event, inForce); why != "" {
 				c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unauthorized", Index: s.leaf, EventID: s.event.ID,
 					Detail: "a retention deletion the log does not authorize: " + why})
 			}
@@ -239,9 +240,9 @@ func (c *checker) nameMissing(ctx context.Context, missing []int64) error {
 
 // coverage is leaf ranges, sorted and merged, to ask of a leaf whether
 // one of them holds it in log(ranges) steps.
-type coverage []audit.LeafRange
+type coverage []retention.LeafRange
 
-func newCoverage(rs []audit.LeafRange) coverage { return coverage(audit.MergeRanges(rs)) }
+func newCoverage(rs []retention.LeafRange) coverage { return coverage(retention.MergeRanges(rs)) }
 
 func (c coverage) covers(i int64) bool {
 	k := sort.Search(len(c), func(k int) bool { return c[k].To > i })

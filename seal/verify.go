@@ -3,6 +3,7 @@ package seal
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"sort"
 	"time"
@@ -144,7 +145,7 @@ type checker struct {
 	pending map[idKey]*row // rows read whose events no leaf read holds
 	// retained is the leaf ranges that sealed, intact retention
 	// records say retention deleted.
-	retained []audit.LeafRange
+	retained []retention.LeafRange
 	misAt    map[int64]int // a leaf's misindexed finding, in rep.Findings
 	// statements are the intact plan change and retention records, for
 	// authorize.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"github.com/auditlog/auditlog/audit/retention"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
@@ -12,7 +13,7 @@ import (
 )
 
 // Purge deletes, tenant by tenant, every event older than the retention
-// of the plan in force as the tenant's log records it (audit.PlanInForce:
+// of the plan in force as the tenant's log records it (retention.PlanInForce:
 // its latest plan change record the service accepted, else the default
 // plan), never as the tenants table says: a plan edited in the database
 // deletes nothing, and the table is put back (Restored). An event is
@@ -21,8 +22,8 @@ import (
 // verifies, or for a row stored before tags its leaf is its own): an
 // event back-dated or rewritten behind the service is kept, and named
 // (Kept), for it is evidence.
-func (s *Store) Purge(ctx context.Context) (audit.RetentionPass, error) {
-	var pass audit.RetentionPass
+func (s *Store) Purge(ctx context.Context) (retention.Pass, error) {
+	var pass retention.Pass
 	tenants, err := s.purgeTenants(ctx)
 	if err != nil {
 		return pass, err
@@ -58,9 +59,9 @@ func (s *Store) purgeTenants(ctx context.Context) ([]string, error) {
 // purgeTenant is one tenant's part of a purge, in one transaction: the
 // plan its log records, the directory put back to it, the events to
 // delete checked one by one, their deletion, their text index rows and
-// rollup counts, and the retention record (audit.RetentionDeletion: the
+// rollup counts, and the retention record (retention.Deletion: the
 // leaves that held them).
-func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, pass *audit.RetentionPass) error {
+func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, pass *retention.Pass) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: begin")
@@ -88,7 +89,7 @@ func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, p
 	}
 	var records []audit.Event
 	for _, d := range deletions {
-		d.Leaves = audit.MergeRanges(append(d.Leaves, inherited...))
+		d.Leaves = retention.MergeRanges(append(d.Leaves, inherited...))
 		records = append(records, d.Records(now)...)
 	}
 	if err := unrollup(ctx, tx, cond, nil); err != nil {
@@ -149,7 +150,7 @@ func tenantRows(ctx context.Context, tx *sql.Tx, tenant, where string, args ...a
 }
 
 // loggedPlan is the plan in force as the tenant's log records it
-// (audit.PlanInForce): its plan change and retention records that are the
+// (retention.PlanInForce): its plan change and retention records that are the
 // service's own, in the order it accepted them, else the default.
 func (s *Store) loggedPlan(ctx context.Context, tx *sql.Tx, tenant string) (audit.Plan, error) {
 	rows, err := tenantRows(ctx, tx, tenant, `e.resource_type IN (?, ?) AND e.actor_id = ?`, audit.ResourceTenantPlan, audit.ResourceLogRetention, audit.SystemActor.ID)
@@ -162,12 +163,12 @@ func (s *Store) loggedPlan(ctx context.Context, tx *sql.Tx, tenant string) (audi
 			records = append(records, r.row.Event)
 		}
 	}
-	return audit.PlanInForce(records, s.cfg.DefaultPlan), nil
+	return retention.PlanInForce(records, s.cfg.DefaultPlan), nil
 }
 
 // restorePlan puts the log's plan back into the directory when its row
 // says otherwise (or is missing while the tenant has events).
-func (s *Store) restorePlan(ctx context.Context, tx *sql.Tx, tenant string, plan audit.Plan, pass *audit.RetentionPass) error {
+func (s *Store) restorePlan(ctx context.Context, tx *sql.Tx, tenant string, plan audit.Plan, pass *retention.Pass) error {
 	var dir string
 	err := tx.QueryRowContext(ctx, `SELECT plan FROM tenants WHERE tenant_id = ?`, tenant).Scan(&dir)
 	switch {
@@ -183,7 +184,7 @@ func (s *Store) restorePlan(ctx context.Context, tx *sql.Tx, tenant string, plan
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: restoring the plan of %s", tenant)
 	}
 	if dir != "" {
-		pass.Restored = append(pass.Restored, audit.PlanRestored{TenantID: tenant, Directory: audit.Plan(dir), Logged: plan})
+		pass.Restored = append(pass.Restored, retention.PlanRestored{TenantID: tenant, Directory: audit.Plan(dir), Logged: plan})
 	}
 	return nil
 }
@@ -193,7 +194,7 @@ func (s *Store) restorePlan(ctx context.Context, tx *sql.Tx, tenant string, plan
 // that are as the service accepted them; any other is kept and named. It
 // returns how many, and the leaf ranges the retention records among them
 // excused (inherited: the new record carries them forward).
-func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cutoff time.Time, pass *audit.RetentionPass) (int, []audit.LeafRange, error) {
+func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cutoff time.Time, pass *retention.Pass) (int, []retention.LeafRange, error) {
 	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS purge_seq (seq INTEGER PRIMARY KEY)`); err != nil {
 		return 0, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
@@ -209,7 +210,7 @@ func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cuto
 		return 0, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
 	n := 0
-	var inherited []audit.LeafRange
+	var inherited []retention.LeafRange
 	for _, r := range rows {
 		reason := ""
 		switch e := &r.row.Event; {
@@ -223,13 +224,13 @@ func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cuto
 			}
 		}
 		if reason != "" {
-			pass.Kept = append(pass.Kept, audit.RetentionKept{TenantID: tenant, EventID: r.row.Key, Reason: reason})
+			pass.Kept = append(pass.Kept, retention.Kept{TenantID: tenant, EventID: r.row.Key, Reason: reason})
 			continue
 		}
 		if _, err := ins.ExecContext(ctx, r.seq); err != nil {
 			return 0, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 		}
-		if ranges, ok := audit.RetentionLeaves(r.row.Event); ok {
+		if ranges, ok := retention.Leaves(r.row.Event); ok {
 			inherited = append(inherited, ranges...)
 		}
 		n++
@@ -238,7 +239,7 @@ func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cuto
 }
 
 // PurgeLoop runs Purge every interval until ctx ends.
-func (s *Store) PurgeLoop(ctx context.Context, interval time.Duration, onPass func(audit.RetentionPass, error)) {
+func (s *Store) PurgeLoop(ctx context.Context, interval time.Duration, onPass func(retention.Pass, error)) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"strconv"
 	"strings"
@@ -274,15 +275,15 @@ func (s *Store) LogFootprint(ctx context.Context) (tree, rest int64, err error) 
 
 // retentionDeletions lists, per tenant, what deleting the events of cond
 // deletes: how many, and the leaves that hold them.
-func retentionDeletions(ctx context.Context, tx *sql.Tx, plan audit.Plan, before time.Time, cond string, args []any) ([]audit.RetentionDeletion, error) {
-	byTenant := map[string]*audit.RetentionDeletion{}
+func retentionDeletions(ctx context.Context, tx *sql.Tx, plan audit.Plan, before time.Time, cond string, args []any) ([]retention.Deletion, error) {
+	byTenant := map[string]*retention.Deletion{}
 	var order []string
 	rows, err := tx.QueryContext(ctx, `SELECT tenant_id, COUNT(*) FROM events WHERE `+cond+` GROUP BY tenant_id ORDER BY tenant_id`, args...)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
 	for rows.Next() {
-		d := &audit.RetentionDeletion{Plan: plan, Before: before}
+		d := &retention.Deletion{Plan: plan, Before: before}
 		if err := rows.Scan(&d.TenantID, &d.Deleted); err != nil {
 			rows.Close()
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
@@ -304,10 +305,10 @@ func retentionDeletions(ctx context.Context, tx *sql.Tx, plan audit.Plan, before
 		}
 		leaves[tenant] = append(leaves[tenant], leaf)
 	}
-	out := make([]audit.RetentionDeletion, 0, len(order))
+	out := make([]retention.Deletion, 0, len(order))
 	for _, t := range order {
 		d := byTenant[t]
-		d.Leaves = audit.LeafRanges(leaves[t])
+		d.Leaves = retention.LeafRanges(leaves[t])
 		d.Unsealed = d.Deleted - int64(len(leaves[t]))
 		out = append(out, *d)
 	}

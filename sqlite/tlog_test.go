@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"path/filepath"
 	"slices"
@@ -168,7 +169,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	}
 	tenant := events[0].TenantID
 	// The tenant moved to Starter an hour ago, as its log records.
-	if _, err := s.WriteEvents(ctx, append([]audit.Event{audit.PlanChangeRecord(tenant, audit.PlanEnterprise, audit.PlanStarter, now.Add(-time.Hour))}, events...)); err != nil {
+	if _, err := s.WriteEvents(ctx, append([]audit.Event{retention.PlanChangeRecord(tenant, audit.PlanEnterprise, audit.PlanStarter, now.Add(-time.Hour))}, events...)); err != nil {
 		t.Fatal(err)
 	}
 	sealer, v := storetest.NewSealer(t, s, 0)
@@ -220,7 +221,7 @@ func TestRetentionIsRecordedInTheLog(t *testing.T) {
 	}
 	leaf, _ := s.LeafOf(ctx, tenant, victim.ID)
 	db := openFile(t, path)
-	forged := audit.RetentionDeletion{TenantID: tenant, Plan: audit.PlanStarter, Before: now, Deleted: 1, Leaves: []audit.LeafRange{{From: leaf.Index, To: leaf.Index + 1}}}.Records(now)[0]
+	forged := retention.Deletion{TenantID: tenant, Plan: audit.PlanStarter, Before: now, Deleted: 1, Leaves: []retention.LeafRange{{From: leaf.Index, To: leaf.Index + 1}}}.Records(now)[0]
 	body, _ := json.Marshal(forged)
 	for _, stmt := range []struct {
 		q    string

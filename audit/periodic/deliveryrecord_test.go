@@ -1,6 +1,7 @@
 package periodic
 
 import (
+	"github.com/auditlog/auditlog/audit/retention"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func TestDeliveryRecordIsAValidEvent(t *testing.T) {
 	if k, sig, ok := DeliveredDigest(rec); !ok || k != "auditlog/"+tenant+"/digest/x.json" || sig != "c2ln" {
 		t.Fatalf("read back %q %q %v", k, sig, ok)
 	}
-	if _, ok := audit.RetentionLeaves(rec); ok {
+	if _, ok := retention.Leaves(rec); ok {
 		t.Fatal("a delivery record read as a retention record")
 	}
 }

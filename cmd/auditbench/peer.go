@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"log"
 	"net"
@@ -193,7 +194,7 @@ func readBatches(r io.Reader, batches chan<- writtenBatch, stop <-chan struct{})
 // configuration sc, and the tenants' plans set (so that `auditlog index`
 // on the same prefix writes each tenant where the in-process indexer's
 // run does). Each plan is set as `auditlog tenant set-plan` sets it, with
-// its record in the tenant's log (audit.ChangePlan): a plan set in the
+// its record in the tenant's log (retention.ChangePlan): a plan set in the
 // directory alone is one the log does not authorize, which the lifecycle
 // worker of `auditlog index` puts back while it is measured, moving the
 // tenant's events between streams (issue 53).
@@ -207,7 +208,7 @@ func benchStoreWithPlans(ctx context.Context, e *env, prefix string, tenants []g
 		def = audit.PlanEnterprise
 	}
 	for _, t := range tenants {
-		if err := audit.ChangePlan(ctx, s, s, t.ID, t.Plan, def, time.Now()); err != nil {
+		if err := retention.ChangePlan(ctx, s, s, t.ID, t.Plan, def, time.Now()); err != nil {
 			return nil, err
 		}
 	}

@@ -114,7 +114,7 @@ func logIndexerRun(ctx context.Context, e *env, tenants []gen.Tenant, topic stri
 		return
 	}
 	// The log holds the n events and, before them, each tenant's record
-	// of its plan (benchStoreWithPlans, audit.ChangePlan).
+	// of its plan (benchStoreWithPlans, retention.ChangePlan).
 	k, took, err := sealAll(ctx, s, 5000)
 	if want := n + len(tenants); err == nil && k != want {
 		err = fmt.Errorf("sealed %d of %d (%d events, %d plan records)", k, want, n, len(tenants))

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"net"
@@ -120,7 +121,7 @@ func (m *Main) runServe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	gate := &audit.RetentionGate{Directory: store, Default: plan}
+	gate := &retention.Gate{Directory: store, Default: plan}
 	read.Saved = store
 	deps := api.Deps{Logger: m.Logger, Registry: m.Registry, Read: read, Ready: []api.ReadinessCheck{opened.ready},
 		Ingest: api.IngestDeps{Writer: store, StaticToken: cfg.IngestToken, Verifier: read.Verifier, Sensitive: policy, Retention: gate}}
@@ -216,7 +217,7 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 // consume runs, in the background, a Kafka consumer into the store of
 // serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
 // from Kafka too. It retries while Kafka is down and stops on Close.
-func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *audit.SensitivePolicy, gate *audit.RetentionGate) *indexer.Indexer {
+func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *audit.SensitivePolicy, gate *retention.Gate) *indexer.Indexer {
 	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry, Sensitive: policy, Retention: gate})
 	m.background(ctx, "consumer", func(bg context.Context) {
 		if ix.Setup(bg) != nil {
@@ -345,7 +346,7 @@ func (m *Main) runIndex(ctx context.Context) error {
 			defer wg.Done()
 			refusals := retentionRefusals(m.Registry)
 			store.LifecycleLoop(bg, cfg.Retention.Interval, m.Logger.With("component", "lifecycle"), m.Registry,
-				func(pass audit.RetentionPass) { reportRetention(m.Logger, refusals, pass) })
+				func(pass retention.Pass) { reportRetention(m.Logger, refusals, pass) })
 		}()
 		defer wg.Wait()
 		policy, err := m.sensitivePolicy()
@@ -354,7 +355,7 @@ func (m *Main) runIndex(ctx context.Context) error {
 			return
 		}
 		ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: store, Logger: m.Logger, Registry: m.Registry, Sensitive: policy,
-			Retention: &audit.RetentionGate{Directory: store, Default: plan}})
+			Retention: &retention.Gate{Directory: store, Default: plan}})
 		if ix.Setup(bg) != nil {
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/restorejob"
+	"github.com/auditlog/auditlog/audit/retention"
 	"log/slog"
 	"maps"
 	"os"
@@ -157,7 +158,7 @@ func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, 
 	refusals := retentionRefusals(m.Registry)
 	return &openedStore{store: store, ready: api.ReadinessCheck{Name: "sqlite", Check: store.Ping},
 		retention: func(ctx context.Context) {
-			store.PurgeLoop(ctx, interval, func(pass audit.RetentionPass, err error) {
+			store.PurgeLoop(ctx, interval, func(pass retention.Pass, err error) {
 				reportRetention(m.Logger, refusals, pass)
 				if err != nil {
 					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
@@ -178,7 +179,7 @@ func retentionRefusals(reg prometheus.Registerer) *prometheus.CounterVec {
 }
 
 // reportRetention logs, as errors, and counts what a pass would not act on.
-func reportRetention(logger *slog.Logger, refusals *prometheus.CounterVec, pass audit.RetentionPass) {
+func reportRetention(logger *slog.Logger, refusals *prometheus.CounterVec, pass retention.Pass) {
 	kept, restored := pass.Problems()
 	for _, k := range kept {
 		logger.Error(k)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -140,7 +141,7 @@ func (tc *tenantCommand) do(ctx context.Context, dir tenantStore, stdout io.Writ
 		if err != nil {
 			return err
 		}
-		if err := audit.ChangePlan(ctx, w, dir, tc.tenant, tc.plan, def, time.Now()); err != nil {
+		if err := retention.ChangePlan(ctx, w, dir, tc.tenant, tc.plan, def, time.Now()); err != nil {
 			return err
 		}
 	case "promote":

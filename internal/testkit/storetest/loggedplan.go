@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/retention"
 	"testing"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 // here); its plan set to starter in the directory behind the service
 // (SetPlan with no record) deletes none of its 40-day-old events, and the
 // pass puts the logged plan back into the directory. A change recorded
-// as the service records it (audit.ChangePlan) deletes them.
+// as the service records it (retention.ChangePlan) deletes them.
 func testRetentionFollowsTheLog(t *testing.T, b Backend) {
 	ctx := context.Background()
 	now := time.Now()
@@ -40,7 +41,7 @@ func testRetentionFollowsTheLog(t *testing.T, b Backend) {
 			t.Fatalf("%s, 40 days old, went under a plan its log does not record: %v", e.ID, err)
 		}
 	}
-	if err := audit.ChangePlan(ctx, b.Writer, b.Tenants, tn.ID, audit.PlanStarter, audit.PlanEnterprise, now); err != nil {
+	if err := retention.ChangePlan(ctx, b.Writer, b.Tenants, tn.ID, audit.PlanStarter, audit.PlanEnterprise, now); err != nil {
 		t.Fatal(err)
 	}
 	b.Visible(t)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/restorejob"
+	"github.com/auditlog/auditlog/audit/retention"
 	"slices"
 	"strings"
 	"testing"
@@ -113,7 +114,7 @@ func NewDataset(n int) *Dataset {
 	// The service's own records (audit.SystemResourceTypes), which the
 	// panel's default view leaves out: two plan changes of tenant A.
 	for i, plans := range [][2]audit.Plan{{audit.PlanPro, audit.PlanEnterprise}, {audit.PlanEnterprise, audit.PlanPro}} {
-		e := audit.PlanChangeRecord(d.A, plans[0], plans[1], time.Date(2026, 10, 7+i*14, 9, 0, 0, 0, time.UTC))
+		e := retention.PlanChangeRecord(d.A, plans[0], plans[1], time.Date(2026, 10, 7+i*14, 9, 0, 0, 0, time.UTC))
 		d.All, d.Events = append(d.All, e), append(d.Events, e)
 	}
 	return d
@@ -532,10 +533,10 @@ func testRetention(t *testing.T, b Backend) {
 	now := time.Now()
 	g := gen.New(gen.Config{Seed: 4, Tenants: 2, WithIDs: true}, 100)
 	starter, changer := &g.Tenants()[0], &g.Tenants()[1]
-	if err := audit.ChangePlan(ctx, b.Writer, b.Tenants, starter.ID, audit.PlanStarter, audit.PlanEnterprise, time.Now()); err != nil {
+	if err := retention.ChangePlan(ctx, b.Writer, b.Tenants, starter.ID, audit.PlanStarter, audit.PlanEnterprise, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := audit.ChangePlan(ctx, b.Writer, b.Tenants, changer.ID, audit.PlanEnterprise, audit.PlanEnterprise, time.Now()); err != nil {
+	if err := retention.ChangePlan(ctx, b.Writer, b.Tenants, changer.ID, audit.PlanEnterprise, audit.PlanEnterprise, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	// The records of the changes are recent events: a pass first rolls
@@ -582,14 +583,14 @@ func testRetention(t *testing.T, b Backend) {
 	if n := count(starter.ID); n != 4 {
 		t.Fatalf("starter keeps %d of its 4 recent events", n)
 	}
-	if err := audit.ChangePlan(ctx, b.Writer, b.Tenants, changer.ID, audit.PlanPro, audit.PlanEnterprise, time.Now()); err != nil {
+	if err := retention.ChangePlan(ctx, b.Writer, b.Tenants, changer.ID, audit.PlanPro, audit.PlanEnterprise, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	b.EnforceRetention(t)
 	if n := count(changer.ID); n != 5 {
 		t.Fatalf("pro keeps 100-day-old events: %d of 5", n)
 	}
-	if err := audit.ChangePlan(ctx, b.Writer, b.Tenants, changer.ID, audit.PlanStarter, audit.PlanEnterprise, time.Now()); err != nil {
+	if err := retention.ChangePlan(ctx, b.Writer, b.Tenants, changer.ID, audit.PlanStarter, audit.PlanEnterprise, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	b.EnforceRetention(t)

@@ -1,20 +1,22 @@
-package audit
+package retention
 
-// RetentionPass is what one retention pass did (the embedded store's
+import "github.com/auditlog/auditlog/audit"
+
+// Pass is what one retention pass did (the embedded store's
 // purge, the Elasticsearch lifecycle pass): how many events it deleted,
 // and what it found and would not act on, each to be named (logged as an
 // error and counted): an event it kept although its column said it had
 // expired, because the stored event is not the one the service accepted
 // (Kept), and a tenant whose directory plan differed from the plan its
 // log records, which it restored (Restored).
-type RetentionPass struct {
+type Pass struct {
 	Deleted  int64
-	Kept     []RetentionKept
+	Kept     []Kept
 	Restored []PlanRestored
 }
 
-// RetentionKept is an event a retention pass did not delete.
-type RetentionKept struct {
+// Kept is an event a retention pass did not delete.
+type Kept struct {
 	TenantID, EventID, Reason string
 }
 
@@ -22,13 +24,13 @@ type RetentionKept struct {
 // records: the pass put the log's plan back.
 type PlanRestored struct {
 	TenantID  string
-	Directory Plan // what the directory said
-	Logged    Plan // what the log records (or the default plan)
+	Directory audit.Plan // what the directory said
+	Logged    audit.Plan // what the log records (or the default plan)
 }
 
 // Problems are what the pass would not act on, one message each, for
 // the error log: a kept event, a restored plan.
-func (p RetentionPass) Problems() (kept, restored []string) {
+func (p Pass) Problems() (kept, restored []string) {
 	for _, k := range p.Kept {
 		kept = append(kept, "retention kept event "+k.EventID+" of tenant "+k.TenantID+", past its cut-off by its column, because "+k.Reason)
 	}

@@ -1,4 +1,4 @@
-package audit
+package retention
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // Retention without lies: when a store's retention deletes a tenant's
@@ -19,23 +21,16 @@ import (
 // event, inside the ranges of a sealed, intact record) from one behind
 // the service (any other leaf without its event).
 
-// ResourceLogRetention is the resource type of a retention record.
-const ResourceLogRetention = "audit_log_retention"
-
-// SystemActor is the actor of the records the service writes of its own
-// accord (retention, periodic export deliveries): no user did them.
-var SystemActor = Actor{ID: "00000000-0000-7000-8000-000000000000", Email: "system@auditlog.invalid", Role: "system"}
-
 // LeafRange is the leaf indexes From to To-1.
 type LeafRange struct {
 	From int64 `json:"from"`
 	To   int64 `json:"to"`
 }
 
-// RetentionDeletion is what one retention pass deleted of one tenant.
-type RetentionDeletion struct {
+// Deletion is what one retention pass deleted of one tenant.
+type Deletion struct {
 	TenantID string
-	Plan     Plan
+	Plan     audit.Plan
 	// Before is the cut-off: the events before it were deleted.
 	Before time.Time
 	// Deleted counts the events deleted; Leaves are the leaves that held
@@ -53,29 +48,29 @@ const maxRangesPerRecord = 2000
 
 // retentionDetails is a record's after.
 type retentionDetails struct {
-	Plan          Plan        `json:"plan"`
-	RetentionDays int         `json:"retentionDays"`
-	DeletedBefore Timestamp   `json:"deletedBefore"`
-	Deleted       int64       `json:"deleted"`
-	Unsealed      int64       `json:"unsealed"`
-	Leaves        []LeafRange `json:"leaves"`
+	Plan          audit.Plan      `json:"plan"`
+	RetentionDays int             `json:"retentionDays"`
+	DeletedBefore audit.Timestamp `json:"deletedBefore"`
+	Deleted       int64           `json:"deleted"`
+	Unsealed      int64           `json:"unsealed"`
+	Leaves        []LeafRange     `json:"leaves"`
 }
 
 // Records returns the events that record d at now: one, or more when its
 // leaf ranges are many (each holds some; the first holds the counts).
 // Their ids derive from what they record, so a pass retried after a crash
 // writes the same records.
-func (d RetentionDeletion) Records(now time.Time) []Event {
-	var out []Event
+func (d Deletion) Records(now time.Time) []audit.Event {
+	var out []audit.Event
 	for i := 0; i == 0 || i < len(d.Leaves); i += maxRangesPerRecord {
 		part := d.Leaves[min(i, len(d.Leaves)):min(i+maxRangesPerRecord, len(d.Leaves))]
-		det := retentionDetails{Plan: d.Plan, RetentionDays: int(d.Plan.Retention() / (24 * time.Hour)), DeletedBefore: NewTimestamp(d.Before), Leaves: part}
+		det := retentionDetails{Plan: d.Plan, RetentionDays: int(d.Plan.Retention() / (24 * time.Hour)), DeletedBefore: audit.NewTimestamp(d.Before), Leaves: part}
 		if i == 0 {
 			det.Deleted, det.Unsealed = d.Deleted, d.Unsealed
 		}
 		after, _ := json.Marshal(det)
-		e := Event{Timestamp: NewTimestamp(now), TenantID: d.TenantID, Actor: SystemActor, Action: ActionDelete,
-			Resource: Resource{Type: ResourceLogRetention, ID: d.TenantID}, Category: CategoryConfiguration, Outcome: OutcomeSuccess,
+		e := audit.Event{Timestamp: audit.NewTimestamp(now), TenantID: d.TenantID, Actor: audit.SystemActor, Action: audit.ActionDelete,
+			Resource: audit.Resource{Type: audit.ResourceLogRetention, ID: d.TenantID}, Category: audit.CategoryConfiguration, Outcome: audit.OutcomeSuccess,
 			Reason: fmt.Sprintf("retention of the %s plan (%d days): %d events before %s deleted", d.Plan, det.RetentionDays, d.Deleted, det.DeletedBefore),
 			After:  after}
 		var key strings.Builder
@@ -83,16 +78,16 @@ func (d RetentionDeletion) Records(now time.Time) []Event {
 		for _, r := range part {
 			key.WriteString(":" + strconv.FormatInt(r.From, 10) + "-" + strconv.FormatInt(r.To, 10))
 		}
-		e.ID = DeriveID(e.Timestamp, []byte(key.String()))
+		e.ID = audit.DeriveID(e.Timestamp, []byte(key.String()))
 		out = append(out, e)
 	}
 	return out
 }
 
-// RetentionLeaves returns the leaf ranges a retention record says went
+// Leaves returns the leaf ranges a retention record says went
 // (ok false for any other event).
-func RetentionLeaves(e Event) ([]LeafRange, bool) {
-	if e.Resource.Type != ResourceLogRetention || e.Actor.ID != SystemActor.ID || len(e.After) == 0 {
+func Leaves(e audit.Event) ([]LeafRange, bool) {
+	if e.Resource.Type != audit.ResourceLogRetention || e.Actor.ID != audit.SystemActor.ID || len(e.After) == 0 {
 		return nil, false
 	}
 	var det retentionDetails

@@ -1,10 +1,12 @@
-package audit
+package retention
 
 import (
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // TestSystemRecordsAreValidEvents: the retention and plan records the
@@ -16,7 +18,7 @@ import (
 func TestSystemRecordsAreValidEvents(t *testing.T) {
 	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
 	tenant := "7c9e6679-7425-40de-944b-e07fc1f90ae7"
-	d := RetentionDeletion{TenantID: tenant, Plan: PlanStarter, Before: now.AddDate(0, 0, -30), Deleted: 12, Unsealed: 2,
+	d := Deletion{TenantID: tenant, Plan: audit.PlanStarter, Before: now.AddDate(0, 0, -30), Deleted: 12, Unsealed: 2,
 		Leaves: LeafRanges([]int64{0, 1, 2, 5, 6, 9})}
 	if want := []LeafRange{{0, 3}, {5, 7}, {9, 10}}; !slices.Equal(d.Leaves, want) {
 		t.Fatalf("ranges %v, want %v", d.Leaves, want)
@@ -28,10 +30,10 @@ func TestSystemRecordsAreValidEvents(t *testing.T) {
 	if err := recs[0].Validate(now); err != nil {
 		t.Fatalf("the retention record does not validate: %v", err)
 	}
-	if got, ok := RetentionLeaves(recs[0]); !ok || !slices.Equal(got, d.Leaves) {
+	if got, ok := Leaves(recs[0]); !ok || !slices.Equal(got, d.Leaves) {
 		t.Fatalf("read back %v %v", got, ok)
 	}
-	many := RetentionDeletion{TenantID: tenant, Plan: PlanPro, Before: now, Deleted: 5000}
+	many := Deletion{TenantID: tenant, Plan: audit.PlanPro, Before: now, Deleted: 5000}
 	for i := int64(0); i < 5000; i++ {
 		many.Leaves = append(many.Leaves, LeafRange{2 * i, 2*i + 1})
 	}
@@ -44,12 +46,12 @@ func TestSystemRecordsAreValidEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pc := PlanChangeRecord(tenant, PlanPro, PlanStarter, now)
+	pc := PlanChangeRecord(tenant, audit.PlanPro, audit.PlanStarter, now)
 	if err := pc.Validate(now); err != nil {
 		t.Fatalf("the plan change record does not validate: %v", err)
 	}
-	if pc.ID != PlanChangeRecord(tenant, PlanPro, PlanStarter, now).ID || pc.ID == PlanChangeRecord(tenant, PlanStarter, PlanPro, now).ID ||
-		pc.ID == PlanChangeRecord(tenant, PlanPro, PlanStarter, now.Add(time.Second)).ID {
+	if pc.ID != PlanChangeRecord(tenant, audit.PlanPro, audit.PlanStarter, now).ID || pc.ID == PlanChangeRecord(tenant, audit.PlanStarter, audit.PlanPro, now).ID ||
+		pc.ID == PlanChangeRecord(tenant, audit.PlanPro, audit.PlanStarter, now.Add(time.Second)).ID {
 		t.Fatal("a plan change record's id is not its change's and time's")
 	}
 	if !strings.Contains(string(pc.Before), `"retentionDays":365`) || !strings.Contains(string(pc.After), `"plan":"starter","retentionDays":30`) {

@@ -1,20 +1,18 @@
-package audit
+package retention
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"time"
-)
 
-// ResourceTenantPlan is the resource type of the record, in a tenant's
-// log, of a change of its plan.
-const ResourceTenantPlan = "tenant_plan"
+	"github.com/auditlog/auditlog/audit"
+)
 
 // planDetails is a plan change record's before and after.
 type planDetails struct {
-	Plan          Plan `json:"plan"`
-	RetentionDays int  `json:"retentionDays"`
+	Plan          audit.Plan `json:"plan"`
+	RetentionDays int        `json:"retentionDays"`
 }
 
 // PlanChangeRecord is the system event that records in the tenant's log
@@ -27,16 +25,16 @@ type planDetails struct {
 // it once; a command run again records the change again, which changes
 // nothing. Its time orders it among the tenant's other records where the
 // store keeps no order of its own (Elasticsearch, InTimeOrder).
-func PlanChangeRecord(tenantID string, from, to Plan, now time.Time) Event {
-	days := func(p Plan) int { return int(p.Retention() / (24 * time.Hour)) }
+func PlanChangeRecord(tenantID string, from, to audit.Plan, now time.Time) audit.Event {
+	days := func(p audit.Plan) int { return int(p.Retention() / (24 * time.Hour)) }
 	before, _ := json.Marshal(planDetails{Plan: from, RetentionDays: days(from)})
 	after, _ := json.Marshal(planDetails{Plan: to, RetentionDays: days(to)})
 	now = now.Truncate(time.Millisecond)
-	e := Event{Timestamp: NewTimestamp(now), TenantID: tenantID, Actor: SystemActor, Action: ActionUpdate,
-		Resource: Resource{Type: ResourceTenantPlan, ID: tenantID}, Category: CategoryConfiguration, Outcome: OutcomeSuccess,
+	e := audit.Event{Timestamp: audit.NewTimestamp(now), TenantID: tenantID, Actor: audit.SystemActor, Action: audit.ActionUpdate,
+		Resource: audit.Resource{Type: audit.ResourceTenantPlan, ID: tenantID}, Category: audit.CategoryConfiguration, Outcome: audit.OutcomeSuccess,
 		Reason: fmt.Sprintf("plan changed from %s (retention %d days) to %s (retention %d days)", from, days(from), to, days(to)),
 		Before: before, After: after}
-	e.ID = DeriveID(e.Timestamp, []byte("plan:"+tenantID+":"+string(from)+":"+string(to)))
+	e.ID = audit.DeriveID(e.Timestamp, []byte("plan:"+tenantID+":"+string(from)+":"+string(to)))
 	return e
 }
 
@@ -48,20 +46,20 @@ func PlanChangeRecord(tenantID string, from, to Plan, now time.Time) Event {
 // even when the directory already says to (a plan set before changes were
 // recorded is recorded so). Errors: EINVALID for a bad tenant or plan,
 // and those of the writer and the directory.
-func ChangePlan(ctx context.Context, w EventWriter, dir TenantDirectory, tenantID string, to Plan, def Plan, now time.Time) error {
-	if err := CheckPlanChange(tenantID, to); err != nil {
+func ChangePlan(ctx context.Context, w audit.EventWriter, dir audit.TenantDirectory, tenantID string, to audit.Plan, def audit.Plan, now time.Time) error {
+	if err := audit.CheckPlanChange(tenantID, to); err != nil {
 		return err
 	}
 	from, err := dir.Plan(ctx, tenantID)
-	if ErrorCode(err) == ENOTFOUND {
+	if audit.ErrorCode(err) == audit.ENOTFOUND {
 		from, err = def, nil
 	}
 	if err != nil {
 		return err
 	}
-	res, err := w.WriteEvents(ctx, []Event{PlanChangeRecord(tenantID, from, to, now)})
-	if err == nil && res[0].Status != WriteCreated && res[0].Status != WriteDuplicate {
-		err = Errorf(EUNAVAILABLE, "the record of the plan change: %s %s", res[0].Status, res[0].Reason)
+	res, err := w.WriteEvents(ctx, []audit.Event{PlanChangeRecord(tenantID, from, to, now)})
+	if err == nil && res[0].Status != audit.WriteCreated && res[0].Status != audit.WriteDuplicate {
+		err = audit.Errorf(audit.EUNAVAILABLE, "the record of the plan change: %s %s", res[0].Status, res[0].Reason)
 	}
 	if err != nil {
 		return err

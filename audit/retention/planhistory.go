@@ -1,10 +1,12 @@
-package audit
+package retention
 
 import (
 	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // Retention authorized by the log (issue 53): a tenant's plan, and so
@@ -19,8 +21,8 @@ import (
 
 // PlanChangeOf reads a plan change record: the plans before and after
 // (ok false for any other event).
-func PlanChangeOf(e *Event) (from, to Plan, ok bool) {
-	if e.Resource.Type != ResourceTenantPlan || e.Actor.ID != SystemActor.ID {
+func PlanChangeOf(e *audit.Event) (from, to audit.Plan, ok bool) {
+	if e.Resource.Type != audit.ResourceTenantPlan || e.Actor.ID != audit.SystemActor.ID {
 		return "", "", false
 	}
 	var b, a planDetails
@@ -37,12 +39,12 @@ func PlanChangeOf(e *Event) (from, to Plan, ok bool) {
 // deleted under, whichever came last, since retention deletes plan
 // change records in their turn and each retention record states the plan
 // in force; def when the log holds neither.
-func PlanInForce(ordered []Event, def Plan) Plan {
+func PlanInForce(ordered []audit.Event, def audit.Plan) audit.Plan {
 	plan := def
 	for i := range ordered {
 		if _, to, ok := PlanChangeOf(&ordered[i]); ok {
 			plan = to
-		} else if p, _, _, ok := RetentionRecordOf(&ordered[i]); ok && p.Valid() {
+		} else if p, _, _, ok := RecordOf(&ordered[i]); ok && p.Valid() {
 			plan = p
 		}
 	}
@@ -52,16 +54,16 @@ func PlanInForce(ordered []Event, def Plan) Plan {
 // InTimeOrder orders records (plan change and retention records) by their
 // time, for a store that keeps no acceptance order (Elasticsearch, for
 // records not sealed yet: the sealed ones are in leaf order).
-func InTimeOrder(records []Event) []Event {
+func InTimeOrder(records []audit.Event) []audit.Event {
 	out := slices.Clone(records)
-	slices.SortStableFunc(out, func(a, b Event) int { return a.Timestamp.Compare(b.Timestamp.Time) })
+	slices.SortStableFunc(out, func(a, b audit.Event) int { return a.Timestamp.Compare(b.Timestamp.Time) })
 	return out
 }
 
-// RetentionRecordOf reads a retention record (ok false for any other
+// RecordOf reads a retention record (ok false for any other
 // event): the plan and retention it deleted under and its cut-off.
-func RetentionRecordOf(e *Event) (plan Plan, days int, before time.Time, ok bool) {
-	if e.Resource.Type != ResourceLogRetention || e.Actor.ID != SystemActor.ID || len(e.After) == 0 {
+func RecordOf(e *audit.Event) (plan audit.Plan, days int, before time.Time, ok bool) {
+	if e.Resource.Type != audit.ResourceLogRetention || e.Actor.ID != audit.SystemActor.ID || len(e.After) == 0 {
 		return "", 0, time.Time{}, false
 	}
 	var det retentionDetails
@@ -71,13 +73,13 @@ func RetentionRecordOf(e *Event) (plan Plan, days int, before time.Time, ok bool
 	return det.Plan, det.RetentionDays, det.DeletedBefore.Time, true
 }
 
-// AuthorizeRetention checks a retention record e against the plan in
+// Authorize checks a retention record e against the plan in
 // force when it was written (PlanInForce of the records before it in the
 // log): the plan it names is that plan, with that plan's retention, and it
 // deleted nothing younger than the retention at its time. It returns why
 // not, or "" when e is authorized.
-func AuthorizeRetention(e *Event, inForce Plan) string {
-	plan, days, before, ok := RetentionRecordOf(e)
+func Authorize(e *audit.Event, inForce audit.Plan) string {
+	plan, days, before, ok := RecordOf(e)
 	if !ok {
 		return "not a retention record"
 	}
@@ -88,7 +90,7 @@ func AuthorizeRetention(e *Event, inForce Plan) string {
 	case days != want:
 		return fmt.Sprintf("it deleted under a retention of %d days, and the %s plan keeps %d", days, plan, want)
 	case before.After(e.Timestamp.Time.Add(-inForce.Retention())):
-		return fmt.Sprintf("it deleted events up to %s, younger than the %d days of the %s plan at %s", before.UTC().Format(TimestampLayout), want, plan, e.Timestamp.UTC().Format(TimestampLayout))
+		return fmt.Sprintf("it deleted events up to %s, younger than the %d days of the %s plan at %s", before.UTC().Format(audit.TimestampLayout), want, plan, e.Timestamp.UTC().Format(audit.TimestampLayout))
 	}
 	return ""
 }
