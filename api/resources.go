@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,7 +20,7 @@ var (
 
 // HistoryResponse is a page of a resource's versions, newest first.
 type HistoryResponse struct {
-	Data       []audit.HistoryEntry `json:"data"`
+	Data       []history.Entry `json:"data"`
 	NextCursor *string              `json:"nextCursor"`
 	HasMore    bool                 `json:"hasMore"`
 }
@@ -60,7 +61,7 @@ func (s *Server) history(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	q, err := parseHistoryQuery(c.Request.URL.Query(), audit.HistoryFilter(p.TenantID, typ, id), s.read.Cursors)
+	q, err := parseHistoryQuery(c.Request.URL.Query(), history.Filter(p.TenantID, typ, id), s.read.Cursors)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
@@ -78,9 +79,9 @@ func (s *Server) history(c *gin.Context) {
 		writeError(c, s.deps.Logger, audit.Errorf(audit.ENOTFOUND, "no history of %s %s", typ, id))
 		return
 	}
-	out := HistoryResponse{Data: make([]audit.HistoryEntry, 0, len(res.Events)), HasMore: res.HasMore}
+	out := HistoryResponse{Data: make([]history.Entry, 0, len(res.Events)), HasMore: res.HasMore}
 	for i := range res.Events {
-		out.Data = append(out.Data, audit.NewHistoryEntry(&res.Events[i]))
+		out.Data = append(out.Data, history.NewEntry(&res.Events[i]))
 	}
 	if res.HasMore && res.Next != nil {
 		cur := s.read.Cursors.Encode(audit.Cursor{After: *res.Next}, q.Filter, q.Sort)
@@ -121,7 +122,7 @@ func (s *Server) compare(c *gin.Context) {
 		writeError(c, s.deps.Logger, err)
 		return
 	}
-	cmp, err := audit.Compare(&b, &t)
+	cmp, err := history.Compare(&b, &t)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -91,7 +92,7 @@ func testResourceHistory(t *testing.T, w audit.EventWriter, r audit.EventReader,
 	base := "/api/resources/recording_policy/" + policyID
 
 	// The whole history, three entries a page.
-	var got []audit.HistoryEntry
+	var got []history.Entry
 	path := base + "/history?pageSize=3"
 	for pages := 0; path != ""; pages++ {
 		if pages > 5 {
@@ -125,7 +126,7 @@ func testResourceHistory(t *testing.T, w audit.EventWriter, r audit.EventReader,
 
 	// Compare versions 2 and 4: exactly the changed nested fields.
 	res := h.get(t, base+"/compare?"+qs("base", versionID(2), "target", versionID(4)), admin)
-	var cmp audit.Comparison
+	var cmp history.Comparison
 	if res.status != 200 || json.Unmarshal(res.body, &cmp) != nil {
 		t.Fatalf("compare: %d %s", res.status, res.body)
 	}
@@ -143,7 +144,7 @@ func testResourceHistory(t *testing.T, w audit.EventWriter, r audit.EventReader,
 	}
 	// After the deletion every field is removed.
 	res = h.get(t, base+"/compare?"+qs("base", versionID(5), "target", versionID(7)), admin)
-	if res.status != 200 || json.Unmarshal(res.body, &cmp) != nil || len(cmp.Fields) != 3 || cmp.Fields[0].Change != audit.FieldRemoved {
+	if res.status != 200 || json.Unmarshal(res.body, &cmp) != nil || len(cmp.Fields) != 3 || cmp.Fields[0].Change != history.FieldRemoved {
 		t.Fatalf("compare 5 → deleted: %d %s", res.status, res.body)
 	}
 	testHistoryRefusals(t, h, admin, base)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/restorejob"
 	"net/http"
@@ -140,7 +141,7 @@ func (s *Server) planRestore(c *gin.Context, id string, b RestoreBody) (restorej
 		}
 	}
 	latest := src
-	res, err := s.read.Reader.SearchEvents(ctx, audit.Query{Filter: audit.HistoryFilter(p.TenantID, src.Resource.Type, src.Resource.ID),
+	res, err := s.read.Reader.SearchEvents(ctx, audit.Query{Filter: history.Filter(p.TenantID, src.Resource.Type, src.Resource.ID),
 		Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true, Fresh: true})
 	if err != nil {
 		return restorejob.Request{}, &src, err
@@ -221,7 +222,7 @@ func (s *Server) getRestore(c *gin.Context) {
 // update of the resource carrying restoredFrom = r's id) and stores the
 // outcome it reports.
 func (s *Server) settleRestore(c *gin.Context, r *restorejob.Record) error {
-	f := audit.HistoryFilter(r.TenantID, r.Resource.Type, r.Resource.ID)
+	f := history.Filter(r.TenantID, r.Resource.Type, r.Resource.ID)
 	f.RestoredFrom = r.RequestID
 	res, err := s.read.Reader.SearchEvents(c.Request.Context(), audit.Query{Filter: f, Sort: audit.Sort{Field: audit.SortTimestamp}, Page: 1, PageSize: 1, NoTotal: true})
 	if err != nil || len(res.Events) == 0 || !r.Settle(&res.Events[0]) {

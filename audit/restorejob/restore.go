@@ -1,6 +1,7 @@
 package restorejob
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -112,10 +113,10 @@ func PlanRestore(a Ask) (Request, error) {
 	}
 	if a.Latest.ID != audit.NormalizeID(a.LatestSeen) && !a.Force {
 		err := audit.Errorf(audit.ECONFLICT, "the resource changed after the version you saw: its newest version is event %s (ask again with latestSeen set to it, or force)", a.Latest.ID)
-		err.Details = map[string]any{"latest": audit.NewHistoryEntry(a.Latest)}
+		err.Details = map[string]any{"latest": history.NewEntry(a.Latest)}
 		return Request{}, err
 	}
-	expected, err := audit.State(a.Latest)
+	expected, err := history.State(a.Latest)
 	if err != nil {
 		expected = nil // a diff-only latest version: the owner checks by event id alone
 	}

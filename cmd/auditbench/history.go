@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -68,7 +69,7 @@ func loadVersions(ctx context.Context, w audit.EventWriter, tenant string) (vers
 // historyQueries are the history and compare requests measured for r.
 func historyQueries(tenant string, r versionedResource) []measuredQuery {
 	base := "/api/resources/" + audit.ResourceRecordingPolicy + "/" + r.id
-	hq := audit.Query{Filter: audit.HistoryFilter(tenant, audit.ResourceRecordingPolicy, r.id), Sort: audit.DefaultSort, PageSize: 50, Page: 1, NoTotal: true}
+	hq := audit.Query{Filter: history.Filter(tenant, audit.ResourceRecordingPolicy, r.id), Sort: audit.DefaultSort, PageSize: 50, Page: 1, NoTotal: true}
 	return []measuredQuery{
 		{fmt.Sprintf("history of a resource with %d versions (first page)", historyVersions), base + "/history", elasticsearch.SearchBody(hq, 0, 50)},
 		{"compare two of its versions", base + "/compare?base=" + url.QueryEscape(r.ids[10]) + "&target=" + url.QueryEscape(r.ids[len(r.ids)-10]), nil},

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"fmt"
 	"slices"
@@ -109,7 +110,7 @@ func checkRetainedReads(t *testing.T, r *audit.Retained, tenant string, want, hi
 		t.Fatal(err)
 	}
 	check("list from 10 years ago", ids(res.Events))
-	res, err = r.SearchEvents(ctx, audit.Query{Filter: audit.HistoryFilter(tenant, "queue", "q-18"), Sort: audit.Sort{Field: audit.SortTimestamp}, PageSize: 100, Page: 1, NoTotal: true})
+	res, err = r.SearchEvents(ctx, audit.Query{Filter: history.Filter(tenant, "queue", "q-18"), Sort: audit.Sort{Field: audit.SortTimestamp}, PageSize: 100, Page: 1, NoTotal: true})
 	if err != nil {
 		t.Fatal(err)
 	}

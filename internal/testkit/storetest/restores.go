@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -90,7 +91,7 @@ func testRestoreOutcomes(t *testing.T, b Backend) {
 	}
 	Write(t, b.Writer, []audit.Event{event(1, tenantA, ""), event(2, tenantA, reqID), event(3, tenantA, otherReq), event(4, tenantB, reqID)})
 	b.Visible(t)
-	f := audit.HistoryFilter(tenantA, "ivr", resource)
+	f := history.Filter(tenantA, "ivr", resource)
 	f.RestoredFrom = strings.ToUpper(reqID)
 	f.Normalize()
 	res := search(t, b.Reader, audit.Query{Filter: f, Sort: audit.DefaultSort, Page: 1, PageSize: 10})
