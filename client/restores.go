@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"net/http"
 	"time"
 
-	"github.com/auditlog/auditlog/kafka"
+	"github.com/auditlog/auditlog/audit/restorejob"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/kafka"
 )
 
 // RestoreHandler applies one restore request. Deliveries are at least
@@ -32,7 +31,7 @@ var ErrBadSignature = errors.New("restore request signature does not verify")
 func (c *Client) verify(body []byte, header string, at time.Time) (restorejob.Request, error) {
 	var req restorejob.Request
 	if len(c.cfg.RestoreSecret) > 0 {
-		if err := audit.VerifyBody(c.cfg.RestoreSecret, body, header, at); err != nil {
+		if err := restorejob.VerifyBody(c.cfg.RestoreSecret, body, header, at); err != nil {
 			return req, fmt.Errorf("%w: %v", ErrBadSignature, err)
 		}
 	}
@@ -69,7 +68,7 @@ func (c *Client) ConsumeRestores(ctx context.Context, group string, h RestoreHan
 		}
 		// A Kafka request is verified at the time it was written: it may
 		// be read long after.
-		req, err := c.verify(m.Value, kafka.HeaderValue(m, audit.SignatureHeader), m.Time)
+		req, err := c.verify(m.Value, kafka.HeaderValue(m, restorejob.SignatureHeader), m.Time)
 		if err != nil {
 			if invalid != nil {
 				invalid(m, err)
@@ -108,7 +107,7 @@ func (c *Client) WebhookHandler(h RestoreHandler) http.Handler {
 			http.Error(w, "the receiver has no RestoreSecret to verify requests with", http.StatusUnauthorized)
 			return
 		}
-		req, err := c.verify(body, r.Header.Get(audit.SignatureHeader), time.Now())
+		req, err := c.verify(body, r.Header.Get(restorejob.SignatureHeader), time.Now())
 		switch {
 		case errors.Is(err, ErrBadSignature):
 			http.Error(w, err.Error(), http.StatusUnauthorized)

@@ -3,14 +3,14 @@ package client_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/restorejob"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/client"
 	"github.com/auditlog/auditlog/restore"
 )
@@ -42,7 +42,7 @@ func TestWebhookHandler(t *testing.T) {
 	}
 	post := func(b, sig string) int {
 		r, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(b))
-		r.Header.Set(audit.SignatureHeader, sig)
+		r.Header.Set(restorejob.SignatureHeader, sig)
 		res, err := http.DefaultClient.Do(r)
 		if err != nil {
 			t.Fatal(err)
@@ -50,7 +50,7 @@ func TestWebhookHandler(t *testing.T) {
 		res.Body.Close()
 		return res.StatusCode
 	}
-	sig := audit.SignBody(secret, body, time.Now())
+	sig := restorejob.SignBody(secret, body, time.Now())
 	tampered := strings.Replace(string(body), `"hi"`, `"pwned"`, 1)
 	if code := post(tampered, sig); code != 401 {
 		t.Fatalf("tampered: %d", code)
@@ -58,7 +58,7 @@ func TestWebhookHandler(t *testing.T) {
 	if code := post(string(body), ""); code != 401 {
 		t.Fatalf("unsigned: %d", code)
 	}
-	if code := post(string(body), audit.SignBody(secret, body, time.Now().Add(-time.Hour))); code != 401 {
+	if code := post(string(body), restorejob.SignBody(secret, body, time.Now().Add(-time.Hour))); code != 401 {
 		t.Fatalf("replayed an hour later: %d", code)
 	}
 	fail = true

@@ -15,7 +15,7 @@ import (
 // (audit/stream, audit/exportjob, audit/history, audit/periodic, audit/restorejob,
 // audit/retention, audit/savedsearch, audit/vlog so
 // far), toward the issue's ~200.
-const rootNamesLimit = 255
+const rootNamesLimit = 251
 
 // TestDomainRootStaysSmall holds the domain root to rootNamesLimit names,
 // so that a new rule lands in its sub-domain rather than the root.

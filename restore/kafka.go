@@ -7,7 +7,6 @@ import (
 
 	"github.com/auditlog/auditlog/audit/restorejob"
 
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/kafka"
 )
 
@@ -16,7 +15,7 @@ const DefaultTopic = "config-restore-requests"
 
 // Kafka publishes each request to Topic keyed by tenant (one tenant's
 // requests stay in order on one partition), acknowledged by all in-sync
-// replicas. With a Secret, each message carries the audit.SignatureHeader
+// replicas. With a Secret, each message carries the restorejob.SignatureHeader
 // header over its value, as the webhook does.
 type Kafka struct {
 	w      *kafka.Writer
@@ -34,7 +33,7 @@ func NewKafka(brokers []string, topic string, secret []byte) *Kafka {
 func (k *Kafka) Send(ctx context.Context, r restorejob.Request, body []byte) error {
 	m := kafka.Message{Key: []byte(r.TenantID), Value: body}
 	if len(k.secret) > 0 {
-		m.Headers = []kafka.Header{{Key: audit.SignatureHeader, Value: []byte(audit.SignBody(k.secret, body, time.Now()))}}
+		m.Headers = []kafka.Header{{Key: restorejob.SignatureHeader, Value: []byte(restorejob.SignBody(k.secret, body, time.Now()))}}
 	}
 	return k.w.WriteMessages(ctx, m)
 }

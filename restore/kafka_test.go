@@ -11,7 +11,6 @@ import (
 	"github.com/auditlog/auditlog/kafka"
 	kgo "github.com/segmentio/kafka-go"
 
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/restore"
 )
@@ -45,18 +44,18 @@ func TestKafkaPublishesSignedKeyedRequests(t *testing.T) {
 	}
 	var sig string
 	for _, h := range m.Headers {
-		if h.Key == audit.SignatureHeader {
+		if h.Key == restorejob.SignatureHeader {
 			sig = string(h.Value)
 		}
 	}
-	if err := audit.VerifyBody(secret, m.Value, sig, m.Time); err != nil {
+	if err := restorejob.VerifyBody(secret, m.Value, sig, m.Time); err != nil {
 		t.Fatalf("signature: %v", err)
 	}
 	var got restorejob.Request
 	if err := json.Unmarshal(m.Value, &got); err != nil || got.RequestID != r.RequestID || string(got.State) != `{"greeting":"hi"}` {
 		t.Fatalf("message %s: %v", m.Value, err)
 	}
-	if err := audit.VerifyBody([]byte("another-secret-another-secret-xx"), m.Value, sig, m.Time); err == nil {
+	if err := restorejob.VerifyBody([]byte("another-secret-another-secret-xx"), m.Value, sig, m.Time); err == nil {
 		t.Fatal("another secret verified the message")
 	}
 }

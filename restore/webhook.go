@@ -10,12 +10,10 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit/restorejob"
-
-	"github.com/auditlog/auditlog/audit"
 )
 
 // Webhook POSTs each request as JSON to URL, signed in the
-// audit.SignatureHeader header with Secret (audit.SignBody). Any 2xx is a
+// restorejob.SignatureHeader header with Secret (restorejob.SignBody). Any 2xx is a
 // delivery; anything else, or no answer, is retried. The request id is
 // also sent as Idempotency-Key, so that a receiver can drop a request it
 // has already applied (a delivery can repeat if the service stops between
@@ -40,7 +38,7 @@ func (h *Webhook) Send(ctx context.Context, r restorejob.Request, body []byte) e
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "auditlog-restore/1")
 	req.Header.Set("Idempotency-Key", r.RequestID)
-	req.Header.Set(audit.SignatureHeader, audit.SignBody(h.Secret, body, now()))
+	req.Header.Set(restorejob.SignatureHeader, restorejob.SignBody(h.Secret, body, now()))
 	c := h.Client
 	if c == nil {
 		c = http.DefaultClient

@@ -103,7 +103,7 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	if err := audit.VerifyBody(secret, body, r.Header.Get(audit.SignatureHeader), time.Now()); err != nil {
+	if err := restorejob.VerifyBody(secret, body, r.Header.Get(restorejob.SignatureHeader), time.Now()); err != nil {
 		rc.bad = append(rc.bad, err.Error())
 		http.Error(w, err.Error(), http.StatusUnauthorized)
 		return

@@ -5,7 +5,8 @@
 // (Request, its id derived from the ask so that a repeated ask is one
 // request), its record and states (Record, Pending, Applied, Failed),
 // the delivery's backoff and lease, the field paths a restore may name
-// (CheckPath), and the Store a backend implements. The delivery itself
+// (CheckPath), the Store a backend implements, and the HMAC signature
+// of a request sent by webhook or Kafka (SignBody, VerifyBody). The delivery itself
 // (Kafka or a webhook, the worker and its outbox) is the top-level
 // package restore.
 package restorejob

@@ -1,11 +1,12 @@
 package restorejob
 
 import (
-	"github.com/auditlog/auditlog/audit/history"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/history"
 
 	"github.com/auditlog/auditlog/audit"
 

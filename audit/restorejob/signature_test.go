@@ -1,9 +1,11 @@
-package audit_test
+package restorejob_test
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -11,15 +13,15 @@ import (
 func TestWebhookSignature(t *testing.T) {
 	secret, body := []byte("webhook secret"), []byte(`{"requestId":"r1"}`)
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	h := audit.SignBody(secret, body, now)
+	h := restorejob.SignBody(secret, body, now)
 	if !strings.HasPrefix(h, "t=1795348800,v1=") {
 		t.Fatalf("header %q", h)
 	}
-	if err := audit.VerifyBody(secret, body, h, now.Add(time.Minute)); err != nil {
+	if err := restorejob.VerifyBody(secret, body, h, now.Add(time.Minute)); err != nil {
 		t.Fatalf("a fresh signature was refused: %v", err)
 	}
 	// Several v1 values (a secret being rotated): any match passes.
-	if err := audit.VerifyBody(secret, body, "v1=00ff,"+h, now); err != nil {
+	if err := restorejob.VerifyBody(secret, body, "v1=00ff,"+h, now); err != nil {
 		t.Fatalf("rotation: %v", err)
 	}
 	for name, c := range map[string]struct {
@@ -36,7 +38,7 @@ func TestWebhookSignature(t *testing.T) {
 		"garbage":           {secret, body, "hello", now},
 		"timestamp changed": {secret, body, strings.Replace(h, "t=1795348800", "t=1795348801", 1), now},
 	} {
-		err := audit.VerifyBody(c.secret, c.body, c.header, c.at)
+		err := restorejob.VerifyBody(c.secret, c.body, c.header, c.at)
 		if audit.ErrorCode(err) != audit.EUNAUTHORIZED {
 			t.Errorf("%s: %v, want unauthorized", name, err)
 		}

@@ -1,4 +1,4 @@
-package audit
+package restorejob
 
 import (
 	"crypto/hmac"
@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // SignatureHeader carries the signature of a restore request delivered
@@ -47,10 +49,10 @@ func VerifyBody(secret, body []byte, header string, now time.Time) error {
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || len(sigs) == 0 {
-		return Errorf(EUNAUTHORIZED, "%s is malformed: want t=<unix seconds>,v1=<hex>", SignatureHeader)
+		return audit.Errorf(audit.EUNAUTHORIZED, "%s is malformed: want t=<unix seconds>,v1=<hex>", SignatureHeader)
 	}
 	if d := now.Sub(time.Unix(sec, 0)); d > SignatureTolerance || d < -SignatureTolerance {
-		return Errorf(EUNAUTHORIZED, "%s is %s away from now: more than %s", SignatureHeader, d.Round(time.Second), SignatureTolerance)
+		return audit.Errorf(audit.EUNAUTHORIZED, "%s is %s away from now: more than %s", SignatureHeader, d.Round(time.Second), SignatureTolerance)
 	}
 	want := bodyMAC(secret, ts, body)
 	for _, s := range sigs {
@@ -58,7 +60,7 @@ func VerifyBody(secret, body []byte, header string, now time.Time) error {
 			return nil
 		}
 	}
-	return Errorf(EUNAUTHORIZED, "%s does not match the body", SignatureHeader)
+	return audit.Errorf(audit.EUNAUTHORIZED, "%s does not match the body", SignatureHeader)
 }
 
 func bodyMAC(secret []byte, ts string, body []byte) []byte {
