@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/audit/search"
 	"net/url"
 	"sort"
 	"strconv"
@@ -188,7 +189,7 @@ func (p *queryParser) filter(tenant string) audit.Filter {
 	}
 	if q := p.single("q"); q != "" {
 		var err error
-		if f.Q, f.Terms, err = audit.ParseSearch(q); err != nil {
+		if f.Q, f.Terms, err = search.Parse(q); err != nil {
 			p.errs = append(p.errs, audit.ErrorFields(err)...)
 		}
 	}

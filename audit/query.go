@@ -55,7 +55,7 @@ type Filter struct {
 	// changed field name; a word ending in * matches as a prefix.
 	Q string
 	// Terms are the qualified, negated and ORed terms of the search
-	// language (ParseSearch), ANDed with the rest.
+	// language (Parse), ANDed with the rest.
 	Terms []Term
 	// RestoredFrom selects the events that report the outcome of one
 	// restore request. It has no query parameter: the restore status

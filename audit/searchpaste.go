@@ -36,17 +36,6 @@ func (v TermValue) Paste() (Paste, bool) {
 	return p, true
 }
 
-// pasted reports whether a plain word alone is a pasted value rather
-// than a word of text: it holds a letter or digit and something other
-// than letters (a digit, a dot, an @, a colon, a dash…), and is not a
-// prefix or a phrase.
-func pasted(w string) bool {
-	if strings.HasSuffix(w, "*") || strings.HasPrefix(w, `"`) || alnum(w) == 0 {
-		return false
-	}
-	return strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
-}
-
 // Words splits s as free text does on both stores: into the runs of
 // letters, digits and underscores, everything else a separator (the
 // embedded store's FTS5 unicode61 tokenizer with '_' as a token
@@ -59,3 +48,20 @@ func Words(s string) []string {
 // IsWordRune reports whether r belongs to a word of free text (Words): a
 // letter, a digit or an underscore.
 func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// ParseIPBlock reads an address (a block of one) or a CIDR block, IPv4 or
+// IPv6, an IPv4-mapped address as IPv4; host bits are cleared.
+func ParseIPBlock(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a.WithZone(""), a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), nil
+}

@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"github.com/auditlog/auditlog/audit/search"
 	"strings"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestFreeTextIsBounded(t *testing.T) {
 		strings.Repeat("a ", 17):              false, // MaxQTerms
 		strings.Repeat("x", 513):              false,
 	} {
-		_, _, err := audit.ParseSearch(q)
+		_, _, err := search.Parse(q)
 		if ok != (err == nil) {
 			t.Errorf("%q: %v, want ok=%v", q, err, ok)
 			continue

@@ -87,10 +87,10 @@ func TestOneFolderPerDependency(t *testing.T) {
 			}
 			// The domain's sub-packages (audit/stream, audit/exportjob,
 			// audit/history, audit/periodic, audit/restorejob,
-			// audit/retention, audit/savedsearch, audit/vlog) may import the
-			// root and one another (restorejob reads history's states; Go
-			// keeps them acyclic) besides the libraries; the root, none of
-			// them.
+			// audit/retention, audit/savedsearch, audit/search, audit/vlog)
+			// may import the root and one another (restorejob reads
+			// history's states; Go keeps them acyclic) besides the
+			// libraries; the root, none of them.
 			domainOK := slices.Contains(libraries, strings.TrimPrefix(p, module)) || dir != "audit" && (p == module+"audit" || strings.HasPrefix(p, module+"audit/"))
 			if (dir == "audit" || strings.HasPrefix(dir, "audit/")) && (strings.HasPrefix(p, module) && !domainOK ||
 				slices.ContainsFunc(transports, func(d string) bool { return hasPrefix(p, d) })) {

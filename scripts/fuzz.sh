@@ -23,7 +23,7 @@ targets=(
 	"./internal/jsonenc FuzzDecodeNumbers encoding/json's-Decoder-with-UseNumber"
 	"./elasticsearch FuzzCreatedItems encoding/json"
 	"./elasticsearch FuzzDecodeStoredDoc go-json-experiment/json-with-unknown-members-refused"
-	"./audit FuzzParseSearch the-parser's-own-contract"
+	"./audit/search FuzzParseSearch the-parser's-own-contract"
 	"./audit FuzzStoredRow the-verifier's-contract:-any-bytes-a-row,-never-a-panic"
 )
 # Minimising each new interesting input may take 60 s by default: with

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/search"
 	"path/filepath"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestIndexHintNamesTheNarrowestTerm(t *testing.T) {
 		t.Fatal(err)
 	}
 	hint := func(q string) string {
-		text, terms, err := audit.ParseSearch(q)
+		text, terms, err := search.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +52,7 @@ func TestIndexHintNamesTheNarrowestTerm(t *testing.T) {
 		}
 	}
 	res, err := s.SearchEvents(ctx, audit.Query{Filter: func() audit.Filter {
-		text, terms, _ := audit.ParseSearch("ip:198.0.0.0/8 actor:zed*")
+		text, terms, _ := search.Parse("ip:198.0.0.0/8 actor:zed*")
 		return audit.Filter{TenantID: events[0].TenantID, Q: text, Terms: terms}
 	}(), Sort: audit.DefaultSort, PageSize: 50, Page: 1})
 	if err != nil || len(res.Events) != 30 || res.Total.Value != 30 {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/search"
 	"net/netip"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestMigrationFillsTheSearchColumns(t *testing.T) {
 		"role:" + probe.Actor.Role:   func(e audit.Event) bool { return e.Actor.Role == probe.Actor.Role },
 		"request:" + probe.RequestID: func(e audit.Event) bool { return e.RequestID == probe.RequestID },
 	} {
-		text, terms, err := audit.ParseSearch(q)
+		text, terms, err := search.Parse(q)
 		if err != nil {
 			t.Fatal(err)
 		}

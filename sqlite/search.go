@@ -42,7 +42,7 @@ func termCond(tenant string, t audit.Term) (string, []any) {
 		for _, v := range t.Values {
 			switch {
 			case t.Field == audit.SearchIP:
-				p, err := netip.ParsePrefix(v.Text) // audit.ParseSearch wrote it
+				p, err := netip.ParsePrefix(v.Text) // search.Parse wrote it
 				if err != nil {
 					ors = append(ors, "0")
 					continue

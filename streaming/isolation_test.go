@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/search"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"math/rand/v2"
 	"strings"
@@ -148,7 +149,7 @@ func carriesOnlyItsTenant(t *testing.T, store streamStore, d *storetest.Dataset,
 	delivered, tried := 0, 0
 	for parsed := 0; parsed < want; tried++ {
 		filter := gen.next()
-		if _, _, err := audit.ParseSearch(filter); err != nil {
+		if _, _, err := search.Parse(filter); err != nil {
 			continue
 		}
 		parsed++

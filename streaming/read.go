@@ -2,6 +2,7 @@ package streaming
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/search"
 
 	"github.com/auditlog/auditlog/audit/stream"
 
@@ -58,7 +59,7 @@ func (s *Streamer) read(ctx context.Context, st *stream.Stream, from, to uint64)
 // events returns, by id, the events among ids that the stream's filter
 // keeps, reading every page (a page may stop at its byte budget).
 func (s *Streamer) events(ctx context.Context, st *stream.Stream, ids []string) (map[string]audit.Event, error) {
-	text, terms, err := audit.ParseSearch(st.Filter)
+	text, terms, err := search.Parse(st.Filter)
 	if err != nil {
 		return nil, err
 	}

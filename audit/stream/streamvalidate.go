@@ -2,6 +2,7 @@ package stream
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/audit/search"
 	"net/mail"
 	"net/netip"
 	"net/url"
@@ -100,7 +101,7 @@ func (s *Stream) Normalize(rules Rules) error {
 	if !slices.Contains(Formats, s.Format) {
 		fe.Add("format", "want one of %s", strings.Join(Formats, ", "))
 	}
-	if _, _, err := audit.ParseSearch(s.Filter); err != nil {
+	if _, _, err := search.Parse(s.Filter); err != nil {
 		fe.Add("filter", "%s", audit.ErrorMessage(err))
 	}
 	for field, mode := range s.Mask {

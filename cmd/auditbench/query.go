@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/search"
 	"io"
 	"log"
 	"log/slog"
@@ -165,7 +166,7 @@ func searchQueries(tenant string) ([]measuredQuery, error) {
 		{"search: five qualifiers, a negation and a CIDR (" + searchFiveQualifiers + ")", searchFiveQualifiers},
 		{"search: a bare word over changed values (" + searchBareWord + ")", searchBareWord},
 	} {
-		text, terms, err := audit.ParseSearch(x.q)
+		text, terms, err := search.Parse(x.q)
 		if err != nil {
 			return nil, err
 		}

@@ -122,10 +122,10 @@ func worstCases(t *testing.T, bin string, vars []string) {
 		return nil
 	})
 	// The costliest free text allowed: eight short prefixes of common
-	// tokens (audit.MaxQPrefixes, audit.MinPrefixLength); more is a 400.
+	// tokens (search.MaxQPrefixes, search.MinPrefixLength); more is a 400.
 	prefixes := "ac* co* ex* ad* ag* ht* re* ok*"
 	// The costliest search: 16 terms, 8 prefixes (one negated), 27 values,
-	// lists, negations and CIDR blocks (audit.MaxQTerms, MaxQValues).
+	// lists, negations and CIDR blocks (search.MaxQTerms, MaxQValues).
 	worstSearch := "ac* co* ex* ad* -ag* ht* re* ok* action:create,update,delete,access -type:did,queue " +
 		"ip:10.0.0.0/8,192.0.0.0/2,2001:db8::/32,203.0.113.0/24 -ip:100.64.0.0/10 " +
 		"category:configuration,security,sensitive_access,integration,cross_tenant -role:agent created:>=2020-01-01 outcome:success,failure"

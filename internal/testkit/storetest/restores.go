@@ -1,10 +1,10 @@
 package storetest
 
 import (
-	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/history"
 	"github.com/auditlog/auditlog/audit/restorejob"
 	"strings"
 	"testing"
@@ -94,7 +94,7 @@ func testRestoreOutcomes(t *testing.T, b Backend) {
 	f := history.Filter(tenantA, "ivr", resource)
 	f.RestoredFrom = strings.ToUpper(reqID)
 	f.Normalize()
-	res := search(t, b.Reader, audit.Query{Filter: f, Sort: audit.DefaultSort, Page: 1, PageSize: 10})
+	res := searchAll(t, b.Reader, audit.Query{Filter: f, Sort: audit.DefaultSort, Page: 1, PageSize: 10})
 	if len(res.Events) != 1 || res.Events[0].ID != event(2, tenantA, reqID).ID || res.Events[0].RestoredFrom != reqID {
 		t.Fatalf("restoredFrom %s in tenant A: %+v, want event 2 only", reqID, res.Events)
 	}

@@ -23,7 +23,7 @@ func testEveryField(t *testing.T, b Backend) {
 	if err != nil || !audit.SameEvent(&got, &e) {
 		t.Fatalf("GetEvent: %+v %v\nwant %+v", got, err, e)
 	}
-	res := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: e.TenantID}, Sort: audit.DefaultSort, Page: 1, PageSize: 10})
+	res := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: e.TenantID}, Sort: audit.DefaultSort, Page: 1, PageSize: 10})
 	if len(res.Events) != 1 || !audit.SameEvent(&res.Events[0], &e) {
 		t.Fatalf("SearchEvents: %+v\nwant %+v", res.Events, e)
 	}
@@ -34,7 +34,7 @@ func testEveryField(t *testing.T, b Backend) {
 func testFresh(t *testing.T, b Backend) {
 	e := fullEvent(t)
 	Write(t, b.Writer, []audit.Event{e})
-	res := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: e.TenantID}, Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true, Fresh: true})
+	res := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: e.TenantID}, Sort: audit.DefaultSort, Page: 1, PageSize: 1, NoTotal: true, Fresh: true})
 	if len(res.Events) != 1 || res.Events[0].ID != e.ID {
 		t.Fatalf("a fresh search right after the write: %+v", res.Events)
 	}

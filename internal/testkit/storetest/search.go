@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/search"
 	"net/netip"
 	"slices"
 	"strings"
@@ -12,11 +13,11 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// searched is the filter of a search-language query (audit.ParseSearch),
+// searched is the filter of a search-language query (search.Parse),
 // for cases whose expectation is computed from the events themselves.
 func searched(q string) func(*Dataset) audit.Filter {
 	return func(*Dataset) audit.Filter {
-		text, terms, err := audit.ParseSearch(q)
+		text, terms, err := search.Parse(q)
 		if err != nil {
 			panic(q + ": " + err.Error())
 		}

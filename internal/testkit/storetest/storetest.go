@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/auditlog/auditlog/audit/restorejob"
 	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/audit/search"
 	"slices"
 	"strings"
 	"testing"
@@ -231,7 +232,7 @@ func Cases() []Case {
 			return audit.Filter{EventIDs: streamIDs(d)}
 		}, func(d *Dataset, e *audit.Event) bool { return inStream(d, e) }, desc},
 		{"a stream's range of event ids and its filter", func(d *Dataset) audit.Filter {
-			_, terms, _ := audit.ParseSearch("-action:access")
+			_, terms, _ := search.Parse("-action:access")
 			return audit.Filter{EventIDs: streamIDs(d), Terms: terms}
 		}, func(d *Dataset, e *audit.Event) bool { return inStream(d, e) && e.Action != "access" }, desc},
 		{"two actions", func(*Dataset) audit.Filter { return audit.Filter{Actions: []audit.Action{"create", "update"}} },
@@ -264,7 +265,7 @@ func Cases() []Case {
 	}, searchCases()...)
 }
 
-func search(t testing.TB, r audit.EventReader, q audit.Query) audit.Result {
+func searchAll(t testing.TB, r audit.EventReader, q audit.Query) audit.Result {
 	t.Helper()
 	res, err := r.SearchEvents(context.Background(), q)
 	if err != nil {
@@ -283,7 +284,7 @@ func Walk(t testing.TB, r audit.EventReader, f audit.Filter, s audit.Sort, size 
 	var first *audit.Total
 	q := audit.Query{Filter: f, Sort: s, PageSize: size, Page: 1}
 	for page := 1; ; page++ {
-		res := search(t, r, q)
+		res := searchAll(t, r, q)
 		total := res.Total
 		if first == nil {
 			first = &total
@@ -344,12 +345,12 @@ func testQueries(t *testing.T, b Backend) {
 				if size < 1 {
 					continue
 				}
-				nt := search(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: size, Page: 1, NoTotal: true})
+				nt := searchAll(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: size, Page: 1, NoTotal: true})
 				if len(nt.Events) != size || nt.HasMore != (size < len(want)) || nt.Total != (audit.Total{}) {
 					t.Fatalf("NoTotal page of %d of %d: %d events, hasMore %v, total %+v", size, len(want), len(nt.Events), nt.HasMore, nt.Total)
 				}
 			}
-			res := search(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: 5, Page: 2})
+			res := searchAll(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: 5, Page: 2})
 			var page []string
 			for _, e := range res.Events {
 				page = append(page, e.ID)
@@ -390,7 +391,7 @@ func testIsolation(t *testing.T, b Backend) {
 		f := c.Filter(d)
 		f.TenantID = d.A
 		f.Normalize() // as the parser does: stores read normalised filters
-		res := search(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: 1000, Page: 1})
+		res := searchAll(t, b.Reader, audit.Query{Filter: f, Sort: c.Sort, PageSize: 1000, Page: 1})
 		for _, e := range res.Events {
 			if e.TenantID != d.A {
 				t.Fatalf("%s: tenant A sees tenant B's event %s", c.Name, e.ID)
@@ -424,7 +425,7 @@ func testDuplicates(t *testing.T, b Backend) {
 		}
 	}
 	b.Visible(t)
-	r := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: d.A}, Sort: audit.DefaultSort, PageSize: 1000, Page: 1})
+	r := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: d.A}, Sort: audit.DefaultSort, PageSize: 1000, Page: 1})
 	if r.Total.Value != int64(len(d.Events)) {
 		t.Fatalf("%d events after writing each twice, want %d", r.Total.Value, len(d.Events))
 	}
@@ -483,7 +484,7 @@ func testIDsPerTenant(t *testing.T, b Backend) {
 		}
 	}
 	for _, tenant := range []string{d.A, d.B} {
-		r := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+		r := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
 		wantN := map[string]int64{d.A: 2, d.B: 1}[tenant]
 		if r.Total.Value != wantN || int64(len(r.Events)) != wantN {
 			t.Fatalf("tenant %s lists %d events (total %d), want %d", tenant, len(r.Events), r.Total.Value, wantN)
@@ -559,12 +560,12 @@ func testRetention(t *testing.T, b Backend) {
 	// are not the tenant's events.
 	count := func(tenant string) int64 {
 		b.Visible(t)
-		n := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1}).Total.Value
+		n := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1}).Total.Value
 		st, err := b.Reader.EventStats(ctx, audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: time.Hour})
 		if err != nil || st.Total != n {
 			t.Fatalf("stats count %d events (%v), search %d", st.Total, err, n)
 		}
-		records := search(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant, ResourceTypes: audit.SystemResourceTypes},
+		records := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant, ResourceTypes: audit.SystemResourceTypes},
 			Sort: audit.DefaultSort, PageSize: 1, Page: 1}).Total.Value
 		return n - records
 	}
@@ -700,7 +701,7 @@ func testPageByteBudget(t *testing.T, b Backend) {
 	Write(t, b.Writer, events)
 	b.Visible(t)
 	f := audit.Filter{TenantID: d.A}
-	res := search(t, b.Reader, audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 1000, Page: 1})
+	res := searchAll(t, b.Reader, audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 1000, Page: 1})
 	limit := audit.MaxPageBytes / (240 << 10)
 	if len(res.Events) == 0 || len(res.Events) > limit || !res.HasMore || res.Next == nil {
 		t.Fatalf("a page of %d large events: %d returned (at most %d fit), hasMore %v", len(events), len(res.Events), limit, res.HasMore)
@@ -712,7 +713,7 @@ func testPageByteBudget(t *testing.T, b Backend) {
 		if pages > len(events) {
 			t.Fatal("the walk does not end")
 		}
-		r := search(t, b.Reader, q)
+		r := searchAll(t, b.Reader, q)
 		for _, e := range r.Events {
 			got = append(got, e.ID)
 		}

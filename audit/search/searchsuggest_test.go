@@ -1,10 +1,10 @@
-package audit_test
+package search_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/search"
 )
 
 func TestAlternatives(t *testing.T) {
@@ -23,7 +23,7 @@ func TestAlternatives(t *testing.T) {
 		"a":                                  nil,
 		"grace queue ivr recording did role": {"actor:grace* queue ivr recording did role", "type:grace queue ivr recording did role", "grace actor:queue* ivr recording did role", "grace type:queue ivr recording did role"},
 	} {
-		got := audit.Alternatives(q)
+		got := search.Alternatives(q)
 		if !slices.Equal(got, want) {
 			t.Errorf("Alternatives(%q) = %q, want %q", q, got, want)
 		}

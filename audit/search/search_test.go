@@ -1,4 +1,4 @@
-package audit_test
+package search_test
 
 import (
 	"reflect"
@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/auditlog/auditlog/audit/search"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -59,7 +61,7 @@ func TestParseSearch(t *testing.T) {
 		{"ip:192.87.140.139/16,2001:DB8::1/32", "", []audit.Term{{Field: audit.SearchIP, Values: []audit.TermValue{v("192.87.0.0/16"), v("2001:db8::/32")}}}},
 		{"-role:superadmin request:req_42", "", []audit.Term{{Field: audit.SearchRole, Negate: true, Values: []audit.TermValue{v("superadmin")}}, {Field: audit.SearchRequest, Values: []audit.TermValue{v("req_42")}}}},
 	} {
-		text, terms, err := audit.ParseSearch(tc.q)
+		text, terms, err := search.Parse(tc.q)
 		if err != nil {
 			t.Errorf("%q: %v", tc.q, err)
 			continue
@@ -95,7 +97,7 @@ func TestSearchErrorsNameEachTerm(t *testing.T) {
 		"action:" + strings.Repeat("create,", 33) + "create": {"at most 32 values"},
 		strings.Repeat("x", 513):                             {"at most 512 characters"},
 	} {
-		_, _, err := audit.ParseSearch(q)
+		_, _, err := search.Parse(q)
 		fields := audit.ErrorFields(err)
 		if audit.ErrorCode(err) != audit.EINVALID || len(fields) != len(want) {
 			t.Errorf("%.40q: %v, want %d errors", q, err, len(want))
@@ -116,14 +118,14 @@ func FuzzParseSearch(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		text, terms, err := audit.ParseSearch(q)
+		text, terms, err := search.Parse(q)
 		if err != nil {
 			if fs := audit.ErrorFields(err); audit.ErrorCode(err) != audit.EINVALID || len(fs) == 0 || fs[0].Field != "q" {
 				t.Fatalf("%q: %v", q, err)
 			}
 			return
 		}
-		if len(q) > audit.MaxQBytes || len(terms)+len(strings.Fields(text)) > audit.MaxQTerms*2 {
+		if len(q) > search.MaxQBytes || len(terms)+len(strings.Fields(text)) > search.MaxQTerms*2 {
 			t.Fatalf("%q parsed past the bounds", q)
 		}
 		for _, tm := range terms {

@@ -1,8 +1,10 @@
-package audit
+package search
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // MaxAlternatives bounds the searches Alternatives offers, and so the
@@ -36,7 +38,7 @@ func Alternatives(q string) []string {
 		for _, alt := range readings(tok) {
 			next := append(append(append([]string(nil), toks[:i]...), alt), toks[i+1:]...)
 			s := strings.Join(next, " ")
-			if _, _, err := ParseSearch(s); err == nil && s != q && !slices.Contains(out, s) {
+			if _, _, err := Parse(s); err == nil && s != q && !slices.Contains(out, s) {
 				out = append(out, s)
 			}
 			if len(out) == MaxAlternatives {
@@ -60,19 +62,19 @@ func readings(tok string) []string {
 		}
 		w := strings.ToLower(stem)
 		out := []string{"actor:" + w + "*", "type:" + w}
-		if Action(w).Valid() {
+		if audit.Action(w).Valid() {
 			out = append(out, "action:"+w)
 		}
 		return out
 	}
-	switch SearchField(strings.ToLower(name)) {
-	case SearchResource:
+	switch audit.SearchField(strings.ToLower(name)) {
+	case audit.SearchResource:
 		return []string{"type:" + strings.ToLower(raw)}
-	case SearchType:
+	case audit.SearchType:
 		return []string{"resource:" + raw}
-	case SearchReason, SearchRequest, SearchActorID:
+	case audit.SearchReason, audit.SearchRequest, audit.SearchActorID:
 		return []string{raw}
-	case SearchActor:
+	case audit.SearchActor:
 		if !strings.ContainsAny(raw, "*@,\"") {
 			return []string{"actor:" + raw + "*"}
 		}

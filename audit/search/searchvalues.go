@@ -1,11 +1,12 @@
-package audit
+package search
 
 import (
 	"fmt"
-	"net/netip"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // tokenize splits q on white space outside double quotes. A quote left
@@ -84,9 +85,9 @@ func splitValues(raw string) []string {
 
 // parseValues parses the values of qualifier f and checks each against
 // the field's rule.
-func parseValues(f SearchField, raw string) (Term, string) {
-	t := Term{Field: f}
-	if f == SearchCreated {
+func parseValues(f audit.SearchField, raw string) (audit.Term, string) {
+	t := audit.Term{Field: f}
+	if f == audit.SearchCreated {
 		return parseCreated(raw)
 	}
 	for _, v := range splitValues(raw) {
@@ -94,7 +95,7 @@ func parseValues(f SearchField, raw string) (Term, string) {
 		if strings.TrimSpace(stem) == "" {
 			return t, "a value is empty"
 		}
-		if prefix && f != SearchActor {
+		if prefix && f != audit.SearchActor {
 			return t, "only actor: and free text take a prefix (*)"
 		}
 		if msg := checkWord(v); msg != "" {
@@ -104,43 +105,43 @@ func parseValues(f SearchField, raw string) (Term, string) {
 		if msg != "" {
 			return t, msg
 		}
-		t.Values = append(t.Values, TermValue{Text: text, Prefix: prefix})
+		t.Values = append(t.Values, audit.TermValue{Text: text, Prefix: prefix})
 	}
 	return t, ""
 }
 
 // checkValue returns a value in the form the field stores (ids and
 // e-mails lower-cased), or why it cannot match.
-func checkValue(f SearchField, v string) (string, string) {
+func checkValue(f audit.SearchField, v string) (string, string) {
 	switch f {
-	case SearchAction:
-		if !Action(v).Valid() {
+	case audit.SearchAction:
+		if !audit.Action(v).Valid() {
 			return "", fmt.Sprintf("%q is not one of create, update, delete, access", v)
 		}
-	case SearchCategory:
-		if !Category(v).Valid() {
+	case audit.SearchCategory:
+		if !audit.Category(v).Valid() {
 			return "", fmt.Sprintf("%q is not one of configuration, sensitive_access, security, cross_tenant, integration", v)
 		}
-	case SearchOutcome:
-		if !Outcome(v).Valid() {
+	case audit.SearchOutcome:
+		if !audit.Outcome(v).Valid() {
 			return "", fmt.Sprintf("%q is not success or failure", v)
 		}
-	case SearchCrossTenant:
+	case audit.SearchCrossTenant:
 		if v != "true" && v != "false" {
 			return "", "crossTenant is true or false"
 		}
-	case SearchType:
-		if !ValidToken(v) {
+	case audit.SearchType:
+		if !audit.ValidToken(v) {
 			return "", fmt.Sprintf("%q is not a resource type (lowercase snake_case)", v)
 		}
-	case SearchActor, SearchActorID, SearchResource:
+	case audit.SearchActor, audit.SearchActorID, audit.SearchResource:
 		return strings.ToLower(v), ""
-	case SearchRole:
-		if !ValidToken(v) {
+	case audit.SearchRole:
+		if !audit.ValidToken(v) {
 			return "", fmt.Sprintf("%q is not a role (lowercase snake_case)", v)
 		}
-	case SearchIP:
-		p, err := ParseIPBlock(v)
+	case audit.SearchIP:
+		p, err := audit.ParseIPBlock(v)
 		if err != nil {
 			return "", fmt.Sprintf("%q is not an IP address or CIDR block", v)
 		}
@@ -150,8 +151,8 @@ func checkValue(f SearchField, v string) (string, string) {
 }
 
 // parseCreated parses created:[op]instant or created:a..b.
-func parseCreated(raw string) (Term, string) {
-	t := Term{Field: SearchCreated}
+func parseCreated(raw string) (audit.Term, string) {
+	t := audit.Term{Field: audit.SearchCreated}
 	if a, b, ok := strings.Cut(raw, ".."); ok {
 		from, _, m1 := parseInstant(a)
 		_, to, m2 := parseInstant(b)
@@ -203,19 +204,13 @@ func parseInstant(s string) (start, end time.Time, msg string) {
 	return time.Time{}, time.Time{}, fmt.Sprintf("%q is not a day (2026-11-11) or an instant (2026-11-11T09:30:00Z)", s)
 }
 
-// ParseIPBlock reads an address (a block of one) or a CIDR block, IPv4 or
-// IPv6, an IPv4-mapped address as IPv4; host bits are cleared.
-func ParseIPBlock(s string) (netip.Prefix, error) {
-	if a, err := netip.ParseAddr(s); err == nil {
-		a = a.Unmap()
-		return netip.PrefixFrom(a.WithZone(""), a.BitLen()), nil
+// pasted reports whether a plain word alone is a pasted value rather
+// than a word of text: it holds a letter or digit and something other
+// than letters (a digit, a dot, an @, a colon, a dash…), and is not a
+// prefix or a phrase.
+func pasted(w string) bool {
+	if strings.HasSuffix(w, "*") || strings.HasPrefix(w, `"`) || alnum(w) == 0 {
+		return false
 	}
-	p, err := netip.ParsePrefix(s)
-	if err != nil {
-		return netip.Prefix{}, err
-	}
-	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
-		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
-	}
-	return p.Masked(), nil
+	return strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })
 }
