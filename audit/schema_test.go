@@ -102,13 +102,13 @@ func TestEveryFieldThroughTheStoredRowDecoder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := audit.DecodeStoredRow(e.ID, e.TenantID, b)
+	r := vlog.DecodeStoredRow(e.ID, e.TenantID, b)
 	if r.Err != nil || !reflect.DeepEqual(r.Event, e) {
 		t.Fatalf("DecodeStoredRow(MarshalJSON(e)): %v\n%+v\nwant\n%+v", r.Err, r.Event, e)
 	}
 	for path, m := range schematest.Mutations(e) {
 		b, _ := json.Marshal(m)
-		if r := audit.DecodeStoredRow(m.ID, m.TenantID, b); r.Err == nil && !reflect.DeepEqual(r.Event, m) {
+		if r := vlog.DecodeStoredRow(m.ID, m.TenantID, b); r.Err == nil && !reflect.DeepEqual(r.Event, m) {
 			t.Errorf("with %s changed, DecodeStoredRow gave\n%+v\nwant\n%+v", path, r.Event, m)
 		}
 	}

@@ -8,10 +8,10 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
 )
 
-// RepairIndex implements audit.IndexRepairer: each event's document is
+// RepairIndex implements vlog.IndexRepairer: each event's document is
 // written again, in place (its backing index, id and routing, on the
 // condition that nobody wrote it meanwhile), from the event it holds, as
 // the writer writes it (appendDoc), so its search fields are derived
@@ -46,7 +46,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 	n := 0
 	for _, h := range found.Hits.Hits {
 		d, err := decodeStoredDoc(h.Source)
-		row := audit.CheckedRow(strings.TrimPrefix(h.ID, tenantID+":"), tenantID, d.event(), err)
+		row := vlog.CheckedRow(strings.TrimPrefix(h.ID, tenantID+":"), tenantID, d.event(), err)
 		if row.Err != nil {
 			continue // a malformed document is nothing to index from
 		}

@@ -1,6 +1,7 @@
 package elasticsearch
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"slices"
 	"strings"
@@ -8,7 +9,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// ScanRows implements audit.RowScanner: every document of the tenant in
+// ScanRows implements vlog.RowScanner: every document of the tenant in
 // its streams, in the order of its id, then its time (search_after, a
 // page of ScanPageSize at a time; Elasticsearch does not sort on _id).
 // Each is decoded on its own and strictly, so a document edited into
@@ -17,7 +18,7 @@ import (
 // Err and the reading goes on; Elasticsearch itself keeps only valid
 // JSON. A document whose search fields differ from what its event implies
 // has them in Misindexed.
-func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
+func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]vlog.StoredRow) error) ([]vlog.IndexFinding, error) {
 	path, err := s.tenantPath(ctx, tenantID, "_search")
 	if err != nil {
 		return nil, err
@@ -25,12 +26,12 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 	body := map[string]any{"query": map[string]any{"term": map[string]any{"tenantId": tenantID}},
 		"sort": []any{map[string]any{"id": "asc"}, map[string]any{"@timestamp": "asc"}}}
 	err = s.searchPages(ctx, path, body, s.cfg.ScanPageSize, func(hits []pageHit) error {
-		rows := make([]audit.StoredRow, len(hits))
+		rows := make([]vlog.StoredRow, len(hits))
 		for i, h := range hits {
 			// In a plan's shared stream a document is filed as
 			// tenant:id (targetOf), in a tenant's own stream as id.
 			d, err := decodeStoredDoc(h.Source)
-			rows[i] = audit.CheckedRow(strings.TrimPrefix(h.ID, tenantID+":"), tenantID, d.event(), err)
+			rows[i] = vlog.CheckedRow(strings.TrimPrefix(h.ID, tenantID+":"), tenantID, d.event(), err)
 			rows[i].Tag = d.Accept
 			if rows[i].Err == nil {
 				rows[i].Misindexed = d.misindexed(&rows[i].Event)

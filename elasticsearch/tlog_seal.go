@@ -281,7 +281,7 @@ func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]vlog.PendingL
 			src = found
 		}
 		d, err := decodeStoredDoc(src)
-		row := audit.CheckedRow(refs[i].ID, refs[i].Tenant, d.event(), err)
+		row := vlog.CheckedRow(refs[i].ID, refs[i].Tenant, d.event(), err)
 		if row.Err != nil {
 			out = append(out, vlog.PendingLeaf{TenantID: refs[i].Tenant, EventID: refs[i].ID, Unreadable: audit.ErrorMessage(row.Err)})
 			continue

@@ -76,14 +76,14 @@ func (c Client) EachPage(ctx context.Context, q url.Values, fn func([]audit.Even
 // event as it returns it and each row it names unreadable (a stored row
 // that is no event) as a row that is no event, which the verification
 // names malformed at its leaf.
-func (c Client) Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
+func (c Client) Rows(ctx context.Context, fn func([]vlog.StoredRow) error) ([]vlog.IndexFinding, error) {
 	return nil, c.eachPage(ctx, url.Values{"pageSize": {"1000"}}, func(p listPage) error {
-		rows := make([]audit.StoredRow, 0, len(p.Data)+len(p.Unreadable))
+		rows := make([]vlog.StoredRow, 0, len(p.Data)+len(p.Unreadable))
 		for _, e := range p.Data {
-			rows = append(rows, audit.StoredRow{Key: e.ID, Event: e})
+			rows = append(rows, vlog.StoredRow{Key: e.ID, Event: e})
 		}
 		for _, u := range p.Unreadable {
-			rows = append(rows, audit.StoredRow{Key: u.ID, Err: audit.Errorf(audit.EINVALID, "the service names the stored row unreadable: %s", u.Reason)})
+			rows = append(rows, vlog.StoredRow{Key: u.ID, Err: audit.Errorf(audit.EINVALID, "the service names the stored row unreadable: %s", u.Reason)})
 		}
 		return fn(rows)
 	})

@@ -24,7 +24,7 @@ targets=(
 	"./elasticsearch FuzzCreatedItems encoding/json"
 	"./elasticsearch FuzzDecodeStoredDoc go-json-experiment/json-with-unknown-members-refused"
 	"./audit/search FuzzParseSearch the-parser's-own-contract"
-	"./audit FuzzStoredRow the-verifier's-contract:-any-bytes-a-row,-never-a-panic"
+	"./audit/vlog FuzzStoredRow the-verifier's-contract:-any-bytes-a-row,-never-a-panic"
 )
 # Minimising each new interesting input may take 60 s by default: with
 # 10 s of fuzzing, a worker stuck minimising stalled the run (no execs for

@@ -15,7 +15,7 @@ import (
 // entry, and of the v1 format: a leaf holds it when its hash is either),
 // or, for a row that is no well-formed event, why (bad); what the store
 // keeps beside it for queries and disagrees with it
-// (audit.StoredRow.Misindexed); and, for a retention record, the leaves
+// (vlog.StoredRow.Misindexed); and, for a retention record, the leaves
 // it says retention deleted.
 type row struct {
 	id         string
@@ -31,7 +31,7 @@ type row struct {
 	statement *audit.Event
 }
 
-func rowOf(sr *audit.StoredRow) row {
+func rowOf(sr *vlog.StoredRow) row {
 	if sr.Err != nil {
 		return row{id: sr.Key, bad: audit.ErrorMessage(sr.Err)}
 	}
@@ -50,8 +50,8 @@ func rowOf(sr *audit.StoredRow) row {
 // source that reads the store's rows themselves (RowSource) gives every
 // row, a malformed one included, and what the store keeps of many rows
 // at once (the returned findings).
-func (c *checker) readRows(ctx context.Context) ([]audit.IndexFinding, error) {
-	take := func(rows []audit.StoredRow) error {
+func (c *checker) readRows(ctx context.Context) ([]vlog.IndexFinding, error) {
+	take := func(rows []vlog.StoredRow) error {
 		for i := range rows {
 			c.take(rowOf(&rows[i]))
 		}
@@ -123,7 +123,7 @@ func (c *checker) misindexed(j int64, id, detail string) {
 // with them: at the leaf of the event it names, when that event is
 // intact; covered by the finding of an altered one; on its own
 // otherwise.
-func (c *checker) attach(found []audit.IndexFinding) {
+func (c *checker) attach(found []vlog.IndexFinding) {
 	for _, f := range found {
 		if f.EventID != "" {
 			k := keyOf(f.EventID)

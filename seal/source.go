@@ -79,14 +79,14 @@ func (s storeSource) Events(ctx context.Context, fn func([]audit.Event) error) e
 // is no well-formed event included (with its Err): the store
 // (StoreSource). Check names each such row instead of stopping.
 type RowSource interface {
-	Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error)
+	Rows(ctx context.Context, fn func([]vlog.StoredRow) error) ([]vlog.IndexFinding, error)
 }
 
 // Rows reads the tenant's rows as the store keeps them
-// (audit.RowScanner), after the refresh Events makes; a store without
+// (vlog.RowScanner), after the refresh Events makes; a store without
 // RowScanner gives its decoded events as rows.
-func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
-	rs, ok := s.scan.(audit.RowScanner)
+func (s storeSource) Rows(ctx context.Context, fn func([]vlog.StoredRow) error) ([]vlog.IndexFinding, error) {
+	rs, ok := s.scan.(vlog.RowScanner)
 	if !ok {
 		return nil, eventRows(ctx, s, fn)
 	}
@@ -101,11 +101,11 @@ func (s storeSource) Rows(ctx context.Context, fn func([]audit.StoredRow) error)
 // eventRows reads src's decoded events as rows, each filed under its own
 // id: what a source that reads no rows of its own gives (the API, a saved
 // copy, a store without RowScanner).
-func eventRows(ctx context.Context, src Source, fn func([]audit.StoredRow) error) error {
+func eventRows(ctx context.Context, src Source, fn func([]vlog.StoredRow) error) error {
 	return src.Events(ctx, func(batch []audit.Event) error {
-		rows := make([]audit.StoredRow, len(batch))
+		rows := make([]vlog.StoredRow, len(batch))
 		for i, e := range batch {
-			rows[i] = audit.StoredRow{Key: e.ID, Event: e}
+			rows[i] = vlog.StoredRow{Key: e.ID, Event: e}
 		}
 		return fn(rows)
 	})

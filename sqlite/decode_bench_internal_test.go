@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"encoding/json"
 	"testing"
 
@@ -26,7 +27,7 @@ func BenchmarkDecodeStoredBody(b *testing.B) {
 	b.Run("DecodeStoredRow", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			e := &events[i%len(events)]
-			if row := audit.DecodeStoredRow(e.ID, e.TenantID, bodies[i%len(bodies)]); row.Err != nil {
+			if row := vlog.DecodeStoredRow(e.ID, e.TenantID, bodies[i%len(bodies)]); row.Err != nil {
 				b.Fatal(row.Err)
 			}
 		}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"encoding/json"
 	"strings"
@@ -45,7 +46,7 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		if err := rows.Scan(&body, &id); err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 		}
-		row := audit.DecodeStoredRow(id, f.TenantID, body)
+		row := vlog.DecodeStoredRow(id, f.TenantID, body)
 		if row.Err != nil {
 			// No event of the tenant under its own id: every readable
 			// one is delivered, then the scan names these.

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -96,7 +97,7 @@ type instance struct {
 // findings compares the two vocabularies, by their digests
 // (auditlog_fts_digest), and only when these differ row by row, to name
 // each row whose terms differ, by its event id.
-func (c *textCheck) findings(ctx context.Context) ([]audit.IndexFinding, error) {
+func (c *textCheck) findings(ctx context.Context) ([]vlog.IndexFinding, error) {
 	defer c.ins.Close()
 	if same, err := c.sameDigests(ctx); err != nil || same {
 		return nil, err
@@ -183,14 +184,14 @@ func errorsOf(rs ...*sql.Rows) error {
 }
 
 // named turns the rows whose terms differ into findings, by event id.
-func (c *textCheck) named(ctx context.Context, bad map[int64]bool) ([]audit.IndexFinding, error) {
-	var out []audit.IndexFinding
+func (c *textCheck) named(ctx context.Context, bad map[int64]bool) ([]vlog.IndexFinding, error) {
+	var out []vlog.IndexFinding
 	for seq := range bad {
 		var id string
 		if err := c.tx.QueryRowContext(ctx, `SELECT id FROM events WHERE seq = ?`, seq).Scan(&id); err != nil {
 			continue // a row of the index with no event: an insertion there names no event
 		}
-		out = append(out, audit.IndexFinding{Where: "text " + id, EventID: id, Detail: fmt.Sprintf("text index (row %d holds other terms than the event makes searchable)", seq)})
+		out = append(out, vlog.IndexFinding{Where: "text " + id, EventID: id, Detail: fmt.Sprintf("text index (row %d holds other terms than the event makes searchable)", seq)})
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -68,16 +69,16 @@ func newIndexedRow() *indexedRow {
 }
 
 // scan reads the current row of rows, its body decoded as a stored row of
-// tenantID (audit.DecodeStoredRow: a malformed body is the row's Err).
-func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (audit.StoredRow, error) {
+// tenantID (vlog.DecodeStoredRow: a malformed body is the row's Err).
+func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (vlog.StoredRow, error) {
 	var body []byte
 	var tag []byte
 	r.dest[len(indexColumns)], r.dest[len(indexColumns)+2] = &body, &tag
 	if err := rows.Scan(r.dest...); err != nil {
-		return audit.StoredRow{}, err
+		return vlog.StoredRow{}, err
 	}
 	id, _ := normalCell(r.cols[0]).(string)
-	row := audit.DecodeStoredRow(id, tenantID, body)
+	row := vlog.DecodeStoredRow(id, tenantID, body)
 	row.Tag = tag
 	return row, nil
 }

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"errors"
@@ -117,7 +118,7 @@ func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, p
 // leaf), as the purge reads it.
 type storedRow struct {
 	seq  int64
-	row  audit.StoredRow
+	row  vlog.StoredRow
 	leaf *tlog.Hash
 }
 
@@ -139,7 +140,7 @@ func tenantRows(ctx context.Context, tx *sql.Tx, tenant, where string, args ...a
 		if err := rows.Scan(&r.seq, &id, &body, &tag, &leaf); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 		}
-		r.row = audit.DecodeStoredRow(id, tenant, body)
+		r.row = vlog.DecodeStoredRow(id, tenant, body)
 		r.row.Tag = tag
 		if len(leaf) == tlog.HashSize {
 			r.leaf = (*tlog.Hash)(leaf)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"errors"
@@ -229,7 +230,7 @@ type pageRow struct {
 // page named unreadable, never a failure of the read, nor another
 // tenant's event shown (a row edited behind the service).
 func readRow(id, tenant string, body []byte, pos audit.Position) pageRow {
-	row := audit.DecodeStoredRow(id, tenant, body)
+	row := vlog.DecodeStoredRow(id, tenant, body)
 	if row.Err != nil {
 		return pageRow{bad: &audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err), Position: pos}, position: pos}
 	}

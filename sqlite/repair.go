@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,7 +10,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
-// RepairIndex implements audit.IndexRepairer in one transaction: each
+// RepairIndex implements vlog.IndexRepairer in one transaction: each
 // event's columns and text index row are written again from its body, as
 // the insert writes them (indexValues, searchText); with aggregates, the
 // tenant's hourly rollups are counted again from every stored body.
@@ -34,7 +35,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 		if err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		row := audit.DecodeStoredRow(id, tenantID, body)
+		row := vlog.DecodeStoredRow(id, tenantID, body)
 		if row.Err != nil {
 			continue // a malformed body is nothing to index from
 		}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"strings"
@@ -95,7 +96,7 @@ func unrollup(ctx context.Context, tx *sql.Tx, cond string, args []any) error {
 // addRow counts a stored row as the insert counted it: from its event,
 // or, for a row whose body is no event, from what its columns (cols, as
 // indexedRow read them) say of it.
-func (r rollup) addRow(row *audit.StoredRow, cols []any) {
+func (r rollup) addRow(row *vlog.StoredRow, cols []any) {
 	if row.Err == nil {
 		r.add(&row.Event)
 		return

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"fmt"
@@ -15,27 +16,27 @@ import (
 // (events_fts_docsize, one row per indexed row) against the events, an
 // anti-join of two primary keys. Such a row is the store's, no tenant's:
 // every tenant's verification names it.
-func orphanTextRows(ctx context.Context, tx *sql.Tx) ([]audit.IndexFinding, error) {
+func orphanTextRows(ctx context.Context, tx *sql.Tx) ([]vlog.IndexFinding, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id FROM events_fts_docsize WHERE id NOT IN (SELECT seq FROM events) ORDER BY id LIMIT 1000`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
 	}
 	defer rows.Close()
-	var out []audit.IndexFinding
+	var out []vlog.IndexFinding
 	for rows.Next() {
 		var id int64
 		if err := rows.Scan(&id); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
 		}
-		out = append(out, audit.IndexFinding{Where: fmt.Sprintf("text index row %d", id),
+		out = append(out, vlog.IndexFinding{Where: fmt.Sprintf("text index row %d", id),
 			Detail: "a row of the text index that no event has (inserted behind the service, to make a free-text search find what is not there)"})
 	}
 	return out, rows.Err()
 }
 
-// ScanRows implements audit.RowScanner: every row of the tenant's events,
+// ScanRows implements vlog.RowScanner: every row of the tenant's events,
 // in the order they were written, each decoded on its own
-// (audit.DecodeStoredRow), so a malformed body is that row's Err and the
+// (vlog.DecodeStoredRow), so a malformed body is that row's Err and the
 // reading goes on; a row whose index columns differ from what its body
 // implies has them in Misindexed (indexColumns). Once every row is read,
 // the tenant's hourly rollups (what the statistics read) are compared
@@ -43,7 +44,7 @@ func orphanTextRows(ctx context.Context, tx *sql.Tx) ([]audit.IndexFinding, erro
 // insert uses: a rollup edited behind the service is named; so, as a
 // consequence, is the hour of an event edited, deleted or inserted behind
 // it (named altered, missing or unsealed too).
-func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.StoredRow) error) ([]audit.IndexFinding, error) {
+func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]vlog.StoredRow) error) ([]vlog.IndexFinding, error) {
 	tx, done, err := s.snapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 	}
 	defer rows.Close()
 	counts := rollup{}
-	batch := make([]audit.StoredRow, 0, scanBatch)
+	batch := make([]vlog.StoredRow, 0, scanBatch)
 	r := newIndexedRow()
 	for rows.Next() {
 		row, err := r.scan(rows, tenantID)
@@ -108,7 +109,7 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]audit.S
 
 // checkRollups compares the tenant's rows of both rollup tables with
 // counted, and names each row (or each missing one) whose count differs.
-func checkRollups(ctx context.Context, tx *sql.Tx, tenantID string, counted rollup) ([]audit.IndexFinding, error) {
+func checkRollups(ctx context.Context, tx *sql.Tx, tenantID string, counted rollup) ([]vlog.IndexFinding, error) {
 	stored := rollup{}
 	rows, err := tx.QueryContext(ctx, `SELECT hour, `+dims+`, n FROM event_rollup WHERE tenant_id = ?`, tenantID)
 	if err != nil {
@@ -145,17 +146,17 @@ func checkRollups(ctx context.Context, tx *sql.Tx, tenantID string, counted roll
 
 // rollupFindings names each key whose stored count is not the count of
 // the events (a key absent from one side counts 0 there).
-func rollupFindings(stored, counted rollup) []audit.IndexFinding {
+func rollupFindings(stored, counted rollup) []vlog.IndexFinding {
 	keys := map[rollupKey]bool{}
 	for _, m := range []rollup{stored, counted} {
 		for k := range m {
 			keys[k] = true
 		}
 	}
-	var out []audit.IndexFinding
+	var out []vlog.IndexFinding
 	for k := range keys {
 		if stored[k] != counted[k] {
-			out = append(out, audit.IndexFinding{Where: k.String(),
+			out = append(out, vlog.IndexFinding{Where: k.String(),
 				Detail: fmt.Sprintf("the statistics' hourly count is %d, the stored events make %d", stored[k], counted[k])})
 		}
 	}

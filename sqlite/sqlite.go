@@ -432,7 +432,7 @@ func settle(ctx context.Context, tx *sql.Tx, e *audit.Event) (audit.WriteResult,
 	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, e.TenantID, e.ID).Scan(&body); err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the stored event %s", e.ID)
 	}
-	stored := audit.DecodeStoredRow(e.ID, e.TenantID, body)
+	stored := vlog.DecodeStoredRow(e.ID, e.TenantID, body)
 	if stored.Err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EINTERNAL, stored.Err, "sqlite: decoding the stored event %s", e.ID)
 	}

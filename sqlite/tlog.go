@@ -53,7 +53,7 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]vlo
 		}
 		// A row that is no event of its tenant under its own id is
 		// pending too, unreadable: the sealer names it and goes on.
-		row := audit.DecodeStoredRow(id, audit.NormalizeTenantID(tenant), body)
+		row := vlog.DecodeStoredRow(id, audit.NormalizeTenantID(tenant), body)
 		if row.Err != nil {
 			out = append(out, vlog.PendingLeaf{TenantID: tenant, EventID: id, Unreadable: audit.ErrorMessage(row.Err)})
 			continue

@@ -5,6 +5,8 @@
 // checkpoint keys a verifier pins (Keys, VerifierKey), the witnesses' keys
 // and cosigned checkpoints (CosignedCheckpoint, CosignStore); and the
 // acceptance tags (Acceptor) by which the sealer seals only what a
-// process of the service accepted. The sealer that builds the trees is
+// process of the service accepted; and a stored row as a verifier reads
+// it (StoredRow, DecodeStoredRow, RowScanner) with the findings of its
+// indexes (IndexFinding, IndexRepairer). The sealer that builds the trees is
 // the top-level package seal.
 package vlog

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"strings"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/seal"
 )
 
@@ -39,7 +39,7 @@ func (a logArgs) repairThenCheck(ctx context.Context, c Config, keys vlog.Keys, 
 		return rep, err
 	}
 	defer closeStore()
-	r, ok := store.(audit.IndexRepairer)
+	r, ok := store.(vlog.IndexRepairer)
 	if !ok {
 		return rep, errors.New("this store cannot repair its index data")
 	}

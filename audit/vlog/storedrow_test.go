@@ -1,10 +1,11 @@
-package audit_test
+package vlog_test
 
 import (
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/schematest"
@@ -14,7 +15,7 @@ import (
 // Err is an event of the tenant filed under its own id, whose leaf
 // encodes (valid JSON) and hashes.
 func checkStoredRow(t *testing.T, key, tenant string, body []byte) {
-	r := audit.DecodeStoredRow(key, tenant, body)
+	r := vlog.DecodeStoredRow(key, tenant, body)
 	if r.Key != key {
 		t.Fatalf("key %q, want %q", r.Key, key)
 	}
@@ -55,7 +56,7 @@ func TestStoredRowsAreJudgedNeverCrashed(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			r := audit.DecodeStoredRow(e.ID, e.TenantID, []byte(c.body))
+			r := vlog.DecodeStoredRow(e.ID, e.TenantID, []byte(c.body))
 			switch {
 			case c.problem == "" && r.Err != nil:
 				t.Fatalf("an intact row: %v", r.Err)

@@ -1,9 +1,9 @@
-package audit
+package vlog
 
 import (
 	"context"
-	"errors"
-	"fmt"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // StoredRow is one event as a store keeps it, read for verification: the
@@ -14,7 +14,7 @@ import (
 // is a finding about that row, never a reason to stop (issue 41).
 type StoredRow struct {
 	Key   string
-	Event Event
+	Event audit.Event
 	Err   error
 	// Misindexed names what the store keeps beside a well-formed event
 	// for filters, sorting, search or statistics (a column, a derived
@@ -57,52 +57,28 @@ type IndexFinding struct {
 // key, or an event of another tenant. The event's rules are not checked:
 // what was stored is judged by its leaf, not by today's rules.
 func DecodeStoredRow(key, tenantID string, body []byte) StoredRow {
-	e, err := decodeStored(body)
-	return CheckedRow(key, tenantID, e, err)
-}
-
-// DecodeStoredEvent decodes a stored event's JSON as DecodeStoredRow
-// does, without its checks of the key and the tenant: the one decoding of
-// stored rows, for every read of them. Errors: EINVALID naming what
-// does not decode.
-func DecodeStoredEvent(body []byte) (Event, error) {
-	e, err := decodeStored(body)
+	e, err := audit.DecodeStoredEvent(body)
 	if err != nil {
-		return Event{}, Errorf(EINVALID, "the stored row does not decode: %v", err)
+		return StoredRow{Key: key, Err: err}
 	}
-	return e, nil
-}
-
-func decodeStored(body []byte) (Event, error) {
-	var e Event
-	if err := decodeStrict(body, &e); err != nil {
-		return Event{}, errors.New(problemText(strictProblem(err)))
-	}
-	return e, nil
+	return CheckedRow(key, tenantID, e, nil)
 }
 
 // CheckedRow is a row a store decoded itself (its own document shape):
 // err, when the decoding failed, becomes the row's Err; a decoded event
 // must be of tenantID and filed under its own id, key.
-func CheckedRow(key, tenantID string, e Event, err error) StoredRow {
+func CheckedRow(key, tenantID string, e audit.Event, err error) StoredRow {
 	if err != nil {
-		return StoredRow{Key: key, Err: Errorf(EINVALID, "the stored row does not decode: %v", err)}
+		return StoredRow{Key: key, Err: audit.Errorf(audit.EINVALID, "the stored row does not decode: %v", err)}
 	}
 	row := StoredRow{Key: key, Event: e}
 	switch {
 	case e.ID != row.Key:
-		row.Err = Errorf(EINVALID, "the row filed as %s holds the event %q", row.Key, e.ID)
-	case NormalizeTenantID(e.TenantID) != tenantID:
-		row.Err = Errorf(EINVALID, "the row holds an event of another tenant (%q)", e.TenantID)
+		row.Err = audit.Errorf(audit.EINVALID, "the row filed as %s holds the event %q", row.Key, e.ID)
+	case audit.NormalizeTenantID(e.TenantID) != tenantID:
+		row.Err = audit.Errorf(audit.EINVALID, "the row holds an event of another tenant (%q)", e.TenantID)
 	}
 	return row
-}
-
-func problemText(p FieldError) string {
-	if p.Field == "" {
-		return p.Message
-	}
-	return fmt.Sprintf("%s: %s", p.Field, p.Message)
 }
 
 // IndexRepairer rewrites what a store keeps beside events for queries
