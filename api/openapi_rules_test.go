@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -42,7 +43,7 @@ func TestTheDocumentStatesTheRulesOfForm(t *testing.T) {
 		Restore: api.RestoreDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanEnterprise},
 		Export:  api.ExportDeps{Service: export.New(export.Config{TempDir: t.TempDir()}, export.Deps{Scanner: s, Jobs: s, Files: localfs.Dir{Root: t.TempDir()}})},
 		Periodic: api.PeriodicDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanEnterprise,
-			Bucket: func(*periodic.State) (audit.Blobs, string, error) { return dir, "auditlog", nil }},
+			Bucket: func(*periodic.State) (blob.Store, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	defer srv.Close()
 	const tenant = "3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f"

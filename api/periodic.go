@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"mime"
 	"net/http"
@@ -28,7 +29,7 @@ type PeriodicDeps struct {
 	// first.
 	Keys []ExportKey
 	// Bucket returns the bucket and prefix of a tenant's state.
-	Bucket func(st *periodic.State) (audit.Blobs, string, error)
+	Bucket func(st *periodic.State) (blob.Store, string, error)
 }
 
 // ExportKey is one public key of GET /api/export-keys.

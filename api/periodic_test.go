@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -55,7 +56,7 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Read:     api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
-		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*periodic.State) (audit.Blobs, string, error) { return dir, "auditlog", nil }},
+		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*periodic.State) (blob.Store, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{srv: srv}

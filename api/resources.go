@@ -21,8 +21,8 @@ var (
 // HistoryResponse is a page of a resource's versions, newest first.
 type HistoryResponse struct {
 	Data       []history.Entry `json:"data"`
-	NextCursor *string              `json:"nextCursor"`
-	HasMore    bool                 `json:"hasMore"`
+	NextCursor *string         `json:"nextCursor"`
+	HasMore    bool            `json:"hasMore"`
 }
 
 // resourcePath reads {type} and {id}: a malformed one cannot have a

@@ -1,10 +1,10 @@
 package api_test
 
 import (
-	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/history"
 	"path/filepath"
 	"slices"
 	"strings"

@@ -1,8 +1,8 @@
 package api
 
 import (
-	"github.com/auditlog/auditlog/audit/history"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/history"
 	"github.com/auditlog/auditlog/audit/restorejob"
 	"net/http"
 	"strings"

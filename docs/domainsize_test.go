@@ -12,10 +12,10 @@ import (
 // rootNamesLimit is how many exported top-level names (types, functions,
 // variables, constants; methods not counted) the domain root may have.
 // A ratchet (issue 54): it only goes down, as sub-domains move out
-// (audit/stream, audit/exportjob, audit/history, audit/periodic, audit/restorejob,
+// (audit/blob, audit/stream, audit/exportjob, audit/history, audit/periodic, audit/restorejob,
 // audit/retention, audit/savedsearch, audit/search, audit/vlog so
 // far), toward the issue's ~200.
-const rootNamesLimit = 237
+const rootNamesLimit = 231
 
 // TestDomainRootStaysSmall holds the domain root to rootNamesLimit names,
 // so that a new rule lands in its sub-domain rather than the root.

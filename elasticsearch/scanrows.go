@@ -1,8 +1,8 @@
 package elasticsearch
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"slices"
 	"strings"
 

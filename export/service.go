@@ -2,6 +2,7 @@ package export
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"log/slog"
 	"os"
@@ -97,7 +98,7 @@ func (c *Config) defaults() {
 type Deps struct {
 	Scanner audit.EventScanner
 	Jobs    exportjob.Store
-	Files   audit.Blobs
+	Files   blob.Store
 	// Notifier e-mails the owner when a job ends; nil sends nothing (the
 	// job's status still tells).
 	Notifier exportjob.Notifier

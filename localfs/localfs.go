@@ -1,4 +1,4 @@
-// Package localfs is audit.Blobs in a local directory: export job files
+// Package localfs is blob.Store in a local directory: export job files
 // under AUDITLOG_DATA_DIR, the periodic export of the embedded default,
 // and a downloaded copy of a periodic export that `auditlog verify --dir`
 // reads. Its sibling for buckets is package s3.
@@ -7,6 +7,7 @@ package localfs
 import (
 	"context"
 	"errors"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"io/fs"
 	"os"
@@ -26,7 +27,7 @@ type Dir struct{ Root string }
 
 // path maps a key to a path below Root, refusing any that would leave it.
 func (d Dir) path(key string) (string, error) {
-	if err := audit.CheckBlobKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return "", err
 	}
 	p, err := atomicfile.Below(d.Root, key)
@@ -36,7 +37,7 @@ func (d Dir) path(key string) (string, error) {
 	return p, nil
 }
 
-// Put implements audit.Blobs: a temporary file, synced, then renamed into
+// Put implements blob.Store: a temporary file, synced, then renamed into
 // place.
 func (d Dir) Put(_ context.Context, key string, r io.Reader, size int64) error {
 	p, err := d.path(key)
@@ -49,7 +50,7 @@ func (d Dir) Put(_ context.Context, key string, r io.Reader, size int64) error {
 	return nil
 }
 
-// Open implements audit.Blobs.
+// Open implements blob.Store.
 func (d Dir) Open(_ context.Context, key string) (io.ReadCloser, error) {
 	p, err := d.path(key)
 	if err != nil {
@@ -65,7 +66,7 @@ func (d Dir) Open(_ context.Context, key string) (io.ReadCloser, error) {
 	return f, nil
 }
 
-// Delete implements audit.Blobs.
+// Delete implements blob.Store.
 func (d Dir) Delete(_ context.Context, key string) error {
 	p, err := d.path(key)
 	if err != nil {
@@ -77,7 +78,7 @@ func (d Dir) Delete(_ context.Context, key string) error {
 	return nil
 }
 
-// List implements audit.Blobs. Dot files (a Put's temporary file) are
+// List implements blob.Store. Dot files (a Put's temporary file) are
 // not objects.
 func (d Dir) List(_ context.Context, prefix string) ([]string, error) {
 	var keys []string
@@ -101,7 +102,7 @@ func (d Dir) List(_ context.Context, prefix string) ([]string, error) {
 	return keys, nil
 }
 
-// DownloadURL implements audit.Blobs: local files have none.
+// DownloadURL implements blob.Store: local files have none.
 func (d Dir) DownloadURL(context.Context, string, string, time.Duration) (string, error) {
 	return "", audit.Errorf(audit.ENOTSUPPORTED, "local files are served by the API")
 }

@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit/periodic"
+	"github.com/auditlog/auditlog/audit/blob"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/periodic"
 )
 
 // dying is a bucket whose process dies after a number of writes: every
 // write from then on fails, as nothing more reaches the bucket.
 type dying struct {
-	audit.Blobs
+	blob.Store
 	left atomic.Int32
 }
 
@@ -27,7 +27,7 @@ func (d *dying) Put(ctx context.Context, key string, r io.Reader, size int64) er
 	if d.left.Add(-1) < 0 {
 		return errors.New("the process died")
 	}
-	return d.Blobs.Put(ctx, key, r, size)
+	return d.Store.Put(ctx, key, r, size)
 }
 
 // TestCrashInTheMiddleOfAWindow: the exporter dies after the data file of
@@ -43,7 +43,7 @@ func TestCrashInTheMiddleOfAWindow(t *testing.T) {
 		key := newKey(t)
 		// Writes: the public key, window 1's data and digest, window 2's
 		// data; then it dies.
-		d := &dying{Blobs: b}
+		d := &dying{Store: b}
 		d.left.Store(4)
 		if err := scheduler(t, s, d, "replica-1", key, c).RunOnce(ctx); err == nil {
 			t.Fatal("the pass that died reported no error")

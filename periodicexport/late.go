@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"time"
 
@@ -92,7 +93,7 @@ func (f *fileStream) next() {
 }
 
 // missing yields the events of all that none of recs' files holds.
-func (s *Scheduler) missing(ctx context.Context, b audit.Blobs, recs []periodic.Record, all Events) Events {
+func (s *Scheduler) missing(ctx context.Context, b blob.Store, recs []periodic.Record, all Events) Events {
 	return func(yield func(*audit.Event) error) error {
 		var streams []*fileStream
 		for _, r := range recs {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/blob"
+
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
@@ -29,7 +30,7 @@ func TestVerifyFromTheBucketAndFromADownload(t *testing.T) {
 	}
 	bucket := files
 	keys := chainIn(t, bucket)
-	report := func(b audit.Blobs) (bool, string) {
+	report := func(b blob.Store) (bool, string) {
 		var lines []string
 		rep, err := periodicexport.Verify(ctx, b, "exports", tenant, keys, periodicexport.Options{}, func(s string) { lines = append(lines, s) })
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"github.com/auditlog/auditlog/audit/blob"
 	"log/slog"
 	"strings"
 	"sync"
@@ -92,7 +93,7 @@ func withTime(e audit.Event, tenant string, ts time.Time) audit.Event {
 
 // filtered is a bucket that lists only one key.
 type filtered struct {
-	audit.Blobs
+	blob.Store
 	key string
 }
 

@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"time"
@@ -32,7 +33,7 @@ type Scheduler struct {
 	Events  Source
 	// Bucket returns the bucket and prefix of a tenant (its override, or
 	// the deployment's).
-	Bucket func(st *periodic.State) (audit.Blobs, string, error)
+	Bucket func(st *periodic.State) (blob.Store, string, error)
 	// Key signs the digests; PublicKeys (the current one included) are
 	// written into each tenant's prefix, under keys/<id>.pem.
 	Key        ed25519.PrivateKey
@@ -302,7 +303,7 @@ func KeysKey(prefix, tenant, id string) string {
 }
 
 // publishKeys writes the public keys the tenant's prefix lacks.
-func (s *Scheduler) publishKeys(ctx context.Context, b audit.Blobs, prefix, tenant string) error {
+func (s *Scheduler) publishKeys(ctx context.Context, b blob.Store, prefix, tenant string) error {
 	have, err := b.List(ctx, prefix+"/"+tenant+"/keys/")
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"log/slog"
 	"net/http"
@@ -66,7 +67,7 @@ func stores(t *testing.T, fn func(t *testing.T, s store)) {
 }
 
 // s3Bucket is a new bucket on the test S3 server.
-func s3Bucket(t *testing.T, endpoint string) audit.Blobs {
+func s3Bucket(t *testing.T, endpoint string) blob.Store {
 	env := testenv.S3(t)
 	if endpoint == "" {
 		endpoint = env.Endpoint
@@ -88,11 +89,11 @@ type clock struct {
 func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.t = t }
 
-func scheduler(t *testing.T, s store, b audit.Blobs, owner string, key ed25519.PrivateKey, c *clock) *periodicexport.Scheduler {
+func scheduler(t *testing.T, s store, b blob.Store, owner string, key ed25519.PrivateKey, c *clock) *periodicexport.Scheduler {
 	pub := key.Public().(ed25519.PublicKey)
 	der, _ := x509.MarshalPKIXPublicKey(pub)
 	return &periodicexport.Scheduler{Store: s, Tenants: s, Events: s,
-		Bucket:     func(*periodic.State) (audit.Blobs, string, error) { return b, "exports", nil },
+		Bucket:     func(*periodic.State) (blob.Store, string, error) { return b, "exports", nil },
 		Key:        key,
 		PublicKeys: map[string][]byte{audit.KeyID(pub): pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})},
 		Settle:     30 * time.Minute, LateHorizon: 30 * 24 * time.Hour, Owner: owner, Lease: time.Minute, TempDir: t.TempDir(),
@@ -123,7 +124,7 @@ func seed(t *testing.T, s store, n int, from, to time.Time, interval periodic.In
 
 // exported reads every data file of tenant in the bucket: the ids, each
 // once, and the number of data files.
-func exported(t *testing.T, b audit.Blobs, tenant string) (ids []string, files int) {
+func exported(t *testing.T, b blob.Store, tenant string) (ids []string, files int) {
 	ctx := context.Background()
 	keys, err := b.List(ctx, "exports/"+tenant+"/")
 	must(t, err)
@@ -151,7 +152,7 @@ func exported(t *testing.T, b audit.Blobs, tenant string) (ids []string, files i
 }
 
 // union checks that the files hold exactly the tenant's events.
-func union(t *testing.T, s store, b audit.Blobs, tenant string) int {
+func union(t *testing.T, s store, b blob.Store, tenant string) int {
 	t.Helper()
 	got, files := exported(t, b, tenant)
 	want := storetest.Scan(t, s, audit.Filter{TenantID: tenant}, audit.Sort{Field: audit.SortTimestamp})
@@ -172,7 +173,7 @@ func firstDiff(a, b []string) int {
 }
 
 // verifyChain runs the offline verification of tenant's chain.
-func verifyChain(t *testing.T, b audit.Blobs, tenant string, keys map[string]ed25519.PublicKey) (bool, string) {
+func verifyChain(t *testing.T, b blob.Store, tenant string, keys map[string]ed25519.PublicKey) (bool, string) {
 	var lines []string
 	rep, err := periodicexport.Verify(context.Background(), b, "exports", tenant, keys, periodicexport.Options{}, func(s string) { lines = append(lines, s) })
 	must(t, err)

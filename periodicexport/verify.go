@@ -2,6 +2,7 @@ package periodicexport
 
 import (
 	"bytes"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit/periodic"
@@ -71,7 +72,7 @@ func (r Report) OK() bool { return r.Problems == 0 }
 // verifier walks one tenant's chain.
 type verifier struct {
 	ctx    context.Context
-	b      audit.Blobs
+	b      blob.Store
 	prefix string
 	tenant string
 	keys   map[string]ed25519.PublicKey
@@ -120,7 +121,7 @@ type Options struct {
 // MALFORMED, BAD SIGNATURE, UNKNOWN KEY, REORDERED, BROKEN LINK, FORK,
 // UNCHAINED, GAP, TRUNCATED), naming the object key, then returns the
 // report. An error means the bucket could not be read at all.
-func Verify(ctx context.Context, b audit.Blobs, prefix, tenant string, keys map[string]ed25519.PublicKey, opts Options, out func(string)) (Report, error) {
+func Verify(ctx context.Context, b blob.Store, prefix, tenant string, keys map[string]ed25519.PublicKey, opts Options, out func(string)) (Report, error) {
 	v := &verifier{ctx: ctx, b: b, prefix: prefix, tenant: tenant, keys: keys, opts: opts, out: out, digests: map[string]*periodic.Digest{}, listed: map[string]bool{}}
 	root := prefix + "/" + tenant + "/"
 	all, err := b.List(ctx, root)

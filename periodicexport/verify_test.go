@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ func chain(t *testing.T) (string, map[string]ed25519.PublicKey) {
 }
 
 // chainIn writes chain's windows into b and returns the public keys.
-func chainIn(t *testing.T, b audit.Blobs) map[string]ed25519.PublicKey {
+func chainIn(t *testing.T, b blob.Store) map[string]ed25519.PublicKey {
 	t.Helper()
 	k1, k2 := newKey(t), newKey(t)
 	w := &periodicexport.Writer{Bucket: b, Prefix: "exports", Key: k1, TempDir: t.TempDir(), Now: time.Now}

@@ -1,11 +1,12 @@
 // Package periodicexport is the Enterprise periodic export: windows of a
 // tenant's events written as gzip NDJSON files with a chain of signed
-// digests (periodic.Digest) into an audit.Blobs (localfs or s3), and the
+// digests (periodic.Digest) into an blob.Store (localfs or s3), and the
 // offline verification of such a chain from a bucket or from a
 // downloaded directory.
 package periodicexport
 
 import (
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/periodic"
 	"github.com/klauspost/compress/gzip"
 
@@ -33,7 +34,7 @@ type Window struct {
 
 // Writer writes windows' files and digests to a bucket.
 type Writer struct {
-	Bucket audit.Blobs
+	Bucket blob.Store
 	Prefix string
 	// Key signs the digests (the current key; older digests keep the id of
 	// theirs).

@@ -1,4 +1,4 @@
-// Package s3 is audit.Blobs in an S3-compatible bucket (AWS S3, MinIO,
+// Package s3 is blob.Store in an S3-compatible bucket (AWS S3, MinIO,
 // versitygw, Ceph …) through minio-go: export job files, downloaded with
 // presigned URLs so that large files never pass through the API process,
 // and the periodic export. Its sibling for a local directory is localfs.
@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"mime"
 	"net/url"
@@ -39,7 +40,7 @@ type Config struct {
 	CreateBucket bool
 }
 
-// Files implements audit.Blobs on a bucket.
+// Files implements blob.Store on a bucket.
 type Files struct {
 	c   *minio.Client
 	cfg Config
@@ -96,16 +97,16 @@ func (f *Files) Ping(ctx context.Context) error {
 
 func (f *Files) key(k string) string { return f.cfg.Prefix + k }
 
-// Each method of Files checks the key with audit.CheckBlobKey first.
+// Each method of Files checks the key with blob.CheckKey first.
 
-// Put implements audit.Blobs. An export job's file (.csv.gz) is stored
+// Put implements blob.Store. An export job's file (.csv.gz) is stored
 // with Content-Encoding gzip, so a browser following the presigned URL
 // saves plain CSV; any other object is stored as it is (a periodic
 // export's .ndjson.gz is an application/gzip object, not a transparently
 // decoded one), so that what a customer downloads is byte for byte what
 // the digests vouch for.
 func (f *Files) Put(ctx context.Context, key string, r io.Reader, size int64) error {
-	if err := audit.CheckBlobKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return err
 	}
 	opts := minio.PutObjectOptions{ContentType: contentType(key), PartSize: 16 << 20,
@@ -176,9 +177,9 @@ func contentType(key string) string {
 	return "application/octet-stream"
 }
 
-// Open implements audit.Blobs.
+// Open implements blob.Store.
 func (f *Files) Open(ctx context.Context, key string) (io.ReadCloser, error) {
-	if err := audit.CheckBlobKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return nil, err
 	}
 	o, err := f.c.GetObject(ctx, f.cfg.Bucket, f.key(key), minio.GetObjectOptions{})
@@ -195,9 +196,9 @@ func (f *Files) Open(ctx context.Context, key string) (io.ReadCloser, error) {
 	return o, nil
 }
 
-// Delete implements audit.Blobs.
+// Delete implements blob.Store.
 func (f *Files) Delete(ctx context.Context, key string) error {
-	if err := audit.CheckBlobKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return err
 	}
 	err := f.c.RemoveObject(ctx, f.cfg.Bucket, f.key(key), minio.RemoveObjectOptions{})
@@ -207,10 +208,10 @@ func (f *Files) Delete(ctx context.Context, key string) error {
 	return nil
 }
 
-// DownloadURL implements audit.Blobs with a presigned GET that
+// DownloadURL implements blob.Store with a presigned GET that
 // names the attachment.
 func (f *Files) DownloadURL(ctx context.Context, key, filename string, ttl time.Duration) (string, error) {
-	if err := audit.CheckBlobKey(key); err != nil {
+	if err := blob.CheckKey(key); err != nil {
 		return "", err
 	}
 	params := url.Values{}
@@ -222,7 +223,7 @@ func (f *Files) DownloadURL(ctx context.Context, key, filename string, ttl time.
 	return u.String(), nil
 }
 
-// List implements audit.Blobs: every key under prefix (without the
+// List implements blob.Store: every key under prefix (without the
 // configured prefix of the bucket), sorted.
 func (f *Files) List(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string

@@ -1,8 +1,8 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"testing"
 
 	fastjson "github.com/goccy/go-json"

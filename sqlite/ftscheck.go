@@ -1,12 +1,12 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"

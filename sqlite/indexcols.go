@@ -1,9 +1,9 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"database/sql"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"

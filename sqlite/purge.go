@@ -1,11 +1,11 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"errors"
 	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"

@@ -1,11 +1,11 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"time"
 

@@ -1,9 +1,9 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"

@@ -1,10 +1,10 @@
 package sqlite
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"sort"
 	"time"
 

@@ -3,6 +3,7 @@ package periodic
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"strconv"
 	"strings"
 	"time"
@@ -222,11 +223,11 @@ func (p Settings) Validate() error {
 			errs = append(errs, audit.FieldError{Field: "interval", Message: "want hourly or daily"})
 		}
 	}
-	if p.Bucket != nil && *p.Bucket != "" && !audit.ValidBucket(*p.Bucket) {
-		errs = append(errs, audit.FieldError{Field: "bucket", Message: audit.BucketRule})
+	if p.Bucket != nil && *p.Bucket != "" && !blob.ValidBucket(*p.Bucket) {
+		errs = append(errs, audit.FieldError{Field: "bucket", Message: blob.BucketRule})
 	}
-	if p.Prefix != nil && *p.Prefix != "" && !audit.ValidPrefix(*p.Prefix) {
-		errs = append(errs, audit.FieldError{Field: "prefix", Message: audit.PrefixRule})
+	if p.Prefix != nil && *p.Prefix != "" && !blob.ValidPrefix(*p.Prefix) {
+		errs = append(errs, audit.FieldError{Field: "prefix", Message: blob.PrefixRule})
 	}
 	if len(errs) > 0 {
 		return &audit.Error{Code: audit.EINVALID, Message: "invalid periodic export settings", Fields: errs}

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/history"
 	"net/url"
 	"time"
 

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"log/slog"
 	"net/http"
@@ -95,7 +96,7 @@ func newStreamRig(ctx context.Context, e *env, tenants []gen.Tenant) (*streamRig
 		if err != nil {
 			return nil, err
 		}
-		dests[s3stream.Kind] = &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return b, nil }, Key: priv, Now: time.Now}
+		dests[s3stream.Kind] = &s3stream.Destination{Bucket: func(context.Context, string) (blob.Store, error) { return b, nil }, Key: priv, Now: time.Now}
 	}
 	r.streamer = &streaming.Streamer{Streams: store, Log: store, Events: store, BatchSize: 500, Now: time.Now, MaskKey: []byte("the-benchmark-deployments-mask-k"),
 		Dest: func(kind string) streaming.Destination { return dests[kind] }}

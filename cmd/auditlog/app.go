@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
@@ -376,7 +377,7 @@ func (m *Main) exportService(ctx context.Context, scanner audit.EventScanner, jo
 		dir = filepath.Join(m.Config.DataDir, "exports")
 	}
 	var ready []api.ReadinessCheck
-	var files audit.Blobs = localfs.Dir{Root: dir}
+	var files blob.Store = localfs.Dir{Root: dir}
 	if ec.FileStore == "s3" {
 		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
@@ -136,14 +137,14 @@ func exportKeys(sch *periodicexport.Scheduler) []api.ExportKey {
 
 // periodicBuckets returns the bucket of a tenant's state: the local
 // directory, or the S3 bucket (the tenant's own when set), opened once.
-func (m *Main) periodicBuckets(p PeriodicConfig) (func(*periodic.State) (audit.Blobs, string, error), error) {
+func (m *Main) periodicBuckets(p PeriodicConfig) (func(*periodic.State) (blob.Store, string, error), error) {
 	if p.Store != "s3" {
 		dir := p.Dir
 		if dir == "" {
 			dir = filepath.Join(m.Config.DataDir, "periodic-exports")
 		}
 		b := localfs.Dir{Root: dir}
-		return func(st *periodic.State) (audit.Blobs, string, error) {
+		return func(st *periodic.State) (blob.Store, string, error) {
 			_, prefix := periodicexport.Destination(st, "", p.Prefix)
 			return b, prefix, nil
 		}, nil
@@ -154,7 +155,7 @@ func (m *Main) periodicBuckets(p PeriodicConfig) (func(*periodic.State) (audit.B
 		deployment = ec.S3Bucket
 	}
 	open := m.s3Buckets()
-	return func(st *periodic.State) (audit.Blobs, string, error) {
+	return func(st *periodic.State) (blob.Store, string, error) {
 		name, prefix := periodicexport.Destination(st, deployment, p.Prefix)
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
@@ -244,11 +245,11 @@ func (m *Main) runStreams(ctx context.Context, st *streaming.Streamer) error {
 
 // s3Buckets opens buckets by name on the deployment's S3 server, each
 // once (the periodic export's, the S3 streams').
-func (m *Main) s3Buckets() func(ctx context.Context, name string) (audit.Blobs, error) {
+func (m *Main) s3Buckets() func(ctx context.Context, name string) (blob.Store, error) {
 	ec := m.Config.Export
 	var mu sync.Mutex
-	open := map[string]audit.Blobs{}
-	return func(ctx context.Context, name string) (audit.Blobs, error) {
+	open := map[string]blob.Store{}
+	return func(ctx context.Context, name string) (blob.Store, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if b, ok := open[name]; ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
@@ -274,7 +275,7 @@ func (a *verifyArgs) logKeyAlone(ctx context.Context, out io.Writer) (vlog.Keys,
 }
 
 // source opens the copy under test.
-func (a *verifyArgs) source(ctx context.Context, ec ExportConfig) (audit.Blobs, error) {
+func (a *verifyArgs) source(ctx context.Context, ec ExportConfig) (blob.Store, error) {
 	if a.bucket == "" {
 		return localfs.Dir{Root: a.dir}, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"path"
@@ -42,7 +43,7 @@ func (r Report) OK() bool { return r.Problems == 0 }
 // checker is one Check under way.
 type checker struct {
 	ctx    context.Context
-	b      audit.Blobs
+	b      blob.Store
 	keys   map[string]ed25519.PublicKey
 	out    func(string)
 	rep    Report
@@ -63,7 +64,7 @@ func (c *checker) problem(format string, args ...any) {
 // and covering them. It names each missing or
 // altered object, each gap and each bad signature (out gets a line
 // each), and says how far the objects reach and the log was.
-func Check(ctx context.Context, b audit.Blobs, prefix, tenantID, streamID string, keys map[string]ed25519.PublicKey, logKeys vlog.Keys, out func(string)) (Report, error) {
+func Check(ctx context.Context, b blob.Store, prefix, tenantID, streamID string, keys map[string]ed25519.PublicKey, logKeys vlog.Keys, out func(string)) (Report, error) {
 	c := &checker{ctx: ctx, b: b, keys: keys, out: out, listed: map[string]bool{}}
 	root := path.Join(prefix, tenantID, streamID) + "/"
 	all, err := b.List(ctx, root)

@@ -2,6 +2,7 @@ package s3stream
 
 import (
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/stream"
 )
 
@@ -27,11 +28,11 @@ func (*Config) Kind() string { return Kind }
 // Check implements stream.Settings: a bucket name S3 takes and a prefix
 // of safe key segments.
 func (c *Config) Check(fe *audit.FieldErrors, _ stream.Rules) {
-	if !audit.ValidBucket(c.Bucket) {
-		fe.Add("destination.bucket", "%s", audit.BucketRule)
+	if !blob.ValidBucket(c.Bucket) {
+		fe.Add("destination.bucket", "%s", blob.BucketRule)
 	}
-	if c.Prefix != "" && !audit.ValidPrefix(c.Prefix) {
-		fe.Add("destination.prefix", "%s", audit.PrefixRule)
+	if c.Prefix != "" && !blob.ValidPrefix(c.Prefix) {
+		fe.Add("destination.prefix", "%s", blob.PrefixRule)
 	}
 }
 

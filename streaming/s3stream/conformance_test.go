@@ -7,6 +7,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"slices"
 	"strings"
@@ -26,7 +27,7 @@ import (
 // breakable is a bucket whose next Put fails when broken, as an
 // unavailable server's does; every other call goes to the real bucket.
 type breakable struct {
-	audit.Blobs
+	blob.Store
 	broken atomic.Bool
 }
 
@@ -34,7 +35,7 @@ func (b *breakable) Put(ctx context.Context, key string, r io.Reader, size int64
 	if b.broken.Swap(false) {
 		return audit.Wrap(audit.EUNAVAILABLE, errors.New("503 SlowDown"), "the S3 server")
 	}
-	return b.Blobs.Put(ctx, key, r, size)
+	return b.Store.Put(ctx, key, r, size)
 }
 
 // TestS3Conformance runs the destinations' delivery cases against a
@@ -48,9 +49,9 @@ func TestS3Conformance(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		bucket := &breakable{Blobs: real}
+		bucket := &breakable{Store: real}
 		_, key, _ := ed25519.GenerateKey(nil)
-		dest := &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return bucket, nil }, Key: key, Now: time.Now}
+		dest := &s3stream.Destination{Bucket: func(context.Context, string) (blob.Store, error) { return bucket, nil }, Key: key, Now: time.Now}
 		d := stream.NewDestination(&s3stream.Config{Bucket: "lake", Prefix: "siem"})
 		return desttest.Target{Dest: dest, Config: d, Break: func() { bucket.broken.Store(true) }, Held: func() []uint64 { return held(t, real, "siem") }}
 	}})
@@ -58,7 +59,7 @@ func TestS3Conformance(t *testing.T) {
 
 // held reads every object under prefix, in key (so log) order, and
 // returns the leaf indexes of its lines.
-func held(t *testing.T, b audit.Blobs, prefix string) []uint64 {
+func held(t *testing.T, b blob.Store, prefix string) []uint64 {
 	ctx := context.Background()
 	keys, err := b.List(ctx, prefix)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"github.com/auditlog/auditlog/audit/blob"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"path/filepath"
@@ -52,7 +53,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	keys := map[string]ed25519.PublicKey{audit.KeyID(pub): pub}
 	clock := time.Date(2026, 11, 27, 9, 50, 0, 0, time.UTC)
 	now := func() time.Time { clock = clock.Add(40 * time.Minute); return clock } // the batches span hours
-	dest := &s3stream.Destination{Bucket: func(context.Context, string) (audit.Blobs, error) { return bucket, nil }, Key: priv, Now: now}
+	dest := &s3stream.Destination{Bucket: func(context.Context, string) (blob.Store, error) { return bucket, nil }, Key: priv, Now: now}
 	st := &stream.Stream{ID: "5e4d3c2b-1a09-4876-9543-210fedcba987", TenantID: d.A, Name: "Lake", Format: stream.FormatEvent, State: stream.Active,
 		Filter: "-action:access", Destination: stream.NewDestination(&s3stream.Config{Bucket: "lake", Prefix: "siem"}), CreatedAt: clock}
 	if err := st.Normalize(stream.Rules{}); err != nil {

@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"time"
 
@@ -30,7 +31,7 @@ const DefaultPrefix = "auditlog-streams"
 // Destination writes batches into buckets of the deployment's S3 server.
 type Destination struct {
 	// Bucket opens a bucket by name.
-	Bucket func(ctx context.Context, name string) (audit.Blobs, error)
+	Bucket func(ctx context.Context, name string) (blob.Store, error)
 	Key    ed25519.PrivateKey
 	Now    func() time.Time
 }
@@ -83,7 +84,7 @@ func (s *Destination) Send(ctx context.Context, dest stream.Destination, b strea
 }
 
 // probe is a test delivery: an object written and deleted again.
-func (s *Destination) probe(ctx context.Context, blobs audit.Blobs, hour string, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
+func (s *Destination) probe(ctx context.Context, blobs blob.Store, hour string, b streaming.Batch) (streaming.Outcome, time.Duration, string, error) {
 	key := hour + "/test-" + fmt.Sprint(s.Now().UnixNano()) + ".json"
 	raw := b.Events[0].Event
 	if err := blobs.Put(ctx, key, bytes.NewReader(raw), int64(len(raw))); err != nil {
@@ -114,7 +115,7 @@ func encode(events []streaming.Entry) ([]byte, error) {
 
 // ReadManifest reads and decodes the manifest of key. Errors: ENOTFOUND,
 // EINVALID for one that does not decode, the store's.
-func ReadManifest(ctx context.Context, b audit.Blobs, key string) (*stream.Manifest, error) {
+func ReadManifest(ctx context.Context, b blob.Store, key string) (*stream.Manifest, error) {
 	r, err := b.Open(ctx, key)
 	if err != nil {
 		return nil, err

@@ -1,10 +1,11 @@
-// Package blobtest is the conformance suite of audit.Blobs, run against
+// Package blobtest is the conformance suite of blob.Store, run against
 // each implementation (localfs and s3) as storetest is against each store.
 package blobtest
 
 import (
 	"bytes"
 	"context"
+	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"slices"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // short or long source storing nothing, ENOTFOUND, Delete twice, List by
 // prefix in order, keys that would leave the store refused, and whether
 // DownloadURL is a URL or ENOTSUPPORTED as urls says.
-func Run(t *testing.T, b audit.Blobs, urls bool) {
+func Run(t *testing.T, b blob.Store, urls bool) {
 	ctx := context.Background()
 	put := func(key, body string) {
 		t.Helper()

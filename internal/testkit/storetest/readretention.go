@@ -1,9 +1,9 @@
 package storetest
 
 import (
-	"github.com/auditlog/auditlog/audit/history"
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/history"
 	"slices"
 	"testing"
 	"time"

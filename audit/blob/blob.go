@@ -1,18 +1,20 @@
-package audit
+package blob
 
 import (
 	"context"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
-// Blobs is where files go: export job files, and the periodic export's
+// Store is where files go: export job files, and the periodic export's
 // data files, digests and keys. Two packages implement it: localfs (a
 // directory: the embedded default, or a copy a customer downloaded) and
 // s3 (an S3-compatible bucket). Keys are slash-separated paths; a key
 // that would leave the store (.., an absolute path) is EINVALID.
-type Blobs interface {
+type Store interface {
 	// Put stores size bytes of r under key, durably and whole (a reader
 	// never sees half an object), replacing any object of that key. A
 	// source of another length than size is an error and stores nothing.
@@ -29,15 +31,15 @@ type Blobs interface {
 	DownloadURL(ctx context.Context, key, filename string, ttl time.Duration) (string, error)
 }
 
-// CheckBlobKey returns EINVALID for a key no Blobs accepts: empty, with a
+// CheckKey returns EINVALID for a key no Store accepts: empty, with a
 // backslash or a NUL, absolute, or with an empty, "." or ".." segment.
-func CheckBlobKey(key string) error {
+func CheckKey(key string) error {
 	if key == "" || strings.ContainsAny(key, "\\\x00") || strings.HasPrefix(key, "/") {
-		return Errorf(EINVALID, "bad object key %q", key)
+		return audit.Errorf(audit.EINVALID, "bad object key %q", key)
 	}
 	for seg := range strings.SplitSeq(key, "/") {
 		if seg == "" || seg == "." || seg == ".." {
-			return Errorf(EINVALID, "bad object key %q", key)
+			return audit.Errorf(audit.EINVALID, "bad object key %q", key)
 		}
 	}
 	return nil
