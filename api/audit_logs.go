@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"net/http"
 	"strconv"
 	"strings"
@@ -21,7 +22,7 @@ type ReadDeps struct {
 	Reader   audit.EventReader
 	Writer   audit.EventWriter // records the operator team's reads
 	Verifier *Verifier
-	Cursors  *audit.CursorCodec
+	Cursors  *cursor.Codec
 	Limiter  *RateLimiter // nil: no limit
 	// Saved enables /api/saved-searches when set.
 	Saved savedsearch.Store
@@ -217,7 +218,7 @@ func (s *Server) listEvents(c *gin.Context) {
 		// The cursor carries the total on: later pages answer the walk's
 		// first count rather than counting again.
 		total := res.Total
-		cur := s.read.Cursors.Encode(audit.Cursor{After: *res.Next, Total: &total}, q.Filter, q.Sort)
+		cur := s.read.Cursors.Encode(cursor.Cursor{After: *res.Next, Total: &total}, q.Filter, q.Sort)
 		out.NextCursor = &cur
 	}
 	s.writeAppended(c, out.AppendJSON)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"mime"
@@ -67,7 +68,7 @@ func testExportFormatsAndNames(t *testing.T, b exportBackend, visible func()) {
 	svc := export.New(export.Config{Poll: 50 * time.Millisecond, TempDir: t.TempDir()}, export.Deps{Scanner: b, Jobs: b, Files: localfs.Dir{Root: t.TempDir()}})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:   api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:   api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Export: api.ExportDeps{Service: svc},
 	}).Handler())
 	t.Cleanup(srv.Close)

@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/search"
 	"net/url"
 	"sort"
@@ -224,7 +225,7 @@ func (p *queryParser) sort() audit.Sort {
 
 // parseListQuery turns the parameters of GET /api/audit-logs into a
 // domain query, verifying the cursor against the filter and sort.
-func parseListQuery(v url.Values, tenant string, cursors *audit.CursorCodec) (audit.Query, error) {
+func parseListQuery(v url.Values, tenant string, cursors *cursor.Codec) (audit.Query, error) {
 	p := &queryParser{v: v}
 	p.unknown(filterParams, sortParams, pageParams)
 	f, s := p.filter(tenant), p.sort()

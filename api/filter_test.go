@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/auditlog/auditlog/audit/cursor"
 	"net/url"
 	"reflect"
 	"slices"
@@ -45,7 +46,7 @@ func TestParseListQuery(t *testing.T) {
 		{"page=3&pageSize=1000", audit.Query{Sort: audit.DefaultSort, PageSize: 1000, Page: 3}},
 	} {
 		v, _ := url.ParseQuery(tc.query)
-		got, err := parseListQuery(v, testTenant, audit.NewCursorCodec([]byte("k")))
+		got, err := parseListQuery(v, testTenant, cursor.NewCodec([]byte("k")))
 		if err != nil {
 			t.Errorf("%q: %v", tc.query, err)
 			continue
@@ -91,7 +92,7 @@ func TestParseListQueryErrors(t *testing.T) {
 		{"action=publish&pageSize=5000&sort=ip", []string{"action", "pageSize", "sort"}},
 	} {
 		v, _ := url.ParseQuery(tc.query)
-		_, err := parseListQuery(v, testTenant, audit.NewCursorCodec([]byte("k")))
+		_, err := parseListQuery(v, testTenant, cursor.NewCodec([]byte("k")))
 		if audit.ErrorCode(err) != audit.EINVALID || !slices.Equal(fields(err), tc.want) {
 			t.Errorf("%q: %v (fields %v), want EINVALID naming %v", tc.query, err, fields(err), tc.want)
 		}
@@ -102,13 +103,13 @@ func TestParseListQueryErrors(t *testing.T) {
 // continues the walk of actorEmail=a@x (the same rows), and a cursor is
 // refused for another filter or sort.
 func TestCursorOfOneSpellingServesTheOther(t *testing.T) {
-	codec := audit.NewCursorCodec([]byte("k"))
+	codec := cursor.NewCodec([]byte("k"))
 	upper, _ := url.ParseQuery("actorEmail=Ana@ACME.example&action=update,delete")
 	q, err := parseListQuery(upper, testTenant, codec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur := codec.Encode(audit.Cursor{After: audit.Position{Millis: 1, ID: "evt_audit_x"}}, q.Filter, q.Sort)
+	cur := codec.Encode(cursor.Cursor{After: audit.Position{Millis: 1, ID: "evt_audit_x"}}, q.Filter, q.Sort)
 	for _, tc := range []struct {
 		query string
 		ok    bool

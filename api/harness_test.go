@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http"
@@ -71,7 +72,7 @@ func newHarness(t *testing.T, o harnessOpts) *harness {
 		export.Deps{Scanner: store, Jobs: store, Files: localfs.Dir{Root: t.TempDir()}})
 	srv := api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read: api.ReadDeps{Reader: store, Writer: store, Verifier: v, Cursors: audit.NewCursorCodec([]byte("cursor-key")),
+		Read: api.ReadDeps{Reader: store, Writer: store, Verifier: v, Cursors: cursor.NewCodec([]byte("cursor-key")),
 			Limiter: api.NewRateLimiter(o.rate, o.burst, nil)},
 		Export: api.ExportDeps{Service: exports},
 	})

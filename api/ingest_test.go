@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"log/slog"
@@ -32,7 +33,7 @@ func ingestServer(t *testing.T, w audit.EventWriter, r audit.EventReader, reg *p
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Registry: reg,
-		Read:   api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:   api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Ingest: api.IngestDeps{Writer: w, StaticToken: ingestToken, Verifier: v, Retention: gateOf(w)},
 	}).Handler())
 	t.Cleanup(srv.Close)

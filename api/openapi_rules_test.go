@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -39,7 +40,7 @@ func TestTheDocumentStatesTheRulesOfForm(t *testing.T) {
 	dir := localfs.Dir{Root: t.TempDir()}
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:    api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:    api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Restore: api.RestoreDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanEnterprise},
 		Export:  api.ExportDeps{Service: export.New(export.Config{TempDir: t.TempDir()}, export.Deps{Scanner: s, Jobs: s, Files: localfs.Dir{Root: t.TempDir()}})},
 		Periodic: api.PeriodicDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanEnterprise,

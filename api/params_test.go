@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http"
@@ -33,7 +34,7 @@ func embeddedServer(t *testing.T) *httptest.Server {
 		export.Deps{Scanner: s, Jobs: s, Files: localfs.Dir{Root: t.TempDir()}})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Ingest: api.IngestDeps{Writer: s, StaticToken: ingestToken, Verifier: v},
 		Export: api.ExportDeps{Service: exports},
 	}).Handler())

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -55,7 +56,7 @@ func testPeriodicExports(t *testing.T, b periodicBackend, visible func()) {
 	keys := []api.ExportKey{{KeyID: "0123456789abcdef", PublicKey: "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA\n-----END PUBLIC KEY-----\n", Current: true}}
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:     api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:     api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Periodic: api.PeriodicDeps{Store: b, Tenants: b, DefaultPlan: audit.PlanEnterprise, Keys: keys, Bucket: func(*periodic.State) (blob.Store, string, error) { return dir, "auditlog", nil }},
 	}).Handler())
 	t.Cleanup(srv.Close)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/history"
 	"net/http"
 	"net/url"
@@ -38,7 +39,7 @@ func resourcePath(c *gin.Context) (string, string, error) {
 }
 
 // parseHistoryQuery reads the parameters of a history page.
-func parseHistoryQuery(v url.Values, f audit.Filter, cursors *audit.CursorCodec) (audit.Query, error) {
+func parseHistoryQuery(v url.Values, f audit.Filter, cursors *cursor.Codec) (audit.Query, error) {
 	p := &queryParser{v: v}
 	p.unknown(historyParams)
 	// A history page shows no total: the store counts nothing.
@@ -84,7 +85,7 @@ func (s *Server) history(c *gin.Context) {
 		out.Data = append(out.Data, history.NewEntry(&res.Events[i]))
 	}
 	if res.HasMore && res.Next != nil {
-		cur := s.read.Cursors.Encode(audit.Cursor{After: *res.Next}, q.Filter, q.Sort)
+		cur := s.read.Cursors.Encode(cursor.Cursor{After: *res.Next}, q.Filter, q.Sort)
 		out.NextCursor = &cur
 	}
 	c.JSON(http.StatusOK, out)

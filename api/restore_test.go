@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"log/slog"
@@ -82,7 +83,7 @@ func restoreHarness(t *testing.T, b restoreBackend, writer audit.EventWriter, de
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:    api.ReadDeps{Reader: b, Writer: writer, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:    api.ReadDeps{Reader: b, Writer: writer, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Ingest:  api.IngestDeps{Writer: b, StaticToken: ingestToken, Verifier: v},
 		Restore: api.RestoreDeps{Store: b, Tenants: b, DefaultPlan: def},
 	}).Handler())

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -57,7 +58,7 @@ func testSavedSearches(t *testing.T, b savedBackend) {
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:   api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k")), Saved: b},
+		Read:   api.ReadDeps{Reader: b, Writer: b, Verifier: v, Cursors: cursor.NewCodec([]byte("k")), Saved: b},
 	}).Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{srv: srv}

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http"
@@ -43,7 +44,7 @@ func streamServer(t *testing.T, rules stream.Rules, trust *http.Transport) (*har
 		Dest: func(string) streaming.Destination { return client }}
 	srv := api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Log:    api.LogDeps{Store: s, Origin: "auditlog.test"},
 		Stream: api.StreamDeps{Store: s, Tenants: s, DefaultPlan: audit.PlanStarter, Plans: []audit.Plan{audit.PlanEnterprise}, Rules: rules,
 			Secret: func() string { return strings.Repeat("z", 43) }, Test: streamer.Test},

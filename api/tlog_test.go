@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"log/slog"
@@ -82,7 +83,7 @@ func testLogProofs(t *testing.T, b logBackend) {
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	h := &harness{srv: httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: audit.NewCursorCodec([]byte("k"))},
+		Read:   api.ReadDeps{Reader: s, Writer: s, Verifier: v, Cursors: cursor.NewCodec([]byte("k"))},
 		Log:    api.LogDeps{Store: s, Origin: "auditlog.test", Key: pub},
 	}).Handler())}
 	t.Cleanup(h.srv.Close)

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
@@ -39,11 +40,11 @@ func BenchmarkValidate(b *testing.B) {
 }
 
 func BenchmarkCursorEncodeDecode(b *testing.B) {
-	c := audit.NewCursorCodec([]byte("bench-key"))
+	c := cursor.NewCodec([]byte("bench-key"))
 	yes := true
 	f := audit.Filter{TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Actions: []audit.Action{"access"}, ResourceTypes: []string{"recording"}, CrossTenant: &yes}
 	s := audit.Sort{Field: audit.SortActorEmail}
-	p := audit.Cursor{After: audit.Position{Key: "ana.1@acme-contact.example", ID: "evt_audit_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f"}, Total: &audit.Total{Value: 10000, Relation: "gte"}}
+	p := cursor.Cursor{After: audit.Position{Key: "ana.1@acme-contact.example", ID: "evt_audit_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f"}, Total: &audit.Total{Value: 10000, Relation: "gte"}}
 	b.ReportAllocs()
 	for b.Loop() {
 		cur := c.Encode(p, f, s)

@@ -38,9 +38,9 @@ func (f *Filter) Normalize() {
 	f.Terms = normalTerms(f.Terms)
 }
 
-// normalized is f normalised in slices of its own, the caller's left as
-// they are.
-func (f Filter) normalized() Filter {
+// Normalized is f normalised in slices of its own, the caller's left as
+// they are: the canonical form a cursor is bound to.
+func (f Filter) Normalized() Filter {
 	f.Actions, f.ResourceTypes = slices.Clone(f.Actions), slices.Clone(f.ResourceTypes)
 	f.Normalize()
 	return f
@@ -73,7 +73,7 @@ func termKey(t Term) string { return fmt.Sprint(t.Field, t.Negate, t.Values, t.F
 // closes its window at now where its list leaves it open, and both are
 // one question (issue 42).
 func (f Filter) Question(now time.Time) string {
-	f = f.normalized()
+	f = f.Normalized()
 	if f.To != nil && !f.To.Before(now.Truncate(time.Minute)) {
 		f.To = nil
 	}

@@ -85,7 +85,7 @@ func TestOneFolderPerDependency(t *testing.T) {
 					t.Errorf("%s imports %s, which only %v may", path, p, allowed)
 				}
 			}
-			// The domain's sub-packages (audit/blob, audit/stream, audit/exportjob,
+			// The domain's sub-packages (audit/blob, audit/cursor, audit/stream, audit/exportjob,
 			// audit/history, audit/periodic, audit/restorejob,
 			// audit/retention, audit/savedsearch, audit/search, audit/vlog)
 			// may import the root and one another (restorejob reads

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/search"
 	"io"
 	"log"
@@ -195,7 +196,7 @@ type querySamples struct {
 // loopback for one tenant's admin.
 type benchServer struct {
 	call    func(path string) ([]byte, error) // a GET with the admin's token
-	cursors *audit.CursorCodec
+	cursors *cursor.Codec
 	base    string // http://127.0.0.1:port
 	token   string
 	close   func()
@@ -205,7 +206,7 @@ type benchServer struct {
 func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, tenant string) *benchServer {
 	secret := []byte("bench-secret")
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
-	cursors := audit.NewCursorCodec([]byte("bench-cursor"))
+	cursors := cursor.NewCodec([]byte("bench-cursor"))
 	// Reads go through the plan's retention as serve's do: every query
 	// then has a time range (the cut-off), which chooses the planner's
 	// index on SQLite.

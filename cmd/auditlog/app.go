@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/cursor"
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
@@ -292,7 +293,7 @@ func (m *Main) readDeps(r audit.EventReader, w audit.EventWriter) (api.ReadDeps,
 		mac.Write([]byte("auditlog cursor key"))
 		cursorKey = mac.Sum(nil)
 	}
-	return api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: audit.NewCursorCodec(cursorKey),
+	return api.ReadDeps{Reader: r, Writer: w, Verifier: v, Cursors: cursor.NewCodec(cursorKey),
 		Limiter: api.NewRateLimiter(float64(cfg.RateLimit), cfg.RateBurst, nil)}, nil
 }
 
