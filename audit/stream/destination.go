@@ -49,24 +49,34 @@ type KeyMaker interface {
 	SetSigningKey(key string)
 }
 
-// Kind is a kind of destination as its package registers it.
-type Kind struct {
-	Name string
-	// New returns empty settings of the kind (a pointer) to decode into.
-	New func() Settings
+// kind is a kind of destination as its package registered it.
+type kind struct {
+	// new returns empty settings of the kind (a pointer) to decode into.
+	new func() Settings
 	// fields are the JSON names of the settings' members.
 	fields []string
 }
 
-var kinds sync.Map // name → Kind
+var kinds sync.Map // name → kind
 
 // Register makes a kind of destination known: a stream of it can be
-// decoded, checked and shown. Each destination's package registers
-// itself when it is imported; it panics on a name registered twice.
-func Register(k Kind) {
-	k.fields = jsonNames(reflect.TypeOf(k.New()).Elem())
-	if _, dup := kinds.LoadOrStore(k.Name, k); dup {
-		panic("stream: destination kind registered twice: " + k.Name)
+// decoded, checked and shown. newSettings returns empty settings of the
+// kind (a pointer to a struct); the kind's name is theirs (Settings.Kind),
+// so it is written once. Each destination's package registers itself when
+// it is imported; Register panics on a name registered twice, an empty
+// name, or settings that are not a pointer to a struct.
+func Register(newSettings func() Settings) {
+	s := newSettings()
+	t := reflect.TypeOf(s)
+	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		panic(fmt.Sprintf("stream: destination settings must be a pointer to a struct, not %v", t))
+	}
+	name := s.Kind()
+	if name == "" {
+		panic("stream: destination kind with no name: " + t.String())
+	}
+	if _, dup := kinds.LoadOrStore(name, kind{new: newSettings, fields: jsonNames(t.Elem())}); dup {
+		panic("stream: destination kind registered twice: " + name)
 	}
 }
 
@@ -89,12 +99,12 @@ func Members(kind string) []string {
 	return slices.Clone(k.fields)
 }
 
-func lookup(name string) (Kind, bool) {
+func lookup(name string) (kind, bool) {
 	k, ok := kinds.Load(name)
 	if !ok {
-		return Kind{}, false
+		return kind{}, false
 	}
-	return k.(Kind), true
+	return k.(kind), true
 }
 
 // jsonNames are the JSON member names of a struct's exported fields.
@@ -138,9 +148,18 @@ func (d Destination) MarshalJSON() ([]byte, error) {
 			return nil, err
 		}
 	}
+	members = bytes.TrimSpace(members)
+	if len(members) == 0 {
+		members = []byte("{}")
+	}
+	if members[0] != '{' || members[len(members)-1] != '}' {
+		// nil settings marshal to null; splicing that would write
+		// {"kind":"webhook",null}.
+		return nil, fmt.Errorf("stream: %s destination: settings are %.20s, not an object", d.Kind, members)
+	}
 	kind, _ := json.Marshal(d.Kind)
 	out := append([]byte(`{"kind":`), kind...)
-	if inner := bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimPrefix(bytes.TrimSpace(members), []byte("{")), []byte("}"))); len(inner) > 0 {
+	if inner := bytes.TrimSpace(members[1 : len(members)-1]); len(inner) > 0 {
 		out = append(append(out, ','), inner...)
 	}
 	return append(out, '}'), nil
@@ -176,7 +195,7 @@ func (d *Destination) UnmarshalJSON(b []byte) error {
 	}
 	sort.Strings(d.unknown)
 	known, _ := json.Marshal(members)
-	s := k.New()
+	s := k.new()
 	if err := json.Unmarshal(known, s); err != nil {
 		return err
 	}
@@ -200,7 +219,7 @@ func (d *Destination) check(fe *audit.FieldErrors, rules Rules) {
 		fe.Add("destination."+name, "not used by %s streams", d.Kind)
 	}
 	if d.Settings == nil {
-		d.Settings = k.New()
+		d.Settings = k.new()
 	}
 	d.Settings.Check(fe, rules)
 }

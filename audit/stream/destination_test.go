@@ -109,3 +109,49 @@ func jsonEqual(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// TestNilSettingsAreRefusedNotSpliced: settings that marshal to anything
+// but an object (a nil *Config is null) are an error naming the kind, not
+// a destination written as {"kind":"probe",null}.
+func TestNilSettingsAreRefusedNotSpliced(t *testing.T) {
+	var nilProbe *probe
+	b, err := json.Marshal(stream.Destination{Kind: probeKind, Settings: nilProbe})
+	if err == nil || !strings.Contains(err.Error(), "probe destination") {
+		t.Fatalf("nil settings: %s, %v; want an error naming the kind", b, err)
+	}
+}
+
+// nameless is settings whose Kind is empty; misnamed are settings that
+// are not a pointer to a struct.
+type nameless struct{ probe }
+type misnamed map[string]string
+
+func (*nameless) Kind() string                          { return "" }
+func (misnamed) Kind() string                           { return "misnamed" }
+func (misnamed) Check(*audit.FieldErrors, stream.Rules) {}
+func (m misnamed) Redacted() stream.Settings            { return m }
+func (misnamed) Keep(stream.Settings)                   {}
+func (misnamed) Endpoint() string                       { return "" }
+
+// TestRegisterRefusesWhatItCannotName: the kind's name is its settings'
+// own (written once), so a kind registered twice, one with no name and
+// settings that are not a struct to decode into all panic at start-up.
+func TestRegisterRefusesWhatItCannotName(t *testing.T) {
+	for name, newSettings := range map[string]func() stream.Settings{
+		"twice":   func() stream.Settings { return new(probe) },
+		"no name": func() stream.Settings { return new(nameless) },
+		"a map":   func() stream.Settings { return misnamed{} },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: registered, want a panic", name)
+				}
+			}()
+			stream.Register(newSettings)
+		}()
+	}
+	if kinds := stream.Kinds(); !slices.Equal(kinds, []string{probeKind}) {
+		t.Fatalf("kinds after refusals: %v", kinds)
+	}
+}

@@ -22,7 +22,7 @@ type probe struct {
 const probeKind = "probe"
 
 func init() {
-	stream.Register(stream.Kind{Name: probeKind, New: func() stream.Settings { return new(probe) }})
+	stream.Register(func() stream.Settings { return new(probe) })
 }
 
 func (*probe) Kind() string { return probeKind }

@@ -11,7 +11,7 @@ import (
 const Kind = "datadog"
 
 func init() {
-	stream.Register(stream.Kind{Name: Kind, New: func() stream.Settings { return new(Config) }})
+	stream.Register(func() stream.Settings { return new(Config) })
 }
 
 // IntakeDomains are Datadog's sites (US1, US3, US5, AP1 and AP2 are

@@ -10,7 +10,7 @@ import (
 const Kind = "s3"
 
 func init() {
-	stream.Register(stream.Kind{Name: Kind, New: func() stream.Settings { return new(Config) }})
+	stream.Register(func() stream.Settings { return new(Config) })
 }
 
 // Config is an S3 destination: a bucket on the deployment's S3 server

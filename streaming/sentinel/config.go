@@ -11,7 +11,7 @@ import (
 const Kind = "sentinel"
 
 func init() {
-	stream.Register(stream.Kind{Name: Kind, New: func() stream.Settings { return new(Config) }})
+	stream.Register(func() stream.Settings { return new(Config) })
 }
 
 // IntakeDomains are Azure Monitor's Logs Ingestion endpoints (data

@@ -11,7 +11,7 @@ import (
 const Kind = "splunk_hec"
 
 func init() {
-	stream.Register(stream.Kind{Name: Kind, New: func() stream.Settings { return new(Config) }})
+	stream.Register(func() stream.Settings { return new(Config) })
 }
 
 // Config is a Splunk HTTP Event Collector destination: the collector's

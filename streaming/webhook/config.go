@@ -11,7 +11,7 @@ import (
 const Kind = "webhook"
 
 func init() {
-	stream.Register(stream.Kind{Name: Kind, New: func() stream.Settings { return new(Config) }})
+	stream.Register(func() stream.Settings { return new(Config) })
 }
 
 // Config is a webhook destination: an https endpoint, headers sent with
