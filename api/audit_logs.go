@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit/savedsearch"
 
@@ -17,9 +19,16 @@ import (
 	"github.com/auditlog/auditlog/audit"
 )
 
+// Reader is what the read endpoints read: a tenant's events and their
+// aggregations.
+type Reader interface {
+	audit.EventReader
+	stats.Reader
+}
+
 // ReadDeps are what the read endpoints need.
 type ReadDeps struct {
-	Reader   audit.EventReader
+	Reader   Reader
 	Writer   audit.EventWriter // records the operator team's reads
 	Verifier *Verifier
 	Cursors  *cursor.Codec
@@ -265,17 +274,17 @@ func (s *Server) stats(c *gin.Context) {
 
 // eventStats runs a stats query with its histogram bounded: an open date
 // range is first resolved to the matching events' span, then the bucket
-// count is checked (a 400 naming interval beyond audit.MaxBuckets).
-func (s *Server) eventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+// count is checked (a 400 naming interval beyond stats.MaxBuckets).
+func (s *Server) eventStats(ctx context.Context, q stats.Query) (stats.Stats, error) {
 	if q.NeedsSpan() {
 		sp, err := s.read.Reader.EventSpan(ctx, q.Filter)
 		if err != nil {
-			return audit.Stats{}, err
+			return stats.Stats{}, err
 		}
 		q = q.Resolve(sp)
 	}
 	if err := q.CheckBuckets(); err != nil {
-		return audit.Stats{}, err
+		return stats.Stats{}, err
 	}
 	return s.read.Reader.EventStats(ctx, q)
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"mime"
@@ -14,6 +13,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
 
@@ -28,7 +29,7 @@ import (
 )
 
 type exportBackend interface {
-	audit.EventReader
+	api.Reader
 	audit.EventWriter
 	audit.EventScanner
 	exportjob.Store

@@ -2,13 +2,15 @@ package api
 
 import (
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
-	"github.com/auditlog/auditlog/audit/search"
 	"net/url"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/search"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -250,13 +252,13 @@ func parseListQuery(v url.Values, tenant string, cursors *cursor.Codec) (audit.Q
 }
 
 // parseStatsQuery reads the parameters of GET /api/audit-logs/stats.
-func parseStatsQuery(v url.Values, tenant string) (audit.StatsQuery, error) {
+func parseStatsQuery(v url.Values, tenant string) (stats.Query, error) {
 	p := &queryParser{v: v}
 	p.unknown(filterParams, statsParams)
 	f := p.filter(tenant)
-	q := audit.StatsQuery{Filter: f, MaxGroups: 50}
+	q := stats.Query{Filter: f, MaxGroups: 50}
 	if g := p.single("groupBy"); g != "" {
-		if q.GroupBy = audit.GroupField(g); !q.GroupBy.Valid() {
+		if q.GroupBy = stats.GroupField(g); !q.GroupBy.Valid() {
 			p.fail("groupBy", "must be one of action, resource.type, actor.email, category, outcome")
 		}
 	}

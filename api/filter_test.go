@@ -1,13 +1,16 @@
 package api
 
 import (
-	"github.com/auditlog/auditlog/audit/cursor"
 	"net/url"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/stats"
+
+	"github.com/auditlog/auditlog/audit/cursor"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -135,7 +138,7 @@ func TestCursorOfOneSpellingServesTheOther(t *testing.T) {
 func TestParseStatsQuery(t *testing.T) {
 	v, _ := url.ParseQuery("groupBy=actor.email&interval=1d&from=2026-11-01T00:00:00Z&to=2026-11-22T00:00:00Z&actorEmail=A@x")
 	q, err := parseStatsQuery(v, testTenant)
-	if err != nil || q.GroupBy != audit.GroupActorEmail || q.Interval != 24*time.Hour || q.Filter.ActorEmail != "a@x" || q.MaxGroups != 50 {
+	if err != nil || q.GroupBy != stats.GroupActorEmail || q.Interval != 24*time.Hour || q.Filter.ActorEmail != "a@x" || q.MaxGroups != 50 {
 		t.Fatalf("%+v %v", q, err)
 	}
 	for _, tc := range []struct {

@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"

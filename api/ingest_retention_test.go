@@ -17,7 +17,7 @@ import (
 // retention, at the plan the tenant has when the event arrives (an event
 // inside the old plan's retention but past the lowered one's is refused);
 // an event inside the retention is accepted and found by its id.
-func testIngestRetention(t *testing.T, url string, dir audit.TenantDirectory, r audit.EventReader, visible func()) {
+func testIngestRetention(t *testing.T, url string, dir audit.TenantDirectory, r api.Reader, visible func()) {
 	ctx := context.Background()
 	const tenant = "1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b"
 	ev := func(n int, ts time.Time) string {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/cursor"
-	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"log/slog"
 	"net/http"
@@ -14,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/retention"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -28,7 +29,7 @@ import (
 const ingestToken = "svc-token"
 
 // ingestServer is the API with ingest and read on a store.
-func ingestServer(t *testing.T, w audit.EventWriter, r audit.EventReader, reg *prometheus.Registry) *httptest.Server {
+func ingestServer(t *testing.T, w audit.EventWriter, r api.Reader, reg *prometheus.Registry) *httptest.Server {
 	t.Helper()
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	srv := httptest.NewServer(api.NewServer(api.Config{RequestTimeout: 10 * time.Second}, api.Deps{
@@ -49,7 +50,7 @@ func post(t *testing.T, url, tok, ct string, body []byte) (int, []byte) {
 }
 
 // testIngest runs the ingest cases against one store.
-func testIngest(t *testing.T, w audit.EventWriter, r audit.EventReader, visible func()) {
+func testIngest(t *testing.T, w audit.EventWriter, r api.Reader, visible func()) {
 	reg := prometheus.NewRegistry()
 	srv := ingestServer(t, w, r, reg)
 	g := gen.New(gen.Config{Seed: 31, Tenants: 1}, 100) // no ids: derived from the canonical event
@@ -150,7 +151,7 @@ func gateOf(w audit.EventWriter) *retention.Gate {
 // rejected per item with the reason; a client secret three levels deep is
 // stored masked, its change still visible; a diff that disagrees with
 // before/after is rejected.
-func testIngestSensitive(t *testing.T, url string, r audit.EventReader, visible func()) {
+func testIngestSensitive(t *testing.T, url string, r api.Reader, visible func()) {
 	const tenant = "0d1e2f3a-4b5c-4d6e-8f7a-8b9c0d1e2f3a"
 	ev := func(id, typ, rest string) string {
 		return `{"id":"evt_audit_` + id + `","timestamp":"2026-11-20T10:00:00.000Z","tenantId":"` + tenant + `",` +
@@ -199,7 +200,7 @@ func testIngestSensitive(t *testing.T, url string, r audit.EventReader, visible 
 // tenant); the same id with other content in the same tenant is answered
 // conflict (not duplicate), counted in /metrics, and the stored event is
 // the first one.
-func testIngestIDsPerTenant(t *testing.T, url string, r audit.EventReader, reg *prometheus.Registry, visible func()) {
+func testIngestIDsPerTenant(t *testing.T, url string, r api.Reader, reg *prometheus.Registry, visible func()) {
 	const tenantP, tenantQ = "11111111-2222-4333-8444-555555555555", "66666666-7777-4888-8999-aaaaaaaaaaaa"
 	id := "evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7" // a producer's UUIDv4
 	ev := func(tenant, ip string) []byte {

@@ -2,8 +2,6 @@ package api_test
 
 import (
 	"context"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -11,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/cursor"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 

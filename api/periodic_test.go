@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -14,6 +12,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/cursor"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -25,7 +26,7 @@ import (
 )
 
 type periodicBackend interface {
-	audit.EventReader
+	api.Reader
 	audit.EventWriter
 	periodic.Store
 	audit.TenantDirectory

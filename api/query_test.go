@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -343,7 +345,7 @@ func TestStatsMatchTheEvents(t *testing.T) {
 		}
 	}
 	r := h.get(t, "/api/audit-logs/stats?groupBy=action&category=security", tok)
-	var st audit.Stats
+	var st stats.Stats
 	r.json(t, &st)
 	got := map[string]int64{}
 	var sum int64
@@ -386,7 +388,7 @@ func TestStatsMatchTheEvents(t *testing.T) {
 	for _, b := range st.Histogram {
 		hsum += b.Count
 	}
-	if r.status != 200 || len(st.Histogram) == 0 || len(st.Histogram) > audit.MaxBuckets || hsum != st.Total {
+	if r.status != 200 || len(st.Histogram) == 0 || len(st.Histogram) > stats.MaxBuckets || hsum != st.Total {
 		t.Fatalf("open-to hourly stats: %d, %d buckets adding to %d of %d", r.status, len(st.Histogram), hsum, st.Total)
 	}
 	// A tenant with no events answers the same keys.

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/history"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/history"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -72,7 +73,7 @@ func policyEvent(n int, action, before, after, extra string) string {
 // first, page by page; compare between versions 2 and 4 gives exactly the
 // changed nested fields, arrays of objects matched by id; another tenant
 // sees none of it.
-func testResourceHistory(t *testing.T, w audit.EventWriter, r audit.EventReader, visible func()) {
+func testResourceHistory(t *testing.T, w audit.EventWriter, r api.Reader, visible func()) {
 	srv := ingestServer(t, w, r, prometheus.NewRegistry())
 	lines := []string{policyEvent(1, "create", "", policyStates[0], "")}
 	for v := 2; v <= 5; v++ {

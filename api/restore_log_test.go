@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/auditlog/auditlog/audit/restorejob"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"

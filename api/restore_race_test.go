@@ -3,11 +3,12 @@ package api_test
 import (
 	"context"
 	"errors"
-	"github.com/auditlog/auditlog/audit/restorejob"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"

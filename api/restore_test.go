@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
-	"github.com/auditlog/auditlog/audit/restorejob"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -15,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/restorejob"
+
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -23,7 +24,7 @@ import (
 
 // restoreBackend is what the restore endpoints need of a store.
 type restoreBackend interface {
-	audit.EventReader
+	api.Reader
 	audit.EventWriter
 	restorejob.Store
 	audit.TenantDirectory

@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http/httptest"
@@ -14,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/cursor"
+
 	"github.com/auditlog/auditlog/audit/savedsearch"
 
 	"github.com/auditlog/auditlog/api"
@@ -23,7 +24,7 @@ import (
 )
 
 type savedBackend interface {
-	audit.EventReader
+	api.Reader
 	audit.EventWriter
 	savedsearch.Store
 }

@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/cursor"
 	"io"
 	"log/slog"
 	"net/http"
@@ -13,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
 
 	"github.com/auditlog/auditlog/audit/stream"
 

@@ -5,8 +5,6 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
@@ -44,7 +45,7 @@ func hashOf(t *testing.T, s string) tlog.Hash {
 type logBackend struct {
 	store interface {
 		vlog.Store
-		audit.EventReader
+		api.Reader
 		audit.EventWriter
 	}
 	visible func(t *testing.T)

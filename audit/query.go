@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -205,7 +204,15 @@ type Result struct {
 	Next    *Position
 }
 
-// EventReader reads a tenant's events.
+// Span is the time range of the events matching a filter: the first and
+// the last timestamp, and whether there is any.
+type Span struct {
+	First, Last time.Time
+	Any         bool
+}
+
+// EventReader reads a tenant's events. Aggregations are the stats
+// package's Reader.
 type EventReader interface {
 	// SearchEvents returns one page of q. It returns EUNAVAILABLE when the
 	// store cannot be reached.
@@ -214,78 +221,8 @@ type EventReader interface {
 	// not exist or belongs to another tenant (the two are
 	// indistinguishable).
 	GetEvent(ctx context.Context, tenantID, id string) (Event, error)
-	// EventStats aggregates the events of q's filter. Callers resolve an
-	// open histogram range first (StatsQuery.NeedsSpan, Resolve) and check
-	// CheckBuckets: a store builds at most MaxBuckets buckets.
-	EventStats(ctx context.Context, q StatsQuery) (Stats, error)
 	// EventSpan returns the first and last timestamps of the events of f.
 	EventSpan(ctx context.Context, f Filter) (Span, error)
-}
-
-// GroupField is a field stats can be grouped by.
-type GroupField string
-
-// The group-by fields.
-const (
-	GroupAction       GroupField = "action"
-	GroupResourceType GroupField = "resource.type"
-	GroupActorEmail   GroupField = "actor.email"
-	GroupCategory     GroupField = "category"
-	GroupOutcome      GroupField = "outcome"
-)
-
-// Valid reports whether g can be grouped by.
-func (g GroupField) Valid() bool {
-	switch g {
-	case GroupAction, GroupResourceType, GroupActorEmail, GroupCategory, GroupOutcome:
-		return true
-	}
-	return false
-}
-
-// StatsQuery aggregates a filter's events by a field and/or over time.
-type StatsQuery struct {
-	Filter   Filter
-	GroupBy  GroupField    // optional
-	Interval time.Duration // optional: histogram bucket width
-	// MaxGroups bounds the groups returned (the largest first).
-	MaxGroups int
-}
-
-// Group is one value and its count.
-type Group struct {
-	Key   string `json:"key"`
-	Count int64  `json:"count"`
-}
-
-// Bucket is one histogram bucket: its start and count, and per-group
-// counts when grouped.
-type Bucket struct {
-	Start  Timestamp `json:"start"`
-	Count  int64     `json:"count"`
-	Groups []Group   `json:"groups,omitempty"`
-}
-
-// Stats is the answer of EventStats. Its JSON always has the three keys,
-// groups and histogram as empty lists when not asked or when nothing
-// matches, so an empty tenant answers the same shape as a full one.
-type Stats struct {
-	Total     int64    `json:"total"`
-	Groups    []Group  `json:"groups"`
-	Histogram []Bucket `json:"histogram"`
-}
-
-// MarshalJSON writes absent groups and histogram as [].
-func (s Stats) MarshalJSON() ([]byte, error) {
-	type plain Stats
-	p := plain(s)
-	if p.Groups == nil {
-		p.Groups = []Group{}
-	}
-	if p.Histogram == nil {
-		p.Histogram = []Bucket{}
-	}
-	return json.Marshal(p)
 }
 
 func sortString(s Sort) string {

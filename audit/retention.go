@@ -6,7 +6,8 @@ import (
 )
 
 // Retained enforces each tenant's plan retention at read time, on every
-// read path of a store: list, detail, stats and span (EventReader),
+// read path of a store: list, detail and span (EventReader), stats (through
+// stats.Retained, which narrows with Clamp),
 // counts and export scans (EventScanner), and so the history, compare and
 // restore checks built on them. A store deletes expired data in whole
 // backing indices or purge passes, so an event may stay stored for a
@@ -50,8 +51,10 @@ func (r *Retained) cutoff(ctx context.Context, tenantID string) (time.Time, erro
 	return Cutoff(plan, now()).UTC(), nil
 }
 
-// clamp returns f with From raised to the tenant's cut-off.
-func (r *Retained) clamp(ctx context.Context, f Filter) (Filter, error) {
+// Clamp returns f with From raised to the tenant's cut-off: what a read
+// path that is not one of Retained's own (stats.Retained) narrows its
+// filter with. Errors: EUNAVAILABLE.
+func (r *Retained) Clamp(ctx context.Context, f Filter) (Filter, error) {
 	c, err := r.cutoff(ctx, f.TenantID)
 	if err != nil {
 		return f, err
@@ -64,7 +67,7 @@ func (r *Retained) clamp(ctx context.Context, f Filter) (Filter, error) {
 
 // SearchEvents implements EventReader.
 func (r *Retained) SearchEvents(ctx context.Context, q Query) (Result, error) {
-	f, err := r.clamp(ctx, q.Filter)
+	f, err := r.Clamp(ctx, q.Filter)
 	if err != nil {
 		return Result{}, err
 	}
@@ -89,22 +92,9 @@ func (r *Retained) GetEvent(ctx context.Context, tenantID, id string) (Event, er
 	return e, nil
 }
 
-// EventStats implements EventReader.
-func (r *Retained) EventStats(ctx context.Context, q StatsQuery) (Stats, error) {
-	f, err := r.clamp(ctx, q.Filter)
-	if err != nil {
-		return Stats{}, err
-	}
-	if q.Filter.To != nil && !f.From.Before(*q.Filter.To) {
-		return Stats{Groups: []Group{}, Histogram: []Bucket{}}, nil // the whole range has expired
-	}
-	q.Filter = f
-	return r.Reader.EventStats(ctx, q)
-}
-
 // EventSpan implements EventReader.
 func (r *Retained) EventSpan(ctx context.Context, f Filter) (Span, error) {
-	f, err := r.clamp(ctx, f)
+	f, err := r.Clamp(ctx, f)
 	if err != nil {
 		return Span{}, err
 	}
@@ -113,7 +103,7 @@ func (r *Retained) EventSpan(ctx context.Context, f Filter) (Span, error) {
 
 // CountEvents implements EventScanner.
 func (r *Retained) CountEvents(ctx context.Context, f Filter) (int64, error) {
-	f, err := r.clamp(ctx, f)
+	f, err := r.Clamp(ctx, f)
 	if err != nil {
 		return 0, err
 	}
@@ -122,7 +112,7 @@ func (r *Retained) CountEvents(ctx context.Context, f Filter) (int64, error) {
 
 // ScanEvents implements EventScanner.
 func (r *Retained) ScanEvents(ctx context.Context, f Filter, s Sort, fn func([]Event) error) error {
-	f, err := r.clamp(ctx, f)
+	f, err := r.Clamp(ctx, f)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
@@ -124,7 +126,7 @@ func TestLayoutsKeepTenantsApart(t *testing.T) {
 				t.Fatalf("detail of %s in tenant %s: %v, tenant %s", e.ID, tenant, err, got.TenantID)
 			}
 		}
-		st, err := s.EventStats(ctx, audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, HideSystem: true}, GroupBy: audit.GroupAction})
+		st, err := s.EventStats(ctx, stats.Query{Filter: audit.Filter{TenantID: tenant, HideSystem: true}, GroupBy: stats.GroupAction})
 		if err != nil || st.Total != int64(len(evs)) {
 			t.Fatalf("stats of tenant %s: %d (%v), want %d", tenant, st.Total, err, len(evs))
 		}

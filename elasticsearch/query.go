@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -282,13 +284,13 @@ func (s *Store) eventSource(ctx context.Context, tenantID, id string) (json.RawM
 }
 
 // StatsBody is the aggregation request of a stats query.
-func StatsBody(q audit.StatsQuery) map[string]any {
+func StatsBody(q stats.Query) map[string]any {
 	groups := func() map[string]any {
 		return map[string]any{"terms": map[string]any{"field": string(q.GroupBy), "size": q.MaxGroups}}
 	}
 	aggs := map[string]any{}
 	if q.Interval > 0 {
-		h := map[string]any{"field": "@timestamp", "fixed_interval": audit.FormatInterval(q.Interval), "min_doc_count": 0}
+		h := map[string]any{"field": "@timestamp", "fixed_interval": stats.FormatInterval(q.Interval), "min_doc_count": 0}
 		if q.Filter.From != nil && q.Filter.To != nil {
 			h["extended_bounds"] = map[string]any{"min": q.Filter.From.UnixMilli(), "max": q.Filter.To.UnixMilli() - 1}
 		}
@@ -319,10 +321,10 @@ type termsAgg struct {
 	} `json:"buckets"`
 }
 
-func (t termsAgg) groups() []audit.Group {
-	out := make([]audit.Group, len(t.Buckets))
+func (t termsAgg) groups() []stats.Group {
+	out := make([]stats.Group, len(t.Buckets))
 	for i, b := range t.Buckets {
-		out[i] = audit.Group{Key: b.Key, Count: b.DocCount}
+		out[i] = stats.Group{Key: b.Key, Count: b.DocCount}
 	}
 	return out
 }
@@ -359,19 +361,19 @@ func (s *Store) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, erro
 }
 
 // EventStats implements audit.EventReader with aggregations.
-func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+func (s *Store) EventStats(ctx context.Context, q stats.Query) (stats.Stats, error) {
 	if q.MaxGroups == 0 {
 		q.MaxGroups = 20
 	}
 	var out searchResponse
 	path, err := s.searchPath(ctx, q.Filter.TenantID)
 	if err != nil {
-		return audit.Stats{}, err
+		return stats.Stats{}, err
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, path, StatsBody(q), &out); err != nil {
-		return audit.Stats{}, err
+		return stats.Stats{}, err
 	}
-	st := audit.Stats{Total: out.Hits.Total.Value}
+	st := stats.Stats{Total: out.Hits.Total.Value}
 	if len(out.Aggregations) == 0 {
 		return st, nil
 	}
@@ -386,14 +388,14 @@ func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats
 		} `json:"histogram"`
 	}
 	if err := json.Unmarshal(out.Aggregations, &aggs); err != nil {
-		return audit.Stats{}, audit.Wrap(audit.EINTERNAL, err, "decoding aggregations")
+		return stats.Stats{}, audit.Wrap(audit.EINTERNAL, err, "decoding aggregations")
 	}
 	if q.GroupBy != "" {
 		st.Groups = aggs.Groups.groups()
 	}
 	if q.Interval > 0 {
 		for _, b := range aggs.Histogram.Buckets {
-			bk := audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b.Key)), Count: b.DocCount}
+			bk := stats.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b.Key)), Count: b.DocCount}
 			if q.GroupBy != "" {
 				bk.Groups = b.Groups.groups()
 			}

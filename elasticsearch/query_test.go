@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/internal/testkit/golden"
@@ -31,8 +33,8 @@ func TestSearchBodiesGolden(t *testing.T) {
 		"cursor_counted_by_email": elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenantX}, Sort: s, PageSize: 100,
 			After:   &audit.Position{Key: "ana@acme.example", ID: "evt_audit_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f"},
 			Counted: &audit.Total{Value: 420, Relation: "eq"}}, 0, 101),
-		"stats": elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenantX, From: &from, To: func() *time.Time { t := from.Add(48 * time.Hour); return &t }()},
-			GroupBy: audit.GroupAction, Interval: time.Hour, MaxGroups: 50}),
+		"stats": elasticsearch.StatsBody(stats.Query{Filter: audit.Filter{TenantID: tenantX, From: &from, To: func() *time.Time { t := from.Add(48 * time.Hour); return &t }()},
+			GroupBy: stats.GroupAction, Interval: time.Hour, MaxGroups: 50}),
 	}
 	for name, b := range bodies {
 		golden.AssertJSON(t, "testdata/query_"+name+".golden.json", b)

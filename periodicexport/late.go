@@ -5,9 +5,11 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -38,7 +40,7 @@ func (s *Scheduler) late(ctx context.Context, w *Writer, st *periodic.State) err
 		}
 		cursor = next
 	}
-	stats, err := s.Events.EventStats(ctx, audit.StatsQuery{Filter: audit.Filter{TenantID: st.TenantID, From: &from, To: &to}, Interval: iv})
+	stats, err := s.Events.EventStats(ctx, stats.Query{Filter: audit.Filter{TenantID: st.TenantID, From: &from, To: &to}, Interval: iv})
 	if err != nil {
 		return err
 	}

@@ -6,10 +6,12 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/stats"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -20,7 +22,7 @@ import (
 // and the counts per window that show late events.
 type Source interface {
 	audit.EventScanner
-	EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error)
+	EventStats(ctx context.Context, q stats.Query) (stats.Stats, error)
 	EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error)
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 )
@@ -52,7 +54,7 @@ func TestMigrationToIDsPerTenant(t *testing.T) {
 		perTenant[e.TenantID]++
 	}
 	for tenant, n := range perTenant {
-		st, err := s.EventStats(ctx, audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction})
+		st, err := s.EventStats(ctx, stats.Query{Filter: audit.Filter{TenantID: tenant}, GroupBy: stats.GroupAction})
 		if err != nil || st.Total != n {
 			t.Fatalf("stats after the migration: %d of %d events (%v)", st.Total, n, err)
 		}

@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/stats"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -19,12 +21,12 @@ var sortColumn = map[audit.SortField]string{
 	audit.SortResourceType: "resource_type",
 }
 
-var groupColumn = map[audit.GroupField]string{
-	audit.GroupAction:       "action",
-	audit.GroupResourceType: "resource_type",
-	audit.GroupActorEmail:   "actor_email_lc",
-	audit.GroupCategory:     "category",
-	audit.GroupOutcome:      "outcome",
+var groupColumn = map[stats.GroupField]string{
+	stats.GroupAction:       "action",
+	stats.GroupResourceType: "resource_type",
+	stats.GroupActorEmail:   "actor_email_lc",
+	stats.GroupCategory:     "category",
+	stats.GroupOutcome:      "outcome",
 }
 
 // where is the WHERE clause of a filter, with its arguments.
@@ -258,7 +260,7 @@ func (s *Store) total(ctx context.Context, q audit.Query, hint, cond string, arg
 		return t, nil
 	}
 	var n int64
-	if src := statsSource(audit.StatsQuery{Filter: q.Filter}); src.rollup && !s.cfg.SkipRollup {
+	if src := statsSource(stats.Query{Filter: q.Filter}); src.rollup && !s.cfg.SkipRollup {
 		// The filter is one the hourly rollups answer (the stats' source:
 		// whole hours from the rollup, the edges from the events): the
 		// total costs a few thousand rollup rows, not a walk of up to
@@ -311,15 +313,15 @@ func (s *Store) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, erro
 	return audit.Span{First: time.UnixMilli(lo.Int64).UTC(), Last: time.UnixMilli(hi.Int64).UTC(), Any: true}, nil
 }
 
-func (s *Store) groups(ctx context.Context, query string, args ...any) ([]audit.Group, error) {
+func (s *Store) groups(ctx context.Context, query string, args ...any) ([]stats.Group, error) {
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
 	}
 	defer rows.Close()
-	var out []audit.Group
+	var out []stats.Group
 	for rows.Next() {
-		var g audit.Group
+		var g stats.Group
 		if err := rows.Scan(&g.Key, &g.Count); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
 		}

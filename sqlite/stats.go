@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -43,16 +45,16 @@ func notInRollup(f audit.Filter) bool {
 // rollups have no actor id, resource id or text: a filter on those, on
 // an actor and another dimension, or histogram buckets narrower than an
 // hour or not made of whole hours, read the events.
-func statsSource(q audit.StatsQuery) source {
+func statsSource(q stats.Query) source {
 	f := q.Filter
 	table, cols := "event_rollup", dims
-	byActor := f.ActorEmail != "" || q.GroupBy == audit.GroupActorEmail
+	byActor := f.ActorEmail != "" || q.GroupBy == stats.GroupActorEmail
 	if byActor {
 		table, cols = "event_rollup_actor", "actor_email_lc"
 	}
 	if notInRollup(f) || (q.Interval > 0 && q.Interval%time.Hour != 0) ||
 		(byActor && (len(f.Actions) > 0 || len(f.ResourceTypes) > 0 || f.HideSystem || f.CrossTenant != nil || f.Category != "" || f.Outcome != "" ||
-			(q.GroupBy != "" && q.GroupBy != audit.GroupActorEmail))) {
+			(q.GroupBy != "" && q.GroupBy != stats.GroupActorEmail))) {
 		cond, args := where(f)
 		return source{from: "events WHERE " + cond, args: args, count: "count(*)"}
 	}
@@ -119,12 +121,12 @@ func ceilHour(ms int64) int64 {
 // (count descending, then key); histogram buckets are aligned on the
 // epoch and gaps are filled with zeros, over [from, to) when both are
 // given.
-func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
+func (s *Store) EventStats(ctx context.Context, q stats.Query) (stats.Stats, error) {
 	if q.MaxGroups == 0 {
 		q.MaxGroups = 20
 	}
 	src := statsSource(q)
-	var st audit.Stats
+	var st stats.Stats
 	if err := s.r.QueryRowContext(ctx, `SELECT `+src.count+` FROM `+src.from, src.args...).Scan(&st.Total); err != nil {
 		return st, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
 	}
@@ -149,11 +151,11 @@ func (s *Store) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats
 
 // histogram counts src per bucket of q.Interval, and per group in each
 // bucket (the largest MaxGroups) when q is grouped, in one scan each.
-func (s *Store) histogram(ctx context.Context, q audit.StatsQuery, src source, gcol string) ([]audit.Bucket, error) {
+func (s *Store) histogram(ctx context.Context, q stats.Query, src source, gcol string) ([]stats.Bucket, error) {
 	iv := q.Interval.Milliseconds()
 	bucket := `(ts / ?) * ?`
 	counts := map[int64]int64{}
-	perBucket := map[int64][]audit.Group{}
+	perBucket := map[int64][]stats.Group{}
 	var lo, hi int64 = -1, -1
 	query := `SELECT ` + bucket + `, '', ` + src.count + ` FROM ` + src.from + ` GROUP BY 1 ORDER BY 1`
 	if gcol != "" {
@@ -166,7 +168,7 @@ func (s *Store) histogram(ctx context.Context, q audit.StatsQuery, src source, g
 	defer rows.Close()
 	for rows.Next() {
 		var b int64
-		var g audit.Group
+		var g stats.Group
 		if err := rows.Scan(&b, &g.Key, &g.Count); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: stats")
 		}
@@ -186,9 +188,9 @@ func (s *Store) histogram(ctx context.Context, q audit.StatsQuery, src source, g
 		lo = f.From.UnixMilli() / iv * iv
 		hi = (f.To.UnixMilli() - 1) / iv * iv
 	}
-	var out []audit.Bucket
+	var out []stats.Bucket
 	for b := lo; lo >= 0 && b <= hi; b += iv {
-		out = append(out, audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: counts[b], Groups: perBucket[b]})
+		out = append(out, stats.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: counts[b], Groups: perBucket[b]})
 	}
 	return out, nil
 }

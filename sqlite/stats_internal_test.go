@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -32,7 +34,7 @@ func TestEveryFilterFieldHasAStatsSource(t *testing.T) {
 		default:
 			t.Fatalf("audit.Filter.%s is of a kind this test cannot set: extend it", name)
 		}
-		if src := statsSource(audit.StatsQuery{Filter: f}); !strings.HasPrefix(src.from, "events ") {
+		if src := statsSource(stats.Query{Filter: f}); !strings.HasPrefix(src.from, "events ") {
 			t.Errorf("audit.Filter.%s is neither in rollupFilters nor read from the events: stats would ignore it (reads %q)", name, src.from)
 		}
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/cursor"
-	"github.com/auditlog/auditlog/audit/search"
 	"io"
 	"log"
 	"log/slog"
@@ -16,6 +14,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/search"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
@@ -65,7 +67,7 @@ func benchQuery(ctx context.Context, e *env) ([]result, error) {
 // cursor page at depth 100,000 and a stats query, through the real API
 // over HTTP. With direct set, each request alternates with the same
 // query sent straight to the backend.
-func measureQueries(ctx context.Context, e *env, store string, r audit.EventReader, w audit.EventWriter, tenant string, n int,
+func measureQueries(ctx context.Context, e *env, store string, r api.Reader, w audit.EventWriter, tenant string, n int,
 	loaded time.Duration, maxP99 float64, direct func(body any) (float64, error), refresh func() error) ([]result, error) {
 	depth := min(100000, n/2)
 	srv := benchAPI(ctx, r, w, tenant)
@@ -97,7 +99,7 @@ func measureQueries(ctx context.Context, e *env, store string, r audit.EventRead
 		{fmt.Sprintf("cursor page at depth %d", depth), "/api/audit-logs?pageSize=50&cursor=" + url.QueryEscape(cursor),
 			elasticsearch.SearchBody(audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 50, After: &deep.After, Counted: deep.Total}, 0, 51)},
 		{"stats (groupBy action, 1d histogram)", "/api/audit-logs/stats?groupBy=action&interval=1d",
-			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
+			elasticsearch.StatsBody(stats.Query{Filter: audit.Filter{TenantID: tenant}, GroupBy: stats.GroupAction, Interval: 24 * time.Hour, MaxGroups: 50})},
 	}
 	panel, err := panelStatsQueries(ctx, r, tenant)
 	if err != nil {
@@ -145,9 +147,9 @@ func panelStatsQueries(ctx context.Context, r audit.EventReader, tenant string) 
 	fa := url.Values{"from": {from.Format(time.RFC3339)}, "interval": {"3h"}, "actorEmail": {email}}
 	return []measuredQuery{
 		{"stats: the panel's 7-day histogram (3 h buckets)", "/api/audit-logs/stats?" + q.Encode(),
-			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, From: &from}, Interval: 3 * time.Hour, MaxGroups: 50})},
+			elasticsearch.StatsBody(stats.Query{Filter: audit.Filter{TenantID: tenant, From: &from}, Interval: 3 * time.Hour, MaxGroups: 50})},
 		{"stats: one actor's 7-day histogram (3 h buckets)", "/api/audit-logs/stats?" + fa.Encode(),
-			elasticsearch.StatsBody(audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, From: &from, ActorEmail: email}, Interval: 3 * time.Hour, MaxGroups: 50})},
+			elasticsearch.StatsBody(stats.Query{Filter: audit.Filter{TenantID: tenant, From: &from, ActorEmail: email}, Interval: 3 * time.Hour, MaxGroups: 50})},
 	}, nil
 }
 
@@ -202,8 +204,19 @@ type benchServer struct {
 	close   func()
 }
 
+// retainedReader reads events and their aggregations through the plans'
+// retention.
+type retainedReader struct {
+	*audit.Retained
+	agg stats.Retained
+}
+
+func (r retainedReader) EventStats(ctx context.Context, q stats.Query) (stats.Stats, error) {
+	return r.agg.EventStats(ctx, q)
+}
+
 // benchAPI serves the real API and the panel in front of r and w.
-func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, tenant string) *benchServer {
+func benchAPI(ctx context.Context, r api.Reader, w audit.EventWriter, tenant string) *benchServer {
 	secret := []byte("bench-secret")
 	v, _ := api.NewVerifier(api.AuthConfig{Secret: secret})
 	cursors := cursor.NewCodec([]byte("bench-cursor"))
@@ -211,7 +224,8 @@ func benchAPI(ctx context.Context, r audit.EventReader, w audit.EventWriter, ten
 	// then has a time range (the cut-off), which chooses the planner's
 	// index on SQLite.
 	if dir, ok := r.(audit.TenantDirectory); ok {
-		r = &audit.Retained{Reader: r, Directory: dir, Default: audit.PlanEnterprise}
+		ret := &audit.Retained{Reader: r, Directory: dir, Default: audit.PlanEnterprise}
+		r = retainedReader{ret, stats.Retained{Reader: r, Retention: ret}}
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/", api.NewServer(api.Config{RequestTimeout: 30 * time.Second}, api.Deps{

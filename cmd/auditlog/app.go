@@ -6,10 +6,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/cursor"
-	"github.com/auditlog/auditlog/audit/retention"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"net"
 	"net/http"
@@ -18,6 +14,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/cursor"
+	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
 
@@ -265,7 +266,7 @@ func (m *Main) background(ctx context.Context, name string, f func(bg context.Co
 }
 
 // readDeps builds the auth, cursor and rate-limit pieces of the read API.
-func (m *Main) readDeps(r audit.EventReader, w audit.EventWriter) (api.ReadDeps, error) {
+func (m *Main) readDeps(r api.Reader, w audit.EventWriter) (api.ReadDeps, error) {
 	cfg := m.Config
 	ac := api.AuthConfig{Secret: []byte(cfg.JWTSecret)}
 	if cfg.JWTPublicKey != "" {

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
@@ -115,7 +117,7 @@ func worstCases(t *testing.T, bin string, vars []string) {
 	tok := token(t, "s3cret", audit.Principal{UserID: "0b9c8d7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e", Email: "ana@acme.example", Role: audit.RoleAdmin, TenantID: demoTenant})
 	testenv.Eventually(t, time.Minute, func() error {
 		_, body := request(t, "GET", base+"/api/audit-logs/stats?groupBy=outcome", tok, nil)
-		var st audit.Stats
+		var st stats.Stats
 		if json.Unmarshal(body, &st) != nil || st.Total < n+150 {
 			return fmt.Errorf("%s", body)
 		}

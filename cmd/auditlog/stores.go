@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/restorejob"
-	"github.com/auditlog/auditlog/audit/retention"
 	"log/slog"
 	"maps"
 	"os"
@@ -12,6 +10,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
+	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit/savedsearch"
 
@@ -34,6 +36,7 @@ import (
 // interfaces, with its readiness check and its retention pass.
 type eventStore interface {
 	audit.EventReader
+	stats.Reader
 	audit.EventWriter
 	audit.EventScanner
 	exportjob.Store
@@ -62,8 +65,8 @@ func (s retainedStore) GetEvent(ctx context.Context, tenantID, id string) (audit
 	return s.r.GetEvent(ctx, tenantID, id)
 }
 
-func (s retainedStore) EventStats(ctx context.Context, q audit.StatsQuery) (audit.Stats, error) {
-	return s.r.EventStats(ctx, q)
+func (s retainedStore) EventStats(ctx context.Context, q stats.Query) (stats.Stats, error) {
+	return stats.Retained{Reader: s.eventStore, Retention: s.r}.EventStats(ctx, q)
 }
 
 func (s retainedStore) EventSpan(ctx context.Context, f audit.Filter) (audit.Span, error) {

@@ -3,10 +3,12 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/history"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/history"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/gen"
@@ -51,7 +53,7 @@ func testReadTimeRetention(t *testing.T, b Backend) {
 	}
 	b.Visible(t)
 	for _, tc := range cases {
-		t.Run(string(tc.plan), func(t *testing.T) { checkRetained(t, r, tc.id, tc.inside, tc.expired) })
+		t.Run(string(tc.plan), func(t *testing.T) { checkRetained(t, r, b.Reader, tc.id, tc.inside, tc.expired) })
 	}
 	// A plan change applies at once to what is shown: the Pro tenant's
 	// events of 364 days ago are past a Starter retention.
@@ -60,13 +62,13 @@ func testReadTimeRetention(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	t.Run("after a change to starter", func(t *testing.T) {
-		checkRetained(t, r, pro.id, nil, append(slices.Clone(pro.inside), pro.expired...))
+		checkRetained(t, r, b.Reader, pro.id, nil, append(slices.Clone(pro.inside), pro.expired...))
 	})
 }
 
 // checkRetained reads tenant through r on every path and checks that it
 // sees exactly want and none of hidden.
-func checkRetained(t *testing.T, r *audit.Retained, tenant string, want, hidden []audit.Event) {
+func checkRetained(t *testing.T, r *audit.Retained, sr stats.Reader, tenant string, want, hidden []audit.Event) {
 	wantIDs := ids(want)
 	check := func(path string, got []string) {
 		t.Helper()
@@ -76,7 +78,7 @@ func checkRetained(t *testing.T, r *audit.Retained, tenant string, want, hidden 
 		}
 	}
 	checkRetainedReads(t, r, tenant, want, hidden, check)
-	checkRetainedTotals(t, r, tenant, want, check)
+	checkRetainedTotals(t, r, stats.Retained{Reader: sr, Retention: r}, tenant, want, check)
 }
 
 // ids returns the sorted ids of events.
@@ -130,11 +132,11 @@ func checkRetainedReads(t *testing.T, r *audit.Retained, tenant string, want, hi
 
 // checkRetainedTotals: stats, span, count and the export scan count and
 // show exactly want.
-func checkRetainedTotals(t *testing.T, r *audit.Retained, tenant string, want []audit.Event, check func(string, []string)) {
+func checkRetainedTotals(t *testing.T, r *audit.Retained, sr stats.Reader, tenant string, want []audit.Event, check func(string, []string)) {
 	ctx := context.Background()
 	f := audit.Filter{TenantID: tenant}
 	old := time.Now().AddDate(-10, 0, 0)
-	st, err := r.EventStats(ctx, audit.StatsQuery{Filter: audit.Filter{TenantID: tenant, From: &old, To: ptr(time.Now())}, GroupBy: audit.GroupAction, Interval: 30 * 24 * time.Hour})
+	st, err := sr.EventStats(ctx, stats.Query{Filter: audit.Filter{TenantID: tenant, From: &old, To: ptr(time.Now())}, GroupBy: stats.GroupAction, Interval: 30 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/stats"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -44,7 +46,7 @@ func testStatsMatchTheEvents(t *testing.T, b Backend) {
 	d := NewDataset(3000)
 	Write(t, b.Writer, d.All)
 	b.Visible(t)
-	groupings := []audit.GroupField{"", audit.GroupAction, audit.GroupOutcome, audit.GroupResourceType, audit.GroupCategory, audit.GroupActorEmail}
+	groupings := []stats.GroupField{"", stats.GroupAction, stats.GroupOutcome, stats.GroupResourceType, stats.GroupCategory, stats.GroupActorEmail}
 	intervals := []time.Duration{0, time.Hour, 3 * time.Hour, 30 * time.Minute, 24 * time.Hour, 7 * 24 * time.Hour}
 	n := 0
 	for _, c := range Cases() {
@@ -54,7 +56,7 @@ func testStatsMatchTheEvents(t *testing.T, b Backend) {
 		}
 		for _, w := range windows {
 			n++
-			q := audit.StatsQuery{GroupBy: groupings[n%len(groupings)], Interval: intervals[n%len(intervals)], MaxGroups: 100}
+			q := stats.Query{GroupBy: groupings[n%len(groupings)], Interval: intervals[n%len(intervals)], MaxGroups: 100}
 			q.Filter = c.Filter(d)
 			q.Filter.TenantID, q.Filter.From, q.Filter.To = d.A, w[0], w[1]
 			q.Filter.Normalize()
@@ -84,19 +86,19 @@ func at(s []string, i int) string {
 // expectedStats counts events in Go: groups by count descending then
 // key, buckets aligned on the epoch, zero-filled over [from, to) when
 // both are given, else from the first to the last non-empty bucket.
-func expectedStats(events []audit.Event, keep func(*audit.Event) bool, q audit.StatsQuery) audit.Stats {
-	var st audit.Stats
+func expectedStats(events []audit.Event, keep func(*audit.Event) bool, q stats.Query) stats.Stats {
+	var st stats.Stats
 	key := func(e *audit.Event) string {
 		switch q.GroupBy {
-		case audit.GroupAction:
+		case stats.GroupAction:
 			return string(e.Action)
-		case audit.GroupOutcome:
+		case stats.GroupOutcome:
 			return string(e.Outcome)
-		case audit.GroupResourceType:
+		case stats.GroupResourceType:
 			return e.Resource.Type
-		case audit.GroupCategory:
+		case stats.GroupCategory:
 			return string(e.Category)
-		case audit.GroupActorEmail:
+		case stats.GroupActorEmail:
 			return strings.ToLower(e.Actor.Email)
 		}
 		return ""
@@ -131,7 +133,7 @@ func expectedStats(events []audit.Event, keep func(*audit.Event) bool, q audit.S
 		lo, hi = q.Filter.From.UnixMilli()/iv*iv, (q.Filter.To.UnixMilli()-1)/iv*iv
 	}
 	for b := lo; iv > 0 && lo >= 0 && b <= hi; b += iv {
-		bk := audit.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: 0}
+		bk := stats.Bucket{Start: audit.NewTimestamp(time.UnixMilli(b)), Count: 0}
 		for _, c := range perBucket[b] {
 			bk.Count += c
 		}
@@ -143,12 +145,12 @@ func expectedStats(events []audit.Event, keep func(*audit.Event) bool, q audit.S
 	return st
 }
 
-func sortedGroups(m map[string]int64) []audit.Group {
-	var out []audit.Group
+func sortedGroups(m map[string]int64) []stats.Group {
+	var out []stats.Group
 	for k, c := range m {
-		out = append(out, audit.Group{Key: k, Count: c})
+		out = append(out, stats.Group{Key: k, Count: c})
 	}
-	slices.SortFunc(out, func(a, b audit.Group) int {
+	slices.SortFunc(out, func(a, b stats.Group) int {
 		return cmp.Or(cmp.Compare(b.Count, a.Count), strings.Compare(a.Key, b.Key))
 	})
 	return out
@@ -156,7 +158,7 @@ func sortedGroups(m map[string]int64) []audit.Group {
 
 // statsLines writes st one line per total, group and bucket, so two
 // answers compare line by line.
-func statsLines(st audit.Stats) []string {
+func statsLines(st stats.Stats) []string {
 	out := []string{fmt.Sprintf("total %d", st.Total)}
 	for _, g := range st.Groups {
 		out = append(out, fmt.Sprintf("group %s %d", g.Key, g.Count))

@@ -9,13 +9,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/restorejob"
-	"github.com/auditlog/auditlog/audit/retention"
-	"github.com/auditlog/auditlog/audit/search"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
+	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/audit/search"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit/savedsearch"
 
@@ -29,10 +31,16 @@ import (
 	"github.com/auditlog/auditlog/gen"
 )
 
+// Reader reads a store's events and their aggregations.
+type Reader interface {
+	audit.EventReader
+	stats.Reader
+}
+
 // Backend is one store under test.
 type Backend struct {
 	Writer  audit.EventWriter
-	Reader  audit.EventReader
+	Reader  Reader
 	Tenants audit.TenantDirectory
 	// Visible makes everything written so far visible to readers.
 	Visible func(t testing.TB)
@@ -406,7 +414,7 @@ func testIsolation(t *testing.T, b Backend) {
 	if _, err := b.Reader.GetEvent(context.Background(), d.A, audit.NewID()); audit.ErrorCode(err) != audit.ENOTFOUND {
 		t.Fatalf("a missing event: %v", err)
 	}
-	st, err := b.Reader.EventStats(context.Background(), audit.StatsQuery{Filter: audit.Filter{TenantID: d.A}, GroupBy: audit.GroupAction})
+	st, err := b.Reader.EventStats(context.Background(), stats.Query{Filter: audit.Filter{TenantID: d.A}, GroupBy: stats.GroupAction})
 	if err != nil || st.Total != int64(len(d.Events)) {
 		t.Fatalf("stats of tenant A count %d, want %d (%v)", st.Total, len(d.Events), err)
 	}
@@ -561,7 +569,7 @@ func testRetention(t *testing.T, b Backend) {
 	count := func(tenant string) int64 {
 		b.Visible(t)
 		n := searchAll(t, b.Reader, audit.Query{Filter: audit.Filter{TenantID: tenant}, Sort: audit.DefaultSort, PageSize: 1, Page: 1}).Total.Value
-		st, err := b.Reader.EventStats(ctx, audit.StatsQuery{Filter: audit.Filter{TenantID: tenant}, GroupBy: audit.GroupAction, Interval: time.Hour})
+		st, err := b.Reader.EventStats(ctx, stats.Query{Filter: audit.Filter{TenantID: tenant}, GroupBy: stats.GroupAction, Interval: time.Hour})
 		if err != nil || st.Total != n {
 			t.Fatalf("stats count %d events (%v), search %d", st.Total, err, n)
 		}
@@ -608,7 +616,7 @@ func testStats(t *testing.T, b Backend) {
 	for _, e := range d.Events {
 		want[string(e.Action)]++
 	}
-	st, err := b.Reader.EventStats(context.Background(), audit.StatsQuery{Filter: audit.Filter{TenantID: d.A}, GroupBy: audit.GroupAction, MaxGroups: 10})
+	st, err := b.Reader.EventStats(context.Background(), stats.Query{Filter: audit.Filter{TenantID: d.A}, GroupBy: stats.GroupAction, MaxGroups: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -623,8 +631,8 @@ func testStats(t *testing.T, b Backend) {
 		t.Fatalf("groups %v total %d, want %v %d", got, st.Total, want, len(d.Events))
 	}
 	from, to := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	st, err = b.Reader.EventStats(context.Background(), audit.StatsQuery{Filter: audit.Filter{TenantID: d.A, From: &from, To: &to},
-		GroupBy: audit.GroupOutcome, Interval: 24 * time.Hour, MaxGroups: 10})
+	st, err = b.Reader.EventStats(context.Background(), stats.Query{Filter: audit.Filter{TenantID: d.A, From: &from, To: &to},
+		GroupBy: stats.GroupOutcome, Interval: 24 * time.Hour, MaxGroups: 10})
 	if err != nil {
 		t.Fatal(err)
 	}

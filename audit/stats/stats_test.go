@@ -1,10 +1,12 @@
-package audit_test
+package stats_test
 
 import (
-	"github.com/auditlog/auditlog/audit/search"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/search"
+	"github.com/auditlog/auditlog/audit/stats"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -20,22 +22,22 @@ func TestStatsWindowIsBounded(t *testing.T) {
 	years := audit.Span{First: *at("2019-03-04T05:06:07.000Z"), Last: *at("2026-11-21T09:30:12.345Z"), Any: true}
 	for _, tc := range []struct {
 		name     string
-		q        audit.StatsQuery
+		q        stats.Query
 		sp       audit.Span
 		ok       bool
 		mentions string
 	}{
-		{"open range, 1m over years", audit.StatsQuery{Interval: time.Minute}, years, false, "at least 2d,"},
-		{"open from, 1h over years", audit.StatsQuery{Interval: time.Hour, Filter: audit.Filter{To: at("2026-11-22T00:00:00Z")}}, years, false, "from 2019-03-04T05:06:07.000Z"},
-		{"open to, 1d since 2026", audit.StatsQuery{Interval: 24 * time.Hour, Filter: audit.Filter{From: at("2026-01-01T00:00:00Z")}}, years, true, ""},
-		{"open range, 2d over years", audit.StatsQuery{Interval: 48 * time.Hour}, years, true, ""},
-		{"closed, exactly 2000 buckets", audit.StatsQuery{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-02T09:20:00Z")}}, years, true, ""},
-		{"closed, 2001 buckets", audit.StatsQuery{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-02T09:20:00.001Z")}}, years, false, "2001 buckets"},
-		{"closed, unaligned 2000 minutes span 2001 buckets", audit.StatsQuery{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:30Z"), To: at("2026-11-02T09:20:30Z")}}, years, false, "2001 buckets"},
-		{"closed, unaligned start ending on a bucket", audit.StatsQuery{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:30Z"), To: at("2026-11-02T09:20:00Z")}}, years, true, ""},
-		{"7d buckets align on the epoch", audit.StatsQuery{Interval: 7 * 24 * time.Hour, Filter: audit.Filter{From: at("1990-01-01T00:00:00Z"), To: at("2026-11-22T00:00:00Z")}}, years, true, ""},
-		{"no events, open range", audit.StatsQuery{Interval: time.Minute}, audit.Span{}, true, ""},
-		{"no interval", audit.StatsQuery{GroupBy: audit.GroupAction}, years, true, ""},
+		{"open range, 1m over years", stats.Query{Interval: time.Minute}, years, false, "at least 2d,"},
+		{"open from, 1h over years", stats.Query{Interval: time.Hour, Filter: audit.Filter{To: at("2026-11-22T00:00:00Z")}}, years, false, "from 2019-03-04T05:06:07.000Z"},
+		{"open to, 1d since 2026", stats.Query{Interval: 24 * time.Hour, Filter: audit.Filter{From: at("2026-01-01T00:00:00Z")}}, years, true, ""},
+		{"open range, 2d over years", stats.Query{Interval: 48 * time.Hour}, years, true, ""},
+		{"closed, exactly 2000 buckets", stats.Query{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-02T09:20:00Z")}}, years, true, ""},
+		{"closed, 2001 buckets", stats.Query{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:00Z"), To: at("2026-11-02T09:20:00.001Z")}}, years, false, "2001 buckets"},
+		{"closed, unaligned 2000 minutes span 2001 buckets", stats.Query{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:30Z"), To: at("2026-11-02T09:20:30Z")}}, years, false, "2001 buckets"},
+		{"closed, unaligned start ending on a bucket", stats.Query{Interval: time.Minute, Filter: audit.Filter{From: at("2026-11-01T00:00:30Z"), To: at("2026-11-02T09:20:00Z")}}, years, true, ""},
+		{"7d buckets align on the epoch", stats.Query{Interval: 7 * 24 * time.Hour, Filter: audit.Filter{From: at("1990-01-01T00:00:00Z"), To: at("2026-11-22T00:00:00Z")}}, years, true, ""},
+		{"no events, open range", stats.Query{Interval: time.Minute}, audit.Span{}, true, ""},
+		{"no interval", stats.Query{GroupBy: stats.GroupAction}, years, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q := tc.q.Resolve(tc.sp)
@@ -55,7 +57,7 @@ func TestStatsWindowIsBounded(t *testing.T) {
 		})
 	}
 	// Resolve keeps the matching set: from is the first event, to just after the last.
-	q := audit.StatsQuery{Interval: time.Hour}.Resolve(years)
+	q := stats.Query{Interval: time.Hour}.Resolve(years)
 	if !q.Filter.From.Equal(years.First) || !q.Filter.To.Equal(years.Last.Add(time.Millisecond)) {
 		t.Fatalf("resolved to %v – %v", q.Filter.From, q.Filter.To)
 	}
