@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/auditlog/auditlog/audit/mask"
 	"github.com/auditlog/auditlog/audit/retention"
 	"io"
 	"net/http"
@@ -34,7 +35,7 @@ type IngestDeps struct {
 	StaticToken string
 	Verifier    *Verifier
 	// Sensitive is the sensitive-change policy (nil: the defaults).
-	Sensitive *audit.SensitivePolicy
+	Sensitive *mask.Policy
 	// Retention refuses events older than their tenant's retention (nil:
 	// none refused).
 	Retention *retention.Gate
@@ -154,7 +155,7 @@ func (s *Server) ingestEvents(c *gin.Context) {
 
 // decodeItems validates each raw event, answering the invalid ones in
 // items; it returns the valid events (with their ids) and their indices.
-func decodeItems(policy *audit.SensitivePolicy, raws [][]byte, now time.Time, items []IngestItem) ([]audit.Event, []int) {
+func decodeItems(policy *mask.Policy, raws [][]byte, now time.Time, items []IngestItem) ([]audit.Event, []int) {
 	var events []audit.Event
 	var index []int
 	for i, raw := range raws {

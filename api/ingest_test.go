@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/mask"
 	"io"
 	"log/slog"
 	"net/http"
@@ -190,7 +191,7 @@ func testIngestSensitive(t *testing.T, url string, r api.Reader, visible func())
 		t.Fatalf("a secret is stored in clear: %s", whole)
 	}
 	c, ok := st.Events[0].Diff["integration.crm.auth.clientSecret"]
-	if !ok || len(st.Events[0].Diff) != 1 || !audit.Masked(c.From) || !audit.Masked(c.To) || bytes.Equal(c.From, c.To) {
+	if !ok || len(st.Events[0].Diff) != 1 || !mask.Masked(c.From) || !mask.Masked(c.To) || bytes.Equal(c.From, c.To) {
 		t.Fatalf("the diff must show the secret as changed, masked, and nothing else: %s", whole)
 	}
 }

@@ -113,17 +113,3 @@ func rawOf(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
 }
-
-// sameDiff compares a sent diff with the computed one, values by their
-// JSON meaning; it returns the first path (sorted) where they differ.
-func sameDiff(sent, want map[string]Change) (string, bool) {
-	keys := unionKeys(sent, want)
-	for _, k := range keys {
-		s, ok1 := sent[k]
-		w, ok2 := want[k]
-		if !ok1 || !ok2 || !jsonenc.Same(s.From, w.From) || !jsonenc.Same(s.To, w.To) {
-			return k, false
-		}
-	}
-	return "", true
-}

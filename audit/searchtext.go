@@ -17,7 +17,7 @@ const MaxSearchValueBytes = 4096
 // declared reason, then the changed values (the strings, numbers and
 // booleans in the diff's from and to, at any depth, in field order), at
 // most MaxSearchValueBytes. A masked secret is never among them: secrets
-// are masked before an event is stored (SensitivePolicy), so no clear
+// are masked before an event is stored (mask.Policy), so no clear
 // value exists, and a marker (IsMarker) is left out too.
 func (e *Event) SearchValues() []string {
 	return e.AppendSearchValues(nil, e.ChangedFields())

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/mask"
 	"io"
 	"net/http"
 	"strings"
@@ -43,7 +44,7 @@ type Config struct {
 	HTTPClient  *http.Client
 	// MaskKey, when set, makes the client mask secret fields before an
 	// event leaves the process, so that the topic never holds them in
-	// clear. It must be at least audit.MinMaskKey random bytes
+	// clear. It must be at least mask.MinKey random bytes
 	// (NewMaskKey makes one; keep it in the producer's secret store, the
 	// same for every instance, so that an unchanged secret keeps its
 	// marker): New refuses a shorter or guessable one. Without it the
@@ -67,7 +68,7 @@ type Config struct {
 // Client publishes audit events and receives restore requests.
 type Client struct {
 	cfg    Config
-	policy *audit.SensitivePolicy
+	policy *mask.Policy
 	w      *kafka.Writer
 }
 
@@ -77,7 +78,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("client: set Brokers (Kafka) or IngestURL (HTTP ingest)")
 	}
 	if cfg.MaskKey != nil {
-		if err := audit.CheckMaskKey(cfg.MaskKey); err != nil {
+		if err := mask.CheckKey(cfg.MaskKey); err != nil {
 			return nil, fmt.Errorf("client: MaskKey: %s (leave it nil to let the service mask)", audit.ErrorMessage(err))
 		}
 	}
@@ -93,7 +94,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
-	c := &Client{cfg: cfg, policy: &audit.SensitivePolicy{Types: cfg.SensitiveTypes, SecretFields: cfg.SecretFields, Key: cfg.MaskKey}}
+	c := &Client{cfg: cfg, policy: &mask.Policy{Types: cfg.SensitiveTypes, SecretFields: cfg.SecretFields, Key: cfg.MaskKey}}
 	if cfg.IngestURL == "" {
 		c.w = kafka.NewWriter(kafka.WriterConfig{Brokers: cfg.Brokers, Topic: cfg.Topic, BatchTimeout: 5 * time.Millisecond})
 	}
@@ -102,7 +103,7 @@ func New(cfg Config) (*Client, error) {
 
 // NewMaskKey returns a fresh masking key for Config.MaskKey: 32 random
 // bytes.
-func NewMaskKey() []byte { return audit.NewMaskKey() }
+func NewMaskKey() []byte { return mask.NewKey() }
 
 // Close flushes and closes the Kafka writer.
 func (c *Client) Close() error {

@@ -2,6 +2,7 @@ package elasticsearch
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/mask"
 	"slices"
 	"strings"
 	"testing"
@@ -22,7 +23,7 @@ import (
 func TestDocEncodingIsTheDocument(t *testing.T) {
 	var events []audit.Event
 	g := gen.New(gen.Config{Seed: 4, Tenants: 3, WithIDs: true}, 300)
-	var policy audit.SensitivePolicy
+	var policy mask.Policy
 	for range 300 {
 		raw, _ := json.Marshal(g.Next())
 		e, err := policy.Decode(raw, time.Now())

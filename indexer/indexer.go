@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"github.com/auditlog/auditlog/audit/mask"
 	"github.com/auditlog/auditlog/audit/retention"
 	"log/slog"
 	"slices"
@@ -119,7 +120,7 @@ type Deps struct {
 	Registry prometheus.Registerer
 	Now      func() time.Time
 	// Sensitive is the sensitive-change policy (nil: the defaults).
-	Sensitive *audit.SensitivePolicy
+	Sensitive *mask.Policy
 	// Retention refuses events older than their tenant's retention (nil:
 	// none refused).
 	Retention *retention.Gate

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/mask"
 	"net/http"
 	"strings"
 	"testing"
@@ -271,7 +272,7 @@ func checkSecretMasked(t *testing.T, stored map[string]audit.Event, sent []byte)
 		t.Fatalf("a secret is stored in clear: %s", whole)
 	}
 	c, ok := got.Diff["integration.crm.auth.clientSecret"]
-	if !ok || !audit.Masked(c.From) || !audit.Masked(c.To) || bytes.Equal(c.From, c.To) {
+	if !ok || !mask.Masked(c.From) || !mask.Masked(c.To) || bytes.Equal(c.From, c.To) {
 		t.Fatalf("the secret's change is not visible as changed: %s", whole)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/mask"
 
 	"github.com/auditlog/auditlog/audit/stream"
 
@@ -32,7 +33,7 @@ func (s *Streamer) maskKey(st *stream.Stream) ([]byte, error) {
 	switch {
 	case !hashes:
 		return nil, nil
-	case len(s.MaskKey) < audit.MinMaskKey:
+	case len(s.MaskKey) < mask.MinKey:
 		return nil, audit.Errorf(audit.EINTERNAL, "stream %s hashes personal fields and this process has no masking key to key them with", st.ID)
 	}
 	m := hmac.New(sha256.New, s.MaskKey)

@@ -45,7 +45,7 @@ type Streamer struct {
 	// accepted as any event of the service.
 	Records audit.EventWriter
 	// MaskKey is the deployment's secret the streams' hashes of masked
-	// fields are keyed from (at least audit.MinMaskKey bytes; each
+	// fields are keyed from (at least mask.MinKey bytes; each
 	// stream's key is derived from it and the stream's id, and is never
 	// sent). A stream that hashes a field is not delivered without it.
 	MaskKey []byte

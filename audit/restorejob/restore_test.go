@@ -2,6 +2,7 @@ package restorejob_test
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/mask"
 	"slices"
 	"strings"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func restoreEvents(t *testing.T) (src, latest *audit.Event) {
 	t.Helper()
-	p := &audit.SensitivePolicy{Key: []byte("k")}
+	p := &mask.Policy{Key: []byte("k")}
 	mk := func(id, before, after string) *audit.Event {
 		e := audit.Event{ID: id, TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Action: audit.ActionUpdate,
 			Resource: audit.Resource{Type: "ivr", ID: "ivr-1"}, Before: json.RawMessage(before), After: json.RawMessage(after)}
@@ -141,7 +142,7 @@ func TestARestoreMustChangeSomething(t *testing.T) {
 		}
 	}
 	// Only a secret differs under a parent path: nothing to restore.
-	p := &audit.SensitivePolicy{Key: []byte("0123456789abcdef0123456789abcdef")}
+	p := &mask.Policy{Key: []byte("0123456789abcdef0123456789abcdef")}
 	mk := func(id, before, after string) *audit.Event {
 		e := audit.Event{ID: id, TenantID: "7c9e6679-7425-40de-944b-e07fc1f90ae7", Action: audit.ActionUpdate, Resource: audit.Resource{Type: "ivr", ID: "ivr-1"},
 			Before: json.RawMessage(before), After: json.RawMessage(after)}

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"testing"
 	"time"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/mask"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 )
@@ -28,7 +29,7 @@ func indexerEventWork(runs int) []result {
 	for range max(runs, 1) {
 		r := testing.Benchmark(func(b *testing.B) {
 			now := time.Now()
-			var policy audit.SensitivePolicy
+			var policy mask.Policy
 			var buf bytes.Buffer
 			b.ReportAllocs()
 			for b.Loop() {
@@ -48,7 +49,7 @@ func indexerEventWork(runs int) []result {
 		ns = append(ns, float64(r.NsPerOp())/float64(len(msgs)))
 		allocs = append(allocs, float64(r.AllocsPerOp())/float64(len(msgs)))
 	}
-	method := fmt.Sprintf("`testing.Benchmark` over 1,000 generated events (the indexer row's generator) as Kafka messages: `SensitivePolicy.Decode` (decoding, validation, masking, the diff), `elasticsearch.AppendBulkCreate`, `vlog.LeafHash`; one benchmark a run, %d runs.", max(runs, 1))
+	method := fmt.Sprintf("`testing.Benchmark` over 1,000 generated events (the indexer row's generator) as Kafka messages: `mask.Policy.Decode` (decoding, validation, masking, the diff), `elasticsearch.AppendBulkCreate`, `vlog.LeafHash`; one benchmark a run, %d runs.", max(runs, 1))
 	return []result{
 		{Name: "Indexer work per event (no network)", Unit: "µs", Samples: scaled(ns, 1e-3), Target: "reported (the CPU row above has the target)", Method: method},
 		{Name: "Indexer allocations per event", Unit: "allocs", Samples: allocs, Target: "reported", Method: method},

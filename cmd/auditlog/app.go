@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/mask"
 	"log/slog"
 	"net"
 	"net/http"
@@ -220,7 +221,7 @@ func (m *Main) seed(ctx context.Context, r audit.EventReader, w audit.EventWrite
 // consume runs, in the background, a Kafka consumer into the store of
 // serve (with AUDITLOG_KAFKA_BROKERS set): the embedded store can be fed
 // from Kafka too. It retries while Kafka is down and stops on Close.
-func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *audit.SensitivePolicy, gate *retention.Gate) *indexer.Indexer {
+func (m *Main) consume(ctx context.Context, brokers []string, w audit.EventWriter, policy *mask.Policy, gate *retention.Gate) *indexer.Indexer {
 	ix := indexer.New(m.indexerConfig(brokers), indexer.Deps{Store: w, Logger: m.Logger, Registry: m.Registry, Sensitive: policy, Retention: gate})
 	m.background(ctx, "consumer", func(bg context.Context) {
 		if ix.Setup(bg) != nil {

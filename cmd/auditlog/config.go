@@ -12,8 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/mask"
+
 	"github.com/auditlog/auditlog/api"
-	"github.com/auditlog/auditlog/audit"
 )
 
 // Config is the whole resolved configuration. It is read once, here, from
@@ -359,9 +360,9 @@ func (b *binder) kafka(c *Config) {
 
 func (b *binder) sensitive(c *Config) {
 	s := &c.Sensitive
-	b.str(&s.Types, "sensitive-types", "AUDITLOG_SENSITIVE_TYPES", strings.Join(audit.DefaultSensitiveTypes, ","),
+	b.str(&s.Types, "sensitive-types", "AUDITLOG_SENSITIVE_TYPES", strings.Join(mask.DefaultSensitiveTypes, ","),
 		"resource types whose update events must carry before and after, comma-separated (- for none)")
-	b.str(&s.SecretFields, "secret-fields", "AUDITLOG_SECRET_FIELDS", strings.Join(audit.DefaultSecretFields, ","),
+	b.str(&s.SecretFields, "secret-fields", "AUDITLOG_SECRET_FIELDS", strings.Join(mask.DefaultSecretFields, ","),
 		"field names (any depth, any case) whose values are masked before storage, comma-separated")
 	b.secret(&s.MaskKey, "mask-key", "AUDITLOG_MASK_KEY",
 		"key (at least 32 bytes) of the hash that masks secret values (default: <data-dir>/mask-key on the embedded store, generated once; with Elasticsearch a key derived from the acceptance key; never a key kept in the store)")

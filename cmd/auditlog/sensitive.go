@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/audit/mask"
 	"path/filepath"
 
 	"github.com/auditlog/auditlog/audit"
@@ -25,7 +26,7 @@ func (s SensitiveConfig) check() []string {
 		errs = append(errs, "AUDITLOG_SECRET_FIELDS must name at least one field: secrets would be stored in clear")
 	}
 	if s.MaskKey != "" {
-		if err := audit.CheckMaskKey([]byte(s.MaskKey)); err != nil {
+		if err := mask.CheckKey([]byte(s.MaskKey)); err != nil {
 			errs = append(errs, "AUDITLOG_MASK_KEY: "+audit.ErrorMessage(err))
 		}
 	}
@@ -45,9 +46,9 @@ const MaskKeyFile = "mask-key"
 // earlier version kept in the store is not read: set AUDITLOG_MASK_KEY to
 // it to keep the markers of equal secrets equal across the upgrade
 // (docs/event.md, "Sensitive changes").
-func (m *Main) sensitivePolicy() (*audit.SensitivePolicy, error) {
+func (m *Main) sensitivePolicy() (*mask.Policy, error) {
 	s := m.Config.Sensitive
-	p := &audit.SensitivePolicy{Types: []string{}, SecretFields: splitList(s.SecretFields), Key: []byte(s.MaskKey)}
+	p := &mask.Policy{Types: []string{}, SecretFields: splitList(s.SecretFields), Key: []byte(s.MaskKey)}
 	if s.Types != "-" {
 		p.Types = splitList(s.Types)
 	}
@@ -56,7 +57,7 @@ func (m *Main) sensitivePolicy() (*audit.SensitivePolicy, error) {
 	}
 	if m.Config.Store == "sqlite" {
 		file := filepath.Join(m.Config.DataDir, MaskKeyFile)
-		key, created, _, err := keyfile.LoadOrCreateSecret(file, audit.NewMaskKey(), audit.MinMaskKey)
+		key, created, _, err := keyfile.LoadOrCreateSecret(file, mask.NewKey(), mask.MinKey)
 		if err != nil {
 			return nil, fmt.Errorf("AUDITLOG_DATA_DIR: the masking key %s (or set AUDITLOG_MASK_KEY): %w", file, err)
 		}

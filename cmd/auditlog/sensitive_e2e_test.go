@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/mask"
 	"strings"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ func TestMaskingKeyIsTheStores(t *testing.T) {
 	}
 	const path = "flow.crm.auth.apiKey"
 	first, second := lr.Data[0].Diff[path], lr.Data[1].Diff[path]
-	if !audit.Masked(first.To) || string(first.To) != string(second.From) || string(second.From) == string(second.To) {
+	if !mask.Masked(first.To) || string(first.To) != string(second.From) || string(second.From) == string(second.To) {
 		t.Fatalf("markers across a restart: first %s → %s, second %s → %s", first.From, first.To, second.From, second.To)
 	}
 }

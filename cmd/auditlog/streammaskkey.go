@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/mask"
+
 	"github.com/auditlog/auditlog/keyfile"
 )
 
@@ -27,11 +28,11 @@ func (m *Main) streamMaskKey() ([]byte, error) {
 	var err error
 	switch {
 	case file != "":
-		key, _, err = keyfile.LoadSecret(file, audit.MinMaskKey)
+		key, _, err = keyfile.LoadSecret(file, mask.MinKey)
 	case m.Config.Store == "sqlite":
 		file, variable = filepath.Join(m.Config.DataDir, StreamMaskKeyFile), "AUDITLOG_DATA_DIR"
 		var created bool
-		key, created, _, err = keyfile.LoadOrCreateSecret(file, audit.NewMaskKey(), audit.MinMaskKey)
+		key, created, _, err = keyfile.LoadOrCreateSecret(file, mask.NewKey(), mask.MinKey)
 		if created {
 			m.Logger.Info("wrote the streams' masking key into the data directory", "file", file)
 		}

@@ -1,4 +1,4 @@
-package audit_test
+package mask_test
 
 import (
 	"crypto/hmac"
@@ -7,8 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/auditlog/auditlog/audit/mask"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -38,7 +42,7 @@ func policyFields(t *testing.T, err error) []string {
 }
 
 func TestSensitiveUpdatesCarryTheirState(t *testing.T) {
-	p := &audit.SensitivePolicy{Key: []byte("k")}
+	p := &mask.Policy{Key: []byte("k")}
 	for _, typ := range []string{"ivr", "recording_policy", "user_role"} {
 		e := sensitiveEvent(audit.ActionUpdate, typ, "", `{"a":1}`)
 		got := policyFields(t, p.Apply(&e))
@@ -58,7 +62,7 @@ func TestSensitiveUpdatesCarryTheirState(t *testing.T) {
 			t.Fatalf("%s %s: %v", e.Action, e.Resource.Type, err)
 		}
 	}
-	custom := &audit.SensitivePolicy{Types: []string{"queue"}}
+	custom := &mask.Policy{Types: []string{"queue"}}
 	e := sensitiveEvent(audit.ActionUpdate, "queue", "", "")
 	if err := custom.Apply(&e); err == nil {
 		t.Fatal("a configured sensitive type was not enforced")
@@ -70,7 +74,7 @@ func TestSensitiveUpdatesCarryTheirState(t *testing.T) {
 }
 
 func TestDiffFilledAndChecked(t *testing.T) {
-	p := &audit.SensitivePolicy{Key: []byte("k")}
+	p := &mask.Policy{Key: []byte("k")}
 	e := sensitiveEvent(audit.ActionUpdate, "recording_policy", `{"retentionDays":30,"rules":[{"id":"r1","on":true}]}`, `{"retentionDays":90,"rules":[{"id":"r1","on":false}]}`)
 	if err := p.Apply(&e); err != nil {
 		t.Fatal(err)
@@ -98,7 +102,7 @@ func TestDiffFilledAndChecked(t *testing.T) {
 }
 
 func TestSecretsAreNeverStoredInClear(t *testing.T) {
-	p := &audit.SensitivePolicy{Key: []byte("deployment key")}
+	p := &mask.Policy{Key: []byte("deployment key")}
 	before := `{"name":"main","integration":{"crm":{"auth":{"ClientSecret":"s3cr3t-old","user":"bot"}}},"password":"hunter2"}`
 	after := `{"name":"main","integration":{"crm":{"auth":{"ClientSecret":"s3cr3t-new","user":"bot"}}},"password":"hunter2"}`
 	e := sensitiveEvent(audit.ActionUpdate, "ivr", before, after)
@@ -113,9 +117,9 @@ func TestSecretsAreNeverStoredInClear(t *testing.T) {
 	}
 	c, ok := e.Diff["integration.crm.auth.ClientSecret"]
 	if !ok || len(e.Diff) != 1 {
-		t.Fatalf("the secret's change is not visible as one changed path: %v", keys(e.Diff))
+		t.Fatalf("the secret's change is not visible as one changed path: %v", slices.Sorted(maps.Keys(e.Diff)))
 	}
-	if !audit.Masked(c.From) || !audit.Masked(c.To) || string(c.From) == string(c.To) {
+	if !mask.Masked(c.From) || !mask.Masked(c.To) || string(c.From) == string(c.To) {
 		t.Fatalf("want two different markers, got %s → %s", c.From, c.To)
 	}
 	// Deterministic per key and tenant: a redelivery masks to the same
@@ -126,14 +130,14 @@ func TestSecretsAreNeverStoredInClear(t *testing.T) {
 		t.Fatal("masking is not deterministic")
 	}
 	other := sensitiveEvent(audit.ActionUpdate, "ivr", before, after)
-	_ = (&audit.SensitivePolicy{Key: []byte("another key")}).Apply(&other)
+	_ = (&mask.Policy{Key: []byte("another key")}).Apply(&other)
 	if string(other.Before) == string(e.Before) {
 		t.Fatal("the key does not key the markers")
 	}
 	// A marker that arrives is masked again: the service cannot tell
 	// whose key made it, so what it stores is always its own.
 	twice := sensitiveEvent(audit.ActionUpdate, "ivr", string(e.Before), string(e.After))
-	if err := p.Apply(&twice); err != nil || string(twice.Before) == string(e.Before) || !audit.Masked(twice.Diff["integration.crm.auth.ClientSecret"].To) {
+	if err := p.Apply(&twice); err != nil || string(twice.Before) == string(e.Before) || !mask.Masked(twice.Diff["integration.crm.auth.ClientSecret"].To) {
 		t.Fatalf("a marker sent by a producer was kept as sent: %s (%v)", twice.Before, err)
 	}
 	// A producer's diff naming the secret in clear is masked too.
@@ -155,7 +159,7 @@ func TestSecretsAreNeverStoredInClear(t *testing.T) {
 // its normal form, contains a secret name: every spelling of case and
 // separators, and longer names around a secret word.
 func TestSecretNamesMatchTheirVariants(t *testing.T) {
-	p := &audit.SensitivePolicy{}
+	p := &mask.Policy{}
 	for _, name := range []string{"clientSecret", "client_secret", "client-secret", "Client_Secret", "CLIENT SECRET", "api_key", "x-api-key",
 		"API-Key", "privateKeyPem", "private_key", "accessToken", "refresh-token", "Password", "db_password_hash", "webhookSecret"} {
 		if !p.Secret(name) {
@@ -167,7 +171,7 @@ func TestSecretNamesMatchTheirVariants(t *testing.T) {
 			t.Errorf("%q is treated as a secret", name)
 		}
 	}
-	custom := &audit.SensitivePolicy{SecretFields: []string{"pin_code"}}
+	custom := &mask.Policy{SecretFields: []string{"pin_code"}}
 	if !custom.Secret("PinCode") || custom.Secret("password") {
 		t.Error("configured names are matched in their normal form and replace the defaults")
 	}
@@ -177,7 +181,7 @@ func TestSecretNamesMatchTheirVariants(t *testing.T) {
 // at depth 1 and 3 and inside arrays, in before, after and a sent diff,
 // leaves no clear value in the stored event.
 func TestSecretVariantsAreMaskedAtAnyDepth(t *testing.T) {
-	p := &audit.SensitivePolicy{Key: []byte("0123456789abcdef0123456789abcdef")}
+	p := &mask.Policy{Key: []byte("0123456789abcdef0123456789abcdef")}
 	names := []string{"client_secret", "client-secret", "Client_Secret", "api_key", "privateKeyPem"}
 	state := func(v string) string {
 		var parts []string
@@ -210,7 +214,7 @@ func TestSecretVariantsAreMaskedAtAnyDepth(t *testing.T) {
 		}
 	}
 	if len(e.Diff) != 4*len(names) {
-		t.Fatalf("want every secret's change visible as a changed marker, got %d paths: %v", len(e.Diff), keys(e.Diff))
+		t.Fatalf("want every secret's change visible as a changed marker, got %d paths: %v", len(e.Diff), slices.Sorted(maps.Keys(e.Diff)))
 	}
 }
 
@@ -233,12 +237,12 @@ func TestOnlyWellFormedMarkersAreMarkers(t *testing.T) {
 			t.Errorf("IsMarker(%q) = %v", s, !want)
 		}
 	}
-	p := &audit.SensitivePolicy{Key: []byte("0123456789abcdef0123456789abcdef")}
+	p := &mask.Policy{Key: []byte("0123456789abcdef0123456789abcdef")}
 	e := sensitiveEvent(audit.ActionCreate, "queue", "", `{"clientSecret":"masked:v1:hunter2 in clear"}`)
 	if err := p.Apply(&e); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(e.After), "hunter2") || !audit.Masked(json.RawMessage(strings.TrimSuffix(strings.TrimPrefix(string(e.After), `{"clientSecret":`), "}"))) {
+	if strings.Contains(string(e.After), "hunter2") || !mask.Masked(json.RawMessage(strings.TrimSuffix(strings.TrimPrefix(string(e.After), `{"clientSecret":`), "}"))) {
 		t.Fatalf("stored %s", e.After)
 	}
 }
@@ -252,8 +256,8 @@ func TestMaskKeysMustBeRandomEnough(t *testing.T) {
 		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa": false,
 		"abababababababababababababababab":   false,
 	} {
-		if err := audit.CheckMaskKey([]byte(key)); (err == nil) != ok {
-			t.Errorf("CheckMaskKey(%q) = %v", key, err)
+		if err := mask.CheckKey([]byte(key)); (err == nil) != ok {
+			t.Errorf("CheckKey(%q) = %v", key, err)
 		}
 	}
 }
@@ -262,7 +266,7 @@ func TestMaskKeysMustBeRandomEnough(t *testing.T) {
 // random key of the process, never with an empty one.
 func TestNoMarkerIsAnHMACWithAnEmptyKey(t *testing.T) {
 	e := sensitiveEvent(audit.ActionCreate, "queue", "", `{"password":"hunter2"}`)
-	if err := (&audit.SensitivePolicy{}).Apply(&e); err != nil {
+	if err := (&mask.Policy{}).Apply(&e); err != nil {
 		t.Fatal(err)
 	}
 	m := hmac.New(sha256.New, nil)

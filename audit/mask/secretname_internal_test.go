@@ -1,4 +1,4 @@
-package audit
+package mask
 
 import (
 	"math/rand/v2"

@@ -1,4 +1,4 @@
-package audit
+package mask
 
 import (
 	"bytes"
@@ -8,50 +8,26 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/auditlog/auditlog/audit"
 
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
 // DefaultSensitiveTypes are the resource types whose updates must carry
 // their complete state before and after (spec §1.3).
-var DefaultSensitiveTypes = []string{ResourceRecordingPolicy, ResourceIVR, ResourceUserRole}
+var DefaultSensitiveTypes = []string{audit.ResourceRecordingPolicy, audit.ResourceIVR, audit.ResourceUserRole}
 
 // DefaultSecretFields are the names whose values are never stored in
 // clear: a field is secret when its name contains one of them, both
 // compared in their normal form (SecretName): "client_secret",
 // "Client-Secret", "x-api-key" and "privateKeyPem" are all secret.
 var DefaultSecretFields = []string{"password", "secret", "token", "apiKey", "privateKey", "clientSecret"}
-
-// MaskPrefix starts every masked value: "masked:v1:" and a keyed hash.
-// Two equal secrets of one tenant give the same marker, so a change stays
-// visible as changed (or unchanged) without the value.
-const MaskPrefix = "masked:v1:"
-
-// markerHashLen is the length of a marker's hash: 18 bytes of
-// HMAC-SHA-256 in unpadded base64url.
-const markerHashLen = 24
-
-// IsMarker reports whether s is a well-formed marker: MaskPrefix and
-// exactly 24 characters of unpadded base64url. Only such a value is read
-// as masked (by Masked, and by restores, which never write one back);
-// "masked:v1:hunter2 in clear" is not one.
-func IsMarker(s string) bool {
-	h, ok := strings.CutPrefix(s, MaskPrefix)
-	if !ok || len(h) != markerHashLen {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
 
 // SecretName is the normal form in which field names are matched against
 // the secret names: lower case, without '_', '-', '.' or spaces.
@@ -76,17 +52,17 @@ func SecretName(name string) string {
 	return b.String()
 }
 
-// SensitivePolicy holds the rules for sensitive changes. Its zero value
+// Policy holds the rules for sensitive changes. Its zero value
 // applies the defaults with a random key of the process (never an empty
 // one): the wiring in cmd/ always sets Key (AUDITLOG_MASK_KEY, or the
 // store's generated key), and the producer client refuses a key shorter
-// than MinMaskKey.
+// than MinKey.
 //
 // Every value under a secret field is masked by Apply, whatever it looks
 // like: a value that already is a marker (masked by a producer, with a
 // key the service cannot check) is masked again, so every stored marker
 // is one this policy's key computed.
-type SensitivePolicy struct {
+type Policy struct {
 	// Types whose update events must carry before and after; nil means
 	// DefaultSensitiveTypes.
 	Types []string
@@ -106,7 +82,7 @@ type SensitivePolicy struct {
 
 // Sensitive reports whether updates of resource type t must carry their
 // complete state.
-func (p *SensitivePolicy) Sensitive(t string) bool {
+func (p *Policy) Sensitive(t string) bool {
 	types := p.Types
 	if types == nil {
 		types = DefaultSensitiveTypes
@@ -121,7 +97,7 @@ func (p *SensitivePolicy) Sensitive(t string) bool {
 
 // Secret reports whether a field name names a secret: its normal form
 // (SecretName) contains the normal form of one of the secret names.
-func (p *SensitivePolicy) Secret(name string) bool {
+func (p *Policy) Secret(name string) bool {
 	p.names.once.Do(func() {
 		names := p.SecretFields
 		if names == nil {
@@ -171,21 +147,21 @@ func appendSecretName(dst []byte, name string) ([]byte, bool) {
 //   - with before and after, the diff is computed from them (DeepDiff):
 //     filled in when the producer sent none, and a sent diff that
 //     disagrees is EINVALID naming the first disagreeing path.
-func (p *SensitivePolicy) Apply(e *Event) error { return p.apply(e, true) }
+func (p *Policy) Apply(e *audit.Event) error { return p.apply(e, true) }
 
 // Require is what a producer that leaves masking to the service checks
 // before sending: an update of a sensitive type carries before and after,
 // and a change within MaxDiffFields. It neither masks nor fills the diff
 // (the service computes it from the states it has masked). Errors:
 // EINVALID naming the field.
-func (p *SensitivePolicy) Require(e *Event) error { return p.apply(e, false) }
+func (p *Policy) Require(e *audit.Event) error { return p.apply(e, false) }
 
-func (p *SensitivePolicy) apply(e *Event, mask bool) error {
-	var fe FieldErrors
+func (p *Policy) apply(e *audit.Event, mask bool) error {
+	var fe audit.FieldErrors
 	add := func(field, format string, args ...any) {
-		fe = append(fe, FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+		fe = append(fe, audit.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 	}
-	if e.Action == ActionUpdate && p.Sensitive(e.Resource.Type) {
+	if e.Action == audit.ActionUpdate && p.Sensitive(e.Resource.Type) {
 		if len(e.Before) == 0 {
 			add("before", "an update of %s must carry the complete state before the change", e.Resource.Type)
 		}
@@ -202,12 +178,12 @@ func (p *SensitivePolicy) apply(e *Event, mask bool) error {
 	if len(e.Before) == 0 || len(e.After) == 0 {
 		return nil
 	}
-	want, err := DeepDiff(e.Before, e.After)
+	want, err := audit.DeepDiff(e.Before, e.After)
 	if err != nil {
-		return Errorf(EINVALID, "invalid event: %v", err)
+		return audit.Errorf(audit.EINVALID, "invalid event: %v", err)
 	}
-	if len(want) > MaxDiffFields {
-		add("after", "the change touches %d fields; the limit is %d", len(want), MaxDiffFields)
+	if len(want) > audit.MaxDiffFields {
+		add("after", "the change touches %d fields; the limit is %d", len(want), audit.MaxDiffFields)
 		return fe.Err("invalid event")
 	}
 	if !mask {
@@ -225,7 +201,7 @@ func (p *SensitivePolicy) apply(e *Event, mask bool) error {
 }
 
 // mask replaces every secret in before, after and the diff by its marker.
-func (p *SensitivePolicy) mask(e *Event) {
+func (p *Policy) mask(e *audit.Event) {
 	e.Before, e.After = p.maskRaw(e.TenantID, e.Before), p.maskRaw(e.TenantID, e.After)
 	for k, c := range e.Diff {
 		if p.secretPath(k) {
@@ -239,7 +215,7 @@ func (p *SensitivePolicy) mask(e *Event) {
 
 // secretPath reports whether any key of a diff path ("a.b[id].c") names
 // a secret field: below a secret, everything is secret.
-func (p *SensitivePolicy) secretPath(path string) bool {
+func (p *Policy) secretPath(path string) bool {
 	for part := range strings.SplitSeq(path, ".") {
 		key, _, _ := strings.Cut(part, "[")
 		if p.Secret(key) {
@@ -252,7 +228,7 @@ func (p *SensitivePolicy) secretPath(path string) bool {
 // maskRaw replaces every secret field's value inside a JSON value.
 // A value without a secret key (most) is only encoded again, as
 // rewriteRaw would, without decoding it (jsonenc.AppendMarshaled).
-func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
+func (p *Policy) maskRaw(tenant string, raw json.RawMessage) json.RawMessage {
 	if jsonenc.MarshaledScalar(raw) {
 		return raw // no key to mask, and already as it would be written
 	}
@@ -263,7 +239,7 @@ func (p *SensitivePolicy) maskRaw(tenant string, raw json.RawMessage) json.RawMe
 }
 
 // markRaw masks a whole value (the value of a secret field).
-func (p *SensitivePolicy) markRaw(tenant string, raw json.RawMessage) json.RawMessage {
+func (p *Policy) markRaw(tenant string, raw json.RawMessage) json.RawMessage {
 	return rewriteRaw(raw, func(v any) any { return p.marker(tenant, v) })
 }
 
@@ -281,7 +257,7 @@ func rewriteRaw(raw json.RawMessage, f func(any) any) json.RawMessage {
 	return out
 }
 
-func (p *SensitivePolicy) maskValue(tenant string, v any) any {
+func (p *Policy) maskValue(tenant string, v any) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
@@ -305,7 +281,7 @@ func (p *SensitivePolicy) maskValue(tenant string, v any) any {
 // value's canonical JSON. A producer's marker is never kept as sent: the
 // service cannot tell one made with a strong key from one made with an
 // empty key, or from a secret dressed up as a marker.
-func (p *SensitivePolicy) marker(tenant string, v any) any {
+func (p *Policy) marker(tenant string, v any) any {
 	if v == nil {
 		return nil
 	}
@@ -318,7 +294,7 @@ func (p *SensitivePolicy) marker(tenant string, v any) any {
 	m.Write([]byte(tenant))
 	m.Write([]byte{0})
 	m.Write(canon)
-	return MaskPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
+	return audit.MaskPrefix + base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:18])
 }
 
 // processKey is the masking key of a policy given none: 32 random bytes
@@ -327,11 +303,11 @@ func (p *SensitivePolicy) marker(tenant string, v any) any {
 // wiring always gives a key that outlives the process (AUDITLOG_MASK_KEY,
 // or the store's generated key); without one, equal secrets mask alike
 // only within one process.
-var processKey = sync.OnceValue(NewMaskKey)
+var processKey = sync.OnceValue(NewKey)
 
-// NewMaskKey returns a fresh masking key: MinMaskKey random bytes.
-func NewMaskKey() []byte {
-	k := make([]byte, MinMaskKey)
+// NewKey returns a fresh masking key: MinKey random bytes.
+func NewKey() []byte {
+	k := make([]byte, MinKey)
 	if _, err := rand.Read(k); err != nil {
 		panic(err) // crypto/rand never fails on the supported platforms
 	}
@@ -342,18 +318,18 @@ func NewMaskKey() []byte {
 // marker).
 func Masked(raw json.RawMessage) bool {
 	var s string
-	return json.Unmarshal(raw, &s) == nil && IsMarker(s)
+	return json.Unmarshal(raw, &s) == nil && audit.IsMarker(s)
 }
 
-// MinMaskKey is the shortest masking key accepted, in bytes.
-const MinMaskKey = 32
+// MinKey is the shortest masking key accepted, in bytes.
+const MinKey = 32
 
-// CheckMaskKey refuses a masking key an attacker could guess: shorter
-// than MinMaskKey bytes, or of fewer than 8 distinct bytes ("aaaa…",
+// CheckKey refuses a masking key an attacker could guess: shorter
+// than MinKey bytes, or of fewer than 8 distinct bytes ("aaaa…",
 // "0000…", "abab…"). Errors: EINVALID.
-func CheckMaskKey(key []byte) error {
-	if len(key) < MinMaskKey {
-		return Errorf(EINVALID, "the masking key is %d bytes: want at least %d random bytes", len(key), MinMaskKey)
+func CheckKey(key []byte) error {
+	if len(key) < MinKey {
+		return audit.Errorf(audit.EINVALID, "the masking key is %d bytes: want at least %d random bytes", len(key), MinKey)
 	}
 	var seen [256]bool
 	distinct := 0
@@ -363,20 +339,43 @@ func CheckMaskKey(key []byte) error {
 		}
 	}
 	if distinct < 8 {
-		return Errorf(EINVALID, "the masking key has only %d distinct bytes: want random bytes", distinct)
+		return audit.Errorf(audit.EINVALID, "the masking key has only %d distinct bytes: want random bytes", distinct)
 	}
 	return nil
 }
 
 // Decode is how both entry points (HTTP ingest and the Kafka indexer)
 // read an event: DecodeEvent, then Apply. A nil policy is the zero one.
-func (p *SensitivePolicy) Decode(data []byte, now time.Time) (Event, error) {
+func (p *Policy) Decode(data []byte, now time.Time) (audit.Event, error) {
 	if p == nil {
-		p = &SensitivePolicy{}
+		p = &Policy{}
 	}
-	e, err := DecodeEvent(data, now)
+	e, err := audit.DecodeEvent(data, now)
 	if err != nil {
 		return e, err
 	}
 	return e, p.Apply(&e)
+}
+
+// sameDiff compares a sent diff with the computed one, values by their
+// JSON meaning; it returns the first path (sorted) where they differ.
+func sameDiff(sent, want map[string]audit.Change) (string, bool) {
+	keys := make([]string, 0, len(sent)+len(want))
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	for k := range want {
+		if _, ok := sent[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		s, ok1 := sent[k]
+		w, ok2 := want[k]
+		if !ok1 || !ok2 || !jsonenc.Same(s.From, w.From) || !jsonenc.Same(s.To, w.To) {
+			return k, false
+		}
+	}
+	return "", true
 }
