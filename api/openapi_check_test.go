@@ -132,6 +132,8 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"version", "the current state already has", "a restore depends on the stored states"},
 	{"latestSeen", "is required", "required unless force: a rule across two members"},
 	{"", "is not a known parameter", "OpenAPI cannot close a query string to unknown parameters"},
+	{"", "is given more than once", "a member given twice is below what a schema sees (kin-openapi's decoder keeps the last)"},
+	{"", "is not valid JSON here", "invalid UTF-8 in a string is below what a schema sees"},
 	{"range", "only kept with the custom range", "a rule across members"},
 	{"name", "saved searches; delete one first", "the count of the stored list"},
 	{"query.*", "", "a saved search's query is a query string inside the body, checked as the list's parameters are"},

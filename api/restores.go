@@ -1,14 +1,10 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/restorejob"
-	"io"
-	"net/http"
 	"strings"
+
+	"github.com/auditlog/auditlog/audit/restorejob"
 
 	"github.com/gin-gonic/gin"
 	"github.com/google/uuid"
@@ -89,31 +85,6 @@ func parseRestoreBody(c *gin.Context) (RestoreBody, error) {
 	return b, checkRestoreBody(b)
 }
 
-// decodeStrict decodes the request body, at most limit bytes, into v as
-// one JSON object: an unknown field or a wrong type is a 400 naming it,
-// a larger body a 413. It reports an empty body (v untouched) as empty.
-func decodeStrict(c *gin.Context, limit int64, what string, v any) (empty bool, err error) {
-	raw, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, limit))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		return false, audit.Errorf(audit.ETOOLARGE, "the %s body is larger than %d bytes", what, limit)
-	case err != nil:
-		return false, audit.Wrap(audit.EINVALID, err, "the %s body could not be read", what)
-	case len(bytes.TrimSpace(raw)) == 0:
-		return true, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return false, bodyError(err, what)
-	}
-	if dec.More() {
-		return false, audit.Errorf(audit.EINVALID, "the %s body must be one JSON object", what)
-	}
-	return false, nil
-}
-
 // checkRestoreBody bounds what an ask may carry into the records and the
 // request: text of bounded size without control characters.
 func checkRestoreBody(b RestoreBody) error {
@@ -142,18 +113,6 @@ func checkRestoreBody(b RestoreBody) error {
 		return &audit.Error{Code: audit.EINVALID, Message: "invalid restore", Fields: fe}
 	}
 	return nil
-}
-
-// bodyError names the field of a JSON decoding error of the what body.
-func bodyError(err error, what string) error {
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &typ) && typ.Field != "" {
-		return &audit.Error{Code: audit.EINVALID, Message: "invalid " + what, Fields: []audit.FieldError{{Field: typ.Field, Message: "must be a JSON " + typ.Type.Kind().String()}}}
-	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return &audit.Error{Code: audit.EINVALID, Message: "invalid " + what, Fields: []audit.FieldError{{Field: strings.Trim(name, `"`), Message: "is not a known field"}}}
-	}
-	return audit.Errorf(audit.EINVALID, "the %s body must be a JSON object: %v", what, err)
 }
 
 // idempotencyKey is the ask's Idempotency-Key, else the X-Request-Id the

@@ -218,6 +218,12 @@ func TestStreamsRefuseBadConfiguration(t *testing.T) {
 		{"a number for a URL", `{"name":"a","destination":{"kind":"webhook","url":5}}`, "destination.url"},
 		{"a bucket on a webhook", `{"name":"a","destination":{"kind":"webhook","url":"https://siem.example.com/in","bucket":"b"}}`, "destination.bucket"},
 		{"unknown field", `{"name":"a","colour":"red","destination":` + hook("https://siem.example.com/in") + `}`, "colour"},
+		// The body is read by the stored rows' strict library (issue 54):
+		// what encoding/json took silently is a 400 naming the member.
+		{"a member twice", `{"name":"a","name":"b","destination":` + hook("https://siem.example.com/in") + `}`, "name"},
+		{"a member in another case", `{"Name":"a","destination":` + hook("https://siem.example.com/in") + `}`, "Name"},
+		{"invalid UTF-8", "{\"name\":\"a\xff\",\"destination\":" + hook("https://siem.example.com/in") + `}`, "name"},
+		{"a header twice", `{"name":"a","destination":{"kind":"webhook","url":"https://siem.example.com/in","headers":{"X-K":"1","X-K":"2"}}}`, "destination.headers.X-K"},
 		{"no name", `{"name":" ","destination":` + hook("https://siem.example.com/in") + `}`, "name"},
 		{"mask", `{"name":"a","mask":{"actor.ip":"blur"},"destination":` + hook("https://siem.example.com/in") + `}`, "mask.actor.ip"},
 		{"notify", `{"name":"a","notify":["not an address"],"destination":` + hook("https://siem.example.com/in") + `}`, "notify[0]"},
