@@ -21,13 +21,21 @@ func (e Event) MarshalJSON() ([]byte, error) {
 
 // AppendJSON appends the event's JSON (MarshalJSON) to b: the fields of
 // EventFields in their order.
-func (e *Event) AppendJSON(b []byte) ([]byte, error) {
+func (e *Event) AppendJSON(b []byte) ([]byte, error) { return e.appendJSON(b, false) }
+
+// AppendStoredJSON appends the event as a store keeps it (SQLite's body):
+// AppendJSON's form with an empty diff left out, which decodes to the same
+// event (DecodeStoredEvent gives no diff for none written, and an empty
+// one for {}).
+func (e *Event) AppendStoredJSON(b []byte) ([]byte, error) { return e.appendJSON(b, true) }
+
+func (e *Event) appendJSON(b []byte, stored bool) ([]byte, error) {
 	b = append(b, '{')
 	var m Members
 	var err error
 	for i := range EventFields {
 		f := &EventFields[i]
-		if f.Optional && f.IsEmpty(e) {
+		if f.Optional && f.IsEmpty(e) || stored && f.Kind == KindDiff && len(e.Diff) == 0 {
 			continue
 		}
 		b = m.Next(b, f)

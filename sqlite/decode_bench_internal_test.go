@@ -22,7 +22,7 @@ func BenchmarkDecodeStoredBody(b *testing.B) {
 	events := make([]audit.Event, 1000)
 	for i := range bodies {
 		events[i] = g.Next()
-		bodies[i], _ = fastjson.Marshal((*storedEvent)(&events[i]))
+		bodies[i], _ = events[i].AppendStoredJSON(nil)
 	}
 	b.Run("DecodeStoredRow", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
@@ -44,6 +44,35 @@ func BenchmarkDecodeStoredBody(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			var e audit.Event
 			if err := fastjson.Unmarshal(bodies[i%len(bodies)], &e); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// plainEvent is an event without its MarshalJSON method, as goccy wrote
+// SQLite's bodies before.
+type plainEvent audit.Event
+
+// BenchmarkEncodeStoredBody is the row behind writing SQLite's bodies
+// with audit's encoder (AppendStoredJSON, the fields' table) rather than
+// goccy's reflection, which wrote them before.
+func BenchmarkEncodeStoredBody(b *testing.B) {
+	g := gen.New(gen.Config{Seed: 1, Tenants: 10, WithIDs: true}, 1000)
+	events := make([]audit.Event, 1000)
+	for i := range events {
+		events[i] = g.Next()
+	}
+	b.Run("AppendStoredJSON", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := events[i%len(events)].AppendStoredJSON(make([]byte, 0, 1024)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("goccy", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			if _, err := fastjson.Marshal((*plainEvent)(&events[i%len(events)])); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -18,7 +18,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"io/fs"
 	"net/url"
 	"os"
@@ -28,7 +27,8 @@ import (
 	"sync"
 	"time"
 
-	fastjson "github.com/goccy/go-json"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	_ "modernc.org/sqlite" // the driver
 
 	"github.com/auditlog/auditlog/audit"
@@ -86,8 +86,6 @@ type Store struct {
 	wg     sync.WaitGroup
 }
 
-// storedEvent is an event without its MarshalJSON method.
-type storedEvent audit.Event
 
 // pendingWrite is one WriteEvents call waiting for the writer.
 type pendingWrite struct {
@@ -389,10 +387,8 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 			}
 			tenants[e.TenantID] = true
 		}
-		// The stored form is the plain struct: Event.MarshalJSON (which
-		// writes an empty diff as {}) would send goccy back to
-		// encoding/json; a null diff decodes to the same event.
-		body, err := fastjson.Marshal((*storedEvent)(e))
+		// The stored form: the API's JSON, an empty diff left out.
+		body, err := e.AppendStoredJSON(make([]byte, 0, 1024))
 		if err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
 		}

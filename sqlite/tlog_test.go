@@ -382,7 +382,7 @@ func TestVerifyNamesMalformedRows(t *testing.T) {
 		}
 	}
 	set(2, []byte(`{"id":"`+events[2].ID+`","timestamp":`)) // cut short
-	set(4, []byte(strings.Replace(string(mustBody(t, db, events[4].ID)), `"diff":`, `"after":{""},"diff":`, 1)))
+	set(4, []byte(strings.Replace(string(mustBody(t, db, events[4].ID)), `"action":`, `"after":{""},"action":`, 1)))
 	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 5) AS BLOB) WHERE id = ?`, events[6].ID); err != nil {
 		t.Fatal(err)
 	}
