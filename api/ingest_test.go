@@ -68,6 +68,8 @@ func testIngest(t *testing.T, w audit.EventWriter, r api.Reader, visible func())
 		{strings.Replace(string(lines[1]), `"action":`, `"action":"delete","action":`, 1), "action", "more than once"},
 		{strings.Replace(string(lines[1]), `"tenantId"`, `"TenantId"`, 1), "TenantId", "not a known field"},
 		{strings.Replace(string(lines[1]), `"email":"`, "\"email\":\"\xfe", 1), "actor.email", "UTF-8"},
+		// The service's own records (a plan change would steer retention).
+		{withResourceType(t, lines[1], audit.ResourceTenantPlan), "resource.type", "the service writes"},
 	}
 	for _, r := range refused {
 		code, body := post(t, srv.URL, ingestToken, "application/x-ndjson", []byte(r.line))
@@ -253,4 +255,19 @@ func TestIngestOnSQLite(t *testing.T) {
 func TestIngestOnElasticsearch(t *testing.T) {
 	h := newHarness(t, harnessOpts{})
 	testIngest(t, h.store, h.store, func() { h.refresh(t) })
+}
+
+// withResourceType is line with its resource.type set to typ.
+func withResourceType(t *testing.T, line []byte, typ string) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["resource"].(map[string]any)["type"] = typ
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -60,7 +61,7 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	strictErr := decodeStrict(data, &e)
 	if strictErr == nil {
 		e.Normalize()
-		return e, e.validate(now, nil).Err("invalid event")
+		return e, e.reserved(e.validate(now, nil)).Err("invalid event")
 	}
 	// Refused: decode again field by field, only to name every problem
 	// (the strict decoder stops at the first), and the strict decoder's
@@ -74,7 +75,27 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 		return Event{}, fe.Err("invalid event")
 	}
 	e.Normalize()
-	return e, e.validate(now, fe).Err("invalid event")
+	return e, e.reserved(e.validate(now, fe)).Err("invalid event")
+}
+
+// reserved adds to fe what an event sent to the service may not carry:
+// the service's own actor (SystemActor's id, or its role) and the
+// resource types of its own records (SystemResourceTypes). The plan in
+// force, retention's authority and the periodic export's deliveries are
+// read from those records in the tenant's log; a producer that could send
+// one (an ingest token, a write to the Kafka topic) could steer them. The
+// service writes its records itself, never through DecodeEvent.
+func (e *Event) reserved(fe FieldErrors) FieldErrors {
+	if e.Actor.ID == SystemActor.ID && !fe.Names("actor.id") {
+		fe.Add("actor.id", "is the service's own actor: a producer cannot send its records")
+	}
+	if e.Actor.Role == SystemActor.Role && !fe.Names("actor.role") {
+		fe.Add("actor.role", "%q is the service's own role: a producer cannot send its records", SystemActor.Role)
+	}
+	if slices.Contains(SystemResourceTypes, e.Resource.Type) && !fe.Names("resource.type") {
+		fe.Add("resource.type", "%q is a record the service writes of its own work: a producer cannot send it", e.Resource.Type)
+	}
+	return fe
 }
 
 // Normalize fills in the documented defaults: outcome success, the

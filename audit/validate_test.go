@@ -48,6 +48,16 @@ func TestValidationTable(t *testing.T) {
 		{"actor not an object", func(m map[string]any) { m["actor"] = "bob" }, []string{"actor", "actor.email", "actor.id", "actor.role"}},
 		{"bad email", func(m map[string]any) { sub(m, "actor")["email"] = "not-an-email" }, []string{"actor.email"}},
 		{"bad ip", func(m map[string]any) { sub(m, "actor")["ip"] = "999.1.1.1" }, []string{"actor.ip"}},
+		// The service's own records are never sent by a producer (issue 53):
+		// the plan in force and retention's authority are read from them.
+		{"the system actor", func(m map[string]any) { sub(m, "actor")["id"] = audit.SystemActor.ID }, []string{"actor.id"}},
+		{"the system role", func(m map[string]any) { sub(m, "actor")["role"] = "system" }, []string{"actor.role"}},
+		{"a forged plan change", func(m map[string]any) {
+			m["actor"] = map[string]any{"id": audit.SystemActor.ID, "email": audit.SystemActor.Email, "role": audit.SystemActor.Role}
+			m["resource"] = map[string]any{"type": audit.ResourceTenantPlan, "id": m["tenantId"]}
+		}, []string{"actor.id", "actor.role", "resource.type"}},
+		{"a forged retention record", func(m map[string]any) { sub(m, "resource")["type"] = audit.ResourceLogRetention }, []string{"resource.type"}},
+		{"a forged delivery", func(m map[string]any) { sub(m, "resource")["type"] = audit.ResourcePeriodicExport }, []string{"resource.type"}},
 		{"ipv6 ip", func(m map[string]any) { sub(m, "actor")["ip"] = "2001:db8::1" }, nil},
 		{"user agent too long", func(m map[string]any) { sub(m, "actor")["userAgent"] = strings.Repeat("a", audit.MaxUserAgentBytes+1) }, []string{"actor.userAgent"}},
 		{"unknown action", func(m map[string]any) { m["action"] = "publish" }, []string{"action"}},
