@@ -98,3 +98,21 @@ func DecodeString(raw []byte) (string, bool) {
 	v, ok := s.stringValue()
 	return v, ok && s.end()
 }
+
+// IsStrings reports whether raw is what DecodeStrings takes (a JSON array
+// of strings, or null), without making the strings: for a reader that
+// checks a member it does not keep.
+func IsStrings(raw []byte) bool {
+	s := scanner{b: raw}
+	if s.literal("null") {
+		return s.end()
+	}
+	return s.skipStrings() && s.end()
+}
+
+// IsString reports whether raw is what DecodeString takes, without
+// making the string.
+func IsString(raw []byte) bool {
+	s := scanner{b: raw}
+	return s.peek() == '"' && s.skipString() && s.end()
+}

@@ -67,3 +67,28 @@ func decodeBase64(raw []byte) ([]byte, bool) {
 	b, err := base64.StdEncoding.Strict().DecodeString(s)
 	return b, err == nil
 }
+
+// decodeStoredEvent is decodeStoredDoc for a reader that needs only the
+// event and its tenant (the export scan): the store's own members are
+// checked as decodeStoredDoc checks them (the same documents decode and
+// the same are refused) but not kept.
+func decodeStoredEvent(src []byte) (audit.Event, error) {
+	shape := audit.DocumentShape{TimestampKey: "@timestamp", Member: func(key string, raw []byte) bool {
+		switch key {
+		case "changedFields", "values", "words":
+			return audit.IsStrings(raw)
+		case "reasonText":
+			return audit.IsString(raw)
+		case "accept":
+			_, ok := decodeBase64(raw)
+			return ok
+		}
+		return false
+	}}
+	var e audit.Event
+	if audit.DecodeDocument(src, &shape, &e) {
+		return e, nil
+	}
+	d, err := decodeStoredDoc(src)
+	return d.event(), err
+}

@@ -31,6 +31,15 @@ func BenchmarkDecodeStoredDoc(b *testing.B) {
 			sink = d.event()
 		}
 	})
+	b.Run("decodeStoredEvent", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			e, err := decodeStoredEvent(docs[i%len(docs)])
+			if err != nil {
+				b.Fatal(err)
+			}
+			sink = e
+		}
+	})
 	b.Run("goccy", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			var d doc

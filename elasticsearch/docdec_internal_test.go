@@ -16,6 +16,7 @@ import (
 // takes too, into the same doc.
 func checkDocFast(t *testing.T, src []byte) bool {
 	t.Helper()
+	checkEventOnly(t, src)
 	var fast, ref doc
 	if !decodeDocFast(src, &fast) {
 		return false
@@ -27,6 +28,21 @@ func checkDocFast(t *testing.T, src []byte) bool {
 		t.Fatalf("%q:\nfast    %#v\nlibrary %#v", src, fast, ref)
 	}
 	return true
+}
+
+// checkEventOnly holds the export scan's decodeStoredEvent to
+// decodeStoredDoc: the same documents are refused, and a taken one is the
+// same event.
+func checkEventOnly(t *testing.T, src []byte) {
+	t.Helper()
+	d, errDoc := decodeStoredDoc(src)
+	e, errEvent := decodeStoredEvent(src)
+	if (errDoc == nil) != (errEvent == nil) {
+		t.Fatalf("%q: decodeStoredDoc says %v, decodeStoredEvent %v", src, errDoc, errEvent)
+	}
+	if errDoc == nil && !reflect.DeepEqual(d.event(), e) {
+		t.Fatalf("%q:\ndoc's event %#v\nevent       %#v", src, d.event(), e)
+	}
 }
 
 func sampleDocs(tb testing.TB) [][]byte {

@@ -3,12 +3,13 @@ package elasticsearch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
-
-	fastjson "github.com/goccy/go-json"
+	"github.com/auditlog/auditlog/internal/jsonenc"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -56,30 +57,75 @@ func ScanBody(f audit.Filter, s audit.Sort, pit string, size int, after json.Raw
 }
 
 // ScanPage is the answer to one page of a scan: the point in time's
-// latest id, and each hit's source and sort values.
+// latest id, and each hit's source and sort values, in order. Sources
+// and Sorts are slices of the answer's bytes (ParseScanPage copies
+// nothing).
 type ScanPage struct {
-	PitID string `json:"pit_id"`
-	Hits  struct {
-		Hits []struct {
-			Source json.RawMessage `json:"_source"`
-			Sort   json.RawMessage `json:"sort"`
-		} `json:"hits"`
-	} `json:"hits"`
+	PitID   string
+	Sources []json.RawMessage
+	Sorts   []json.RawMessage
 }
 
-type scanResult struct {
-	events     []audit.Event
-	unreadable []audit.UnreadableEvent
-	err        error
+// ParseScanPage reads {"pit_id":…,"hits":{"hits":[{"_source":…,"sort":…},…]}}
+// (other members skipped), with the same scanner as the list's pages
+// (parsePage): the hits' values are found, not decoded, so that each
+// source is decoded once, by the strict decoder.
+func ParseScanPage(b []byte) (ScanPage, error) {
+	var out ScanPage
+	hit := func(key string, v int) (int, error) {
+		e, err := skipValue(b, v)
+		switch {
+		case err != nil:
+		case key == "_source":
+			out.Sources = append(out.Sources, json.RawMessage(b[v:e]))
+		case key == "sort":
+			out.Sorts = append(out.Sorts, json.RawMessage(b[v:e]))
+		}
+		return e, err
+	}
+	hits := func(key string, v int) (int, error) {
+		if key != "hits" {
+			return skipValue(b, v)
+		}
+		return elements(b, v, func(h int) (int, error) {
+			n := len(out.Sources)
+			e, err := members(b, h, hit)
+			if err == nil && (len(out.Sources) != n+1 || len(out.Sorts) != n+1) {
+				err = fmt.Errorf("a hit at byte %d has no _source or no sort", h)
+			}
+			return e, err
+		})
+	}
+	end, err := members(b, 0, func(key string, v int) (int, error) {
+		switch key {
+		case "hits":
+			return members(b, v, hits)
+		case "pit_id":
+			e, err := skipValue(b, v)
+			if err == nil {
+				err = json.Unmarshal(b[v:e], &out.PitID)
+			}
+			return e, err
+		}
+		return skipValue(b, v)
+	})
+	if err == nil && jsonenc.SkipSpace(b, end) != len(b) {
+		err = fmt.Errorf("bytes after the answer at byte %d", end)
+	}
+	return out, err
 }
 
 // ScanEvents implements audit.EventScanner: a point in time over the
-// tenant's streams, read page after page with search_after, the next page
-// fetched while the caller works on the current one; an ascending scan of
-// a bounded window reads it slice by slice (timeSlices). An event stored
-// twice (in two backing indices, see shared/DESIGN.md) has the same sort
-// values both times, so its copies are adjacent: the scan drops an id equal
-// to the one before it, which collapses duplicates in constant memory.
+// tenant's streams, read page after page with search_after; an ascending
+// scan of a bounded window reads it slice by slice (timeSlices). Two
+// stages: a fetching goroutine asks for the next page as soon as it has
+// found the current one's last sort values (ParseScanPage, no event
+// decoded), while the caller's goroutine decodes the current page and
+// works on its events, so Elasticsearch's time and the decoding overlap.
+// An event stored twice (in two backing indices, see shared/DESIGN.md) has
+// the same sort values both times, so its copies are adjacent: the scan
+// drops an id equal to the one before it, which collapses duplicates in
+// constant memory.
 func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, fn func([]audit.Event) error) error {
 	var opened struct {
 		ID string `json:"id"`
@@ -99,7 +145,7 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	// the point in time is closed with the latest one once it has exited.
 	pit := opened.ID
 	fetchCtx, cancel := context.WithCancel(ctx)
-	pages := make(chan scanResult, 1)
+	pages := make(chan fetchedPage, 1)
 	defer func() {
 		cancel()
 		for range pages { // wait for the fetcher: it closes pages on exit
@@ -110,29 +156,7 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	}()
 	go func() {
 		defer close(pages)
-		var after json.RawMessage
-		slicer := newTimeSlices(f, so)
-		for {
-			events, bad, last, next, err := s.scanPage(fetchCtx, slicer.filter(f), so, pit, after)
-			if err == nil && next != "" {
-				pit = next
-			}
-			// Before the page is handed over: the caller's goroutine
-			// owns its events from then on.
-			// A page is full with its unreadable documents counted.
-			more := slicer.next(events, s.cfg.ScanPageSize-len(bad)) || slicer == nil && len(bad) > 0
-			select {
-			case pages <- scanResult{events, bad, err}:
-			case <-fetchCtx.Done():
-				return
-			}
-			if err != nil || !more {
-				return
-			}
-			if last != nil {
-				after = last
-			}
-		}
+		s.fetchPages(fetchCtx, f, so, &pit, pages)
 	}()
 	lastID := ""
 	var unreadable []audit.UnreadableEvent
@@ -140,16 +164,17 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		if p.err != nil {
 			return p.err
 		}
-		unreadable = append(unreadable, p.unreadable...)
-		events := p.events[:0]
-		for _, e := range p.events {
+		events, bad := decodeScanPage(p.page, f.TenantID, so)
+		unreadable = append(unreadable, bad...)
+		kept := events[:0]
+		for _, e := range events {
 			if e.ID != lastID {
-				events = append(events, e)
+				kept = append(kept, e)
 			}
 			lastID = e.ID
 		}
-		if len(events) > 0 {
-			if err := fn(events); err != nil {
+		if len(kept) > 0 {
+			if err := fn(kept); err != nil {
 				return err
 			}
 		}
@@ -160,71 +185,91 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	return audit.UnreadableError(unreadable) // every readable event delivered
 }
 
-// scanPage fetches one page; last is the sort of its last hit (nil when
-// the page is empty: the scan is over).
-func (s *Store) scanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit string, after json.RawMessage) (events []audit.Event, bad []audit.UnreadableEvent, last json.RawMessage, nextPit string, err error) {
+// fetchedPage is one page as the fetcher found it, or the error that
+// ended the scan.
+type fetchedPage struct {
+	page ScanPage
+	err  error
+}
+
+// fetchPages fetches the scan's pages into pages until the window is read,
+// an error (sent last) or ctx ends; *pit follows the newest id.
+func (s *Store) fetchPages(ctx context.Context, f audit.Filter, so audit.Sort, pit *string, pages chan<- fetchedPage) {
+	var after json.RawMessage
+	slicer := newTimeSlices(f, so)
+	for {
+		page, err := s.fetchScanPage(ctx, slicer.filter(f), so, *pit, after)
+		if err == nil && page.PitID != "" {
+			*pit = page.PitID
+		}
+		n := len(page.Sources)
+		more := err == nil && n > 0
+		if slicer != nil && err == nil {
+			var first, last time.Time
+			var knownFirst, knownLast bool
+			if n > 0 {
+				first, knownFirst = sortTime(page.Sorts[0])
+				last, knownLast = sortTime(page.Sorts[n-1])
+			}
+			more = slicer.next(n, first, last, knownFirst && knownLast, s.cfg.ScanPageSize)
+		}
+		select {
+		case pages <- fetchedPage{page, err}:
+		case <-ctx.Done():
+			return
+		}
+		if !more {
+			return
+		}
+		if n > 0 { // an empty slice moves the window on; the position stays
+			after = page.Sorts[n-1]
+		}
+	}
+}
+
+// fetchScanPage fetches one page and finds its hits (ParseScanPage).
+func (s *Store) fetchScanPage(ctx context.Context, f audit.Filter, so audit.Sort, pit string, after json.RawMessage) (ScanPage, error) {
 	body, err := json.Marshal(ScanBody(f, so, pit, s.cfg.ScanPageSize, after))
 	if err != nil {
-		return nil, nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "encoding scan request")
+		return ScanPage{}, audit.Wrap(audit.EINTERNAL, err, "encoding scan request")
 	}
 	res, err := s.c.Do(ctx, http.MethodPost, ScanPath, body)
 	if err != nil {
-		return nil, nil, nil, "", err
+		return ScanPage{}, err
 	}
 	if res.Status != http.StatusOK {
-		return nil, nil, nil, "", StatusError(http.MethodPost, "/_search (point in time)", res)
+		return ScanPage{}, StatusError(http.MethodPost, "/_search (point in time)", res)
 	}
-	// The sources are decoded in the same pass as the page (not kept as
-	// raw JSON and decoded again: that copy was a fifth of a scan's CPU).
-	var page struct {
-		PitID string `json:"pit_id"`
-		Hits  struct {
-			Hits []struct {
-				Source doc             `json:"_source"`
-				Sort   json.RawMessage `json:"sort"`
-			} `json:"hits"`
-		} `json:"hits"`
+	page, err := ParseScanPage(res.Body)
+	if err != nil {
+		return ScanPage{}, audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
 	}
-	if err := fastjson.Unmarshal(res.Body, &page); err != nil {
-		return scanPageSlowly(res.Body, f.TenantID, so)
-	}
-	hits := page.Hits.Hits
-	if len(hits) == 0 {
-		return nil, nil, nil, page.PitID, nil
-	}
-	events = make([]audit.Event, 0, len(hits))
-	for i := range hits {
-		e := hits[i].Source.event()
-		if e.ID == "" || audit.NormalizeTenantID(e.TenantID) != f.TenantID {
-			raw, _ := json.Marshal(hits[i].Source)
-			_, u := readSource(raw, f.TenantID, so)
-			bad = append(bad, *u)
-			continue
-		}
-		events = append(events, e)
-	}
-	return events, bad, hits[len(hits)-1].Sort, page.PitID, nil
+	return page, nil
 }
 
-// scanPageSlowly decodes a scan page that did not decode whole: each
-// document on its own, one that is no event named unreadable.
-func scanPageSlowly(b []byte, tenant string, so audit.Sort) (events []audit.Event, bad []audit.UnreadableEvent, last json.RawMessage, nextPit string, err error) {
-	var page ScanPage
-	if err := json.Unmarshal(b, &page); err != nil {
-		return nil, nil, nil, "", audit.Wrap(audit.EINTERNAL, err, "decoding a scan page")
-	}
-	hits := page.Hits.Hits
-	if len(hits) == 0 {
-		return nil, nil, nil, page.PitID, nil
-	}
-	for _, h := range hits {
-		if e, u := readSource(h.Source, tenant, so); u != nil {
+// decodeScanPage decodes a page's sources by the strict decoder; a
+// document that is no event of the tenant is named unreadable.
+func decodeScanPage(page ScanPage, tenant string, so audit.Sort) (events []audit.Event, bad []audit.UnreadableEvent) {
+	events = make([]audit.Event, 0, len(page.Sources))
+	for _, src := range page.Sources {
+		if e, u := readEvent(src, tenant, so); u != nil {
 			bad = append(bad, *u)
 		} else {
 			events = append(events, e)
 		}
 	}
-	return events, bad, hits[len(hits)-1].Sort, page.PitID, nil
+	return events, bad
+}
+
+// sortTime reads the first sort value of a hit of a timestamp scan: the
+// @timestamp in epoch milliseconds, as Elasticsearch sorts a date.
+func sortTime(sort json.RawMessage) (time.Time, bool) {
+	var vals []json.RawMessage
+	if err := json.Unmarshal(sort, &vals); err != nil || len(vals) == 0 {
+		return time.Time{}, false
+	}
+	ms, err := strconv.ParseInt(string(vals[0]), 10, 64)
+	return time.UnixMilli(ms), err == nil
 }
 
 // The export jobs live in one index, <prefix>-export-jobs. A job's

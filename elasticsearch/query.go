@@ -237,7 +237,25 @@ func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event,
 // with what can be read of its id and sort key, never a failure of the
 // read, nor another tenant's event shown.
 func readSource(src []byte, tenant string, so audit.Sort) (audit.Event, *audit.UnreadableEvent) {
-	e, err := DecodeSource(src)
+	return readWith(src, tenant, so, DecodeSource)
+}
+
+// readEvent is readSource for the export scan, which needs only the
+// event: decodeStoredEvent checks the store's own members as
+// DecodeSource does without keeping them, so both name the same
+// documents unreadable.
+func readEvent(src []byte, tenant string, so audit.Sort) (audit.Event, *audit.UnreadableEvent) {
+	return readWith(src, tenant, so, func(src []byte) (audit.Event, error) {
+		e, err := decodeStoredEvent(src)
+		if err != nil {
+			return audit.Event{}, audit.Wrap(audit.EINTERNAL, err, "decoding a stored event")
+		}
+		return e, nil
+	})
+}
+
+func readWith(src []byte, tenant string, so audit.Sort, decode func([]byte) (audit.Event, error)) (audit.Event, *audit.UnreadableEvent) {
+	e, err := decode(src)
 	if err == nil && e.ID != "" && audit.NormalizeTenantID(e.TenantID) == tenant {
 		return e, nil
 	}

@@ -48,19 +48,20 @@ func (t *timeSlices) filter(f audit.Filter) audit.Filter {
 	return f
 }
 
-// next moves past a page of the current slice (size asked, events got)
-// and reports whether the window has more to read (without slices: whether
-// the page had events). A full page may leave
-// events in the slice: the next slice starts at its last timestamp, about
-// two pages long at the page's density. A short page exhausted the slice:
+// next moves past a page of the current slice (size asked, n hits got,
+// the first and last hits' timestamps when known) and reports whether the
+// window has more to read. A full page may leave events in the slice: the
+// next slice starts at its last timestamp, about two pages long at the
+// page's density (twice as long as it was when the page's times are not
+// known; search_after still moves on). A short page exhausted the slice:
 // the next one starts at its end, four times as long.
-func (t *timeSlices) next(events []audit.Event, size int) bool {
-	if t == nil {
-		return len(events) > 0
-	}
-	if n := len(events); n > 0 && n >= size {
-		first, last := events[0].Timestamp.Time, events[n-1].Timestamp.Time
-		t.lo, t.span = last, max(2*last.Sub(first), time.Millisecond)
+func (t *timeSlices) next(n int, first, last time.Time, known bool, size int) bool {
+	if n > 0 && n >= size {
+		if known {
+			t.lo, t.span = last, max(2*last.Sub(first), time.Millisecond)
+		} else {
+			t.span *= 2
+		}
 		return true
 	}
 	t.lo, t.span = t.hi, 4*t.span

@@ -18,8 +18,6 @@ import (
 
 	"github.com/auditlog/auditlog/audit/exportjob"
 
-	fastjson "github.com/goccy/go-json"
-
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/elasticsearch"
@@ -95,8 +93,8 @@ func benchExport(ctx context.Context, e *env) ([]result, error) {
 	}
 	method := func(name string) string {
 		return fmt.Sprintf("An export job of %d rows (%s) on the real `auditlog serve`, a child process on the Elasticsearch store, local files: `POST /api/audit-logs/exports?async=true`, "+
-			"timed by the job itself (startedAt to finishedAt: point-in-time scan by pages of %d with the next page prefetched, CSV, gzip, fsync, file stored). "+
-			"Ceiling: the same point-in-time scan, same filter, sort and page size, from the benchmark process, reading and parsing each page (hits and sort values) but decoding no event and writing nothing. "+
+			"timed by the job itself (startedAt to finishedAt: point-in-time scan by pages of %d, the next page fetched while the current one is decoded, by the strict decoder, and written; CSV, gzip, fsync, file stored). "+
+			"Ceiling: the same point-in-time scan, same filter, sort and page size, from the benchmark process, one page after the other, finding each page's hits and sort values (`elasticsearch.ParseScanPage`, as the export does) but decoding no event and writing nothing. "+
 			"One warm-up pair, then %d pairs, alternating. Server CPU during the job: %s cores.", rows[name], name, exportPage, runs, fmtList2(cores[name]))
 	}
 	out := []result{
@@ -175,16 +173,16 @@ func pitCeiling(ctx context.Context, s *elasticsearch.Store, f audit.Filter) (fl
 		if err != nil {
 			return 0, 0, err
 		}
-		var page elasticsearch.ScanPage
-		if err := fastjson.Unmarshal(res.Body, &page); err != nil {
+		page, err := elasticsearch.ParseScanPage(res.Body)
+		if err != nil {
 			return 0, 0, err
 		}
-		if len(page.Hits.Hits) == 0 {
+		if len(page.Sources) == 0 {
 			break
 		}
-		n += int64(len(page.Hits.Hits))
+		n += int64(len(page.Sources))
 		pit = page.PitID
-		after = page.Hits.Hits[len(page.Hits.Hits)-1].Sort
+		after = page.Sorts[len(page.Sorts)-1]
 	}
 	return float64(n) / time.Since(t0).Seconds(), n, nil
 }

@@ -375,7 +375,7 @@ func queryResults(e *env, store string, n int, loaded time.Duration, maxP99 floa
 		}
 		out = append(out, result{Name: "API overhead over Elasticsearch, default page (p50)", Unit: "ms", Samples: over, Target: "≤ 1 ms", Max: 1,
 			Method: method + " Each run's p50 through the API minus the p50 of the same search sent straight to Elasticsearch in the same run.",
-			Notes: "Where it goes (a CPU profile of the API's list handler, `-cpuprofile`, scale 0.1): decoding the 50 hits into events (goccy) about 35%, " +
+			Notes: "Where it goes (a CPU profile of the API's list handler, `-cpuprofile`, scale 0.1): decoding the 50 hits into events (goccy then; the strict decoder since, which is slower per document: docs/design.md) about 35%, " +
 				"writing the answer (`ListResponse.AppendJSON`, events written by hand) about 25%, reading the hits out of the search answer (`jsonenc` scanner) about 15%, " +
 				"the request to Elasticsearch and the rest (token check, parameters, retention, cursor) the remainder; besides the CPU, one more loopback HTTP exchange. " +
 				"Before issue 31's work the hits were read with encoding/json's token stream (43% of the handler) and the answer re-compacted by `c.JSON`."})
