@@ -48,7 +48,7 @@ const (
 	// as searches parsed before SearchAny stored it.
 	SearchText SearchField = "text"
 	// SearchAny is a pasted value: free text, and, when the value is one
-	// word (Paste), the event whose id, request id, actor e-mail or
+	// word (search.PasteOf), the event whose id, request id, actor e-mail or
 	// resource id it is, or whose actor IP it is or holds. A word that is
 	// more than letters (an IP, an e-mail, an id, a URL) and every negated
 	// or ORed word or phrase is one; a plain word of letters, a phrase and

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/search"
 )
 
 // termFields are the document fields of the search language's
@@ -62,9 +63,9 @@ func termClause(t audit.Term) any {
 	return q
 }
 
-// pasteClauses are the exact matches of a pasted value (audit.Paste).
+// pasteClauses are the exact matches of a pasted value (search.PasteOf).
 func pasteClauses(v audit.TermValue) []any {
-	p, ok := v.Paste()
+	p, ok := search.PasteOf(v)
 	if !ok {
 		return nil
 	}

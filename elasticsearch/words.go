@@ -1,6 +1,7 @@
 package elasticsearch
 
 import (
+	"github.com/auditlog/auditlog/audit/search"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,7 +10,7 @@ import (
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
-// Free text on both stores splits words as audit.Words does. The
+// Free text on both stores splits words as search.Words does. The
 // standard analyzer of the search field keeps some runs whole that the
 // embedded store splits: at a dot, colon, apostrophe, comma or semicolon
 // between letters or digits (Unicode's word boundaries, UAX #29), so
@@ -27,7 +28,7 @@ import (
 // joins, each as its words separated by spaces.
 func joinedWords(e *audit.Event, values []string) []string {
 	var out []string
-	eachJoined(e, values, func(s string) { out = append(out, strings.Join(audit.Words(s), " ")) })
+	eachJoined(e, values, func(s string) { out = append(out, strings.Join(search.Words(s), " ")) })
 	return out
 }
 
@@ -107,7 +108,7 @@ func joins(s string) bool {
 // functions, and only other runes are decoded and classified: the
 // unicode tables' calls were half of a document's encoding.
 const (
-	classWord  = 1 << iota // a rune of a word (audit.IsWordRune)
+	classWord  = 1 << iota // a rune of a word (search.IsWordRune)
 	classAlnum             // a letter or a digit
 	classJoin              // a rune the standard analyzer keeps between letters or digits
 )
@@ -123,7 +124,7 @@ var asciiClass = func() (t [utf8.RuneSelf]uint8) {
 
 func runeClass(r rune) uint8 {
 	var k uint8
-	if audit.IsWordRune(r) {
+	if search.IsWordRune(r) {
 		k |= classWord
 	}
 	if unicode.IsLetter(r) || unicode.IsDigit(r) {

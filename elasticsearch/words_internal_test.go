@@ -1,6 +1,7 @@
 package elasticsearch
 
 import (
+	"github.com/auditlog/auditlog/audit/search"
 	"encoding/json"
 	"math/rand/v2"
 	"slices"
@@ -35,7 +36,7 @@ func TestJoinedWords(t *testing.T) {
 // TestJoinedWordsOfAnyText: on random texts of ASCII and other letters,
 // digits, joiners, combining marks and invalid bytes, joins agrees with
 // a rune-by-rune reading of its rule, and the document's words member
-// holds audit.Words of each joined text (strings.FieldsFunc), however the
+// holds search.Words of each joined text (strings.FieldsFunc), however the
 // encoder walks the bytes.
 func TestJoinedWordsOfAnyText(t *testing.T) {
 	alphabet := []string{"a", "Z", "7", "_", ".", ":", "'", "’", ",", ";", "·", " ", "-", "/", "@", "é", "ß", "٣", "漢", "\u0301", "\xff", "\u2028", "Ⅻ"}
@@ -69,7 +70,7 @@ func TestJoinedWordsOfAnyText(t *testing.T) {
 		}
 		var want []string
 		if refJoins(s) {
-			want = []string{strings.Join(audit.Words(strings.ToValidUTF8(s, "\uFFFD")), " ")}
+			want = []string{strings.Join(search.Words(strings.ToValidUTF8(s, "\uFFFD")), " ")}
 			joined++
 		}
 		if !slices.Equal(doc.Words, want) {

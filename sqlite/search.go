@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/search"
 )
 
 // termColumns are the columns of the search language's qualifiers.
@@ -77,7 +78,7 @@ func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) 
 		parts, args = append(parts, "SELECT rowid FROM events_fts WHERE events_fts MATCH ?"), append(args, m)
 	}
 	for _, v := range values {
-		p, ok := v.Paste()
+		p, ok := search.PasteOf(v)
 		if !ok {
 			continue
 		}

@@ -179,7 +179,7 @@ func TestPaste(t *testing.T) {
 		{text: "q-12", prefix: true},
 		{text: "welcome screen"},
 	} {
-		p, ok := audit.TermValue{Text: tc.text, Prefix: tc.prefix}.Paste()
+		p, ok := search.PasteOf(audit.TermValue{Text: tc.text, Prefix: tc.prefix})
 		if ok != tc.ok {
 			t.Errorf("%q: ok %v, want %v", tc.text, ok, tc.ok)
 			continue

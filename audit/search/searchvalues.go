@@ -141,7 +141,7 @@ func checkValue(f audit.SearchField, v string) (string, string) {
 			return "", fmt.Sprintf("%q is not a role (lowercase snake_case)", v)
 		}
 	case audit.SearchIP:
-		p, err := audit.ParseIPBlock(v)
+		p, err := ParseIPBlock(v)
 		if err != nil {
 			return "", fmt.Sprintf("%q is not an IP address or CIDR block", v)
 		}

@@ -1,9 +1,11 @@
-package audit
+package search
 
 import (
 	"net/netip"
 	"strings"
 	"unicode"
+
+	"github.com/auditlog/auditlog/audit"
 )
 
 // What people paste into the search box (issue 42): an IP address or
@@ -23,13 +25,13 @@ type Paste struct {
 	IPOK  bool
 }
 
-// Paste returns what v finds exactly besides the text, or false when v
+// PasteOf returns what v finds exactly besides the text, or false when v
 // is a prefix or holds white space (a phrase is text only).
-func (v TermValue) Paste() (Paste, bool) {
+func PasteOf(v audit.TermValue) (Paste, bool) {
 	if v.Prefix || v.Text == "" || strings.ContainsFunc(v.Text, unicode.IsSpace) {
 		return Paste{}, false
 	}
-	p := Paste{Exact: v.Text, ID: NormalizeID(v.Text), Email: strings.ToLower(v.Text)}
+	p := Paste{Exact: v.Text, ID: audit.NormalizeID(v.Text), Email: strings.ToLower(v.Text)}
 	if ip, err := ParseIPBlock(v.Text); err == nil {
 		p.IP, p.IPOK = ip, true
 	}
