@@ -144,7 +144,7 @@ func (c *checker) keyRows(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
-	kr, ok := ss.st.(audit.KeyRows)
+	kr, ok := ss.st.(vlog.KeyRows)
 	if !ok {
 		return nil
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"fmt"
 	"log/slog"
@@ -40,7 +41,7 @@ type eventStore interface {
 	audit.EventWriter
 	audit.EventScanner
 	exportjob.Store
-	audit.KeyRows
+	vlog.KeyRows
 	restorejob.Store
 	audit.TenantDirectory
 	periodic.Store

@@ -6,6 +6,7 @@
 package storetest
 
 import (
+	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,7 +54,7 @@ type Backend struct {
 	// Keys lists the rows of the store's keys table (or index), which
 	// nothing reads a key from; PlantKey writes one there behind the
 	// service.
-	Keys     audit.KeyRows
+	Keys     vlog.KeyRows
 	PlantKey func(t testing.TB, name string, value []byte)
 	// Restores keeps restore requests.
 	Restores restorejob.Store
