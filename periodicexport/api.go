@@ -5,10 +5,12 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/auditlog/auditlog/audit/signing"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -52,7 +54,7 @@ func (a API) Keys(ctx context.Context) (map[string]ed25519.PublicKey, error) {
 		if err != nil {
 			return nil, fmt.Errorf("key %s of %s/api/export-keys: %w", k.KeyID, a.Base, err)
 		}
-		if id := audit.KeyID(pub); id != k.KeyID {
+		if id := signing.KeyID(pub); id != k.KeyID {
 			return nil, fmt.Errorf("%s/api/export-keys lists key %s, whose bytes have the id %s", a.Base, k.KeyID, id)
 		}
 		keys[k.KeyID] = pub

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"github.com/auditlog/auditlog/audit/blob"
 	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/signing"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -68,7 +70,7 @@ func TestThreeDaysThenALateEventThenARotation(t *testing.T) {
 		}
 		// Rotation: a day later, signed with key B.
 		keyB := newKey(t)
-		idB := audit.KeyID(keyB.Public().(ed25519.PublicKey))
+		idB := signing.KeyID(keyB.Public().(ed25519.PublicKey))
 		storetest.Write(t, s, []audit.Event{withTime(e, tenant, oct4.Add(5*time.Hour))})
 		s.visible(t)
 		c.set(oct4.Add(24*time.Hour + 30*time.Minute))

@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
-	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/signing"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -95,7 +97,7 @@ func scheduler(t *testing.T, s store, b blob.Store, owner string, key ed25519.Pr
 	return &periodicexport.Scheduler{Store: s, Tenants: s, Events: s,
 		Bucket:     func(*periodic.State) (blob.Store, string, error) { return b, "exports", nil },
 		Key:        key,
-		PublicKeys: map[string][]byte{audit.KeyID(pub): pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})},
+		PublicKeys: map[string][]byte{signing.KeyID(pub): pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})},
 		Settle:     30 * time.Minute, LateHorizon: 30 * 24 * time.Hour, Owner: owner, Lease: time.Minute, TempDir: t.TempDir(),
 		Now: c.now, Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
@@ -184,7 +186,7 @@ func pubKeys(keys ...ed25519.PrivateKey) map[string]ed25519.PublicKey {
 	m := map[string]ed25519.PublicKey{}
 	for _, k := range keys {
 		p := k.Public().(ed25519.PublicKey)
-		m[audit.KeyID(p)] = p
+		m[signing.KeyID(p)] = p
 	}
 	return m
 }

@@ -6,13 +6,15 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/blob"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/signing"
 
 	"github.com/auditlog/auditlog/audit/periodic"
 
@@ -89,8 +91,8 @@ func chainIn(t *testing.T, b blob.Store) map[string]ed25519.PublicKey {
 			seal(periodicexport.Window{TenantID: tenant, Start: start, End: start.Add(24 * time.Hour), Late: 1}, in(start, start.Add(time.Hour)))
 		}
 	}
-	return map[string]ed25519.PublicKey{audit.KeyID(k1.Public().(ed25519.PublicKey)): k1.Public().(ed25519.PublicKey),
-		audit.KeyID(k2.Public().(ed25519.PublicKey)): k2.Public().(ed25519.PublicKey)}
+	return map[string]ed25519.PublicKey{signing.KeyID(k1.Public().(ed25519.PublicKey)): k1.Public().(ed25519.PublicKey),
+		signing.KeyID(k2.Public().(ed25519.PublicKey)): k2.Public().(ed25519.PublicKey)}
 }
 
 func verify(t *testing.T, dir string, keys map[string]ed25519.PublicKey) (periodicexport.Report, string) {

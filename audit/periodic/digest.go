@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/signing"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -73,12 +75,12 @@ type Digest struct {
 func (d *Digest) Canonical() []byte {
 	c := *d
 	c.Signature = ""
-	return audit.CanonicalJSON(c)
+	return signing.CanonicalJSON(c)
 }
 
 // Sign sets the key id, and the signature of the canonical form.
 func (d *Digest) Sign(key ed25519.PrivateKey) {
-	d.KeyID = audit.KeyID(key.Public().(ed25519.PublicKey))
+	d.KeyID = signing.KeyID(key.Public().(ed25519.PublicKey))
 	d.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(key, d.Canonical()))
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/signing"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -75,8 +77,8 @@ func (m *Manifest) Add(o Object) {
 // Sign sets the version, key id, signing time and signature.
 func (m *Manifest) Sign(key ed25519.PrivateKey, now time.Time) {
 	m.Version, m.SignedAt = ManifestVersion, audit.NewTimestamp(now)
-	m.KeyID = audit.KeyID(key.Public().(ed25519.PublicKey))
-	m.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(key, audit.CanonicalJSON(*m)))
+	m.KeyID = signing.KeyID(key.Public().(ed25519.PublicKey))
+	m.Signature = base64.StdEncoding.EncodeToString(ed25519.Sign(key, signing.CanonicalJSON(*m)))
 }
 
 // Verify checks m's signature with the key of its key id, from keys.
@@ -87,7 +89,7 @@ func (m *Manifest) Verify(keys map[string]ed25519.PublicKey) error {
 		return audit.Errorf(audit.EUNAUTHORIZED, "unknown key %q", m.KeyID)
 	}
 	sig, err := base64.StdEncoding.DecodeString(m.Signature)
-	if err != nil || !ed25519.Verify(pub, audit.CanonicalJSON(*m), sig) {
+	if err != nil || !ed25519.Verify(pub, signing.CanonicalJSON(*m), sig) {
 		return audit.Errorf(audit.EUNAUTHORIZED, "bad signature (key %s)", m.KeyID)
 	}
 	return nil

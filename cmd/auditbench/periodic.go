@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/signing"
+
 	"github.com/auditlog/auditlog/audit/periodic"
 
 	"github.com/auditlog/auditlog/audit"
@@ -135,7 +137,7 @@ func verifyVsSha256sum(ctx context.Context, dir, tenant string, key ed25519.Priv
 		size += st.Size()
 	}
 	mb := float64(size) / (1 << 20)
-	keys := map[string]ed25519.PublicKey{audit.KeyID(key.Public().(ed25519.PublicKey)): key.Public().(ed25519.PublicKey)}
+	keys := map[string]ed25519.PublicKey{signing.KeyID(key.Public().(ed25519.PublicKey)): key.Public().(ed25519.PublicKey)}
 	verify := func(opts periodicexport.Options) (float64, error) {
 		t0 := time.Now()
 		rep, err := periodicexport.Verify(ctx, localfs.Dir{Root: dir}, "auditlog", tenant, keys, opts, func(string) {})

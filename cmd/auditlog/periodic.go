@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/ed25519"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
 	"os/signal"
@@ -15,12 +13,15 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/signing"
+	"github.com/auditlog/auditlog/audit/vlog"
+
 	"github.com/auditlog/auditlog/audit/periodic"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/auditlog/auditlog/api"
-	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/localfs"
 	"github.com/auditlog/auditlog/periodicexport"
 )
@@ -97,7 +98,7 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 	if err := m.Registry.Register(age); err != nil {
 		return nil, err
 	}
-	m.Logger.Info("periodic export", "store", p.Store, "prefix", p.Prefix, "key_id", audit.KeyID(key.Public().(ed25519.PublicKey)), "public_keys", len(pub))
+	m.Logger.Info("periodic export", "store", p.Store, "prefix", p.Prefix, "key_id", signing.KeyID(key.Public().(ed25519.PublicKey)), "public_keys", len(pub))
 	sch := &periodicexport.Scheduler{Store: store, Tenants: store, Events: store, Bucket: bucket, Key: key, PublicKeys: pub,
 		Settle: p.Settle, LateHorizon: p.LateHorizon, Owner: fmt.Sprintf("%s/%d", host, os.Getpid()), Lease: p.Lease, TempDir: tmp,
 		Now: time.Now, Log: m.Logger,
@@ -120,7 +121,7 @@ func (m *Main) periodicScheduler(ctx context.Context, store eventStore) (*period
 // exportKeys are the public keys of GET /api/export-keys, the current
 // one first, then by id.
 func exportKeys(sch *periodicexport.Scheduler) []api.ExportKey {
-	cur := audit.KeyID(sch.Key.Public().(ed25519.PublicKey))
+	cur := signing.KeyID(sch.Key.Public().(ed25519.PublicKey))
 	keys := []api.ExportKey{{KeyID: cur, PublicKey: string(sch.PublicKeys[cur]), Current: true}}
 	ids := make([]string, 0, len(sch.PublicKeys))
 	for id := range sch.PublicKeys {

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/signing"
+
 	"github.com/auditlog/auditlog/keyfile"
 	"github.com/auditlog/auditlog/periodicexport"
 )
@@ -104,7 +105,7 @@ func (m *Main) keyFromFile(file, variable string, generate bool) (ed25519.Privat
 // AUDITLOG_PERIODIC_PUBLIC_KEYS's files.
 func (s *signingKeySet) addEarlier(dir string) error {
 	cur := s.key.Public().(ed25519.PublicKey)
-	s.pub[audit.KeyID(cur)] = periodicexport.PublicPEM(cur)
+	s.pub[signing.KeyID(cur)] = periodicexport.PublicPEM(cur)
 	if dir == "" {
 		return nil
 	}
@@ -117,7 +118,7 @@ func (s *signingKeySet) addEarlier(dir string) error {
 		if err != nil {
 			return fmt.Errorf("AUDITLOG_PERIODIC_PUBLIC_KEYS: %w", err)
 		}
-		s.pub[audit.KeyID(k)] = periodicexport.PublicPEM(k)
+		s.pub[signing.KeyID(k)] = periodicexport.PublicPEM(k)
 	}
 	return nil
 }

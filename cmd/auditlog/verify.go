@@ -6,13 +6,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/signing"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/localfs"
@@ -188,7 +190,7 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 		}
 		for id, k := range got {
 			keys[id] = k
-			fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s/api/export-keys\n", id, audit.KeyFingerprint(k), a.api)
+			fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s/api/export-keys\n", id, signing.KeyFingerprint(k), a.api)
 		}
 	}
 	for _, f := range a.keyFiles {
@@ -196,8 +198,8 @@ func (a *verifyArgs) trustedKeys(ctx context.Context, out io.Writer) (map[string
 		if err != nil {
 			return nil, usageError{fmt.Errorf("--key: %w", err)}
 		}
-		keys[audit.KeyID(k)] = k
-		fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s\n", audit.KeyID(k), audit.KeyFingerprint(k), f)
+		keys[signing.KeyID(k)] = k
+		fmt.Fprintf(out, "trusting key %s (sha256 %s) from %s\n", signing.KeyID(k), signing.KeyFingerprint(k), f)
 	}
 	return keys, nil
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/signing"
+
 	"github.com/auditlog/auditlog/audit/periodic"
 
 	"github.com/auditlog/auditlog/audit"
@@ -63,7 +65,7 @@ func writeChain(t *testing.T, n int) (dir, keys string, day time.Time) {
 	}
 	dir, keys = t.TempDir(), t.TempDir()
 	der, _ := x509.MarshalPKIXPublicKey(pub)
-	if err := os.WriteFile(filepath.Join(keys, audit.KeyID(pub)+".pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(keys, signing.KeyID(pub)+".pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	w := &periodicexport.Writer{Bucket: localfs.Dir{Root: dir}, Prefix: "exports", Key: priv, TempDir: t.TempDir(), Now: time.Now}

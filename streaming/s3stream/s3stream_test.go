@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
-	"github.com/auditlog/auditlog/audit/blob"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/auditlog/auditlog/audit/blob"
+	"github.com/auditlog/auditlog/audit/signing"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit/stream"
 
@@ -50,7 +52,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	logKey := vlog.NewKeys("auditlog.test", logPub)
 
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	keys := map[string]ed25519.PublicKey{audit.KeyID(pub): pub}
+	keys := map[string]ed25519.PublicKey{signing.KeyID(pub): pub}
 	clock := time.Date(2026, 11, 27, 9, 50, 0, 0, time.UTC)
 	now := func() time.Time { clock = clock.Add(40 * time.Minute); return clock } // the batches span hours
 	dest := &s3stream.Destination{Bucket: func(context.Context, string) (blob.Store, error) { return bucket, nil }, Key: priv, Now: now}
@@ -143,7 +145,7 @@ func TestS3StreamVerifiesAndNamesWhatChanged(t *testing.T) {
 	// another log key: each is named.
 	other, _, _ := ed25519.GenerateKey(nil)
 	var lines []string
-	rep, _ = s3stream.Check(ctx, bucket, "siem", d.A, st.ID, map[string]ed25519.PublicKey{audit.KeyID(other): other},
+	rep, _ = s3stream.Check(ctx, bucket, "siem", d.A, st.ID, map[string]ed25519.PublicKey{signing.KeyID(other): other},
 		vlog.NewKeys("auditlog.test", other), func(l string) { lines = append(lines, l) })
 	out = strings.Join(lines, "\n")
 	if rep.OK() || !strings.Contains(out, "unknown key") || !strings.Contains(out, "the latest checkpoint: the checkpoint does not verify with the pinned keys") {
