@@ -9,7 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/auditlog/auditlog/api"
-	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
 	"github.com/auditlog/auditlog/internal/testkit/schematest"
 )
 
@@ -65,7 +65,7 @@ func TestTheOpenAPIEventSchemaIsTheType(t *testing.T) {
 }
 
 // TestTheOpenAPIMaskFieldsAreTheDomains: the fields the OpenAPI document
-// lets a stream mask are audit.StreamMaskFields (the actor's personal
+// lets a stream mask are stream.MaskFields (the actor's personal
 // fields, found on the type), and every actor the document describes is
 // the one Actor component.
 func TestTheOpenAPIMaskFieldsAreTheDomains(t *testing.T) {
@@ -77,7 +77,7 @@ func TestTheOpenAPIMaskFieldsAreTheDomains(t *testing.T) {
 	for _, v := range doc.Components.Schemas["StreamMaskField"].Value.Enum {
 		enum = append(enum, v.(string))
 	}
-	want := append([]string(nil), audit.StreamMaskFields...)
+	want := append([]string(nil), stream.MaskFields...)
 	sort.Strings(enum)
 	sort.Strings(want)
 	if strings.Join(enum, ",") != strings.Join(want, ",") {

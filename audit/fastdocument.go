@@ -109,10 +109,3 @@ func IsStrings(raw []byte) bool {
 	}
 	return s.skipStrings() && s.end()
 }
-
-// IsString reports whether raw is what DecodeString takes, without
-// making the string.
-func IsString(raw []byte) bool {
-	s := scanner{b: raw}
-	return s.peek() == '"' && s.skipString() && s.end()
-}

@@ -34,7 +34,7 @@ type EventField struct {
 	Optional bool
 	// Text: free text (q) finds the words of its value, on both stores.
 	Text bool
-	// Personal: a stream can hash or drop it (StreamMaskFields).
+	// Personal: a stream can hash or drop it (stream.MaskFields).
 	Personal bool
 	// Column is its position among the CSV export's columns (1 the
 	// first); 0 when it is not one. A new field takes the next position,

@@ -12,11 +12,11 @@ import (
 // rootNamesLimit is how many exported top-level names (types, functions,
 // variables, constants; methods not counted) the domain root may have.
 // A ratchet (issue 54): it only goes down, as sub-domains move out
-// (audit/blob, audit/cursor, audit/exportjob, audit/history, audit/mask, audit/periodic,
+// (audit/blob, audit/cursor, audit/exportjob, audit/history, audit/mask, audit/periodic, audit/signing,
 // audit/restorejob, audit/retention, audit/savedsearch, audit/search,
 // audit/stats, audit/stream, audit/vlog so far). What stays is the
 // vocabulary every package shares (docs/architecture.md).
-const rootNamesLimit = 208
+const rootNamesLimit = 200
 
 // TestDomainRootStaysSmall holds the domain root to rootNamesLimit names,
 // so that a new rule lands in its sub-domain rather than the root.

@@ -1,8 +1,8 @@
 package elasticsearch
 
 import (
-	"github.com/auditlog/auditlog/audit/search"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/search"
 	"math/rand/v2"
 	"slices"
 	"strings"

@@ -86,7 +86,6 @@ type Store struct {
 	wg     sync.WaitGroup
 }
 
-
 // pendingWrite is one WriteEvents call waiting for the writer.
 type pendingWrite struct {
 	events  []audit.Event

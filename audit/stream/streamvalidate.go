@@ -105,8 +105,8 @@ func (s *Stream) Normalize(rules Rules) error {
 		fe.Add("filter", "%s", audit.ErrorMessage(err))
 	}
 	for field, mode := range s.Mask {
-		if !slices.Contains(audit.StreamMaskFields, field) {
-			fe.Add("mask."+field, "not a field a stream masks: want one of %s", strings.Join(audit.StreamMaskFields, ", "))
+		if !slices.Contains(MaskFields, field) {
+			fe.Add("mask."+field, "not a field a stream masks: want one of %s", strings.Join(MaskFields, ", "))
 		} else if mode != MaskHash && mode != MaskDrop {
 			fe.Add("mask."+field, "want %s or %s", MaskHash, MaskDrop)
 		}

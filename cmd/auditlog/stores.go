@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"log/slog"
 	"maps"
 	"os"

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/stream"
 )
 
 // OpenAPI returns the OpenAPI document b with the event's schemas
@@ -36,7 +37,7 @@ func OpenAPI(b []byte) ([]byte, error) {
 	if err := syncObject(doc, event, ""); err != nil {
 		return nil, err
 	}
-	schemas.get("StreamMaskField").set("enum", strs(audit.StreamMaskFields))
+	schemas.get("StreamMaskField").set("enum", strs(stream.MaskFields))
 	return format(doc), nil
 }
 
