@@ -6,10 +6,10 @@
 package storetest
 
 import (
-	"github.com/auditlog/auditlog/audit/vlog"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"slices"
 	"strings"
 	"testing"
