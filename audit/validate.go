@@ -78,9 +78,17 @@ func DecodeEvent(data []byte, now time.Time) (Event, error) {
 	return e, e.reserved(e.validate(now, fe)).Err("invalid event")
 }
 
+// serviceRecordTypes are the resource types of the records the service
+// writes with a person as their actor: a restore asked, a stream changed,
+// a legal hold's step (hold.ResourceType, which this package cannot name:
+// the hold package's tests hold the two to each other). Restores and
+// holds are read back from them.
+var serviceRecordTypes = []string{ResourceRestoreRequest, ResourceAuditStream, "legal_hold"}
+
 // reserved adds to fe what an event sent to the service may not carry:
 // the service's own actor (SystemActor's id, or its role) and the
-// resource types of its own records (SystemResourceTypes). The plan in
+// resource types of its own records (SystemResourceTypes and
+// serviceRecordTypes). The plan in
 // force, retention's authority and the periodic export's deliveries are
 // read from those records in the tenant's log; a producer that could send
 // one (an ingest token, a write to the Kafka topic) could steer them. The
@@ -92,7 +100,7 @@ func (e *Event) reserved(fe FieldErrors) FieldErrors {
 	if e.Actor.Role == SystemActor.Role && !fe.Names("actor.role") {
 		fe.Add("actor.role", "%q is the service's own role: a producer cannot send its records", SystemActor.Role)
 	}
-	if slices.Contains(SystemResourceTypes, e.Resource.Type) && !fe.Names("resource.type") {
+	if (slices.Contains(SystemResourceTypes, e.Resource.Type) || slices.Contains(serviceRecordTypes, e.Resource.Type)) && !fe.Names("resource.type") {
 		fe.Add("resource.type", "%q is a record the service writes of its own work: a producer cannot send it", e.Resource.Type)
 	}
 	return fe

@@ -58,6 +58,8 @@ func TestValidationTable(t *testing.T) {
 		}, []string{"actor.id", "actor.role", "resource.type"}},
 		{"a forged retention record", func(m map[string]any) { sub(m, "resource")["type"] = audit.ResourceLogRetention }, []string{"resource.type"}},
 		{"a forged delivery", func(m map[string]any) { sub(m, "resource")["type"] = audit.ResourcePeriodicExport }, []string{"resource.type"}},
+		{"a forged restore request", func(m map[string]any) { sub(m, "resource")["type"] = audit.ResourceRestoreRequest }, []string{"resource.type"}},
+		{"a forged stream change", func(m map[string]any) { sub(m, "resource")["type"] = audit.ResourceAuditStream }, []string{"resource.type"}},
 		{"ipv6 ip", func(m map[string]any) { sub(m, "actor")["ip"] = "2001:db8::1" }, nil},
 		{"user agent too long", func(m map[string]any) { sub(m, "actor")["userAgent"] = strings.Repeat("a", audit.MaxUserAgentBytes+1) }, []string{"actor.userAgent"}},
 		{"unknown action", func(m map[string]any) { m["action"] = "publish" }, []string{"action"}},

@@ -86,7 +86,7 @@ func TestOneFolderPerDependency(t *testing.T) {
 				}
 			}
 			// The domain's sub-packages (audit/blob, audit/cursor, audit/stream, audit/exportjob,
-			// audit/history, audit/mask, audit/periodic, audit/restorejob,
+			// audit/history, audit/hold, audit/mask, audit/periodic, audit/restorejob,
 			// audit/retention, audit/savedsearch, audit/search, audit/signing, audit/stats, audit/vlog)
 			// may import the root and one another (restorejob reads
 			// history's states; Go keeps them acyclic) besides the
