@@ -76,7 +76,11 @@ func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, p
 		return err
 	}
 	cutoff := audit.Cutoff(plan, now)
-	n, inherited, err := s.markExpired(ctx, tx, tenant, cutoff, pass)
+	held, err := s.heldSeqs(ctx, tx, tenant, cutoff, now)
+	if err != nil {
+		return err
+	}
+	n, inherited, err := s.markExpired(ctx, tx, tenant, cutoff, held, pass)
 	if err != nil || n == 0 {
 		if err == nil {
 			err = tx.Commit()
@@ -191,11 +195,12 @@ func (s *Store) restorePlan(ctx context.Context, tx *sql.Tx, tenant string, plan
 }
 
 // markExpired fills temp.purge_seq with the tenant's events to delete:
-// those whose ts column is before cutoff, whose body says so too, and
-// that are as the service accepted them; any other is kept and named. It
+// those whose ts column is before cutoff, whose body says so too, that no
+// legal hold keeps (held) and that are as the service accepted them; any
+// other is kept, and named unless a hold keeps it. It
 // returns how many, and the leaf ranges the retention records among them
 // excused (inherited: the new record carries them forward).
-func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cutoff time.Time, pass *retention.Pass) (int, []retention.LeafRange, error) {
+func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cutoff time.Time, held map[int64]bool, pass *retention.Pass) (int, []retention.LeafRange, error) {
 	if _, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS purge_seq (seq INTEGER PRIMARY KEY)`); err != nil {
 		return 0, nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
@@ -213,6 +218,10 @@ func (s *Store) markExpired(ctx context.Context, tx *sql.Tx, tenant string, cuto
 	n := 0
 	var inherited []retention.LeafRange
 	for _, r := range rows {
+		if held[r.seq] {
+			pass.Held++
+			continue
+		}
 		reason := ""
 		switch e := &r.row.Event; {
 		case r.row.Err != nil:

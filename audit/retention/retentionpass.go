@@ -10,7 +10,10 @@ import "github.com/auditlog/auditlog/audit"
 // (Kept), and a tenant whose directory plan differed from the plan its
 // log records, which it restored (Restored).
 type Pass struct {
-	Deleted  int64
+	Deleted int64
+	// Held counts the events past retention that a legal hold kept
+	// (issue 55).
+	Held     int64
 	Kept     []Kept
 	Restored []PlanRestored
 }

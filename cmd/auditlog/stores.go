@@ -166,8 +166,8 @@ func (m *Main) sqliteStore(ctx context.Context, plan audit.Plan) (*openedStore, 
 				reportRetention(m.Logger, refusals, pass)
 				if err != nil {
 					m.Logger.Warn("retention purge failed; the next pass retries", "err", err)
-				} else if pass.Deleted > 0 {
-					m.Logger.Info("retention purge", "deleted", pass.Deleted)
+				} else if pass.Deleted > 0 || pass.Held > 0 {
+					m.Logger.Info("retention purge", "deleted", pass.Deleted, "kept_by_legal_holds", pass.Held)
 				}
 			})
 		}}, nil
