@@ -50,6 +50,11 @@ func checkWord(w string) string {
 	if prefix && alnum(stem) < MinPrefixLength {
 		return fmt.Sprintf("a prefix needs at least %d letters or digits before *", MinPrefixLength)
 	}
+	if alnum(stem) == 0 {
+		// Free text matches words; a term of none ("--", "&&", "") would
+		// match nothing, or negated, everything (issue 56).
+		return "a term needs a letter or digit: free text matches words, and this has none"
+	}
 	return ""
 }
 
