@@ -15,15 +15,18 @@ func NewID() string {
 	return IDPrefix + uuid.Must(uuid.NewV7()).String()
 }
 
-// NormalizeID is an event id in its canonical form: the UUID after
-// IDPrefix in lower case (a UUID is case-insensitive). Every path that
+// NormalizeID is an event id in its canonical form: IDPrefix and the UUID
+// after it in lower case (an id is case-insensitive: one pasted in
+// capitals, EVT_AUDIT_…, is the same id). Every path that
 // takes an event id (an event, a URL, a query parameter, a restore body)
 // normalises it so, and stores keep only this form.
 func NormalizeID(id string) string {
-	if rest, ok := strings.CutPrefix(id, IDPrefix); ok {
-		if lower := toLower(rest); lower != rest {
-			return IDPrefix + lower
-		}
+	if len(id) < len(IDPrefix) || !strings.EqualFold(id[:len(IDPrefix)], IDPrefix) {
+		return id
+	}
+	rest := id[len(IDPrefix):]
+	if lower := toLower(rest); lower != rest || id[:len(IDPrefix)] != IDPrefix {
+		return IDPrefix + lower
 	}
 	return id
 }

@@ -36,6 +36,8 @@ func TestValidationTable(t *testing.T) {
 		{"id without prefix", func(m map[string]any) { m["id"] = "019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f" }, []string{"id"}},
 		{"id v4 is accepted (spec: a unique identifier)", func(m map[string]any) { m["id"] = "evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7" }, nil},
 		{"id uppercase UUID is lowercased", func(m map[string]any) { m["id"] = "evt_audit_7C9E6679-7425-40DE-944B-E07FC1F90AE7" }, nil},
+		{"id all in capitals is lowercased", func(m map[string]any) { m["id"] = "EVT_AUDIT_7C9E6679-7425-40DE-944B-E07FC1F90AE7" }, nil},
+		{"a prefix that only resembles", func(m map[string]any) { m["id"] = "EVT-AUDIT-7C9E6679-7425-40DE-944B-E07FC1F90AE7" }, []string{"id"}},
 		{"id nil UUID", func(m map[string]any) { m["id"] = "evt_audit_00000000-0000-0000-0000-000000000000" }, []string{"id"}},
 		{"id not a UUID", func(m map[string]any) { m["id"] = "evt_audit_12345" }, []string{"id"}},
 		{"missing tenantId", func(m map[string]any) { delete(m, "tenantId") }, []string{"tenantId"}},

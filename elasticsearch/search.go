@@ -71,7 +71,7 @@ func pasteClauses(v audit.TermValue) []any {
 	}
 	out := []any{
 		map[string]any{"term": map[string]any{"id": p.ID}}, map[string]any{"term": map[string]any{"requestId": p.Exact}},
-		map[string]any{"term": map[string]any{"resource.id": p.Exact}}, map[string]any{"term": map[string]any{"actor.email": p.Email}},
+		map[string]any{"term": map[string]any{"resource.id": p.Resource}}, map[string]any{"term": map[string]any{"actor.email": p.Email}},
 	}
 	if p.IPOK {
 		out = append(out, map[string]any{"term": map[string]any{"actor.ip": p.IP.String()}})

@@ -85,7 +85,7 @@ func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) 
 		for _, c := range []struct {
 			col string
 			v   string
-		}{{"id", p.ID}, {"request_id", p.Exact}, {"resource_id", p.Exact}, {"actor_email_lc", p.Email}} {
+		}{{"id", p.ID}, {"request_id", p.Exact}, {"resource_id", p.Resource}, {"actor_email_lc", p.Email}} {
 			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND "+c.col+" = ?"), append(args, tenant, c.v)
 		}
 		if p.IPOK {

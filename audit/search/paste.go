@@ -19,10 +19,13 @@ import (
 // equals it, or whose actor IP is in IP when IPOK.
 type Paste struct {
 	Exact string
-	ID    string
-	Email string
-	IP    netip.Prefix
-	IPOK  bool
+	// Resource is Exact as a resource id is stored: a UUID in lower case
+	// (its canonical form; audit.Event.Normalize), else as pasted.
+	Resource string
+	ID       string
+	Email    string
+	IP       netip.Prefix
+	IPOK     bool
 }
 
 // PasteOf returns what v finds exactly besides the text, or false when v
@@ -31,7 +34,10 @@ func PasteOf(v audit.TermValue) (Paste, bool) {
 	if v.Prefix || v.Text == "" || strings.ContainsFunc(v.Text, unicode.IsSpace) {
 		return Paste{}, false
 	}
-	p := Paste{Exact: v.Text, ID: audit.NormalizeID(v.Text), Email: strings.ToLower(v.Text)}
+	p := Paste{Exact: v.Text, Resource: v.Text, ID: audit.NormalizeID(v.Text), Email: strings.ToLower(v.Text)}
+	if audit.ValidUUID(strings.ToLower(v.Text)) {
+		p.Resource = strings.ToLower(v.Text)
+	}
 	if ip, err := ParseIPBlock(v.Text); err == nil {
 		p.IP, p.IPOK = ip, true
 	}

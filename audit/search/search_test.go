@@ -200,3 +200,20 @@ func TestPaste(t *testing.T) {
 		}
 	}
 }
+
+// TestPastedIdsInAnyCase: an event id and a resource id pasted in capitals
+// are matched as the stores keep them (lower case); a request id, a
+// producer's own string, as pasted.
+func TestPastedIdsInAnyCase(t *testing.T) {
+	p, ok := search.PasteOf(audit.TermValue{Text: "EVT_AUDIT_7C9E6679-7425-40DE-944B-E07FC1F90AE7"})
+	if !ok || p.ID != "evt_audit_7c9e6679-7425-40de-944b-e07fc1f90ae7" {
+		t.Fatalf("event id: %+v", p)
+	}
+	p, _ = search.PasteOf(audit.TermValue{Text: "7C9E6679-7425-40DE-944B-E07FC1F90AE7"})
+	if p.Resource != "7c9e6679-7425-40de-944b-e07fc1f90ae7" || p.Exact != "7C9E6679-7425-40DE-944B-E07FC1F90AE7" {
+		t.Fatalf("resource id: %+v", p)
+	}
+	if p, _ := search.PasteOf(audit.TermValue{Text: "Req-AB12"}); p.Resource != "Req-AB12" || p.Exact != "Req-AB12" {
+		t.Fatalf("a request id: %+v", p)
+	}
+}

@@ -96,9 +96,9 @@ func searchCases() []Case {
 
 // pastedIn is what a pasted word finds, computed from the event: its
 // text, or its id, request id, resource id or e-mail equal to the word
-// (the id and e-mail in any case), or its address in the word's block.
+// (the ids and e-mail in any case), or its address in the word's block.
 func pastedIn(e *audit.Event, w string) bool {
-	if findable(e, w) || strings.EqualFold(e.ID, w) || e.RequestID == w || e.Resource.ID == w || strings.EqualFold(e.Actor.Email, w) {
+	if findable(e, w) || strings.EqualFold(e.ID, w) || e.RequestID == w || strings.EqualFold(e.Resource.ID, w) || strings.EqualFold(e.Actor.Email, w) {
 		return true
 	}
 	a, err := netip.ParseAddr(e.Actor.IP)
@@ -146,6 +146,8 @@ func pasteCases() []Case {
 		paste("an event id", func(d *Dataset) string { return d.Events[4].ID }),
 		paste("a request id", func(d *Dataset) string { return d.Events[9].RequestID }),
 		paste("a resource id", func(d *Dataset) string { return d.Events[17].Resource.ID }),
+		paste("a resource id in capitals", func(d *Dataset) string { return strings.ToUpper(d.Events[17].Resource.ID) }),
+		paste("an event id in capitals", func(d *Dataset) string { return strings.ToUpper(d.Events[4].ID) }),
 		paste("a ticket in a reason", func(*Dataset) string { return "INC-207" }),
 		paste("a word inside a host name", func(*Dataset) string { return "relay" }),
 		paste("a host name", func(*Dataset) string { return "hooks.zendesk-relay.example" }),
