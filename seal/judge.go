@@ -2,10 +2,14 @@ package seal
 
 import (
 	"context"
-	"github.com/auditlog/auditlog/audit/retention"
-	"github.com/auditlog/auditlog/audit/vlog"
+	"fmt"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/auditlog/auditlog/audit/hold"
+	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 	"golang.org/x/mod/sumdb/tlog"
@@ -27,7 +31,8 @@ type row struct {
 	misindexed []string
 	retention  []retention.LeafRange
 	// statement is the row's event when it states the tenant's plan (a
-	// plan change or a retention record), for the authorization check.
+	// plan change or a retention record) or a legal hold's step, for the
+	// authorization check.
 	statement *audit.Event
 }
 
@@ -38,7 +43,9 @@ func rowOf(sr *vlog.StoredRow) row {
 	r := row{id: sr.Event.ID, tenant: sr.Event.TenantID, tag: sr.Tag, misindexed: sr.Misindexed}
 	r.hashes, r.digest = vlog.LeafHashesAndDigest(sr.Event)
 	r.retention, _ = retention.Leaves(sr.Event)
-	if _, _, ok := retention.PlanChangeOf(&sr.Event); ok || r.retention != nil {
+	_, isHold := hold.Of(&sr.Event)
+	_, _, _, isRecord := retention.RecordOf(&sr.Event)
+	if _, _, ok := retention.PlanChangeOf(&sr.Event); ok || isRecord || isHold {
 		e := sr.Event
 		r.statement = &e
 	}
@@ -211,9 +218,32 @@ func (c *checker) authorize() {
 				c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unauthorized", Index: s.leaf, EventID: s.event.ID,
 					Detail: "a retention deletion the log does not authorize: " + why})
 			}
+			if why := ignoredHolds(s.event, before); why != "" {
+				c.rep.Findings = append(c.rep.Findings, Finding{Kind: "unauthorized", Index: s.leaf, EventID: s.event.ID,
+					Detail: "a retention deletion the log does not authorize: " + why})
+			}
 		}
 		before = append(before, *s.event)
 	}
+}
+
+// ignoredHolds names the legal holds the log records in force when the
+// retention record e was written (its hold records before it, folded, at
+// e's time) that e's pass did not honour (retention.HoldsOf), or "".
+// A pass that ignores a hold may have deleted what the hold kept; the
+// events are gone, so the record's own statement is what is checked.
+func ignoredHolds(e *audit.Event, before []audit.Event) string {
+	honoured, _ := retention.HoldsOf(*e)
+	var ignored []string
+	for _, h := range hold.InForce(hold.Fold(before), e.Timestamp.Time) {
+		if !slices.Contains(honoured, h.ID) {
+			ignored = append(ignored, fmt.Sprintf("%s (%q)", h.ID, h.Matter))
+		}
+	}
+	if len(ignored) == 0 {
+		return ""
+	}
+	return "it ignored the legal holds in force " + strings.Join(ignored, ", ")
 }
 
 // nameMissing reads the leaves at the indexes missing (ascending) again,

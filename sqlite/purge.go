@@ -76,7 +76,7 @@ func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, p
 		return err
 	}
 	cutoff := audit.Cutoff(plan, now)
-	held, err := s.heldSeqs(ctx, tx, tenant, cutoff, now)
+	held, holds, err := s.heldSeqs(ctx, tx, tenant, cutoff, now)
 	if err != nil {
 		return err
 	}
@@ -95,6 +95,7 @@ func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, p
 	var records []audit.Event
 	for _, d := range deletions {
 		d.Leaves = retention.MergeRanges(append(d.Leaves, inherited...))
+		d.Holds = holds
 		records = append(records, d.Records(now)...)
 	}
 	if err := unrollup(ctx, tx, cond, nil); err != nil {

@@ -11,17 +11,18 @@ import (
 )
 
 // heldSeqs returns the rows of tenant before cutoff that a legal hold in
-// force at now keeps (issue 55): the matches of each hold's scope, by the
+// force at now keeps, and those holds' ids (for the retention record,
+// issue 55): the matches of each hold's scope, by the
 // list's own SQL (where), and the hold's own records while it holds. The
 // holds are read from the tenant's log inside the purge's transaction (its
 // records the service accepted, folded in the order it accepted them), so
 // a hold committed before the purge began is honoured by it, and a row of
 // the store cannot lift one. A scope this build cannot read holds every
 // event of the tenant: the purge never deletes on doubt.
-func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff, now time.Time) (map[int64]bool, error) {
+func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff, now time.Time) (map[int64]bool, []string, error) {
 	rows, err := tenantRows(ctx, tx, tenant, `e.resource_type = ?`, hold.ResourceType)
 	if err != nil || len(rows) == 0 {
-		return nil, err
+		return nil, nil, err
 	}
 	var records []audit.Event
 	for _, r := range rows {
@@ -31,7 +32,7 @@ func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff,
 	}
 	holds := hold.InForce(hold.Fold(records), now)
 	if len(holds) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	held := map[int64]bool{}
 	collect := func(query string, args ...any) error {
@@ -61,11 +62,15 @@ func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff,
 		}
 		cond, args := where(f)
 		if err := collect(`SELECT seq FROM events WHERE `+cond, args...); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ids = append(ids, h.ID)
 	}
+	names := make([]string, len(holds))
+	for i, h := range holds {
+		names[i] = h.ID
+	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(holds)), ",")
 	err = collect(`SELECT seq FROM events WHERE tenant_id = ? AND resource_type = ? AND resource_id IN (`+marks+`)`, ids...)
-	return held, err
+	return held, names, err
 }

@@ -3,6 +3,8 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
+	"github.com/auditlog/auditlog/seal"
 	"github.com/auditlog/auditlog/sqlite"
 )
 
@@ -27,7 +31,8 @@ func TestPurgeKeepsWhatLegalHoldsKeep(t *testing.T) {
 	day := 24 * time.Hour
 	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	clock := start
-	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "audit.db"), Now: func() time.Time { return clock }})
+	path := filepath.Join(t.TempDir(), "audit.db")
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: path, Now: func() time.Time { return clock }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +94,17 @@ func TestPurgeKeepsWhatLegalHoldsKeep(t *testing.T) {
 		return in(100*day, 90*day) || e.Action == audit.ActionDelete ||
 			now.Before(waiting.Release.EffectiveAt.Time) && in(60*day, 55*day)
 	}
+	sealer, keys := storetest.NewSealer(t, s, 0)
+	verify := func(when string) seal.Report {
+		t.Helper()
+		storetest.SealAll(t, sealer)
+		rep, err := seal.Verify(ctx, s, s, tn.ID, keys)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		return rep
+	}
+	storetest.SealAll(t, sealer) // every event in a leaf before any goes
 	var total int64
 	for run := 1; run <= 10; run++ {
 		clock = start.Add(time.Duration(run) * 3 * day)
@@ -124,6 +140,34 @@ func TestPurgeKeepsWhatLegalHoldsKeep(t *testing.T) {
 		if run == 10 && (byHold[gone.ID] != 0 || byHold[waiting.ID] != 0) {
 			t.Fatalf("run %d: the records of released holds, past retention, stayed: %v", run, byHold)
 		}
+		if rep := verify("run " + strconv.Itoa(run)); len(rep.Findings) != 0 || rep.Expired == 0 {
+			t.Fatalf("run %d: log verify: %+v", run, rep)
+		}
+	}
+	// A pass that ignored a hold (as a service without holds would): its
+	// record names no hold, and log verify names the hold it ignored.
+	forged := retention.Deletion{TenantID: tn.ID, Plan: audit.PlanStarter, Before: audit.Cutoff(audit.PlanStarter, clock)}
+	write(forged.Records(clock)...)
+	rep := verify("a pass that ignored the holds")
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != "unauthorized" || !strings.Contains(rep.Findings[0].Detail, rangeHold.ID) ||
+		!strings.Contains(rep.Findings[0].Detail, queryHold.ID) || strings.Contains(rep.Findings[0].Detail, gone.ID) {
+		t.Fatalf("a pass that ignored the holds: %+v", rep.Findings)
+	}
+	// A held event deleted behind the service is missing, not expired.
+	var victim string
+	for i := range events {
+		if events[i].Action == audit.ActionDelete && events[i].Timestamp.Before(audit.Cutoff(audit.PlanStarter, clock)) {
+			victim = events[i].ID
+			break
+		}
+	}
+	execSQL(t, path, `DELETE FROM events WHERE id = ?`, victim)
+	named := false
+	for _, f := range verify("a held event deleted behind the service").Findings {
+		named = named || f.Kind == "missing" && f.EventID == victim
+	}
+	if !named {
+		t.Fatalf("the held event %s deleted behind the service is not named missing", victim)
 	}
 	if total == 0 {
 		t.Fatal("no pass counted a held event")

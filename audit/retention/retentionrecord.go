@@ -41,6 +41,10 @@ type Deletion struct {
 	Deleted  int64
 	Leaves   []LeafRange
 	Unsealed int64
+	// Holds are the ids of the legal holds in force that the pass kept
+	// events for (issue 55): a verifier checks them against the holds the
+	// log records in force at the record's time (HoldsOf).
+	Holds []string
 }
 
 // maxRangesPerRecord keeps a record far below MaxEventBytes.
@@ -54,6 +58,7 @@ type retentionDetails struct {
 	Deleted       int64           `json:"deleted"`
 	Unsealed      int64           `json:"unsealed"`
 	Leaves        []LeafRange     `json:"leaves"`
+	Holds         []string        `json:"holds,omitempty"`
 }
 
 // Records returns the events that record d at now: one, or more when its
@@ -64,7 +69,7 @@ func (d Deletion) Records(now time.Time) []audit.Event {
 	var out []audit.Event
 	for i := 0; i == 0 || i < len(d.Leaves); i += maxRangesPerRecord {
 		part := d.Leaves[min(i, len(d.Leaves)):min(i+maxRangesPerRecord, len(d.Leaves))]
-		det := retentionDetails{Plan: d.Plan, RetentionDays: int(d.Plan.Retention() / (24 * time.Hour)), DeletedBefore: audit.NewTimestamp(d.Before), Leaves: part}
+		det := retentionDetails{Plan: d.Plan, RetentionDays: int(d.Plan.Retention() / (24 * time.Hour)), DeletedBefore: audit.NewTimestamp(d.Before), Leaves: part, Holds: d.Holds}
 		if i == 0 {
 			det.Deleted, det.Unsealed = d.Deleted, d.Unsealed
 		}
@@ -95,6 +100,19 @@ func Leaves(e audit.Event) ([]LeafRange, bool) {
 		return nil, false
 	}
 	return det.Leaves, true
+}
+
+// HoldsOf returns the legal holds a retention record says its pass
+// honoured (ok false for any other event).
+func HoldsOf(e audit.Event) ([]string, bool) {
+	if _, _, _, ok := RecordOf(&e); !ok {
+		return nil, false
+	}
+	var det retentionDetails
+	if err := json.Unmarshal(e.After, &det); err != nil {
+		return nil, false
+	}
+	return det.Holds, true
 }
 
 // MergeRanges sorts ranges and merges those that overlap or touch.
