@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -360,17 +361,10 @@ func (p *Policy) Decode(data []byte, now time.Time) (audit.Event, error) {
 // sameDiff compares a sent diff with the computed one, values by their
 // JSON meaning; it returns the first path (sorted) where they differ.
 func sameDiff(sent, want map[string]audit.Change) (string, bool) {
-	keys := make([]string, 0, len(sent)+len(want))
-	for k := range sent {
-		keys = append(keys, k)
-	}
-	for k := range want {
-		if _, ok := sent[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	all := make(map[string]audit.Change, len(sent)+len(want))
+	maps.Copy(all, sent)
+	maps.Copy(all, want)
+	for _, k := range slices.Sorted(maps.Keys(all)) {
 		s, ok1 := sent[k]
 		w, ok2 := want[k]
 		if !ok1 || !ok2 || !jsonenc.Same(s.From, w.From) || !jsonenc.Same(s.To, w.To) {
