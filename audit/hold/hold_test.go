@@ -172,3 +172,18 @@ func TestProducersCannotSendAHoldsRecord(t *testing.T) {
 		t.Fatalf("an ingested hold record: %v names %v, want resource.type", err, got)
 	}
 }
+
+// TestTheLongestMatterStillMakesARecord: a matter of MaxMatterBytes (of
+// multi-byte runes) gives records an event can carry, at every step.
+func TestTheLongestMatterStillMakesARecord(t *testing.T) {
+	r := march
+	r.Matter = strings.Repeat("é", hold.MaxMatterBytes/2)
+	h, rec, err := hold.Place(counsel, tenant, r, t0)
+	if err != nil || rec.Validate(t0) != nil {
+		t.Fatalf("placed: %v %v", err, rec.Validate(t0))
+	}
+	_, rec, err = hold.AskRelease(counsel, h, t0, hold.DefaultGrace)
+	if err != nil || rec.Validate(t0) != nil {
+		t.Fatalf("release asked: %v %v", err, rec.Validate(t0))
+	}
+}

@@ -16,7 +16,7 @@ func record(p audit.Principal, action audit.Action, before, after *Hold, now tim
 	e := audit.Event{Timestamp: audit.NewTimestamp(now), TenantID: after.TenantID,
 		Actor: audit.Actor{ID: p.UserID, Email: p.Email, Role: p.Role}, Action: action,
 		Resource: audit.Resource{Type: ResourceType, ID: after.ID}, Category: audit.CategoryConfiguration, Outcome: audit.OutcomeSuccess,
-		Reason: clip(reason, audit.MaxReasonBytes)}
+		Reason: reason} // a matter of at most MaxMatterBytes: far below audit.MaxReasonBytes
 	if before != nil {
 		e.Before, _ = json.Marshal(before)
 	}
@@ -24,19 +24,6 @@ func record(p audit.Principal, action audit.Action, before, after *Hold, now tim
 	e.ID = audit.DeriveID(e.Timestamp, append([]byte("hold:"+after.ID+":"+string(action)+":"), e.After...))
 	return e
 }
-
-// clip cuts s to at most n bytes on a rune boundary.
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // Of reads the hold a record leaves (ok false for any other event).
 func Of(e *audit.Event) (Hold, bool) {
