@@ -36,6 +36,9 @@ type LifecycleReport struct {
 	// it went, because their tenant's logged plan still keeps them.
 	Retention retention.Pass
 	Rescued   int
+	// Released counts the events deleted from the held indices once no
+	// legal hold kept them (holds.go).
+	Released int
 }
 
 // RunLifecycle is one pass of the built-in lifecycle worker. Where the
@@ -96,6 +99,7 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 			failed = append(failed, fmt.Errorf("%s: %w", st.Name, err))
 		}
 	}
+	failed = append(failed, s.heldPass(ctx, now, &rep)...)
 	failed = append(failed, s.tenancyPass(ctx, &rep)...)
 	return rep, errors.Join(failed...)
 }

@@ -17,8 +17,8 @@ import (
 // records, never under the directory's plan alone, which whoever can
 // write the cluster could edit.
 
-// systemRecord is one of a tenant's plan change or retention records as
-// stored, with its order in the log: its leaf index once sealed.
+// systemRecord is one of a tenant's plan change, retention or legal hold
+// records as stored, with its order in the log: its leaf index once sealed.
 type systemRecord struct {
 	event audit.Event
 	tag   []byte
@@ -27,56 +27,62 @@ type systemRecord struct {
 
 // loggedPlans returns, for each tenant, the plan in force as its log
 // records it (retention.PlanInForce over its plan change and retention
-// records that are the service's own, in log order: sealed ones by leaf
-// index, then the others by time), or the default plan when it records
-// none.
+// records that are the service's own, in log order), or the default plan
+// when it records none.
 func (s *Store) loggedPlans(ctx context.Context, tenants []string) (map[string]audit.Plan, error) {
-	records, err := s.systemRecords(ctx, tenants)
+	records, err := s.systemRecords(ctx, tenants,
+		map[string]any{"term": map[string]any{"actor.id": audit.SystemActor.ID}},
+		map[string]any{"terms": map[string]any{"resource.type": []string{audit.ResourceTenantPlan, audit.ResourceLogRetention}}})
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]audit.Plan, len(tenants))
 	for _, t := range tenants {
-		var sealed []systemRecord
-		var pending []audit.Event
-		for _, r := range records[t] {
-			var leafHash *tlog.Hash
-			if r.leaf != nil {
-				leafHash = &r.leaf.Hash
-			}
-			switch {
-			case s.cfg.Accept.Authentic(&r.event, r.tag, leafHash) != nil:
-			case r.leaf != nil:
-				sealed = append(sealed, r)
-			default:
-				pending = append(pending, r.event)
-			}
-		}
-		sort.Slice(sealed, func(a, b int) bool { return sealed[a].leaf.Index < sealed[b].leaf.Index })
-		ordered := make([]audit.Event, 0, len(sealed)+len(pending))
-		for _, r := range sealed {
-			ordered = append(ordered, r.event)
-		}
-		out[t] = retention.PlanInForce(append(ordered, retention.InTimeOrder(pending)...), s.cfg.DefaultPlan)
+		out[t] = retention.PlanInForce(s.inLogOrder(records[t]), s.cfg.DefaultPlan)
 	}
 	return out, nil
 }
 
-// systemRecords reads the tenants' plan change and retention records from
-// every stream (a copy in two streams is one record), each with its leaf
-// when it is sealed.
-func (s *Store) systemRecords(ctx context.Context, tenants []string) (map[string][]systemRecord, error) {
+// inLogOrder returns the events of the records the service accepted (an
+// acceptance tag that verifies), in the order of the log: sealed ones by
+// leaf index, then the others by time.
+func (s *Store) inLogOrder(records []systemRecord) []audit.Event {
+	var sealed []systemRecord
+	var pending []audit.Event
+	for _, r := range records {
+		var leafHash *tlog.Hash
+		if r.leaf != nil {
+			leafHash = &r.leaf.Hash
+		}
+		switch {
+		case s.cfg.Accept.Authentic(&r.event, r.tag, leafHash) != nil:
+		case r.leaf != nil:
+			sealed = append(sealed, r)
+		default:
+			pending = append(pending, r.event)
+		}
+	}
+	sort.Slice(sealed, func(a, b int) bool { return sealed[a].leaf.Index < sealed[b].leaf.Index })
+	ordered := make([]audit.Event, 0, len(sealed)+len(pending))
+	for _, r := range sealed {
+		ordered = append(ordered, r.event)
+	}
+	return append(ordered, retention.InTimeOrder(pending)...)
+}
+
+// systemRecords reads the tenants' records that match the clauses (the
+// service's plan change and retention records, legal holds' records)
+// from every stream and the held indices (a copy in two is one record),
+// each with its leaf when it is sealed.
+func (s *Store) systemRecords(ctx context.Context, tenants []string, clauses ...any) (map[string][]systemRecord, error) {
 	out := map[string][]systemRecord{}
 	seen := map[string]bool{}
 	for start := 0; start < len(tenants); start += 1000 {
 		part := tenants[start:min(start+1000, len(tenants))]
 		body := map[string]any{
 			"sort": []any{map[string]any{"@timestamp": "asc"}, map[string]any{"id": "asc"}},
-			"query": map[string]any{"bool": map[string]any{"filter": []any{
-				map[string]any{"terms": map[string]any{"tenantId": part}},
-				map[string]any{"term": map[string]any{"actor.id": audit.SystemActor.ID}},
-				map[string]any{"terms": map[string]any{"resource.type": []string{audit.ResourceTenantPlan, audit.ResourceLogRetention}}},
-			}}}}
+			"query": map[string]any{"bool": map[string]any{"filter": append([]any{
+				map[string]any{"terms": map[string]any{"tenantId": part}}}, clauses...)}}}
 		err := s.searchPages(ctx, "/"+s.AllStreamsPattern()+"/_search?ignore_unavailable=true&allow_no_indices=true", body, 5000, func(hits []pageHit) error {
 			for _, h := range hits {
 				d, err := decodeStoredDoc(h.Source)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/hold"
 )
 
 // retire deletes a backing index whose events have all expired under its
@@ -36,7 +37,7 @@ import (
 // them writes the same ones again: their ids derive from what they
 // record). Nothing is recorded when this store keeps no log.
 func (s *Store) retire(ctx context.Context, idx string, now time.Time, rep *LifecycleReport) (deleted, recorded bool, err error) {
-	scan, err := s.scanRetiring(ctx, idx, now)
+	scan, err := s.settledScan(ctx, idx, now)
 	if err != nil {
 		return false, false, err
 	}
@@ -51,31 +52,73 @@ func (s *Store) retire(ctx context.Context, idx string, now time.Time, rep *Life
 			return false, false, err
 		}
 	}
-	if s.cfg.Log {
-		var records []audit.Event
-		for _, tenant := range slices.Sorted(maps.Keys(scan.expired)) {
-			d, err := s.deletion(ctx, tenant, idx, scan.plans[tenant], now, scan.expired[tenant], scan.inherited[tenant])
-			if err != nil {
-				return false, false, err
-			}
-			if d.Deleted > 0 {
-				records = append(records, d.Records(now)...)
-			}
+	for _, tenant := range slices.Sorted(maps.Keys(scan.keep)) {
+		if err := s.keepHeld(ctx, tenant, scan.keep[tenant]); err != nil {
+			return false, false, fmt.Errorf("keeping what legal holds keep out of %s before it goes: %w", idx, err)
 		}
-		if err := s.writeRecords(ctx, idx, records); err != nil {
-			return false, false, err
-		}
-		recorded = len(records) > 0
+	}
+	if recorded, err = s.recordDeletions(ctx, idx, scan, now); err != nil {
+		return false, false, err
 	}
 	return true, recorded, s.deleteIndex(ctx, idx)
 }
 
+// settledScan is scanRetiring of idx, read again while the holds in force
+// of its tenants moved during the read (holdsMoved), at most three times.
+func (s *Store) settledScan(ctx context.Context, idx string, now time.Time) (*retiring, error) {
+	for range 3 {
+		scan, err := s.scanRetiring(ctx, idx, now)
+		if err != nil {
+			return nil, err
+		}
+		if s.afterScan != nil {
+			s.afterScan(idx)
+		}
+		moved, err := s.holdsMoved(ctx, scan, now)
+		if err != nil || !moved {
+			return scan, err
+		}
+	}
+	return nil, audit.Errorf(audit.EUNAVAILABLE, "the legal holds of %s's tenants changed during each of three reads; the index is left to the next pass", idx)
+}
+
+// recordDeletions writes the retention records of what deleting idx (or
+// the events scan found expired there) deletes, each naming the tenant's
+// holds in force; it reports whether it wrote any.
+func (s *Store) recordDeletions(ctx context.Context, idx string, scan *retiring, now time.Time) (bool, error) {
+	if !s.cfg.Log {
+		return false, nil
+	}
+	var records []audit.Event
+	for _, tenant := range slices.Sorted(maps.Keys(scan.expired)) {
+		d, err := s.deletion(ctx, tenant, idx, scan.plans[tenant], now, scan.expired[tenant], scan.inherited[tenant])
+		if err != nil {
+			return false, err
+		}
+		d.Holds = holdIDs(scan.holds[tenant])
+		if d.Deleted > 0 {
+			records = append(records, d.Records(now)...)
+		}
+	}
+	if err := s.writeRecords(ctx, idx, records); err != nil || len(records) == 0 {
+		return false, err
+	}
+	// The rest of the pass reads them: a retention record may be the last
+	// one that carries its tenant's plan (loggedPlans).
+	return true, s.c.DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true&ignore_unavailable=true", nil, nil)
+}
+
 // retiring is what scanRetiring read of an index: the tenants' logged
-// plans, the events to delete (ids by tenant) and the leaves the
-// retention records among them excused, the events their tenants' plans
-// still keep (survivors), and the events that are not as accepted (kept).
+// plans and legal holds in force, the events to delete (ids by tenant)
+// and the leaves the retention records among them excused, the events
+// their tenants' plans still keep (survivors), the expired ones holds
+// keep (keep), and the events that are not as accepted (kept).
 type retiring struct {
+	tenants   []string
 	plans     map[string]audit.Plan
+	holds     map[string][]hold.Hold     // in force, by tenant
+	held      map[string]map[string]bool // ids holds keep, by tenant
+	keep      map[string][]accepted      // expired events holds keep
 	expired   map[string][]string
 	inherited map[string][]retention.LeafRange
 	survivors map[string][]accepted
@@ -88,9 +131,18 @@ func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*r
 	if err != nil {
 		return nil, err
 	}
-	r := &retiring{expired: map[string][]string{}, inherited: map[string][]retention.LeafRange{}, survivors: map[string][]accepted{}}
+	r := &retiring{tenants: tenants, expired: map[string][]string{}, inherited: map[string][]retention.LeafRange{},
+		survivors: map[string][]accepted{}, held: map[string]map[string]bool{}, keep: map[string][]accepted{}}
 	if r.plans, err = s.loggedPlans(ctx, tenants); err != nil {
 		return nil, err
+	}
+	if r.holds, err = s.holdsInForce(ctx, tenants, now); err != nil {
+		return nil, err
+	}
+	for _, tenant := range slices.Sorted(maps.Keys(r.holds)) {
+		if r.held[tenant], err = s.heldIn(ctx, idx, tenant, r.holds[tenant]); err != nil {
+			return nil, err
+		}
 	}
 	err = s.searchPages(ctx, "/"+idx+"/_search", map[string]any{"sort": []any{"_doc"}}, 2000, func(hits []pageHit) error {
 		for _, h := range hits {
@@ -126,6 +178,10 @@ func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
 	}
 	if !e.Timestamp.Before(audit.Cutoff(plan, now)) {
 		r.survivors[e.TenantID] = append(r.survivors[e.TenantID], accepted{event: e, digest: vlog.EventDigest(e), tag: d.Accept})
+		return
+	}
+	if r.held[e.TenantID][e.ID] {
+		r.keep[e.TenantID] = append(r.keep[e.TenantID], accepted{event: e, digest: vlog.EventDigest(e), tag: d.Accept})
 		return
 	}
 	r.expired[e.TenantID] = append(r.expired[e.TenantID], e.ID)

@@ -70,6 +70,12 @@ type Store struct {
 
 	logs    logCache  // the verifiable log's trees and tiles read (tlog_cache.go)
 	refresh refresher // coalesces the refreshes of Fresh reads (refresh.go)
+
+	// afterScan, set by tests only (export_test.go), runs between the
+	// lifecycle pass's read of an index it retires and its re-read of the
+	// legal holds (settledScan): a hold placed there is a hold placed
+	// while the pass runs.
+	afterScan func(idx string)
 }
 
 type cachedPlacement struct {

@@ -165,17 +165,24 @@ func (s *Store) writeAccepted(ctx context.Context, batch []accepted) ([]audit.Wr
 	for i := range batch {
 		events[i] = batch[i].event
 	}
-	buf := bulkBody()
 	places, err := s.batchPlacements(ctx, events)
 	if err != nil {
 		return nil, err
 	}
 	targets := make([]target, len(events))
 	for i := range events {
-		e := &events[i]
-		targets[i] = s.targetOf(places[e.TenantID], e.TenantID, e.ID)
-		if err := appendCreate(buf, targets[i], e, batch[i].tag); err != nil {
-			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
+		targets[i] = s.targetOf(places[events[i].TenantID], events[i].TenantID, events[i].ID)
+	}
+	return s.writeTo(ctx, batch, events, targets)
+}
+
+// writeTo is writeAccepted to the given targets (where the tenants write,
+// or a held index: keepHeld); events are the batch's events.
+func (s *Store) writeTo(ctx context.Context, batch []accepted, events []audit.Event, targets []target) ([]audit.WriteResult, error) {
+	buf := bulkBody()
+	for i := range events {
+		if err := appendCreate(buf, targets[i], &events[i], batch[i].tag); err != nil {
+			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", events[i].ID)
 		}
 	}
 	answer := bulkBody()

@@ -1,0 +1,104 @@
+package elasticsearch_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/retention"
+	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/ilm"
+	"github.com/auditlog/auditlog/internal/testkit/accepttest"
+	"github.com/auditlog/auditlog/internal/testkit/storetest"
+)
+
+// TestLifecycleKeepsWhatLegalHoldsKeep runs the legal hold scenario
+// (issue 55) on both layouts: the pass copies what holds keep into the
+// tenant's held index before a backing index goes, deletes it from there
+// once released, and honours a hold placed while it runs.
+func TestLifecycleKeepsWhatLegalHoldsKeep(t *testing.T) {
+	for _, layout := range []elasticsearch.Layout{elasticsearch.LayoutDedicated, elasticsearch.LayoutShared} {
+		t.Run(string(layout), func(t *testing.T) { storetest.RunLegalHolds(t, holdBackend(layout)) })
+	}
+}
+
+func holdBackend(layout elasticsearch.Layout) func(t *testing.T, clock func() time.Time) storetest.HoldBackend {
+	return func(t *testing.T, clock func() time.Time) storetest.HoldBackend {
+		short := map[audit.Plan]ilm.Policy{}
+		for _, plan := range audit.Plans {
+			p, _ := ilm.For(plan)
+			p.RolloverMaxAge = "0ms" // every pass rolls a written stream over
+			short[plan] = p
+		}
+		s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true, Policies: short, Now: clock,
+			TenantCacheTTL: time.Millisecond, NewTenants: layout})
+		ctx := context.Background()
+		do := func(t testing.TB, method, path string, body any) {
+			t.Helper()
+			if err := s.Client().DoJSON(ctx, method, path, body, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b := storetest.HoldBackend{Store: s,
+			Retain: func(t testing.TB) retention.Pass {
+				rep, err := s.RunLifecycle(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rep.Retention
+			},
+			Visible: func(t testing.TB) {
+				do(t, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true", nil)
+			},
+			DeleteBehind: func(t testing.TB, tenant, id string) {
+				var found struct {
+					Hits struct {
+						Hits []struct {
+							Index string `json:"_index"`
+							ID    string `json:"_id"`
+						} `json:"hits"`
+					} `json:"hits"`
+				}
+				body := map[string]any{"query": map[string]any{"term": map[string]any{"id": id}}}
+				if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.TenantPattern(tenant)+"/_search", body, &found); err != nil || len(found.Hits.Hits) == 0 {
+					t.Fatalf("finding %s: %v %+v", id, err, found)
+				}
+				for _, h := range found.Hits.Hits {
+					do(t, http.MethodDelete, "/"+h.Index+"/_doc/"+h.ID+"?refresh=true", nil)
+				}
+			},
+			DuringPass: func(fn func(), at time.Time) {
+				elasticsearch.SetAfterScan(s, func(idx string) {
+					if countAt(t, s, idx, at) > 0 {
+						elasticsearch.SetAfterScan(s, nil)
+						fn()
+					}
+				})
+			},
+			Cut: func(t testing.TB, tenant string) {
+				stream := s.StreamName(audit.PlanStarter, tenant)
+				if layout == elasticsearch.LayoutShared {
+					stream = s.SharedStreamName(audit.PlanStarter)
+				}
+				err := s.Client().DoJSON(ctx, http.MethodPost, "/"+stream+"/_rollover", nil, nil)
+				if err != nil && audit.ErrorCode(err) != audit.ENOTFOUND { // none yet: nothing to end
+					t.Fatal(err)
+				}
+			},
+		}
+		return b
+	}
+}
+
+// countAt counts the documents of idx at the instant at.
+func countAt(t testing.TB, s *elasticsearch.Store, idx string, at time.Time) int {
+	var out struct{ Count int }
+	ts := audit.NewTimestamp(at).String()
+	body := map[string]any{"query": map[string]any{"range": map[string]any{"@timestamp": map[string]any{"gte": ts, "lte": ts}}}}
+	if err := s.Client().DoJSON(context.Background(), http.MethodPost, "/"+idx+"/_count", body, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Count
+}
