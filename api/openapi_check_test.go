@@ -153,6 +153,8 @@ var beyondTheSchema = []struct{ field, message, why string }{
 	{"from", "is after what the stream delivered", "the stream's cursor is stored data"},
 	{"from", "give from (a leaf index) or since", "one of two members"},
 	{"since", "no event at or after it", "the log is stored data"},
+	{"scope.to", "must be after scope.from", "an order between two members"},
+	{"scope.q", "", "a hold's scope is a query of the search language, a grammar"},
 }
 
 // statableRule returns the first error of a 400 problem that is not

@@ -66,6 +66,9 @@ type Deps struct {
 	// Stream enables the streams' endpoints when its Store is set (with
 	// Read and Log).
 	Stream StreamDeps
+	// Hold enables the legal holds' endpoints when its Service is set
+	// (with Read).
+	Hold HoldDeps
 }
 
 // Server is the HTTP API.
@@ -79,6 +82,7 @@ type Server struct {
 	periodic PeriodicDeps
 	logs     LogDeps
 	streams  StreamDeps
+	holds    HoldDeps
 	engine   *gin.Engine
 	// bound and boundIngest take a slot of the in-flight bound for a
 	// tenant's request and for an ingest request.
@@ -104,7 +108,7 @@ func NewServer(cfg Config, deps Deps) *Server {
 	if deps.Registry == nil {
 		deps.Registry = prometheus.NewRegistry()
 	}
-	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, logs: deps.Log, streams: deps.Stream, engine: gin.New()}
+	s := &Server{cfg: cfg, deps: deps, read: deps.Read, ingest: deps.Ingest, export: deps.Export, restores: deps.Restore, periodic: deps.Periodic, logs: deps.Log, streams: deps.Stream, holds: deps.Hold, engine: gin.New()}
 	// gin trusts every proxy unless told otherwise.
 	if err := s.engine.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		deps.Logger.Error("invalid trusted proxies; trusting none", "err", err)
@@ -162,6 +166,9 @@ func (s *Server) routes() {
 	}
 	if s.read.Reader != nil && s.logs.Store != nil && s.streams.Store != nil {
 		s.streamRoutes()
+	}
+	if s.read.Reader != nil && s.holds.Service != nil {
+		s.holdRoutes()
 	}
 	if s.ingest.Writer != nil {
 		s.engine.POST("/api/audit-events", s.timeout, s.ingestAuth, s.boundIngest, s.ingestEvents)

@@ -51,6 +51,19 @@ func NewCSVWriter(w io.Writer) (*CSVWriter, error) {
 	return c, err
 }
 
+// AppendRow appends one CSV row of cells, each neutralised against
+// formula injection and quoted as an event row's are, ended by CRLF: the
+// other CSV answers (the legal hold report) are written the same way.
+func AppendRow(dst []byte, cells ...string) []byte {
+	for i, v := range cells {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendCell(dst, v)
+	}
+	return append(dst, '\r', '\n')
+}
+
 // Rows is the number of event rows written (the header not counted).
 func (c *CSVWriter) Rows() int64 { return c.rows }
 

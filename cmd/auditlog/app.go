@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/mask"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,6 +30,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/hold"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/export"
 	"github.com/auditlog/auditlog/gen"
@@ -167,6 +169,11 @@ func (m *Main) runServe(ctx context.Context) error {
 	if deps.Stream, err = m.startStreams(ctx, store, deps.Log.Store); err != nil {
 		return err
 	}
+	deps.Hold = api.HoldDeps{Service: &hold.Service{Log: opened.raw, Grace: cfg.Retention.HoldGrace, DefaultPlan: plan},
+		Plans: store, Unhonoured: opened.unhonoured,
+		Export: func(ctx context.Context, out io.Writer, h hold.Hold) error {
+			return sch.ExportHold(ctx, out, h, opened.raw, opened.raw)
+		}}
 	srv := api.NewServer(api.Config{RequestTimeout: cfg.RequestTimeout, TrustedProxies: splitList(cfg.TrustedProxies),
 		Shed: api.ShedConfig{Global: cfg.MaxInFlight, PerTenant: cfg.MaxInFlightPerTenant}}, deps)
 	ancestors, _ := frameAncestors(cfg.PanelFrameAncestors) // checked by validate

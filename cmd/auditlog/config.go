@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/hold"
 	"github.com/auditlog/auditlog/audit/mask"
 
 	"github.com/auditlog/auditlog/api"
@@ -120,6 +121,9 @@ type IndexerConfig struct {
 // lifecycle worker of a cluster without ILM).
 type RetentionConfig struct {
 	Interval time.Duration
+	// HoldGrace is how long a legal hold's release waits before it takes
+	// effect, during which its holder can undo it.
+	HoldGrace time.Duration
 }
 
 // ESConfig is the Elasticsearch section.
@@ -371,6 +375,8 @@ func (b *binder) sensitive(c *Config) {
 func (b *binder) lifecycle(c *Config) {
 	b.duration(&c.Retention.Interval, "lifecycle-interval", "AUDITLOG_LIFECYCLE_INTERVAL", time.Hour,
 		"interval of the retention pass: the lifecycle worker of index (only where the cluster has no ILM), the purge of the embedded store")
+	b.duration(&c.Retention.HoldGrace, "hold-release-grace", "AUDITLOG_HOLD_RELEASE_GRACE", hold.DefaultGrace,
+		"how long a legal hold's release waits before retention may delete what it kept; its holder can undo it meanwhile")
 }
 
 func (b *binder) auth(c *Config) {

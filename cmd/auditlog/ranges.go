@@ -44,6 +44,7 @@ var durationRanges = map[string][2]time.Duration{
 	"AUDITLOG_EXPORT_RETRY_DELAY": {10 * time.Millisecond, time.Hour},
 	"AUDITLOG_BATCH_LINGER":       {0, 10 * time.Second},
 	"AUDITLOG_LIFECYCLE_INTERVAL": {time.Minute, 24 * time.Hour},
+	"AUDITLOG_HOLD_RELEASE_GRACE": {0, 366 * 24 * time.Hour},
 	// The broker's default group.min.session.timeout.ms is 6s.
 	"AUDITLOG_KAFKA_SESSION_TIMEOUT":    {6 * time.Second, 5 * time.Minute},
 	"AUDITLOG_KAFKA_HEARTBEAT_INTERVAL": {100 * time.Millisecond, 100 * time.Second},

@@ -85,7 +85,13 @@ func (s retainedStore) ScanEvents(ctx context.Context, f audit.Filter, so audit.
 // openedStore is what openStore built.
 type openedStore struct {
 	store eventStore
+	// raw is the store as it is, without the read-time retention (the
+	// legal hold report counts held events past their retention).
+	raw   eventStore
 	ready api.ReadinessCheck
+	// unhonoured says why this store's retention cannot honour legal
+	// holds (nil: it can).
+	unhonoured error
 	// retention runs the store's retention pass until ctx ends; nil when
 	// the cluster's ILM enforces retention.
 	retention func(ctx context.Context)
@@ -102,6 +108,7 @@ func (m *Main) openStore(ctx context.Context) (*openedStore, error) {
 	if err != nil {
 		return nil, err
 	}
+	opened.raw = opened.store
 	opened.store = retainedStore{eventStore: opened.store, r: &audit.Retained{
 		Reader: opened.store, Scanner: opened.store, Directory: opened.store, Default: plan}}
 	return opened, nil
@@ -139,7 +146,11 @@ func (m *Main) elasticsearchBackend(ctx context.Context, plan audit.Plan) (*open
 	if err != nil {
 		return nil, err
 	}
-	return &openedStore{store: store, ready: api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping}}, nil
+	opened := &openedStore{store: store, ready: api.ReadinessCheck{Name: "elasticsearch", Check: client.Ping}}
+	if store.ILMOwnsRetention() {
+		opened.unhonoured = audit.Errorf(audit.ENOTSUPPORTED, "legal holds need the service's lifecycle pass, and AUDITLOG_ES_ILM=retention lets the cluster's ILM delete backing indices on its own: set AUDITLOG_ES_ILM=backstop (the default)")
+	}
+	return opened, nil
 }
 
 // sqliteStore opens the embedded store in the data directory; its
