@@ -13,6 +13,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/hold"
 	"github.com/auditlog/auditlog/internal/testkit/testenv"
 )
 
@@ -132,6 +133,7 @@ func panelInTheBrowser(t *testing.T, node, chromium, store string) {
 	cmd := exec.Command(node, "e2e/run.mjs")
 	cmd.Dir = filepath.Join("..", "..", "panel")
 	cmd.Env = append(os.Environ(), "PANEL_BASE="+base, "PANEL_ADMIN_TOKEN="+admin, "PANEL_SUPER_TOKEN="+mint(audit.RoleSuperadmin, time.Hour),
+		"PANEL_HOLD_TOKEN="+mint(hold.Role, time.Hour),
 		"PANEL_EXPIRED_TOKEN="+mint(audit.RoleAdmin, -time.Minute), "PANEL_INGEST_TOKEN=svc", "PANEL_HOST_URL=http://"+host.Listener.Addr().String(),
 		"PANEL_TENANT="+demoTenant, "PANEL_POLICY_ID="+policy, "PANEL_POLICY_VERSIONS="+strings.Join(versions, ","), "CHROMIUM="+chromium,
 		"PANEL_SHOTS="+t.TempDir(), "PANEL_SCREENSHOTS="+shots)

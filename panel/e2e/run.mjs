@@ -88,6 +88,7 @@ const env = (k) => {
 const BASE = env("PANEL_BASE");
 const ADMIN = env("PANEL_ADMIN_TOKEN");
 const SUPER = env("PANEL_SUPER_TOKEN");
+const HOLD = env("PANEL_HOLD_TOKEN");
 const EXPIRED = env("PANEL_EXPIRED_TOKEN");
 const INGEST = env("PANEL_INGEST_TOKEN");
 const HOST = env("PANEL_HOST_URL");
@@ -657,6 +658,52 @@ check("streams: a bad URL named under its field; a Splunk stream created, tested
   // Each change is in the tenant's log.
   const n = await apiTotal("resourceType=audit_stream");
   if (n < 4) throw new Error(`${n} records of stream changes in the log, want create, pause, resume, delete`);
+});
+
+check("legal holds: a holder places one (a bad query named under its field), sees what it holds, releases it and undoes that; an admin reads only; wide and narrow", async ({ browser }) => {
+  for (const [w, h] of [[1280, 900], [390, 844]]) {
+    const ctx = await browser.newContext({ viewport: { width: w, height: h }, timezoneId: "Europe/Paris" });
+    const page = await ctx.newPage();
+    // The holder's token reaches its holds only: the panel opens them.
+    await page.goto(`${PANEL}#token=${HOLD}`);
+    await page.getByTestId("holds").waitFor({ timeout: T });
+    const matter = `Dispute ${w}`;
+    await page.getByTestId("hold-new").click();
+    const form = page.getByTestId("hold-form");
+    await form.getByLabel("Matter").fill(matter);
+    await form.getByLabel("Reason").fill("counsel asked to keep the deletions");
+    await form.getByLabel("Only events matching").fill("actoin:delete");
+    await page.getByTestId("hold-save").click();
+    await form.getByText("actoin").first().waitFor({ timeout: T }); // the refusal, under the query's field
+    await form.getByLabel("Only events matching").fill("action:delete");
+    await page.getByTestId("hold-save").click();
+    const card = page.getByTestId("hold").filter({ hasText: matter });
+    await card.waitFor({ timeout: T });
+    const events = Number((await card.getByTestId("hold-events").textContent()).split(" ")[0].replace(/,/g, ""));
+    const want = await apiTotal("action=delete");
+    if (!(events >= want && want > 0)) throw new Error(`the hold says it holds ${events} events, the log has ${want} deletions`);
+    await card.getByRole("button", { name: "Release" }).click();
+    await card.getByRole("button", { name: "Confirm: release" }).click();
+    await page.locator('[data-testid="hold"][data-state="releasing"]').filter({ hasText: matter }).waitFor({ timeout: T });
+    await card.getByTestId("hold-release").getByText("Released on").waitFor({ timeout: T });
+    await card.getByRole("button", { name: "Undo the release" }).click();
+    await page.locator('[data-testid="hold"][data-state="active"]').filter({ hasText: matter }).waitFor({ timeout: T });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+    if (wide > 0) throw new Error(`the holds view is ${wide}px wider than the ${w}px screen`);
+    await page.mouse.move(0, 0); // no button left hovered
+    await axe(page, `the holds at ${w} px`);
+    // An admin reads the holds, and is told who places them.
+    await page.goto(`${PANEL}?view=holds#token=${ADMIN}`);
+    await page.getByTestId("hold").filter({ hasText: matter }).waitFor({ timeout: T });
+    await page.getByTestId("holds-readonly").waitFor({ timeout: T });
+    if (await page.getByTestId("hold-new").count()) throw new Error("an admin is offered to place a hold");
+    const tabs = await page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+    if (tabs > 0) throw new Error(`with every tab, the holds view is ${tabs}px wider than the ${w}px screen`);
+    await ctx.close();
+  }
+  // Each step is in the tenant's log: placed, released, undone, twice.
+  const n = await apiTotal("resourceType=legal_hold");
+  if (n < 6) throw new Error(`${n} records of legal holds in the log, want 6`);
 });
 
 check("the operator-team view lists only cross-tenant accesses with their reasons", async ({ page }) => {

@@ -8,6 +8,7 @@ import { filtersSearch, parseFilters } from "./filters";
 import { navigate, useSearch } from "./location";
 import { PhoneHeader, views, ZonePicker } from "./components/Header";
 import { useTimeZone } from "./time";
+import { HoldRole } from "./holds";
 
 // The first view (the log) is in the main bundle; the exports view and
 // the event drawer (compare, history, restore) load when first opened, so
@@ -15,9 +16,10 @@ import { useTimeZone } from "./time";
 const ExportsView = lazy(() => import("./components/ExportsView").then((m) => ({ default: m.ExportsView })));
 const PeriodicView = lazy(() => import("./components/PeriodicView").then((m) => ({ default: m.PeriodicView })));
 const StreamsView = lazy(() => import("./components/StreamsView").then((m) => ({ default: m.StreamsView })));
+const HoldsView = lazy(() => import("./components/HoldsView").then((m) => ({ default: m.HoldsView })));
 const EventDrawer = lazy(() => import("./components/EventDrawer").then((m) => ({ default: m.EventDrawer })));
 
-export type View = "events" | "operator" | "exports" | "periodic" | "streams";
+export type View = "events" | "operator" | "exports" | "periodic" | "streams" | "holds";
 
 export function App() {
   const a = useSyncExternalStore(auth.subscribe, auth.state);
@@ -27,17 +29,20 @@ export function App() {
   if (!a.token || a.expired) return <TokenPrompt expired={a.token ? a.expired : null} problem={a.token ? null : a.expired} />;
   if (auth.needsReason()) return <ReasonPrompt />;
   const p = new URLSearchParams(search);
-  const view = (["events", "operator", "exports", "periodic", "streams"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
+  // A tenant's legal_hold role reaches its holds only (the service refuses
+  // it the rest).
+  const holder = a.claims?.role === HoldRole;
+  const view = (holder ? "holds" : ["events", "operator", "exports", "periodic", "streams", "holds"].includes(p.get("view") ?? "") ? p.get("view") : "events") as View;
   const event = p.get("event");
   const who = `${a.claims?.email ?? "signed in"} · ${a.claims?.role}`;
   const setView = (v: string) => navigate(filtersSearch(parseFilters(search), { view: v === "events" ? undefined : v }));
   return (
     <Container fluid p={phone ? "xs" : "md"}>
-      {phone ? <PhoneHeader view={view} setView={setView} zone={zone} setZone={setZone} who={who} reason={a.reason} /> : (
+      {phone ? <PhoneHeader view={view} setView={setView} zone={zone} setZone={setZone} who={who} reason={a.reason} holder={holder} /> : (
         <Group justify="space-between" pb="sm" mb="md" gap="sm" style={{ borderBottom: "1px solid var(--mantine-color-gray-3)" }}>
           <Group gap="sm">
             <Title order={3}>Settings · Audit</Title>
-            <SegmentedControl value={view} onChange={setView} data={views(false)} />
+            <SegmentedControl value={view} onChange={setView} data={views(false, holder)} />
           </Group>
           <Group gap="sm">
             <ZonePicker zone={zone} setZone={setZone} w={200} />
@@ -49,9 +54,9 @@ export function App() {
         </Group>
       )}
       <main>
-        {view === "exports" || view === "periodic" || view === "streams" ? (
+        {view === "exports" || view === "periodic" || view === "streams" || view === "holds" ? (
           <Suspense fallback={<Loader aria-label="Loading" />}>
-            {view === "exports" ? <ExportsView /> : view === "periodic" ? <PeriodicView /> : <StreamsView />}
+            {view === "exports" ? <ExportsView /> : view === "periodic" ? <PeriodicView /> : view === "holds" ? <HoldsView /> : <StreamsView />}
           </Suspense>
         ) : <EventsView operator={view === "operator"} />}
         {/* Its own boundary: the table stays while the drawer loads. */}

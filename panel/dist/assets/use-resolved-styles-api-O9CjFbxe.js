@@ -1,1 +1,0 @@
-import{M as e,g as t,j as n}from"./Stack-CktA3F1r.js";function r({classNames:r,styles:i,props:a,stylesCtx:o}){let s=t();return{resolvedClassNames:r===void 0?void 0:e({theme:s,classNames:r,props:a,stylesCtx:o||void 0}),resolvedStyles:i===void 0?void 0:n({theme:s,styles:i,props:a,stylesCtx:o||void 0})}}export{r as t};
