@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -40,42 +39,69 @@ func (s *Store) heldPrefix() string { return s.prefix() + "-events-held-" }
 // holdsInForce returns, for each of the tenants that has one, the legal
 // holds in force at now as its log records them: its hold records the
 // service accepted (an acceptance tag that verifies), folded in log
-// order. No row of the cluster can lift a hold.
-func (s *Store) holdsInForce(ctx context.Context, tenants []string, now time.Time) (map[string][]hold.Hold, error) {
-	records, err := s.systemRecords(ctx, tenants, map[string]any{"term": map[string]any{"resource.type": hold.ResourceType}})
-	if err != nil {
-		return nil, err
+// order. No row of the cluster can lift a hold. The folded holds are kept
+// while the tenants' hold records stay as mark says (holdCache): a pass
+// retiring many indices of one tenant reads them once.
+func (s *Store) holdsInForce(ctx context.Context, tenants []string, mark holdMark, now time.Time) (map[string][]hold.Hold, error) {
+	key := strings.Join(tenants, ",")
+	s.mu.Lock()
+	c := s.holdCache
+	s.mu.Unlock()
+	folded := c.folded
+	if c.key != key || c.mark != mark {
+		records, err := s.systemRecords(ctx, tenants, map[string]any{"term": map[string]any{"resource.type": hold.ResourceType}})
+		if err != nil {
+			return nil, err
+		}
+		folded = map[string][]hold.Hold{}
+		for _, t := range tenants {
+			if hs := hold.Fold(s.inLogOrder(records[t])); len(hs) > 0 {
+				folded[t] = hs
+			}
+		}
+		s.mu.Lock()
+		s.holdCache = holdCache{key: key, mark: mark, folded: folded}
+		s.mu.Unlock()
 	}
 	out := map[string][]hold.Hold{}
-	for _, t := range tenants {
-		if hs := hold.InForce(hold.Fold(s.inLogOrder(records[t])), now); len(hs) > 0 {
-			out[t] = hs
+	for t, hs := range folded {
+		if in := hold.InForce(hs, now); len(in) > 0 {
+			out[t] = in
 		}
 	}
 	return out, nil
 }
 
+// holdCache is the holds holdsInForce last folded.
+type holdCache struct {
+	key    string
+	mark   holdMark
+	folded map[string][]hold.Hold
+}
+
 // heldIn returns the ids of the tenant's events in idx that its holds
-// keep: the matches of each hold's scope, by the list's own query
-// (FilterClauses), and the holds' own records. A scope this build cannot
-// read keeps every event of the tenant: retention never deletes on doubt.
+// keep: the matches of any hold's scope, by the list's own query
+// (FilterClauses), and the holds' own records, in one search of the
+// index. A scope this build cannot read keeps every event of the
+// tenant: retention never deletes on doubt.
 func (s *Store) heldIn(ctx context.Context, idx, tenant string, holds []hold.Hold) (map[string]bool, error) {
-	held := map[string]bool{}
 	ids := make([]string, len(holds))
+	should := make([]any, 0, len(holds)+1)
 	for i, h := range holds {
 		ids[i] = h.ID
 		f, err := h.Scope.Filter(tenant)
 		if err != nil {
 			f = audit.Filter{TenantID: tenant}
 		}
-		if err := s.collectIDs(ctx, idx, FilterClauses(f), held); err != nil {
-			return nil, err
-		}
+		should = append(should, map[string]any{"bool": map[string]any{"filter": FilterClauses(f)}})
 	}
-	own := []any{map[string]any{"term": map[string]any{"tenantId": tenant}},
+	should = append(should, map[string]any{"bool": map[string]any{"filter": []any{
 		map[string]any{"term": map[string]any{"resource.type": hold.ResourceType}},
-		map[string]any{"terms": map[string]any{"resource.id": ids}}}
-	return held, s.collectIDs(ctx, idx, own, held)
+		map[string]any{"terms": map[string]any{"resource.id": ids}}}}})
+	held := map[string]bool{}
+	clauses := []any{map[string]any{"term": map[string]any{"tenantId": tenant}},
+		map[string]any{"bool": map[string]any{"should": should, "minimum_should_match": 1}}}
+	return held, s.collectIDs(ctx, idx, clauses, held)
 }
 
 // collectIDs adds the event ids of idx's documents matching clauses.
@@ -96,20 +122,53 @@ func (s *Store) collectIDs(ctx context.Context, idx string, clauses []any, into 
 	})
 }
 
-// holdsMoved reports whether the holds in force of the index's tenants
-// are no longer those the scan read: a hold placed, changed or released
-// since (its record made visible first). The pass reads them again
-// right before it records and deletes, so a hold accepted while it ran
-// protects this run.
-func (s *Store) holdsMoved(ctx context.Context, scan *retiring, now time.Time) (bool, error) {
+// holdMark is what holdsMoved compares: how many hold records the
+// tenants have, and the newest one's time.
+type holdMark struct {
+	count  int64
+	newest float64
+}
+
+// holdMarkOf reads the tenants' holdMark in one search (no record read).
+func (s *Store) holdMarkOf(ctx context.Context, tenants []string) (holdMark, error) {
+	var out struct {
+		Hits struct {
+			Total struct {
+				Value int64 `json:"value"`
+			} `json:"total"`
+		} `json:"hits"`
+		Aggregations struct {
+			Newest struct {
+				Value *float64 `json:"value"`
+			} `json:"newest"`
+		} `json:"aggregations"`
+	}
+	body := map[string]any{"size": 0, "track_total_hits": true,
+		"query": map[string]any{"bool": map[string]any{"filter": []any{
+			map[string]any{"terms": map[string]any{"tenantId": tenants}},
+			map[string]any{"term": map[string]any{"resource.type": hold.ResourceType}}}}},
+		"aggs": map[string]any{"newest": map[string]any{"max": map[string]any{"field": "@timestamp"}}}}
+	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_search?ignore_unavailable=true&allow_no_indices=true&request_cache=false", body, &out); err != nil {
+		return holdMark{}, err
+	}
+	m := holdMark{count: out.Hits.Total.Value}
+	if v := out.Aggregations.Newest.Value; v != nil {
+		m.newest = *v
+	}
+	return m, nil
+}
+
+// holdsMoved reports whether a hold record of the index's tenants was
+// written (or removed) since the scan began: a hold placed, changed or
+// released meanwhile. The pass checks right before it records and
+// deletes, and reads the index again when they moved, so a hold
+// acknowledged while it ran protects this run.
+func (s *Store) holdsMoved(ctx context.Context, scan *retiring) (bool, error) {
 	if err := s.c.DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh?allow_no_indices=true&ignore_unavailable=true", nil, nil); err != nil {
 		return false, err
 	}
-	again, err := s.holdsInForce(ctx, scan.tenants, now)
-	if err != nil {
-		return false, err
-	}
-	return !reflect.DeepEqual(again, scan.holds), nil
+	again, err := s.holdMarkOf(ctx, scan.tenants)
+	return again != scan.mark, err
 }
 
 // keepHeld copies the tenant's held events, with their tags, into its

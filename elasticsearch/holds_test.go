@@ -9,6 +9,7 @@ import (
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/elasticsearch"
+	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
 	"github.com/auditlog/auditlog/internal/testkit/storetest"
@@ -101,4 +102,38 @@ func countAt(t testing.TB, s *elasticsearch.Store, idx string, at time.Time) int
 		t.Fatal(err)
 	}
 	return out.Count
+}
+
+// TestTwoIndicesOfOnePassAreTwoRecords: a pass that retires two backing
+// indices of a tenant whose events were never sealed writes a retention
+// record for each (they once shared an id, and the second was refused as
+// a conflict, failing the pass).
+func TestTwoIndicesOfOnePassAreTwoRecords(t *testing.T) {
+	now := time.Now()
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true, Now: func() time.Time { return now }, TenantCacheTTL: time.Millisecond})
+	ctx := context.Background()
+	g := gen.New(gen.Config{Seed: 561, Tenants: 1, WithIDs: true}, 20)
+	tn := &g.Tenants()[0]
+	if err := retention.ChangePlan(ctx, s, s, tn.ID, audit.PlanStarter, audit.PlanEnterprise, now); err != nil {
+		t.Fatal(err)
+	}
+	for _, age := range []time.Duration{40, 35} {
+		var evs []audit.Event
+		for i := range 5 {
+			evs = append(evs, g.NextFor(tn, now.Add(-age*24*time.Hour+time.Duration(i)*time.Minute)))
+		}
+		storetest.Write(t, s, evs)
+		if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.StreamName(audit.PlanStarter, tn.ID)+"/_rollover", nil, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := s.RunLifecycle(ctx)
+	if err != nil || len(rep.Deleted) != 2 {
+		t.Fatalf("the pass: %v, deleted %v", err, rep.Deleted)
+	}
+	refresh(t, s, s.AllStreamsPattern())
+	res, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: tn.ID, ResourceTypes: []string{audit.ResourceLogRetention}}, PageSize: 10, Page: 1, Sort: audit.DefaultSort})
+	if err != nil || len(res.Events) != 2 {
+		t.Fatalf("retention records: %v %+v", err, res.Events)
+	}
 }

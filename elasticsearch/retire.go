@@ -74,7 +74,7 @@ func (s *Store) settledScan(ctx context.Context, idx string, now time.Time) (*re
 		if s.afterScan != nil {
 			s.afterScan(idx)
 		}
-		moved, err := s.holdsMoved(ctx, scan, now)
+		moved, err := s.holdsMoved(ctx, scan)
 		if err != nil || !moved {
 			return scan, err
 		}
@@ -95,7 +95,7 @@ func (s *Store) recordDeletions(ctx context.Context, idx string, scan *retiring,
 		if err != nil {
 			return false, err
 		}
-		d.Holds = holdIDs(scan.holds[tenant])
+		d.Holds, d.Source = holdIDs(scan.holds[tenant]), idx
 		if d.Deleted > 0 {
 			records = append(records, d.Records(now)...)
 		}
@@ -116,6 +116,7 @@ func (s *Store) recordDeletions(ctx context.Context, idx string, scan *retiring,
 type retiring struct {
 	tenants   []string
 	plans     map[string]audit.Plan
+	mark      holdMark                   // the hold records when the scan began
 	holds     map[string][]hold.Hold     // in force, by tenant
 	held      map[string]map[string]bool // ids holds keep, by tenant
 	keep      map[string][]accepted      // expired events holds keep
@@ -136,7 +137,12 @@ func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*r
 	if r.plans, err = s.loggedPlans(ctx, tenants); err != nil {
 		return nil, err
 	}
-	if r.holds, err = s.holdsInForce(ctx, tenants, now); err != nil {
+	if r.mark, err = s.holdMarkOf(ctx, tenants); err != nil {
+		return nil, err
+	}
+	if r.mark.count == 0 {
+		r.holds = map[string][]hold.Hold{} // no hold record: nothing to read
+	} else if r.holds, err = s.holdsInForce(ctx, tenants, r.mark, now); err != nil {
 		return nil, err
 	}
 	for _, tenant := range slices.Sorted(maps.Keys(r.holds)) {

@@ -76,6 +76,7 @@ type Store struct {
 	// legal holds (settledScan): a hold placed there is a hold placed
 	// while the pass runs.
 	afterScan func(idx string)
+	holdCache holdCache // guarded by mu
 }
 
 type cachedPlacement struct {

@@ -45,6 +45,10 @@ type Deletion struct {
 	// events for (issue 55): a verifier checks them against the holds the
 	// log records in force at the record's time (HoldsOf).
 	Holds []string
+	// Source, when set, names what the pass deleted (a backing index): two
+	// deletions of one pass with the same cut-off and no leaves (events
+	// never sealed) are then two records, not one id with two contents.
+	Source string
 }
 
 // maxRangesPerRecord keeps a record far below MaxEventBytes.
@@ -80,6 +84,9 @@ func (d Deletion) Records(now time.Time) []audit.Event {
 			After:  after}
 		var key strings.Builder
 		fmt.Fprintf(&key, "retention:%s:%d:%d", d.TenantID, d.Before.UnixMilli(), i)
+		if d.Source != "" {
+			key.WriteString(":" + d.Source)
+		}
 		for _, r := range part {
 			key.WriteString(":" + strconv.FormatInt(r.From, 10) + "-" + strconv.FormatInt(r.To, 10))
 		}

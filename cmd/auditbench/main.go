@@ -118,6 +118,7 @@ func main() {
 		{"log-cosign", benchLogCosign}, {"acceptance", benchAcceptance}, {"log-verify", benchLogVerify}, {"load", benchLoad}, {"stream", benchStream},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},
+		{"holds", benchHolds},
 	}
 	var results []result
 	start := time.Now()

@@ -385,7 +385,7 @@ func queryResults(e *env, store string, n int, loaded time.Duration, maxP99 floa
 
 // loadEvents writes n events of the generator through the store with
 // the given number of concurrent writers.
-func loadEvents(ctx context.Context, s audit.EventWriter, g *gen.Generator, n, writers int) error {
+func loadEvents(ctx context.Context, s audit.EventWriter, g interface{ Next() audit.Event }, n, writers int) error {
 	batches := make(chan []audit.Event, writers)
 	errs := make(chan error, writers)
 	var wg sync.WaitGroup

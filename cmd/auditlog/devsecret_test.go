@@ -60,7 +60,7 @@ func TestTokenFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--tenant", demoTenant, "--role", "agent"}, "want admin, superadmin or ingest"},
+		{[]string{"--tenant", demoTenant, "--role", "agent"}, "want admin, superadmin, legal_hold or ingest"},
 		{[]string{"--role", "admin"}, "--tenant is missing"},
 		{[]string{"--tenant", demoTenant, "--ttl", "0s"}, "--ttl"},
 		{[]string{"--tenant", "acme"}, "tenant must be a UUID"},

@@ -19,6 +19,7 @@ import (
 
 	"github.com/auditlog/auditlog/api"
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/hold"
 	"github.com/auditlog/auditlog/indexer"
 )
 
@@ -285,7 +286,7 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 	b.signing(&c)
 	b.str(&c.DataDir, "data-dir", "AUDITLOG_DATA_DIR", "./data", "data directory whose development secret is used when no secret is set")
 	b.fs.StringVar(&tenant, "tenant", "", "tenant UUID (required, except for role ingest)")
-	b.fs.StringVar(&role, "role", audit.RoleAdmin, "role: admin, superadmin or ingest")
+	b.fs.StringVar(&role, "role", audit.RoleAdmin, "role: admin, superadmin, legal_hold (a tenant's holder of legal holds) or ingest")
 	b.fs.StringVar(&email, "email", "", "e-mail of the user (default <role>@example.com)")
 	b.fs.StringVar(&user, "user", "", "user UUID (default: derived from the e-mail, so tokens for one e-mail are one user)")
 	b.fs.StringVar(&reason, "reason", "", "declared reason of a superadmin access")
@@ -298,13 +299,13 @@ func runToken(args []string, getenv func(string) string, stdout, stderr io.Write
 		return err
 	}
 	switch role {
-	case audit.RoleAdmin, audit.RoleSuperadmin:
+	case audit.RoleAdmin, audit.RoleSuperadmin, hold.Role:
 		if tenant == "" {
 			return fmt.Errorf("--tenant is missing: the tenant's UUID (role %s acts inside one tenant)", role)
 		}
 	case audit.RoleIngest:
 	default:
-		return fmt.Errorf("--role %q: want admin, superadmin or ingest (the roles the server accepts)", role)
+		return fmt.Errorf("--role %q: want admin, superadmin, legal_hold or ingest (the roles the server accepts)", role)
 	}
 	if ttl < time.Minute || ttl > 30*24*time.Hour {
 		return fmt.Errorf("--ttl %s: want 1m to 720h", ttl)
