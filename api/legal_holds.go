@@ -59,7 +59,9 @@ func (s *Server) authenticateHolds(c *gin.Context) {
 		err = audit.Errorf(audit.EFORBIDDEN, "a tenant's legal holds are reached by its administrators (read) and its %s role", hold.Role)
 	}
 	if err != nil {
-		c.Header("WWW-Authenticate", `Bearer realm="auditlog"`)
+		if audit.ErrorCode(err) == audit.EUNAUTHORIZED {
+			c.Header("WWW-Authenticate", `Bearer realm="auditlog"`)
+		}
 		writeError(c, s.deps.Logger, err)
 		return
 	}

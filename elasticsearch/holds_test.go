@@ -3,6 +3,8 @@ package elasticsearch_test
 import (
 	"context"
 	"net/http"
+	"path"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,5 +137,40 @@ func TestTwoIndicesOfOnePassAreTwoRecords(t *testing.T) {
 	res, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: tn.ID, ResourceTypes: []string{audit.ResourceLogRetention}}, PageSize: 10, Page: 1, Sort: audit.DefaultSort})
 	if err != nil || len(res.Events) != 2 {
 		t.Fatalf("retention records: %v %+v", err, res.Events)
+	}
+}
+
+// TestNoTemplateReachesTheHeldIndex: the held index is created with the
+// events' mappings and no lifecycle policy, and no index template of the
+// store (each carrying its plan's ILM policy where the cluster has ILM)
+// matches its name, so ILM, even as the backstop, never deletes what a
+// legal hold keeps.
+func TestNoTemplateReachesTheHeldIndex(t *testing.T) {
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor})
+	var out struct {
+		IndexTemplates []struct {
+			Name          string `json:"name"`
+			IndexTemplate struct {
+				IndexPatterns []string `json:"index_patterns"`
+			} `json:"index_template"`
+		} `json:"index_templates"`
+	}
+	if err := s.Client().DoJSON(context.Background(), http.MethodGet, "/_index_template", nil, &out); err != nil {
+		t.Fatal(err)
+	}
+	held := s.HeldIndex("4429f145-2208-44c9-8c1b-d3d96514f0c8")
+	mine := 0
+	for _, tpl := range out.IndexTemplates {
+		for _, p := range tpl.IndexTemplate.IndexPatterns {
+			if ok, _ := path.Match(p, held); ok {
+				t.Fatalf("index template %s (%s) matches the held index %s", tpl.Name, p, held)
+			}
+			if strings.HasPrefix(held, strings.SplitN(p, "-events-", 2)[0]+"-events-") {
+				mine++
+			}
+		}
+	}
+	if mine < len(audit.Plans) {
+		t.Fatalf("found %d of the store's templates, want one per plan at least", mine)
 	}
 }

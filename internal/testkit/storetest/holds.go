@@ -59,155 +59,209 @@ type HoldBackend struct {
 // passes. Then a pass record that ignored the holds, and a held event
 // deleted behind the service, are named.
 func RunLegalHolds(t *testing.T, newBackend func(t *testing.T, clock func() time.Time) HoldBackend) {
-	ctx := context.Background()
-	day := 24 * time.Hour
-	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
-	clock := start
-	b := newBackend(t, func() time.Time { return clock })
-	s := b.Store
+	sc := &holdScenario{t: t, start: time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)}
+	sc.now = sc.start
+	sc.b = newBackend(t, func() time.Time { return sc.now })
+	sc.load()
+	sc.placeHolds()
+	sc.sealer, sc.keys = NewSealer(t, sc.b.Store, 0)
+	SealAll(t, sc.sealer) // every event in a leaf before any goes
+	var held int64
+	for run := 1; run <= 10; run++ {
+		held += sc.pass(run)
+	}
+	if sc.late.ID == "" || held == 0 {
+		t.Fatalf("the late hold %q was not placed, or no pass counted a held event (%d)", sc.late.ID, held)
+	}
+	sc.forgedAndBehind()
+}
+
+const holdDay = 24 * time.Hour
+
+// holdScenario is RunLegalHolds's state: the store, its clock, the
+// tenant's events (each with its group's newest time) and the holds.
+type holdScenario struct {
+	t          *testing.T
+	b          HoldBackend
+	start, now time.Time
+	tenant     string
+	events     []audit.Event
+	newest     map[string]time.Time
+	counsel    audit.Principal
+	// waitingUntil is when the waiting hold stops holding: its release is
+	// undone at the first pass and asked again at the third.
+	waitingUntil                        time.Time
+	rangeHold, queryHold, gone, waiting hold.Hold
+	late                                hold.Hold
+	sealer                              *seal.Sealer
+	keys                                vlog.Keys
+}
+
+// load puts the tenant on Starter and writes an event a day for 120
+// days, in ten-day groups (a backing index each where Cut is set).
+func (sc *holdScenario) load() {
+	ctx, s := context.Background(), sc.b.Store
 	g := gen.New(gen.Config{Seed: 55, Tenants: 1, WithIDs: true}, 200)
 	tn := &g.Tenants()[0]
-	if err := retention.ChangePlan(ctx, s, s, tn.ID, audit.PlanStarter, audit.PlanEnterprise, start); err != nil {
-		t.Fatal(err)
+	sc.tenant, sc.newest = tn.ID, map[string]time.Time{}
+	if err := retention.ChangePlan(ctx, s, s, tn.ID, audit.PlanStarter, audit.PlanEnterprise, sc.start); err != nil {
+		sc.t.Fatal(err)
 	}
-	if b.Cut != nil { // the plan change record in an index of its own
-		b.Cut(t, tn.ID)
-	}
-	write := func(evs ...audit.Event) {
-		t.Helper()
-		Write(t, s, evs)
-	}
-	// Ten-day groups (a backing index each where Cut is set); newest is
-	// each event's group's newest time.
-	var events []audit.Event
-	newest := map[string]time.Time{}
+	sc.cut() // the plan change record in an index of its own
 	for g0 := 120; g0 >= 1; g0 -= 10 {
 		var group []audit.Event
 		for i := g0; i > g0-10; i-- {
-			group = append(group, g.NextFor(tn, start.Add(-time.Duration(i)*day)))
+			group = append(group, g.NextFor(tn, sc.start.Add(-time.Duration(i)*holdDay)))
 		}
 		for _, e := range group {
-			newest[e.ID] = group[len(group)-1].Timestamp.Time
+			sc.newest[e.ID] = group[len(group)-1].Timestamp.Time
 		}
-		write(group...)
-		events = append(events, group...)
-		if b.Cut != nil && g0 > 10 {
-			b.Cut(t, tn.ID)
-		}
-	}
-	counsel := audit.Principal{UserID: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", Email: "counsel@acme.example", Role: hold.Role, TenantID: tn.ID}
-	span := func(from, to time.Duration) hold.Scope {
-		f, t := audit.NewTimestamp(start.Add(-from)), audit.NewTimestamp(start.Add(-to))
-		return hold.Scope{From: &f, To: &t}
-	}
-	step := func(h hold.Hold, rec audit.Event, err error) hold.Hold {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		write(rec)
-		return h
-	}
-	place := func(matter string, scope hold.Scope, at time.Time) hold.Hold {
-		return step(hold.Place(counsel, tn.ID, hold.Request{Matter: matter, Reason: "r", Scope: scope}, at))
-	}
-	rangeHold := place("range", span(100*day, 90*day), start.Add(-3*day))
-	queryHold := place("deletions", hold.Scope{Q: "action:delete"}, start.Add(-3*day))
-	gone := step(hold.AskRelease(counsel, place("released", span(80*day, 70*day), start.Add(-3*day)), start.Add(-2*day), time.Hour))
-	waiting := step(hold.AskRelease(counsel, place("waiting", span(60*day, 55*day), start.Add(-3*day)), start.Add(-day), hold.DefaultGrace))
-	if b.Cut != nil {
-		b.Cut(t, tn.ID)
-	}
-	var late hold.Hold
-	placeLate := func() { late = place("late", span(26*day, 22*day), clock) }
-	// waitingUntil is when the waiting hold stops holding: its release is
-	// undone at the first pass and asked again at the third.
-	var waitingUntil time.Time
-	keeps := func(e *audit.Event, now time.Time) bool {
-		ts := e.Timestamp.Time
-		in := func(from, to time.Duration) bool { return !ts.Before(start.Add(-from)) && ts.Before(start.Add(-to)) }
-		return in(100*day, 90*day) || e.Action == audit.ActionDelete || in(26*day, 22*day) ||
-			(waitingUntil.IsZero() || now.Before(waitingUntil)) && in(60*day, 55*day)
-	}
-	sealer, keys := NewSealer(t, s, 0)
-	verify := func(when string) seal.Report {
-		t.Helper()
-		b.Visible(t)
-		SealAll(t, sealer)
-		rep, err := seal.Verify(ctx, s, s, tn.ID, keys)
-		if err != nil {
-			t.Fatalf("%s: %v", when, err)
-		}
-		return rep
-	}
-	SealAll(t, sealer) // every event in a leaf before any goes
-	var held int64
-	for run := 1; run <= 10; run++ {
-		clock = start.Add(time.Duration(run) * 3 * day)
-		switch {
-		case run == 1:
-			waiting = step(hold.UndoRelease(counsel, waiting, clock))
-		case run == 2 && b.DuringPass == nil:
-			placeLate()
-		case run == 3:
-			waiting = step(hold.AskRelease(counsel, waiting, clock, hold.DefaultGrace))
-			waitingUntil = waiting.Release.EffectiveAt.Time
-		case run == 4 && b.DuringPass != nil:
-			b.DuringPass(placeLate, start.Add(-24*day))
-		}
-		b.Visible(t)
-		pass := b.Retain(t)
-		b.Visible(t)
-		held += pass.Held
-		if len(pass.Kept) != 0 {
-			t.Fatalf("run %d kept and named %+v", run, pass.Kept)
-		}
-		checkHeldStored(t, s, tn.ID, run, clock, events, newest, b.Cut == nil, keeps)
-		records, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: tn.ID, ResourceTypes: []string{hold.ResourceType}}, PageSize: 100, Sort: audit.DefaultSort})
-		if err != nil {
-			t.Fatal(err)
-		}
-		byHold, expired := map[string]int{}, map[string]int{}
-		for _, e := range records.Events {
-			byHold[e.Resource.ID]++
-			if e.Timestamp.Before(audit.Cutoff(audit.PlanStarter, clock)) {
-				expired[e.Resource.ID]++
-			}
-		}
-		if byHold[rangeHold.ID] != 1 || byHold[queryHold.ID] != 1 || late.ID != "" && byHold[late.ID] != 1 {
-			t.Fatalf("run %d: the records of holds in force: %v", run, byHold)
-		}
-		if run == 10 && (expired[gone.ID] != 0 || expired[waiting.ID] != 0) {
-			t.Fatalf("run %d: the records of released holds, past retention, stayed: %v", run, expired)
-		}
-		if rep := verify(fmt.Sprintf("run %d", run)); len(rep.Findings) != 0 || rep.Expired == 0 {
-			t.Fatalf("run %d: log verify: %+v", run, rep)
+		Write(sc.t, s, group)
+		sc.events = append(sc.events, group...)
+		if g0 > 10 {
+			sc.cut()
 		}
 	}
-	if late.ID == "" || held == 0 {
-		t.Fatalf("the late hold %q was not placed, or no pass counted a held event (%d)", late.ID, held)
+	sc.counsel = audit.Principal{UserID: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", Email: "counsel@acme.example", Role: hold.Role, TenantID: tn.ID}
+}
+
+func (sc *holdScenario) cut() {
+	if sc.b.Cut != nil {
+		sc.b.Cut(sc.t, sc.tenant)
 	}
-	// A pass that ignored the holds (as a service without holds would):
-	// its record names no hold, and log verify names the holds it
-	// ignored, not the released one.
-	forged := retention.Deletion{TenantID: tn.ID, Plan: audit.PlanStarter, Before: audit.Cutoff(audit.PlanStarter, clock)}
-	write(forged.Records(clock)...)
-	rep := verify("a pass that ignored the holds")
-	if len(rep.Findings) != 1 || rep.Findings[0].Kind != "unauthorized" || !strings.Contains(rep.Findings[0].Detail, rangeHold.ID) ||
-		!strings.Contains(rep.Findings[0].Detail, queryHold.ID) || strings.Contains(rep.Findings[0].Detail, gone.ID) {
+}
+
+// step writes a hold's record and returns the hold.
+func (sc *holdScenario) step(h hold.Hold, rec audit.Event, err error) hold.Hold {
+	sc.t.Helper()
+	if err != nil {
+		sc.t.Fatal(err)
+	}
+	Write(sc.t, sc.b.Store, []audit.Event{rec})
+	return h
+}
+
+func (sc *holdScenario) place(matter string, scope hold.Scope, at time.Time) hold.Hold {
+	return sc.step(hold.Place(sc.counsel, sc.tenant, hold.Request{Matter: matter, Reason: "r", Scope: scope}, at))
+}
+
+// span is the scope of the days from to to before the start.
+func (sc *holdScenario) span(from, to time.Duration) hold.Scope {
+	f, t := audit.NewTimestamp(sc.start.Add(-from)), audit.NewTimestamp(sc.start.Add(-to))
+	return hold.Scope{From: &f, To: &t}
+}
+
+// placeHolds places a time range, a query over all time, one released
+// before the passes and one whose release waits, three days before the
+// start.
+func (sc *holdScenario) placeHolds() {
+	at := sc.start.Add(-3 * holdDay)
+	sc.rangeHold = sc.place("range", sc.span(100*holdDay, 90*holdDay), at)
+	sc.queryHold = sc.place("deletions", hold.Scope{Q: "action:delete"}, at)
+	sc.gone = sc.step(hold.AskRelease(sc.counsel, sc.place("released", sc.span(80*holdDay, 70*holdDay), at), sc.start.Add(-2*holdDay), time.Hour))
+	sc.waiting = sc.step(hold.AskRelease(sc.counsel, sc.place("waiting", sc.span(60*holdDay, 55*holdDay), at), sc.start.Add(-holdDay), hold.DefaultGrace))
+	sc.cut()
+}
+
+// keeps says whether a hold in force at now keeps e (computed from the
+// event's time and action, not by a store's filter).
+func (sc *holdScenario) keeps(e *audit.Event, now time.Time) bool {
+	ts := e.Timestamp.Time
+	in := func(from, to time.Duration) bool {
+		return !ts.Before(sc.start.Add(-from)) && ts.Before(sc.start.Add(-to))
+	}
+	return in(100*holdDay, 90*holdDay) || e.Action == audit.ActionDelete || in(26*holdDay, 22*holdDay) ||
+		(sc.waitingUntil.IsZero() || now.Before(sc.waitingUntil)) && in(60*holdDay, 55*holdDay)
+}
+
+// pass runs the run-th pass, three days after the one before, with the
+// holds' steps of that run, checks what is stored, and returns the
+// events the pass counted held.
+func (sc *holdScenario) pass(run int) int64 {
+	t, s := sc.t, sc.b.Store
+	sc.now = sc.start.Add(time.Duration(run) * 3 * holdDay)
+	placeLate := func() { sc.late = sc.place("late", sc.span(26*holdDay, 22*holdDay), sc.now) }
+	switch {
+	case run == 1:
+		sc.waiting = sc.step(hold.UndoRelease(sc.counsel, sc.waiting, sc.now))
+	case run == 2 && sc.b.DuringPass == nil:
+		placeLate()
+	case run == 3:
+		sc.waiting = sc.step(hold.AskRelease(sc.counsel, sc.waiting, sc.now, hold.DefaultGrace))
+		sc.waitingUntil = sc.waiting.Release.EffectiveAt.Time
+	case run == 4 && sc.b.DuringPass != nil:
+		sc.b.DuringPass(placeLate, sc.start.Add(-24*holdDay))
+	}
+	sc.b.Visible(t)
+	pass := sc.b.Retain(t)
+	sc.b.Visible(t)
+	if len(pass.Kept) != 0 {
+		t.Fatalf("run %d kept and named %+v", run, pass.Kept)
+	}
+	checkHeldStored(t, s, sc.tenant, run, sc.now, sc.events, sc.newest, sc.b.Cut == nil, sc.keeps)
+	sc.checkHoldRecords(run)
+	if rep := sc.verify(fmt.Sprintf("run %d", run)); len(rep.Findings) != 0 || rep.Expired == 0 {
+		t.Fatalf("run %d: log verify: %+v", run, rep)
+	}
+	return pass.Held
+}
+
+// checkHoldRecords checks that the records of the holds in force stay,
+// and that those of released holds go with their retention.
+func (sc *holdScenario) checkHoldRecords(run int) {
+	records, err := sc.b.Store.SearchEvents(context.Background(), audit.Query{Filter: audit.Filter{TenantID: sc.tenant, ResourceTypes: []string{hold.ResourceType}}, PageSize: 100, Sort: audit.DefaultSort})
+	if err != nil {
+		sc.t.Fatal(err)
+	}
+	byHold, expired := map[string]int{}, map[string]int{}
+	for _, e := range records.Events {
+		byHold[e.Resource.ID]++
+		if e.Timestamp.Before(audit.Cutoff(audit.PlanStarter, sc.now)) {
+			expired[e.Resource.ID]++
+		}
+	}
+	if byHold[sc.rangeHold.ID] != 1 || byHold[sc.queryHold.ID] != 1 || sc.late.ID != "" && byHold[sc.late.ID] != 1 {
+		sc.t.Fatalf("run %d: the records of holds in force: %v", run, byHold)
+	}
+	if run == 10 && (expired[sc.gone.ID] != 0 || expired[sc.waiting.ID] != 0) {
+		sc.t.Fatalf("run %d: the records of released holds, past retention, stayed: %v", run, expired)
+	}
+}
+
+func (sc *holdScenario) verify(when string) seal.Report {
+	sc.t.Helper()
+	sc.b.Visible(sc.t)
+	SealAll(sc.t, sc.sealer)
+	rep, err := seal.Verify(context.Background(), sc.b.Store, sc.b.Store, sc.tenant, sc.keys)
+	if err != nil {
+		sc.t.Fatalf("%s: %v", when, err)
+	}
+	return rep
+}
+
+// forgedAndBehind: a pass that ignored the holds (as a service without
+// holds would) writes a record naming no hold, and log verify names the
+// holds it ignored, not the released one; a held event deleted behind
+// the service is missing, not expired.
+func (sc *holdScenario) forgedAndBehind() {
+	t := sc.t
+	forged := retention.Deletion{TenantID: sc.tenant, Plan: audit.PlanStarter, Before: audit.Cutoff(audit.PlanStarter, sc.now)}
+	Write(t, sc.b.Store, forged.Records(sc.now))
+	rep := sc.verify("a pass that ignored the holds")
+	if len(rep.Findings) != 1 || rep.Findings[0].Kind != "unauthorized" || !strings.Contains(rep.Findings[0].Detail, sc.rangeHold.ID) ||
+		!strings.Contains(rep.Findings[0].Detail, sc.queryHold.ID) || strings.Contains(rep.Findings[0].Detail, sc.gone.ID) {
 		t.Fatalf("a pass that ignored the holds: %+v", rep.Findings)
 	}
-	// A held event deleted behind the service is missing, not expired.
 	var victim string
-	for i := range events {
-		if events[i].Action == audit.ActionDelete && events[i].Timestamp.Before(audit.Cutoff(audit.PlanStarter, clock)) {
-			victim = events[i].ID
+	for i := range sc.events {
+		if sc.events[i].Action == audit.ActionDelete && sc.events[i].Timestamp.Before(audit.Cutoff(audit.PlanStarter, sc.now)) {
+			victim = sc.events[i].ID
 			break
 		}
 	}
-	b.DeleteBehind(t, tn.ID, victim)
+	sc.b.DeleteBehind(t, sc.tenant, victim)
 	named := false
-	for _, f := range verify("a held event deleted behind the service").Findings {
+	for _, f := range sc.verify("a held event deleted behind the service").Findings {
 		named = named || f.Kind == "missing" && f.EventID == victim
 	}
 	if !named {
