@@ -2,7 +2,8 @@
 # Schema-driven fuzzing of the API (schemathesis) against a real
 # `auditlog serve` on the embedded store, seeded with demo events: every
 # operation of the served OpenAPI document, with an admin, a superadmin
-# (with a declared reason) and the ingest credential, for a bounded number
+# (with a declared reason), the ingest credential and the tenant's holder
+# of legal holds (legal_hold), for a bounded number
 # of examples. Checks: no server error, every answer's status, content type
 # and body as the document says. Part of `make test`.
 #
@@ -62,12 +63,16 @@ done
 
 admin=$("$work/auditlog" token --tenant $TENANT --role admin --user 0b9c8d7e-6f5a-4b3c-8d2e-1f0a9b8c7d6e --email ana@acme.example)
 ops=$("$work/auditlog" token --tenant $TENANT --role superadmin --user 5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d --email ops@platform.example --reason "fuzzing CS-1")
+# The tenant's holder places, changes and releases legal holds: the only
+# role whose bodies reach those operations.
+holder=$("$work/auditlog" token --tenant $TENANT --role legal_hold --user 6b5a4c3d-2e1f-4b0a-9c8d-7e6f5a4b3c2d --email counsel@acme.example)
 failed=0
 passed=0
-for who in admin superadmin ingest; do
+for who in admin superadmin ingest legal_hold; do
 	case $who in
 	admin) cred=$admin ;;
 	superadmin) cred=$ops ;;
+	legal_hold) cred=$holder ;;
 	ingest) cred=$AUDITLOG_INGEST_TOKEN ;;
 	esac
 	log "fuzzing every operation as $who ($EXAMPLES examples, seed $SEED)"
