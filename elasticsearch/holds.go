@@ -85,10 +85,8 @@ type holdCache struct {
 // index. A scope this build cannot read keeps every event of the
 // tenant: retention never deletes on doubt.
 func (s *Store) heldIn(ctx context.Context, idx, tenant string, holds []hold.Hold) (map[string]bool, error) {
-	ids := make([]string, len(holds))
 	should := make([]any, 0, len(holds)+1)
-	for i, h := range holds {
-		ids[i] = h.ID
+	for _, h := range holds {
 		f, err := h.Scope.Filter(tenant)
 		if err != nil {
 			f = audit.Filter{TenantID: tenant}
@@ -97,7 +95,7 @@ func (s *Store) heldIn(ctx context.Context, idx, tenant string, holds []hold.Hol
 	}
 	should = append(should, map[string]any{"bool": map[string]any{"filter": []any{
 		map[string]any{"term": map[string]any{"resource.type": hold.ResourceType}},
-		map[string]any{"terms": map[string]any{"resource.id": ids}}}}})
+		map[string]any{"terms": map[string]any{"resource.id": hold.IDs(holds)}}}}})
 	held := map[string]bool{}
 	clauses := []any{map[string]any{"term": map[string]any{"tenantId": tenant}},
 		map[string]any{"bool": map[string]any{"should": should, "minimum_should_match": 1}}}
@@ -206,14 +204,7 @@ func (s *Store) ensureHeldIndex(ctx context.Context, idx string) error {
 		"settings": map[string]any{"number_of_shards": 1, "number_of_replicas": s.c.cfg.Replicas, "codec": "best_compression"},
 		"mappings": mappings.Events(),
 	})
-	res, err := s.c.Do(ctx, http.MethodPut, "/"+idx, body)
-	if err != nil {
-		return err
-	}
-	if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
-		return StatusError(http.MethodPut, idx, res)
-	}
-	return nil
+	return s.createIndex(ctx, idx, body)
 }
 
 // heldIndices lists the held indices.
@@ -231,14 +222,6 @@ func (s *Store) heldIndices(ctx context.Context) ([]string, error) {
 		names = append(names, ix.Name)
 	}
 	return names, nil
-}
-
-func holdIDs(hs []hold.Hold) []string {
-	out := make([]string, len(hs))
-	for i, h := range hs {
-		out[i] = h.ID
-	}
-	return out
 }
 
 // retireHeld is retire for a held index: the events there that no hold in

@@ -95,7 +95,7 @@ func (s *Store) recordDeletions(ctx context.Context, idx string, scan *retiring,
 		if err != nil {
 			return false, err
 		}
-		d.Holds, d.Source = holdIDs(scan.holds[tenant]), idx
+		d.Holds, d.Source = hold.IDs(scan.holds[tenant]), idx
 		if d.Deleted > 0 {
 			records = append(records, d.Records(now)...)
 		}

@@ -225,6 +225,18 @@ func (s *Store) templateBody(plan audit.Plan, patterns []string, dataStream map[
 	return body
 }
 
+// createIndex creates the index name with body, unless it exists.
+func (s *Store) createIndex(ctx context.Context, name string, body []byte) error {
+	res, err := s.c.Do(ctx, http.MethodPut, "/"+name, body)
+	if err != nil {
+		return err
+	}
+	if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
+		return StatusError(http.MethodPut, "/"+name, res)
+	}
+	return nil
+}
+
 // Bootstrap installs, idempotently, the lifecycle policies (where the
 // cluster has ILM), one index template per plan, the tenant directory and
 // the export jobs index.
@@ -261,12 +273,8 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		{s.SealQueueIndex(), "the sealing queue", mappings.Tlog()},
 		{s.PeriodicIndex(), "the periodic export index", mappings.Periodic()},
 		{s.PeriodicRecordsIndex(), "the periodic export records index", mappings.Periodic()}} {
-		res, err := s.c.Do(ctx, http.MethodPut, "/"+ix.name, ix.body)
-		if err != nil {
-			return err
-		}
-		if res.Status != http.StatusOK && !strings.Contains(string(res.Body), "resource_already_exists_exception") {
-			return fmt.Errorf("creating %s: %w", ix.what, StatusError(http.MethodPut, "/"+ix.name, res))
+		if err := s.createIndex(ctx, ix.name, ix.body); err != nil {
+			return fmt.Errorf("creating %s: %w", ix.what, err)
 		}
 	}
 	// A directory created before the layouts gains their fields.

@@ -45,16 +45,7 @@ func (s *Scheduler) ExportHold(ctx context.Context, out io.Writer, h hold.Hold, 
 	}
 	tw := tar.NewWriter(out)
 	w := &Writer{Bucket: tarBucket{tw: tw, now: s.Now}, Prefix: HoldPrefix(h), Key: s.Key, TempDir: s.TempDir, Now: s.Now}
-	file, err := w.WriteFile(ctx, win, func(yield func(*audit.Event) error) error {
-		return events.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
-			for i := range batch {
-				if err := yield(&batch[i]); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	})
+	file, err := w.WriteFile(ctx, win, scanned(ctx, events, f))
 	if err != nil {
 		return err
 	}

@@ -285,9 +285,14 @@ func (s *Scheduler) deliver(ctx context.Context, w *Writer, st *periodic.State, 
 
 // windowEvents reads win's events from the store in file order.
 func (s *Scheduler) windowEvents(ctx context.Context, win Window) Events {
+	return scanned(ctx, s.Events, audit.Filter{TenantID: win.TenantID, From: &win.Start, To: &win.End})
+}
+
+// scanned reads the events of f from sc in file order (timestamp, then
+// id).
+func scanned(ctx context.Context, sc audit.EventScanner, f audit.Filter) Events {
 	return func(yield func(*audit.Event) error) error {
-		f := audit.Filter{TenantID: win.TenantID, From: &win.Start, To: &win.End}
-		return s.Events.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
+		return sc.ScanEvents(ctx, f, audit.Sort{Field: audit.SortTimestamp}, func(batch []audit.Event) error {
 			for i := range batch {
 				if err := yield(&batch[i]); err != nil {
 					return err

@@ -50,8 +50,10 @@ func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff,
 		}
 		return rs.Err()
 	}
-	ids := make([]any, 0, len(holds)+2)
-	ids = append(ids, tenant, hold.ResourceType)
+	own := []any{tenant, hold.ResourceType} // the holds' own records
+	for _, id := range hold.IDs(holds) {
+		own = append(own, id)
+	}
 	for _, h := range holds {
 		f, err := h.Scope.Filter(tenant)
 		if err != nil {
@@ -64,13 +66,8 @@ func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff,
 		if err := collect(`SELECT seq FROM events WHERE `+cond, args...); err != nil {
 			return nil, nil, err
 		}
-		ids = append(ids, h.ID)
-	}
-	names := make([]string, len(holds))
-	for i, h := range holds {
-		names[i] = h.ID
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(holds)), ",")
-	err = collect(`SELECT seq FROM events WHERE tenant_id = ? AND resource_type = ? AND resource_id IN (`+marks+`)`, ids...)
-	return held, names, err
+	err = collect(`SELECT seq FROM events WHERE tenant_id = ? AND resource_type = ? AND resource_id IN (`+marks+`)`, own...)
+	return held, hold.IDs(holds), err
 }

@@ -65,3 +65,13 @@ func Fold(records []audit.Event) []Hold {
 func InForce(hs []Hold, now time.Time) []Hold {
 	return slices.DeleteFunc(slices.Clone(hs), func(h Hold) bool { return !h.InForce(now) })
 }
+
+// IDs returns the ids of hs, in order: what a retention record names
+// (retention.Deletion.Holds).
+func IDs(hs []Hold) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.ID
+	}
+	return out
+}

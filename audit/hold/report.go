@@ -37,6 +37,25 @@ type Report struct {
 // Reports returns the report of each of the tenant's holds, in the order
 // they were placed. Errors: those of Holds, EUNAVAILABLE.
 func (s *Service) Reports(ctx context.Context, p audit.Principal, tenantID string, plans Plans) ([]Report, error) {
+	return s.reports(ctx, p, tenantID, plans, func(Hold) bool { return true })
+}
+
+// Report returns the report of one hold; only its own counts are read.
+// Errors: those of Reports, ENOTFOUND.
+func (s *Service) Report(ctx context.Context, p audit.Principal, tenantID, id string, plans Plans) (Report, error) {
+	rs, err := s.reports(ctx, p, tenantID, plans, func(h Hold) bool { return h.ID == id })
+	if err != nil {
+		return Report{}, err
+	}
+	if len(rs) == 0 {
+		return Report{}, audit.Errorf(audit.ENOTFOUND, "no legal hold %s", id)
+	}
+	return rs[0], nil
+}
+
+// reports returns the reports of the tenant's holds that want, each read
+// against all of them (overlaps).
+func (s *Service) reports(ctx context.Context, p audit.Principal, tenantID string, plans Plans, want func(Hold) bool) ([]Report, error) {
 	hs, err := s.Holds(ctx, p, tenantID)
 	if err != nil {
 		return nil, err
@@ -46,8 +65,11 @@ func (s *Service) Reports(ctx context.Context, p audit.Principal, tenantID strin
 		return nil, err
 	}
 	now := s.now()
-	out := make([]Report, 0, len(hs))
+	out := []Report{} // an empty list answers [], not null
 	for _, h := range hs {
+		if !want(h) {
+			continue
+		}
 		r, err := s.report(ctx, h, hs, plan, now)
 		if err != nil {
 			return nil, err
@@ -55,21 +77,6 @@ func (s *Service) Reports(ctx context.Context, p audit.Principal, tenantID strin
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-// Report returns the report of one hold. Errors: those of Reports,
-// ENOTFOUND.
-func (s *Service) Report(ctx context.Context, p audit.Principal, tenantID, id string, plans Plans) (Report, error) {
-	rs, err := s.Reports(ctx, p, tenantID, plans)
-	if err != nil {
-		return Report{}, err
-	}
-	for _, r := range rs {
-		if r.ID == id {
-			return r, nil
-		}
-	}
-	return Report{}, audit.Errorf(audit.ENOTFOUND, "no legal hold %s", id)
 }
 
 func (s *Service) report(ctx context.Context, h Hold, all []Hold, plan audit.Plan, now time.Time) (Report, error) {
