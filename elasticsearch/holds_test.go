@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/hold"
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
@@ -172,5 +173,79 @@ func TestNoTemplateReachesTheHeldIndex(t *testing.T) {
 	}
 	if mine < len(audit.Plans) {
 		t.Fatalf("found %d of the store's templates, want one per plan at least", mine)
+	}
+}
+
+// TestAnEditedReleasedEventIsNamedNotDeleted: the pass over a held index
+// reads only what no hold keeps any more; of those, one edited behind the
+// service is named (Kept) and nothing of the index is deleted, while
+// what the holds keep is counted (Held) without being read.
+func TestAnEditedReleasedEventIsNamedNotDeleted(t *testing.T) {
+	now := time.Now().UTC()
+	clock := func() time.Time { return now }
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true, Now: clock, TenantCacheTTL: time.Millisecond})
+	ctx := context.Background()
+	g := gen.New(gen.Config{Seed: 562, Tenants: 1, WithIDs: true}, 20)
+	tn := &g.Tenants()[0]
+	if err := retention.ChangePlan(ctx, s, s, tn.ID, audit.PlanStarter, audit.PlanEnterprise, now.Add(-50*24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	var evs []audit.Event
+	for i := range 6 {
+		evs = append(evs, g.NextFor(tn, now.Add(-40*24*time.Hour+time.Duration(i)*time.Hour)))
+	}
+	storetest.Write(t, s, evs)
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.StreamName(audit.PlanStarter, tn.ID)+"/_rollover", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	counsel := audit.Principal{UserID: "0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0", Email: "counsel@acme.example", Role: hold.Role, TenantID: tn.ID}
+	place := func(from, to time.Time) hold.Hold {
+		f, u := audit.NewTimestamp(from), audit.NewTimestamp(to)
+		h, rec, err := hold.Place(counsel, tn.ID, hold.Request{Matter: "m", Reason: "r", Scope: hold.Scope{From: &f, To: &u}}, now.Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		storetest.Write(t, s, []audit.Event{rec})
+		return h
+	}
+	first := place(evs[0].Timestamp.Time, evs[3].Timestamp.Time) // keeps 0, 1, 2
+	place(evs[3].Timestamp.Time, evs[6-1].Timestamp.Add(time.Minute))
+	pass := func() retention.Pass {
+		refresh(t, s, s.AllStreamsPattern())
+		rep, err := s.RunLifecycle(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refresh(t, s, s.HeldIndex(tn.ID))
+		return rep.Retention
+	}
+	if p := pass(); p.Held != 6 || len(p.Kept) != 0 || countAt(t, s, s.HeldIndex(tn.ID), evs[1].Timestamp.Time) != 1 {
+		t.Fatalf("the first pass: held %d, kept %+v", p.Held, p.Kept)
+	}
+	edit := map[string]any{"doc": map[string]any{"actor": map[string]any{"ip": "203.0.113.9"}}}
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.HeldIndex(tn.ID)+"/_update/"+evs[1].ID+"?refresh=true", edit, nil); err != nil {
+		t.Fatal(err)
+	}
+	_, rec, err := hold.AskRelease(counsel, first, now.Add(-time.Minute), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.Write(t, s, []audit.Event{rec})
+	p := pass()
+	if len(p.Kept) != 1 || p.Kept[0].EventID != evs[1].ID || p.Held != 3 {
+		t.Fatalf("after the release: held %d, kept %+v; want 3 held and %s named", p.Held, p.Kept, evs[1].ID)
+	}
+	for _, e := range evs {
+		if countAt(t, s, s.HeldIndex(tn.ID), e.Timestamp.Time) != 1 {
+			t.Fatalf("event %s left the held index although one of its neighbours was edited", e.ID)
+		}
+	}
+	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.HeldIndex(tn.ID)+"/_update/"+evs[1].ID+"?refresh=true",
+		map[string]any{"doc": map[string]any{"actor": map[string]any{"ip": evs[1].Actor.IP}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := pass(); len(p.Kept) != 0 || p.Held != 3 || countAt(t, s, s.HeldIndex(tn.ID), evs[1].Timestamp.Time) != 0 ||
+		countAt(t, s, s.HeldIndex(tn.ID), evs[4].Timestamp.Time) != 1 {
+		t.Fatalf("with the event put back: held %d, kept %+v, or the released events stayed", p.Held, p.Kept)
 	}
 }

@@ -37,7 +37,7 @@ import (
 // them writes the same ones again: their ids derive from what they
 // record). Nothing is recorded when this store keeps no log.
 func (s *Store) retire(ctx context.Context, idx string, now time.Time, rep *LifecycleReport) (deleted, recorded bool, err error) {
-	scan, err := s.settledScan(ctx, idx, now)
+	scan, err := s.settledScan(ctx, idx, now, false)
 	if err != nil {
 		return false, false, err
 	}
@@ -65,9 +65,9 @@ func (s *Store) retire(ctx context.Context, idx string, now time.Time, rep *Life
 
 // settledScan is scanRetiring of idx, read again while the holds in force
 // of its tenants moved during the read (holdsMoved), at most three times.
-func (s *Store) settledScan(ctx context.Context, idx string, now time.Time) (*retiring, error) {
+func (s *Store) settledScan(ctx context.Context, idx string, now time.Time, held bool) (*retiring, error) {
 	for range 3 {
-		scan, err := s.scanRetiring(ctx, idx, now)
+		scan, err := s.scanRetiring(ctx, idx, now, held)
 		if err != nil {
 			return nil, err
 		}
@@ -126,8 +126,10 @@ type retiring struct {
 	kept      []retention.Kept
 }
 
-// scanRetiring reads every event of idx once, in pages.
-func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*retiring, error) {
+// scanRetiring reads every event of idx once, in pages; of a held index
+// (held), only the events no hold in force keeps: only those may go, and
+// the index stays.
+func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time, held bool) (*retiring, error) {
 	tenants, err := s.tenantsIn(ctx, idx)
 	if err != nil {
 		return nil, err
@@ -145,12 +147,13 @@ func (s *Store) scanRetiring(ctx context.Context, idx string, now time.Time) (*r
 	} else if r.holds, err = s.holdsInForce(ctx, tenants, r.mark, now); err != nil {
 		return nil, err
 	}
-	for _, tenant := range slices.Sorted(maps.Keys(r.holds)) {
-		if r.held[tenant], err = s.heldIn(ctx, idx, tenant, r.holds[tenant]); err != nil {
-			return nil, err
-		}
+	query := map[string]any{"match_all": map[string]any{}}
+	if held {
+		query = notHeld(r.holds)
+	} else if r.held, err = s.heldByTenant(ctx, idx, r.holds); err != nil {
+		return nil, err
 	}
-	err = s.searchPages(ctx, "/"+idx+"/_search", map[string]any{"sort": []any{"_doc"}}, 2000, func(hits []pageHit) error {
+	err = s.searchPages(ctx, "/"+idx+"/_search", map[string]any{"sort": []any{"_doc"}, "query": query}, 2000, func(hits []pageHit) error {
 		for _, h := range hits {
 			r.take(s, h.ID, h.Source, now)
 		}

@@ -11,6 +11,7 @@ import (
 type pageHit struct {
 	ID     string          `json:"_id"`
 	Source json.RawMessage `json:"_source"`
+	Fields json.RawMessage `json:"fields"`
 	Sort   json.RawMessage `json:"sort"`
 }
 
