@@ -80,6 +80,54 @@ async function contrast(page, view, also = []) {
   return low.length;
 }
 
+/** readingOrder tabs through the open dialog or sheet (within, a CSS
+ * selector) until the focus comes back round, and fails where it goes up
+ * the screen, or leftwards along a row: the tab order must follow what
+ * the eye reads. Positions are taken in the scrolled content, so a sheet
+ * that scrolls as the focus moves down does not count as moving up. It
+ * returns how many stops it visited. */
+async function readingOrder(page, within, view) {
+  const found = [];
+  for (let i = 0; i < 60; i++) {
+    if (i > 0) await page.keyboard.press("Tab");
+    const at = await page.evaluate((within) => {
+      const a = document.activeElement;
+      const box = a?.closest(within);
+      if (!box || a.dataset.tabSeen) return null;
+      a.dataset.tabSeen = "1";
+      // A sticky header does not scroll with the content.
+      let sc = a.parentElement, sticky = false;
+      while (sc && sc !== box.parentElement && !(/(auto|scroll)/.test(getComputedStyle(sc).overflowY) && sc.scrollHeight > sc.clientHeight + 1)) {
+        sticky ||= getComputedStyle(sc).position === "sticky";
+        sc = sc.parentElement;
+      }
+      const scrolls = sc && sc !== box.parentElement;
+      const off = scrolls ? (sticky ? 0 : sc.scrollTop) - sc.getBoundingClientRect().top : 0;
+      // A visually hidden input (a segmented control's radio) is where its
+      // label is drawn.
+      let r = a.getBoundingClientRect();
+      if (r.width * r.height < 4 && a.labels?.[0]) r = a.labels[0].getBoundingClientRect();
+      const what = a.getAttribute("aria-label") || a.labels?.[0]?.textContent.trim() || a.textContent.trim().slice(0, 30) || a.getAttribute("placeholder") || a.tagName;
+      return { top: r.top + off, bottom: r.bottom + off, left: r.left, what };
+    }, within);
+    if (!at && i > 0) break;
+    if (at) found.push(at);
+  }
+  await page.evaluate(() => document.querySelectorAll("[data-tab-seen]").forEach((e) => delete e.dataset.tabSeen));
+  // The focus stays in the dialog: the stops are a cycle, read from its
+  // first stop on the screen.
+  const first = found.reduce((m, x, i) => (x.top < found[m].top - 2 || (Math.abs(x.top - found[m].top) <= 2 && x.left < found[m].left) ? i : m), 0);
+  const stops = [...found.slice(first), ...found.slice(0, first)];
+  const back = [];
+  for (let i = 1; i < stops.length; i++) {
+    const [a, b] = [stops[i - 1], stops[i]];
+    const sameRow = Math.abs(b.top - a.top) < 8 || (b.top < a.bottom && b.bottom > a.top);
+    if (sameRow ? b.left < a.left - 2 : b.top < a.top) back.push(`"${a.what}" then "${b.what}"`);
+  }
+  if (back.length) throw new Error(`in ${view} the tab order goes back against the reading order: ${back.join("; ")} (stops: ${stops.map((x) => `${x.what}@${Math.round(x.top)},${Math.round(x.left)}`).join(" ")})`);
+  return stops.length;
+}
+
 const env = (k) => {
   const v = process.env[k];
   if (!v) throw new Error(`${k} is not set`);
@@ -310,15 +358,24 @@ check("a saved search round-trips: saved, listed after a reload, opened, shared 
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
   await page.getByTestId("saved-searches").click();
   if ((await item.getByRole("link").getAttribute("href")) !== search) throw new Error(`link ${await item.getByRole("link").getAttribute("href")}, want ${search}`);
+  await axe(page, "the saved searches, open");
   await item.getByRole("link").click();
   await page.waitForURL((u) => u.search === search, { timeout: T });
   await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
   const emails = await page.getByTestId("event-row").evaluateAll((rows) => rows.map((r) => r.children[1].textContent));
   if (!emails.length || !emails.every((e) => e.startsWith("policy-owner"))) throw new Error(`rows of the saved search: ${emails.slice(0, 3)}`);
   await page.getByTestId("saved-searches").click();
+  // Narrow, the saved searches are in the filter sheet: read as well.
+  await page.keyboard.press("Escape");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId("filters-toggle").click();
+  await page.getByTestId("filter-sheet").getByTestId("saved-searches").click();
+  await item.waitFor({ timeout: T });
+  await axe(page, "the saved searches, open, at 390 px");
   await item.getByRole("button", { name: `Delete ${name}` }).click();
   await item.waitFor({ state: "detached", timeout: T });
   await page.keyboard.press("Escape");
+  await page.setViewportSize({ width: 1280, height: 720 });
 });
 
 check("the search box explains the language; every example it gives finds events of the demo data, and a click runs it", async ({ page }) => {
@@ -326,6 +383,8 @@ check("the search box explains the language; every example it gives finds events
   await page.locator('[data-testid="filters"]:not([data-skeleton])').waitFor({ timeout: T });
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
   await page.getByTestId("search-help").click();
+  await page.getByTestId("search-example").first().waitFor({ timeout: T });
+  await axe(page, "the search help, open");
   const examples = await page.getByTestId("search-example").allInnerTexts();
   if (examples.length < 9) throw new Error(`only ${examples.length} examples`);
   for (const q of examples) {
@@ -336,6 +395,14 @@ check("the search box explains the language; every example it gives finds events
   }
   await page.getByTestId("search-example").filter({ hasText: "-action:access" }).click();
   await page.waitForURL(/q=-action%3Aaccess/, { timeout: T });
+  // Narrow, the help opens from the search box in the filter sheet.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.getByTestId("filters-toggle").click();
+  await page.getByTestId("filter-sheet").getByTestId("search-help").click();
+  await page.getByTestId("search-example").first().waitFor({ timeout: T });
+  await axe(page, "the search help, open, at 390 px");
+  await page.keyboard.press("Escape");
+  await page.setViewportSize({ width: 1280, height: 720 });
 });
 
 check("the drawer proves the event's place in the log in the browser, and a tampered proof fails there", async ({ browser }) => {
@@ -370,6 +437,11 @@ check("the drawer proves the event's place in the log in the browser, and a tamp
     throw e;
   }
   if (!/In the log at #\d+, checkpoint of .* UTC\+0[12]:00 \(\d+ events\)/.test(await proof.innerText())) throw new Error(`log proof: ${await proof.innerText()}`);
+  // It says who vouches for the checkpoint: the witnesses that cosigned
+  // it, or, with none configured, that only the service's key does.
+  const { witnesses = [] } = await (await fetch(`${BASE}/api/log-key`)).json();
+  const vouch = witnesses.length ? /cosigned by / : /No witness is configured: only the service's own key vouches/;
+  if (!vouch.test(await proof.innerText())) throw new Error(`log proof with ${witnesses.length} witnesses: ${await proof.innerText()}`);
   // The badge that says so can be read (issue 42: it was a blank pill).
   if (await contrast(page, "the verified proof") < 1) throw new Error("no badge measured beside the verified proof");
   // The browser decides: a proof with one hash changed in transit fails.
@@ -433,6 +505,66 @@ check("the event's own URL opens its detail: before and after side by side, the 
   await page.getByLabel(`compare ${V3}`).check();
   await page.getByTestId("compare").click();
   await page.getByTestId("comparison").getByText("retentionDays").waitFor({ timeout: T });
+  // A version restores from the comparison and from its row: the dialog
+  // compares the current state with that version's, as the drawer's own.
+  const v1 = await apiGet(`/api/audit-logs/${V1}`);
+  for (const from of [page.getByTestId("comparison-restore"), page.getByTestId("version").filter({ has: page.getByLabel(`compare ${V1}`) })]) {
+    await from.getByTestId("restore-version").first().click();
+    const dialog = page.getByTestId("restore-confirm");
+    await dialog.getByText("Restore the resulting version").waitFor({ timeout: T });
+    await dialog.getByTestId("side-by-side").getByText("retentionDays").first().waitFor({ timeout: T });
+    const restored = await dialog.getByTestId("side-by-side").locator("tr").evaluateAll((rows) => rows.map((r) => r.textContent));
+    if (!restored.some((t) => t.includes("retentionDays") && t.endsWith(String(v1.after.retentionDays)))) throw new Error(`the dialog does not restore ${V1}'s state: ${restored.join(" | ")}`);
+    await axe(page, "the restore dialog of a version");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached", timeout: T });
+    // Escape closed the dialog only: the event is still open.
+    if (!new URL(page.url()).searchParams.has("event")) throw new Error("Escape in the restore dialog closed the event too");
+    await page.getByTestId("comparison").waitFor({ timeout: T });
+  }
+});
+
+check("a long field name wraps between its words in the drawer, never inside one, wide and narrow", async ({ browser }) => {
+  const long = "inboundQueueOverflowRecordingRetentionPolicyName";
+  const ev = { ...policyEvent({ settings: { [long]: "keep-thirty-days" } }, { settings: { [long]: "keep-ninety-days-for-disputes" } }),
+    resource: { type: "recording_policy", id: randomUUID() } };
+  await ingest(ev);
+  for (const [w, h] of [[1280, 720], [390, 844]]) {
+    const ctx = await browser.newContext({ viewport: { width: w, height: h }, timezoneId: "Europe/Paris" });
+    const page = await ctx.newPage();
+    await page.goto(`${PANEL}?range=all&event=${ev.id}#token=${ADMIN}`);
+    await page.getByTestId("side-by-side").getByText("Policy").first().waitFor({ timeout: T });
+    // Where each line of a field's name ends: never between two
+    // lower-case letters (inside a word).
+    const { names, wrapped, bad } = await page.evaluate(() => {
+      const out = { names: 0, wrapped: 0, bad: [] };
+      for (const el of document.querySelectorAll('[data-testid="event-drawer"] [data-testid="field-name"]')) {
+        if (!el.getClientRects().length) continue;
+        out.names++;
+        let prevTop, prevCh;
+        const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+        for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+          for (let i = 0; i < n.length; i++) {
+            const r = document.createRange();
+            r.setStart(n, i);
+            r.setEnd(n, i + 1);
+            const rect = r.getClientRects()[0];
+            if (!rect) continue;
+            if (prevTop !== undefined && rect.top > prevTop + 2) {
+              out.wrapped++;
+              if (/[a-z]/.test(prevCh) && /[a-z]/.test(n.data[i])) out.bad.push(`${el.textContent}: ${prevCh}|${n.data[i]}`);
+            }
+            prevTop = rect.top;
+            prevCh = n.data[i];
+          }
+        }
+      }
+      return out;
+    });
+    if (!names || !wrapped) throw new Error(`at ${w} px: ${names} field names, ${wrapped} wrapped; the long name should wrap`);
+    if (bad.length) throw new Error(`at ${w} px a field name breaks inside a word: ${bad.join("; ")}`);
+    await ctx.close();
+  }
 });
 
 check("a per-field undo asks for confirmation and a reason, shows a pending ask instead of a second, follows the request", async ({ page }) => {
@@ -650,6 +782,17 @@ check("streams: a bad URL named under its field; a Splunk stream created, tested
   await card.getByRole("button", { name: "Pause" }).click();
   await page.locator('[data-testid="stream"][data-state="paused"]').filter({ hasText: "SIEM from the browser" }).waitFor({ timeout: T });
   await card.getByText("paused by").waitFor({ timeout: T });
+  // The paused reason and every action read at 4.5:1 or more, armed or
+  // not, wide and narrow.
+  const streamText = ['[data-testid="stream"] button', '[data-testid="stream-reason"]'];
+  await card.getByRole("button", { name: "Delete" }).click();
+  await card.getByRole("button", { name: "Replay from the start" }).click();
+  for (const [w, h] of [[1280, 720], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    if ((await contrast(page, `a paused stream at ${w} px`, streamText)) < 6) throw new Error("the stream's actions were not measured");
+    await axe(page, `a paused stream at ${w} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 720 }); // the context's own
   await card.getByRole("button", { name: "Resume" }).click();
   await card.getByRole("button", { name: "Pause" }).waitFor({ timeout: T });
   await card.getByRole("button", { name: "Delete" }).click();
@@ -805,13 +948,18 @@ check("the search box: a pasted IP finds its events, half-typed text sends nothi
   if (!found.data.length || found.data.some((e) => e.actor.ip !== some.actor.ip && !JSON.stringify(e).includes(some.actor.ip))) throw new Error(`a pasted IP: ${JSON.stringify(found.data.map((e) => e.actor.ip))}`);
   await page.getByTestId("event-row").first().waitFor({ timeout: T });
   // A search that does not parse: the reason under the box, the
-  // histogram still drawn, no Retry (it would be refused again).
+  // histogram still drawn (the same bars, dimmed), no Retry (it would be
+  // refused again).
+  const bars = () => page.getByTestId("histogram").locator("rect").evaluateAll((rs) => rs.filter((r) => r.getBoundingClientRect().height > 0).length);
+  await page.getByTestId("histogram-axis").waitFor({ timeout: T });
+  const drawn = await bars();
+  if (!drawn) throw new Error("no bar drawn before the invalid search");
   await box.fill("created:tomorrow");
   await box.press("Enter");
   await page.getByTestId("search-error").waitFor({ timeout: T });
   const under = await page.locator(".mantine-InputWrapper-error").innerText();
   if (!under.includes("tomorrow")) throw new Error(`the error under the box: ${under}`);
-  if (!(await page.getByTestId("histogram").isVisible())) throw new Error("the histogram was hidden by an invalid search");
+  if (!(await page.getByTestId("histogram").isVisible()) || (await bars()) !== drawn) throw new Error(`the histogram was blanked by an invalid search: ${await bars()} bars, ${drawn} before`);
   if (await page.getByRole("button", { name: "Retry" }).count()) throw new Error("a Retry button for a search that cannot parse");
   await contrast(page, "an invalid search");
   // resource: takes an id; the kind was meant: the panel offers it.
@@ -1041,10 +1189,34 @@ check("a phone shows six events or more above the fold, each with when, what, wh
   await page.getByTestId("sort").click();
   await page.getByRole("option", { name: "Oldest first" }).click();
   await page.waitForURL(/order=asc/, { timeout: T });
+  await axe(page, "the filter sheet at 390 px");
+  if ((await readingOrder(page, '[data-testid="filter-sheet"] .mantine-Drawer-content', "the filter sheet")) < 6) throw new Error("too few stops in the filter sheet");
   await page.getByTestId("sheet-done").click();
   // Focus returns to the button that opened the sheet.
   await page.waitForFunction(() => document.activeElement?.dataset.testid === "filters-toggle", null, { timeout: T });
   await axe(page, "the cards at 390 px");
+  // The sheet's close button says what it closes.
+  await page.getByTestId("filters-toggle").click();
+  await page.getByRole("button", { name: "Close the filters" }).click();
+  await page.waitForFunction(() => !document.querySelector('[data-testid="filter-sheet"] .mantine-Drawer-content'), null, { timeout: T });
+  // A tap anywhere on a card opens its event: its middle, and each of its
+  // lines (a card has no link a finger could hit instead).
+  await page.locator('[data-testid="events"][aria-busy="false"]').waitFor({ timeout: T });
+  for (const n of [0, 1, 2]) {
+    const card = page.getByTestId("event-row").nth(n);
+    const id = await card.getAttribute("data-id");
+    const box = await card.boundingBox();
+    for (const y of [0.5, 0.3, 0.7]) {
+      const hit = await page.evaluate(([x, y]) => { const e = document.elementFromPoint(x, y); return `${e?.tagName}.${e?.className}`; }, [box.x + box.width * 0.5, box.y + box.height * y]);
+      await page.mouse.click(box.x + box.width * 0.5, box.y + box.height * y);
+      await page.waitForURL((u) => u.searchParams.get("event") === id, { timeout: T }).catch((e) => {
+        throw new Error(`a tap at ${Math.round(y * 100)}% of card ${n} (on ${hit}) did not open its event: ${page.url()} (${e.message.split("\n")[0]})`);
+      });
+      await page.getByTestId("event-json").waitFor({ timeout: T });
+      await page.keyboard.press("Escape");
+      await page.waitForURL((u) => !u.searchParams.has("event"), { timeout: T });
+    }
+  }
   // The operator team's reason is on the card in its view.
   await page.goto(`${PANEL}?view=operator&range=all`);
   await page.getByTestId("card-reason").first().waitFor({ timeout: T });

@@ -1,18 +1,17 @@
 import type { AuditEvent } from "../api/client";
-import type { Filters } from "../filters";
 import { firstChange } from "../phone";
 import { browserZone, formatTime } from "../time";
 
 /** Card is one event at phone width: when, whether it failed, what was
  * done to which resource, by whom, and why (the first change, the
- * operator's declared reason). Plain elements, as the table's rows. */
-export function Card({ e, zone, filter, onOpen, tabStop }: {
-  e: AuditEvent; zone: string; filter: (f: Partial<Filters>) => void; onOpen: (id: string) => void; tabStop: boolean;
+ * operator's declared reason). Plain elements, as the table's rows. The
+ * whole card is one target that opens the event: a finger tapping the
+ * middle of a card hit the resource or user links the table's rows
+ * have, so on a phone filtering from an event is the drawer's pivots
+ * (By this actor, On this resource). */
+export function Card({ e, zone, onOpen, tabStop }: {
+  e: AuditEvent; zone: string; onOpen: (id: string) => void; tabStop: boolean;
 }) {
-  const on = (f: Partial<Filters>) => (ev: React.MouseEvent) => {
-    ev.stopPropagation();
-    filter(f);
-  };
   const change = firstChange(e);
   const failed = e.outcome === "failure";
   return (
@@ -24,13 +23,11 @@ export function Card({ e, zone, filter, onOpen, tabStop }: {
       </div>
       <div className="al-card-line al-card-start">
         <span className="al-badge">{e.action}</span>
-        <button type="button" tabIndex={-1} className="al-link" onClick={on({ resourceType: [e.resource.type] })}>{e.resource.type}</button>
-        <button type="button" tabIndex={-1} className="al-link al-id" aria-label={`Filter on resource ${e.resource.id}`} onClick={on({ resourceId: e.resource.id })}>
-          <code>{e.resource.id.slice(0, 8)}</code>
-        </button>
+        <span>{e.resource.type}</span>
+        <span className="al-id" title={e.resource.id}><code>{e.resource.id.slice(0, 8)}</code></span>
       </div>
       <div className="al-card-line al-card-start">
-        <button type="button" tabIndex={-1} className="al-link al-card-who" onClick={on({ actorEmail: e.actor.email })}>{e.actor.email}</button>
+        <span className="al-card-who">{e.actor.email}</span>
         {e.crossTenant && <span className="al-badge al-badge-operator" data-testid="cross-tenant">operator team</span>}
       </div>
       {change && (

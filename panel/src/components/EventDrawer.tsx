@@ -84,7 +84,7 @@ export function EventDrawer({ id }: { id: string }) {
               <Title order={5}>Before and after</Title>
               <SideBySide left={parse(e.before)} right={parse(e.after)} leftLabel="Before" rightLabel="After" />
               <RestorePanel event={e} onDialog={setDialog} onChanged={() => setVersions((v) => v + 1)} />
-              <History type={e.resource.type} resourceId={e.resource.id} current={e.id} refresh={versions} />
+              <History type={e.resource.type} resourceId={e.resource.id} current={e.id} refresh={versions} onDialog={setDialog} onChanged={() => setVersions((v) => v + 1)} />
             </>
           )}
           <Title order={5}>The full event</Title>

@@ -89,7 +89,8 @@ function focusRow(from: HTMLElement, i: number) {
  * one, and the next Tab leaves the table. A row's links (filter on this
  * user, this resource) are for the pointer: the drawer's pivots do the
  * same from the keyboard. At phone width the events are cards
- * (EventCards.tsx) with the same keys; sorting is in the filters' sheet. */
+ * (EventCards.tsx) with the same keys, each one tap target (no links:
+ * the drawer's pivots filter); sorting is in the filters' sheet. */
 export function EventsTable({ events, loading, busy, filters, operator, onFilter, onOpen }: Props) {
   const [zone] = useTimeZone();
   const [active, setActive] = useState(0);
@@ -124,7 +125,7 @@ export function EventsTable({ events, loading, busy, filters, operator, onFilter
     return (
       <ul className="al-cards" data-testid="events" aria-label="Events" aria-busy={busy} style={{ opacity: busy ? 0.6 : 1 }} onKeyDown={keys} onFocus={focus}>
         {events.map((e, i) => (
-          <Card key={e.id} e={e} zone={zone} filter={filter} onOpen={onOpen} tabStop={i === Math.min(active, events.length - 1)} />
+          <Card key={e.id} e={e} zone={zone} onOpen={onOpen} tabStop={i === Math.min(active, events.length - 1)} />
         ))}
       </ul>
     );

@@ -12,7 +12,12 @@ function SearchHelp({ onPick, sample }: { onPick: (q: string) => void; sample?: 
   return (
     <Popover width={380} position="bottom-end" withinPortal>
       <Popover.Target>
-        <ActionIcon variant="subtle" size="sm" aria-label="How to search" data-testid="search-help">?</ActionIcon>
+        <ActionIcon variant="subtle" size="sm" aria-label="How to search" data-testid="search-help">
+          {/* An icon, not a "?" glyph: a one-character text is a contrast axe cannot decide. */}
+          <svg width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" strokeWidth="1.6" aria-hidden="true">
+            <circle cx="8" cy="8" r="6.6" /><path d="M6.1 6.2a2 2 0 1 1 2.6 1.9c-.5.2-.7.6-.7 1.1v.5" strokeLinecap="round" /><circle cx="8" cy="11.6" r=".5" fill="currentColor" />
+          </svg>
+        </ActionIcon>
       </Popover.Target>
       <Popover.Dropdown>
         <Stack gap={6}>
@@ -87,8 +92,16 @@ export function FilterBar({ filters, onChange, operator, searchError, sample, fu
     const t = setTimeout(() => apply(q), text.q !== (filters.q ?? "") ? searchPause : 400);
     return () => clearTimeout(t);
   });
+  const search = (
+    <TextInput label="Search" w={w(W.search)} placeholder="paste an IP, e-mail, id; words; actor:grace*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
+      onKeyDown={(e) => e.key === "Enter" && apply(text.q)} error={searchError} data-testid="search"
+      rightSection={<SearchHelp sample={sample} onPick={(q) => setText({ ...text, q })} />} />
+  );
   return (
     <Group align="end" gap="sm" wrap="wrap" data-testid="filters">
+      {/* First in the phone's sheet, what an investigator reaches for: first
+          in the document too, so the tab order is the order on screen. */}
+      {full && search}
       <SegmentedControl w={w(W.range)} fullWidth={full}
         value={filters.range}
         onChange={(v) => onChange({ ...filters, range: v as Filters["range"], from: filters.from, to: filters.to })}
@@ -105,10 +118,7 @@ export function FilterBar({ filters, onChange, operator, searchError, sample, fu
       <MultiSelect label="Resource kind" data={kinds} value={filters.resourceType} onChange={(v) => onChange({ ...filters, resourceType: v })} searchable clearable w={w(W.kind)} styles={oneLine} />
       <TextInput label="Resource ID" value={text.resourceId} onChange={(e) => setText({ ...text, resourceId: e.currentTarget.value })} w={w(W.id)} />
       <Select label="Outcome" data={["success", "failure"]} value={filters.outcome ?? null} onChange={(v) => onChange({ ...filters, outcome: (v ?? undefined) as Filters["outcome"] })} clearable w={w(W.outcome)} />
-      {/* First in the phone's sheet: what an investigator reaches for. */}
-      <TextInput label="Search" w={w(W.search)} style={full ? { order: -1 } : undefined} placeholder="paste an IP, e-mail, id; words; actor:grace*" value={text.q} onChange={(e) => setText({ ...text, q: e.currentTarget.value })}
-        onKeyDown={(e) => e.key === "Enter" && apply(text.q)} error={searchError} data-testid="search"
-        rightSection={<SearchHelp sample={sample} onPick={(q) => setText({ ...text, q })} />} />
+      {!full && search}
       {!operator && (
         <Switch label="Operator team only (cross_tenant)" w={w(W.operator)} checked={filters.crossTenant === true}
           onChange={(e) => onChange({ ...filters, crossTenant: e.currentTarget.checked ? true : undefined })} />

@@ -15,6 +15,7 @@ export function FilterSheet({ opened, onClose, filters, onChange, follow, onFoll
   const sort = (v: string | null) => v && onChange(sortFilters(filters, v));
   return (
     <Drawer opened={opened} onClose={onClose} position="bottom" size="88%" title="Filters" data-testid="filter-sheet"
+      closeButtonProps={{ "aria-label": "Close the filters" }}
       styles={{ content: { borderTopLeftRadius: 12, borderTopRightRadius: 12 } }}>
       <Stack gap="sm">
         <Select label="Order" data={sortChoices} value={sortValue(filters)} onChange={sort} allowDeselect={false} data-testid="sort" />

@@ -1,15 +1,33 @@
 import { Badge, Button, Checkbox, Group, Stack, Table, Text, Title } from "@mantine/core";
-import { useState } from "react";
-import { api, must, type Comparison, type HistoryEntry } from "../api/client";
+import { useState, useSyncExternalStore } from "react";
+import { api, must, type Comparison, type HistoryEntry, type Restore } from "../api/client";
+import { auth } from "../auth";
 import { show } from "../state";
 import { formatTime, useTimeZone } from "../time";
 import { ErrorState } from "./ErrorState";
+import { FieldName } from "./FieldName";
+import { RestoreStatus, RestoreVersion, canRestore } from "./RestorePanel";
 import { useAsync } from "../useAsync";
 
 /** History lists a resource's versions, newest first; ticking two
- * compares them side by side. */
-export function History({ type, resourceId, current, refresh = 0 }: { type: string; resourceId: string; current: string; refresh?: number }) {
+ * compares them side by side. An admin restores a version from its row
+ * or from the comparison (RestoreVersion); onDialog says when that
+ * dialog is open, onChanged when the versions may have changed. */
+export function History({ type, resourceId, current, refresh = 0, onDialog, onChanged }: {
+  type: string; resourceId: string; current: string; refresh?: number; onDialog?: (open: boolean) => void; onChanged?: () => void;
+}) {
   const [zone] = useTimeZone();
+  const role = useSyncExternalStore(auth.subscribe, auth.state).claims?.role;
+  const [restoring, setRestoringState] = useState<string | null>(null);
+  const [done, setDone] = useState<Restore | null>(null);
+  const setRestoring = (id: string | null) => {
+    setRestoringState(id);
+    onDialog?.(id !== null);
+  };
+  const restore = (h: HistoryEntry, label: string) =>
+    canRestore(role) && h.hasState && h.eventId !== entries[0]?.eventId && (
+      <Button size="compact-xs" variant="subtle" onClick={() => setRestoring(h.eventId)} aria-label={`Restore the version of ${formatTime(h.timestamp, zone)}`} data-testid="restore-version">{label}</Button>
+    );
   const [extra, setExtra] = useState<{ entries: HistoryEntry[]; cursor?: string | null }>({ entries: [] });
   const first = useAsync(() => must(api.GET("/api/resources/{type}/{id}/history", { params: { path: { type, id: resourceId }, query: { pageSize: 20 } } })), `${type}/${resourceId}/${refresh}`);
   const [picked, setPicked] = useState<string[]>([]);
@@ -52,6 +70,7 @@ export function History({ type, resourceId, current, refresh = 0 }: { type: stri
                   <Badge variant="light">{h.action}</Badge>
                   {h.eventId === current && <Badge>this event</Badge>}
                   {h.restoredFrom && <Badge color={h.outcome === "failure" ? "red.9" : "teal.9"}>{h.outcome === "failure" ? "refused" : "restored"}</Badge>}
+                  {restore(h, "Restore")}
                 </Stack>
               </Table.Td>
               <Table.Td className="al-wide"><Text size="xs" ff="monospace">{h.changedFields.join(", ")}</Text></Table.Td>
@@ -65,6 +84,15 @@ export function History({ type, resourceId, current, refresh = 0 }: { type: stri
       </Group>
       {cmp.error !== undefined && <ErrorState error={cmp.error} />}
       {cmp.data && (
+        <Group gap="xs" data-testid="comparison-restore">
+          {restore(cmp.data.base, `Restore the version of ${formatTime(cmp.data.base.timestamp, zone)}`)}
+          {restore(cmp.data.target, `Restore the version of ${formatTime(cmp.data.target.timestamp, zone)}`)}
+        </Group>
+      )}
+      {restoring && <RestoreVersion eventId={restoring} onClose={() => setRestoring(null)} onConflict={() => onChanged?.()}
+        onDone={(r) => { setDone(r); setRestoring(null); }} />}
+      {done && <RestoreStatus first={done} onFinal={() => onChanged?.()} />}
+      {cmp.data && (
         <Table withTableBorder layout="fixed" className="al-wrap" data-testid="comparison">
           <Table.Thead>
             <Table.Tr><Table.Th w="24%">Field</Table.Th><Table.Th>{formatTime(cmp.data.base.timestamp, zone)}</Table.Th><Table.Th>{formatTime(cmp.data.target.timestamp, zone)}</Table.Th><Table.Th w={86}>Change</Table.Th></Table.Tr>
@@ -72,7 +100,7 @@ export function History({ type, resourceId, current, refresh = 0 }: { type: stri
           <Table.Tbody>
             {cmp.data.fields.map((f) => (
               <Table.Tr key={f.path}>
-                <Table.Td ff="monospace">{f.path}</Table.Td>
+                <Table.Td ff="monospace"><FieldName name={f.path} /></Table.Td>
                 <Table.Td ff="monospace">{show(f.base, f.base !== null)}</Table.Td>
                 <Table.Td ff="monospace">{show(f.target, f.target !== null)}</Table.Td>
                 <Table.Td><Badge size="xs">{f.change}</Badge></Table.Td>

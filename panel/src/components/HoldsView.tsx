@@ -98,7 +98,7 @@ function HoldCard({ h, holder, reload }: { h: Hold; holder: boolean; reload: () 
           <Button size="compact-xs" variant="light" onClick={() => void act(download(`/api/legal-holds/${h.id}/export`, `legal-hold-${h.id}.tar`))}>Signed export</Button>
           {holder && h.state === "active" && <Button size="compact-xs" variant="light" onClick={() => setEditing(!editing)}>Change</Button>}
           {holder && h.state === "active" && (armed
-            ? <Button size="compact-xs" color="orange.9" onClick={() => void act(must(api.POST("/api/legal-holds/{id}/release", path)))}>Confirm: release</Button>
+            ? <Button size="compact-xs" color="orange" onClick={() => void act(must(api.POST("/api/legal-holds/{id}/release", path)))}>Confirm: release</Button>
             : <Button size="compact-xs" variant="subtle" color="red.9" c="red.9" onClick={() => setArmed(true)}>Release</Button>)}
           {holder && h.state === "releasing" && (
             <Button size="compact-xs" variant="light" onClick={() => void act(must(api.DELETE("/api/legal-holds/{id}/release", path)))}>Undo the release</Button>

@@ -1,11 +1,12 @@
 import { Button, CopyButton, Group } from "@mantine/core";
 import "./JsonTree.css";
+import { FieldName } from "./FieldName";
 
 /** Node is one value of the tree: an object or array folds (a native
  * <details>, so the keyboard and screen readers know it), a leaf shows
  * its JSON. Levels below open start folded. */
 function Node({ name, value, depth, open }: { name?: string; value: unknown; depth: number; open: number }) {
-  const key = name !== undefined ? <span className="al-json-key">{name}: </span> : null;
+  const key = name !== undefined ? <span className="al-json-key"><FieldName name={name} />: </span> : null;
   if (value === null || typeof value !== "object") {
     return <div className="al-json-leaf">{key}<span className={`al-json-${value === null ? "null" : typeof value}`}>{JSON.stringify(value)}</span></div>;
   }

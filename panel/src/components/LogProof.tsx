@@ -108,7 +108,9 @@ export function LogProof({ id }: { id: string }) {
       <Text size="xs">
         In the log at #{c.index}, checkpoint of {formatTime(c.time, zone)} ({c.size} events)
         {c.signature === "valid" ? ", signature checked" : c.signature === "unchecked" ? "; this browser cannot check Ed25519 signatures" : ""}
-        {c.cosigners.length > 0 ? `, cosigned by ${c.cosigners.join(", ")}` : ""}
+        {c.cosigners.length > 0
+          ? `, cosigned by ${c.cosigners.join(", ")}`
+          : ". No witness is configured: only the service's own key vouches for this checkpoint, so a rolled-back log is caught only by this browser's memory of a larger one"}
       </Text>
     </Group>
   );

@@ -39,7 +39,7 @@ export function RestorePanel({ event, onDialog, onChanged }: { event: AuditEvent
     if (!x) requestAnimationFrame(() => opener.current?.isConnected && opener.current.focus());
   };
   const role = a.claims?.role;
-  if (role !== "admin" && role !== "superadmin") return null;
+  if (!canRestore(role)) return null;
   const fields = Object.keys(event.diff ?? {}).filter((k) => !String(JSON.stringify(event.diff?.[k]?.from)).includes("masked:v1:"));
   return (
     <Stack gap="xs" data-testid="restore">
@@ -62,6 +62,28 @@ export function RestorePanel({ event, onDialog, onChanged }: { event: AuditEvent
     </Stack>
   );
 }
+
+/** RestoreVersion asks to restore the state one version made (the
+ * event eventId, its after): what the drawer's "Restore the state this
+ * change made" asks, from the versions list or the comparison, without
+ * opening that version first. It reads the event, then confirms as the
+ * drawer does; the request is followed below (RestoreStatus). */
+export function RestoreVersion({ eventId, onClose, onDone, onConflict }: { eventId: string; onClose: () => void; onDone: (r: Restore) => void; onConflict: () => void }) {
+  const a = useSyncExternalStore(auth.subscribe, auth.state);
+  const [event, setEvent] = useState<AuditEvent | null>(null);
+  const [error, setError] = useState<unknown>();
+  useEffect(() => {
+    must(api.GET("/api/audit-logs/{id}", { params: { path: { id: eventId } } })).then(setEvent, setError);
+  }, [eventId]);
+  const ask = useState<Ask>({ version: "after" })[0];
+  if (error !== undefined) return <Alert color="red" title="This version cannot be read" data-testid="restore-error">{error instanceof Error ? error.message : String(error)}</Alert>;
+  if (!event) return null;
+  return <Confirm event={event} ask={ask} superadmin={a.claims?.role === "superadmin"} onClose={onClose} onConflict={onConflict}
+    onDone={(r) => { localStorage.setItem(askKey(event, ask), r.requestId); onDone(r); }} />;
+}
+
+/** canRestore says whether the signed-in role may ask for restores. */
+export const canRestore = (role?: string) => role === "admin" || role === "superadmin";
 
 /** latestVersion reads the resource's newest version. */
 async function latestVersion(e: AuditEvent): Promise<AuditEvent> {
@@ -165,7 +187,7 @@ function Confirm({ event, ask, superadmin, onClose, onDone, onConflict }: Confir
 
 /** RestoreStatus follows a request: pending → applied (or failed), then
  * tells onFinal (the versions list refreshes). */
-function RestoreStatus({ first, onFinal }: { first: Restore; onFinal: () => void }) {
+export function RestoreStatus({ first, onFinal }: { first: Restore; onFinal: () => void }) {
   const [r, setR] = useState(first);
   useEffect(() => {
     if (r.status !== "pending") {

@@ -1,4 +1,4 @@
-import { ActionIcon, Anchor, Button, CopyButton, Group, Popover, Stack, Text, TextInput } from "@mantine/core";
+import { Anchor, Button, CopyButton, Group, Popover, Stack, Text, TextInput } from "@mantine/core";
 import { useState } from "react";
 import { api, ApiError, must, type Problem } from "../api/client";
 import { type Filters } from "../filters";
@@ -49,7 +49,7 @@ export function SavedSearches({ filters }: { filters: Filters }) {
                 <CopyButton value={abs(savedLink(s))}>
                   {({ copied, copy }) => <Button size="compact-xs" variant="subtle" onClick={copy} aria-label={`Copy the link of ${s.name}`}>{copied ? "Copied" : "Link"}</Button>}
                 </CopyButton>
-                <ActionIcon size="sm" variant="subtle" color="red.9" onClick={() => void remove(s.id)} aria-label={`Delete ${s.name}`}>×</ActionIcon>
+                <Button size="compact-xs" variant="subtle" color="red" onClick={() => void remove(s.id)} aria-label={`Delete ${s.name}`}>Delete</Button>
               </Group>
             </Group>
           ))}

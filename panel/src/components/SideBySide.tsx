@@ -1,6 +1,7 @@
 import { Button, Table, Text } from "@mantine/core";
 import { useState } from "react";
 import { show, sideBySide } from "../state";
+import { FieldName } from "./FieldName";
 
 /** SideBySide shows two states field by field: changed lines
  * highlighted, unchanged context collapsed until asked for. */
@@ -22,7 +23,7 @@ export function SideBySide({ left, right, leftLabel, rightLabel }: { left: unkno
         <Table.Tbody>
           {shown.map((r) => (
             <Table.Tr key={r.path} bg={r.changed ? "var(--mantine-color-yellow-0)" : undefined} data-changed={r.changed || undefined}>
-              <Table.Td ff="monospace">{r.path}</Table.Td>
+              <Table.Td ff="monospace"><FieldName name={r.path} /></Table.Td>
               <Table.Td ff="monospace" c={r.changed ? "red.9" : undefined}>{show(r.left, r.leftHas)}</Table.Td>
               <Table.Td ff="monospace" c={r.changed ? "teal.9" : undefined}>{show(r.right, r.rightHas)}</Table.Td>
             </Table.Tr>

@@ -58,11 +58,11 @@ function StreamCard({ s, reload }: { s: Stream; reload: () => void }) {
             ? <Button size="compact-xs" variant="light" onClick={() => void act("resume", must(api.POST("/api/streams/{id}/resume", path)))}>Resume</Button>
             : <Button size="compact-xs" variant="light" onClick={() => void act("pause", must(api.POST("/api/streams/{id}/pause", path)))}>Pause</Button>}
           {armed === "replay"
-            ? <Button size="compact-xs" color="orange.9" onClick={() => void act("replay", must(api.POST("/api/streams/{id}/replay", { ...path, body: { from: 0 } })))}>Confirm: deliver everything again</Button>
+            ? <Button size="compact-xs" color="orange" onClick={() => void act("replay", must(api.POST("/api/streams/{id}/replay", { ...path, body: { from: 0 } })))}>Confirm: deliver everything again</Button>
             : <Button size="compact-xs" variant="subtle" onClick={() => setArmed("replay")}>Replay from the start</Button>}
           {armed === "delete"
             ? <Button size="compact-xs" color="red.8" onClick={() => void act("delete", must(api.DELETE("/api/streams/{id}", path)))}>Confirm: delete</Button>
-            : <Button size="compact-xs" variant="subtle" color="red.8" onClick={() => setArmed("delete")}>Delete</Button>}
+            : <Button size="compact-xs" variant="subtle" color="red" onClick={() => setArmed("delete")}>Delete</Button>}
         </Stack>
       </Group>
       {error !== undefined && <ErrorState error={error} />}
