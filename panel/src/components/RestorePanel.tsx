@@ -63,6 +63,10 @@ export function RestorePanel({ event, onDialog, onChanged }: { event: AuditEvent
   );
 }
 
+/** afterAsk is the whole state a version made (one object: the dialog
+ * reads the resource again when its ask changes). */
+const afterAsk: Ask = { version: "after" };
+
 /** RestoreVersion asks to restore the state one version made (the
  * event eventId, its after): what the drawer's "Restore the state this
  * change made" asks, from the versions list or the comparison, without
@@ -75,7 +79,7 @@ export function RestoreVersion({ eventId, onClose, onDone, onConflict }: { event
   useEffect(() => {
     must(api.GET("/api/audit-logs/{id}", { params: { path: { id: eventId } } })).then(setEvent, setError);
   }, [eventId]);
-  const ask = useState<Ask>({ version: "after" })[0];
+  const ask = afterAsk;
   if (error !== undefined) return <Alert color="red" title="This version cannot be read" data-testid="restore-error">{error instanceof Error ? error.message : String(error)}</Alert>;
   if (!event) return null;
   return <Confirm event={event} ask={ask} superadmin={a.claims?.role === "superadmin"} onClose={onClose} onConflict={onConflict}
