@@ -90,9 +90,9 @@ func (s *Store) heldCount(ctx context.Context, idx string, scan *retiring, now t
 		if plan == "" {
 			plan = s.cfg.DefaultPlan
 		}
-		before := map[string]any{"range": map[string]any{"@timestamp": map[string]any{
-			"format": "strict_date_optional_time", "lt": audit.NewTimestamp(audit.Cutoff(plan, now)).String()}}}
-		should = append(should, map[string]any{"bool": map[string]any{"filter": []any{heldClause(t, scan.holds[t]), before}}})
+		cutoff := audit.Cutoff(plan, now)
+		past := FilterClauses(audit.Filter{TenantID: t, To: &cutoff}) // the list's own translation of a time range
+		should = append(should, map[string]any{"bool": map[string]any{"filter": append(past, heldClause(t, scan.holds[t]))}})
 	}
 	var out struct {
 		Count int64 `json:"count"`
@@ -112,7 +112,7 @@ func (s *Store) heldPass(ctx context.Context, now time.Time, rep *LifecycleRepor
 		err = s.c.DoJSON(ctx, http.MethodPost, "/"+s.heldPrefix()+"*/_refresh?allow_no_indices=true&ignore_unavailable=true", nil, nil)
 	}
 	if err != nil {
-		return []error{fmt.Errorf("listing the held indices: %w", err)}
+		return []error{fmt.Errorf("listing and refreshing the held indices: %w", err)}
 	}
 	var failed []error
 	for _, idx := range names {
