@@ -33,6 +33,10 @@ func decodeDocFast(src []byte, d *doc) bool {
 		switch key {
 		case "changedFields":
 			d.ChangedFields, ok = audit.DecodeStrings(raw)
+		case "text":
+			d.Text, ok = audit.DecodeStrings(raw)
+		case "reasonWords":
+			d.ReasonWords, ok = audit.DecodeString(raw)
 		case "values":
 			d.Values, ok = audit.DecodeStrings(raw)
 		case "words":
@@ -75,9 +79,9 @@ func decodeBase64(raw []byte) ([]byte, bool) {
 func decodeStoredEvent(src []byte) (audit.Event, error) {
 	shape := audit.DocumentShape{TimestampKey: "@timestamp", Member: func(key string, raw []byte) bool {
 		switch key {
-		case "changedFields", "values", "words":
+		case "changedFields", "text", "values", "words":
 			return audit.IsStrings(raw)
-		case "reasonText":
+		case "reasonText", "reasonWords":
 			_, ok := audit.DecodeString(raw) // short, and rare
 			return ok
 		case "accept":

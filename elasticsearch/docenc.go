@@ -21,8 +21,8 @@ import (
 func appendDoc(b []byte, e *audit.Event, tag []byte) []byte {
 	// Room on the stack for the changed field names and the search
 	// values of a typical event: the document then costs no allocation
-	// beyond a changed value's and a joined text's.
-	var changedArr, valuesArr [16]string
+	// beyond a changed value's.
+	var changedArr, valuesArr [16]string // valuesArr: appendText's
 	changed := e.AppendChangedFields(changedArr[:0])
 	b = append(b, '{')
 	var m audit.Members
@@ -46,12 +46,7 @@ func appendDoc(b []byte, e *audit.Event, tag []byte) []byte {
 		}
 	}
 	b = m.Close(b)
-	b = jsonenc.AppendOptional(b, "reasonText", e.Reason, true)
-	vals := e.AppendSearchValues(valuesArr[:0], changed) // once: values and words both read it
-	if v := nonReason(e, vals); len(v) > 0 {
-		b = docStrings(jsonenc.AppendField(b, "values"), v)
-	}
-	b = appendJoinedWords(b, e, vals)
+	b = appendText(b, e, changed, valuesArr[:0])
 	if len(tag) > 0 {
 		b = append(jsonenc.AppendField(b, "accept"), '"')
 		b = base64.StdEncoding.AppendEncode(b, tag)

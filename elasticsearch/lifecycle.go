@@ -39,6 +39,9 @@ type LifecycleReport struct {
 	// Released counts the events deleted from the held indices once no
 	// legal hold kept them (holds.go).
 	Released int
+	// Reanalyzed counts the documents of an older mapping written again
+	// with the word model's text (reanalyze.go).
+	Reanalyzed int
 }
 
 // RunLifecycle is one pass of the built-in lifecycle worker. Where the
@@ -104,8 +107,9 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	return rep, errors.Join(failed...)
 }
 
-// tenancyPass finishes plan changes' copies out of shared streams and
-// promotes grown shared tenants.
+// tenancyPass finishes plan changes' copies out of shared streams,
+// promotes grown shared tenants and writes documents of an older mapping
+// again (reanalyze.go).
 func (s *Store) tenancyPass(ctx context.Context, rep *LifecycleReport) []error {
 	var failed []error
 	if err := s.finishMoves(ctx); err != nil {
@@ -113,6 +117,9 @@ func (s *Store) tenancyPass(ctx context.Context, rep *LifecycleReport) []error {
 	}
 	if err := s.promoteGrown(ctx, rep); err != nil {
 		failed = append(failed, fmt.Errorf("promoting grown tenants: %w", err))
+	}
+	if err := s.reanalyze(ctx, rep); err != nil {
+		failed = append(failed, fmt.Errorf("reanalyzing older documents: %w", err))
 	}
 	return failed
 }

@@ -56,7 +56,7 @@ func (s *Store) LifecycleLoop(ctx context.Context, interval time.Duration, log *
 		} else {
 			runs.WithLabelValues("ok").Inc()
 			log.Info("lifecycle pass", "streams", rep.Streams, "rolledOver", len(rep.RolledOver), "deleted", rep.Deleted,
-				"hibernated", rep.Hibernated, "reopened", rep.Reopened, "promoted", rep.Promoted, "rescued", rep.Rescued)
+				"hibernated", rep.Hibernated, "reopened", rep.Reopened, "promoted", rep.Promoted, "rescued", rep.Rescued, "reanalyzed", rep.Reanalyzed)
 		}
 		select {
 		case <-ctx.Done():

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/search"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
@@ -56,5 +57,76 @@ func TestBootstrapUpgradesExistingStreams(t *testing.T) {
 	got, err := s.GetEvent(ctx, restored.TenantID, restored.ID)
 	if err != nil || got.RestoredFrom != restored.RestoredFrom {
 		t.Fatalf("%+v %v", got, err)
+	}
+}
+
+// TestOlderDocumentsComeToTheWordModel (issue 56): a document written
+// under mapping version 5 (no text; its texts copied into search, which
+// Elasticsearch's standard analysis splits) is still found after the
+// upgrade, by the old analysis: a word yes, an unaccented "jose" for
+// "José" no. The next lifecycle pass writes it again from its event, and
+// then the word model finds it as it finds a new one.
+func TestOlderDocumentsComeToTheWordModel(t *testing.T) {
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro})
+	ctx := context.Background()
+	g := gen.New(gen.Config{Seed: 9, Tenants: 1, WithIDs: true}, 2)
+	fresh, old := g.Next(), g.Next()
+	if res, err := s.WriteEvents(ctx, []audit.Event{fresh}); err != nil || res[0].Status != audit.WriteCreated {
+		t.Fatalf("%v %v", res, err)
+	}
+	// The stream as version 5 mapped it: texts copied into search.
+	var tmpl map[string]any
+	if err := json.Unmarshal(s.TemplateBody(audit.PlanPro), &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	props := tmpl["template"].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any)
+	copyTo := func(p map[string]any, name string) { p[name].(map[string]any)["copy_to"] = "search" }
+	for _, name := range []string{"changedFields", "reasonText", "values", "words"} {
+		copyTo(props, name)
+	}
+	copyTo(props["actor"].(map[string]any)["properties"].(map[string]any), "email")
+	copyTo(props["actor"].(map[string]any)["properties"].(map[string]any), "userAgent")
+	copyTo(props["resource"].(map[string]any)["properties"].(map[string]any), "id")
+	stream := s.StreamName(audit.PlanPro, fresh.TenantID)
+	if err := s.Client().DoJSON(ctx, http.MethodPut, "/"+stream+"/_mapping", map[string]any{"properties": props}, nil); err != nil {
+		t.Fatal(err)
+	}
+	old.TenantID, old.Reason, old.Actor.UserAgent = fresh.TenantID, "Préférence de José", "Product/4.12.1"
+	old.Normalize()
+	res, err := s.Client().Do(ctx, http.MethodPut, "/"+stream+"/_create/"+old.ID+"?refresh=true", elasticsearch.OldDocument(&old))
+	if err != nil || res.Status != http.StatusCreated {
+		t.Fatalf("%v %v %s", res.Status, err, res.Body)
+	}
+	if err := s.Bootstrap(ctx); err != nil { // the upgrade: version 6's mapping on the stream
+		t.Fatal(err)
+	}
+	finds := func(q string) bool {
+		text, terms, err := search.Parse(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: old.TenantID, Q: text, Terms: terms, EventIDs: []string{old.ID}},
+			Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(r.Events) == 1
+	}
+	if !finds("José") || !finds(`"Product/4.12.1"`) || finds("jose") || finds("4.12") {
+		t.Fatalf("before the pass, the old analysis: José %v, Product/4.12.1 %v, jose %v (want false), 4.12 %v (want false)",
+			finds("José"), finds(`"Product/4.12.1"`), finds("jose"), finds("4.12"))
+	}
+	rep, err := s.RunLifecycle(ctx)
+	if err != nil || rep.Reanalyzed != 1 {
+		t.Fatalf("the pass reanalyzed %d documents (want the old one): %v", rep.Reanalyzed, err)
+	}
+	refresh(t, s, stream)
+	for _, q := range []string{"José", "jose", "preference", "4.12", `"product 4 12"`, "reason:jose"} {
+		if !finds(q) {
+			t.Errorf("after the pass, %q does not find the event", q)
+		}
+	}
+	if rep, err := s.RunLifecycle(ctx); err != nil || rep.Reanalyzed != 0 {
+		t.Fatalf("the next pass reanalyzed %d documents: %v", rep.Reanalyzed, err)
 	}
 }

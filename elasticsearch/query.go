@@ -3,8 +3,8 @@ package elasticsearch
 import (
 	"context"
 	"encoding/json"
+	"github.com/auditlog/auditlog/audit/search"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit/stats"
@@ -72,10 +72,8 @@ func FilterClauses(f audit.Filter) []any {
 	for _, t := range f.Terms {
 		clauses = append(clauses, termClause(t))
 	}
-	if q := strings.TrimSpace(f.Q); q != "" {
-		clauses = append(clauses, map[string]any{"simple_query_string": map[string]any{
-			"query": q, "fields": textFields, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
-		}})
+	for _, v := range search.FreeText(f.Q) {
+		clauses = append(clauses, textClause("text", "search", v))
 	}
 	return clauses
 }

@@ -25,18 +25,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 	if err != nil {
 		return 0, err
 	}
-	var found struct {
-		Hits struct {
-			Hits []struct {
-				Index  string          `json:"_index"`
-				ID     string          `json:"_id"`
-				Route  string          `json:"_routing"`
-				SeqNo  int64           `json:"_seq_no"`
-				Term   int64           `json:"_primary_term"`
-				Source json.RawMessage `json:"_source"`
-			} `json:"hits"`
-		} `json:"hits"`
-	}
+	var found writableHits
 	body := map[string]any{"size": len(eventIDs), "seq_no_primary_term": true, "track_total_hits": false,
 		"query": map[string]any{"bool": map[string]any{"filter": []any{
 			map[string]any{"term": map[string]any{"tenantId": tenantID}}, map[string]any{"terms": map[string]any{"id": eventIDs}}}}}}
@@ -64,4 +53,19 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 		n++
 	}
 	return n, nil
+}
+
+// writableHits is a search answer of documents to write again in place:
+// where each is (index, id, routing), and on what condition (seq_no_primary_term).
+type writableHits struct {
+	Hits struct {
+		Hits []struct {
+			Index  string          `json:"_index"`
+			ID     string          `json:"_id"`
+			Route  string          `json:"_routing"`
+			SeqNo  int64           `json:"_seq_no"`
+			Term   int64           `json:"_primary_term"`
+			Source json.RawMessage `json:"_source"`
+		} `json:"hits"`
+	} `json:"hits"`
 }

@@ -32,13 +32,11 @@ func termClause(t audit.Term) any {
 		should = append(should, map[string]any{"range": map[string]any{"@timestamp": r}})
 	case audit.SearchReason:
 		for _, v := range t.Values {
-			should = append(should, map[string]any{"match_phrase": map[string]any{"reasonText": v.Text}})
+			should = append(should, textClause("reasonWords", "reasonText", v))
 		}
 	case audit.SearchText, audit.SearchAny:
 		for _, v := range t.Values {
-			should = append(should, map[string]any{"simple_query_string": map[string]any{
-				"query": textQuery(v), "fields": textFields, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
-			}})
+			should = append(should, textClause("text", "search", v))
 			if t.Field == audit.SearchAny {
 				should = append(should, pasteClauses(v)...)
 			}
@@ -50,9 +48,9 @@ func termClause(t audit.Term) any {
 			case t.Field == audit.SearchCrossTenant:
 				should = append(should, map[string]any{"term": map[string]any{field: v.Text == "true"}})
 			case v.Prefix:
-				should = append(should, map[string]any{"prefix": map[string]any{field: v.Text}})
+				should = append(should, map[string]any{"prefix": map[string]any{field: anyCase(t.Field, v.Text)}})
 			default:
-				should = append(should, map[string]any{"term": map[string]any{field: v.Text}})
+				should = append(should, map[string]any{"term": map[string]any{field: anyCase(t.Field, v.Text)}})
 			}
 		}
 	}
@@ -70,7 +68,7 @@ func pasteClauses(v audit.TermValue) []any {
 		return nil
 	}
 	out := []any{
-		map[string]any{"term": map[string]any{"id": p.ID}}, map[string]any{"term": map[string]any{"requestId": p.Exact}},
+		map[string]any{"term": map[string]any{"id": p.ID}}, map[string]any{"term": map[string]any{"requestId": anyCase(audit.SearchRequest, p.Exact)}},
 		map[string]any{"term": map[string]any{"resource.id": p.Resource}}, map[string]any{"term": map[string]any{"actor.email": p.Email}},
 	}
 	if p.IPOK {
@@ -79,13 +77,46 @@ func pasteClauses(v audit.TermValue) []any {
 	return out
 }
 
-// textFields are what free text searches: search, which holds the
-// event's texts and, split into words where the standard analyzer would
-// keep a host name whole, words (words.go).
-var textFields = []string{"search"}
+// anyCase is a term or prefix query's value: for a request id, in any
+// case of its ASCII letters (as the embedded store's NOCASE collation).
+func anyCase(f audit.SearchField, v string) any {
+	if f != audit.SearchRequest {
+		return v
+	}
+	return map[string]any{"value": v, "case_insensitive": true}
+}
 
-// textQuery is one free-text value for simple_query_string: a phrase in
-// quotes (its tokens in order), a prefix with its *.
+// textClause is the query of one free-text value on field, whose values
+// are the words of the word model (words.go): one word a term, several a
+// phrase (positions next to each other, in one value of the field), a
+// prefix the prefix of its one word (search.Parse allows no other). A
+// document written before mapping version 6 has no text and is matched as
+// it was, on old (search or reasonText, Elasticsearch's standard
+// analysis), until the lifecycle pass writes it again.
+func textClause(field, old string, v audit.TermValue) any {
+	words := search.Fold(v.Text)
+	var q map[string]any
+	switch {
+	case v.Prefix:
+		q = map[string]any{"prefix": map[string]any{field: words}}
+	case strings.Contains(words, " "):
+		q = map[string]any{"match_phrase": map[string]any{field: words}}
+	default:
+		q = map[string]any{"term": map[string]any{field: words}}
+	}
+	oldQ := map[string]any{"simple_query_string": map[string]any{
+		"query": textQuery(v), "fields": []string{old}, "default_operator": "and", "flags": "PREFIX|PHRASE|WHITESPACE",
+	}}
+	if old == "reasonText" {
+		oldQ = map[string]any{"match_phrase": map[string]any{old: v.Text}}
+	}
+	unanalyzed := map[string]any{"bool": map[string]any{"must": []any{oldQ},
+		"must_not": []any{map[string]any{"exists": map[string]any{"field": "text"}}}}}
+	return map[string]any{"bool": map[string]any{"should": []any{q, unanalyzed}, "minimum_should_match": 1}}
+}
+
+// textQuery is one free-text value for simple_query_string on the old
+// analysis: a phrase in quotes (its tokens in order), a prefix with its *.
 func textQuery(v audit.TermValue) string {
 	s := `"` + strings.ReplaceAll(v.Text, `"`, " ") + `"`
 	if v.Prefix {

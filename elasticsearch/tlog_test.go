@@ -193,22 +193,26 @@ func TestVerifyNamesMalformedDocumentsOnElasticsearch(t *testing.T) {
 }
 
 // TestVerifyNamesMisindexedDocumentsOnElasticsearch: the fields a
-// document holds beside the event for search (values, changedFields,
-// reasonText), edited with the event untouched, hide it from free text
-// while its proof holds: log verify names each such document misindexed.
+// document holds beside the event for search (text, changedFields,
+// reasonWords), edited or removed with the event untouched, hide it from
+// free text while its proof holds: log verify names each such document
+// misindexed. Old members planted beside them (values, reasonText) are
+// not what a document of this version is found by, and not named.
 func TestVerifyNamesMisindexedDocumentsOnElasticsearch(t *testing.T) {
 	ctx := context.Background()
 	s, events, v := sealedStore(t, 16, 30)
 	tenant := events[0].TenantID
 	editDocs(t, s, events, map[int]map[string]any{
-		3: {"values": []string{"planted"}, "changedFields": []string{"planted"}},
-		5: {"reasonText": "nothing to see"},
+		3: {"text": []string{"planted"}, "changedFields": []string{"planted"}},
+		5: {"reasonWords": "nothing to see"},
+		7: {"text": nil},
+		9: {"values": []string{"planted"}, "reasonText": "nothing to see"},
 	})
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "misindexed", events[5].ID: "misindexed"}, s, s, tenant)
+	storetest.WantFindings(t, rep, map[string]string{events[3].ID: "misindexed", events[5].ID: "misindexed", events[7].ID: "misindexed"}, s, s, tenant)
 	if rep.Events != 30 {
 		t.Fatalf("%d events checked, want 30", rep.Events)
 	}

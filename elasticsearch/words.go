@@ -1,146 +1,91 @@
 package elasticsearch
 
 import (
-	"github.com/auditlog/auditlog/audit/search"
-	"strings"
-	"unicode"
-	"unicode/utf8"
-
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/search"
 	"github.com/auditlog/auditlog/internal/jsonenc"
 )
 
-// Free text on both stores splits words as search.Words does. The
-// standard analyzer of the search field keeps some runs whole that the
-// embedded store splits: at a dot, colon, apostrophe, comma or semicolon
-// between letters or digits (Unicode's word boundaries, UAX #29), so
-// "hooks.zendesk-relay.example" is the tokens "hooks.zendesk" and
-// "relay.example" and the word zendesk is not in it. For each searchable
-// text of an event that holds such a join, the document carries the text
-// split (words, copied into search), so that both stores find the same
-// events. The standard analyzer is kept rather than replaced: the test
-// cluster, like any cluster without the analysis-common module, has no
-// other tokenizer to split with, and documents written before mapping
-// version 4 are found through it as they always were.
+// Free text on both stores matches the words of the word model
+// (search.AppendFolded), which the service computes: the document
+// carries them (mapping version 6), text one value per searchable text of
+// the event (its audit.TextFields, changed field names and SearchValues,
+// the reason among them), reasonWords the reason's, both analyzed by the
+// whitespace analyzer, which only splits at the spaces between the words.
+// A cluster without the analysis-common module (the test cluster) has no
+// other tokenizer that could, and no accent folding. Elasticsearch's gap
+// between the values of one field keeps a phrase within one value.
+//
+// Documents written before version 6 have no text: they are found through
+// search, as they were (search.go), until the lifecycle pass writes them
+// again (reanalyze.go).
 
-// joinedWords returns the searchable texts of e (its audit.TextFields and
-// values, its SearchValues) that the standard analyzer
-// joins, each as its words separated by spaces.
-func joinedWords(e *audit.Event, values []string) []string {
-	var out []string
-	eachJoined(e, values, func(s string) { out = append(out, strings.Join(search.Words(s), " ")) })
-	return out
-}
-
-// appendJoinedWords appends the member "words", joinedWords as a JSON
-// array, when there is any, without building its strings (they were most
-// of a document's allocations: a user agent or an e-mail nearly always
-// joins). A word's runes are letters, digits and underscores, which JSON
-// writes as they are.
-func appendJoinedWords(b []byte, e *audit.Event, values []string) []byte {
-	n := 0
-	eachJoined(e, values, func(s string) {
-		if n == 0 {
-			b = append(jsonenc.AppendField(b, "words"), '[')
-		} else {
-			b = append(b, ',')
-		}
-		n++
-		b = append(b, '"')
-		inWord, words := false, 0
-		for i := 0; i < len(s); {
-			k, size := classAt(s, i)
-			w := k&classWord != 0
-			if w && !inWord {
-				if words > 0 {
-					b = append(b, ' ')
-				}
-				words++
-			}
-			if w {
-				b = append(b, s[i:i+size]...)
-			}
-			inWord, i = w, i+size
-		}
-		b = append(b, '"')
-	})
-	if n > 0 {
-		b = append(b, ']')
+// appendText appends the members "text" and, when there is a reason,
+// "reasonWords". An event without a word has the text [""], so that every
+// document of version 6 has a text that exists. A folded word holds letters, digits and underscores,
+// which JSON writes as they are; the spaces between them too. values is
+// room for the event's search values.
+func appendText(b []byte, e *audit.Event, changed, values []string) []byte {
+	var texts [8]string
+	b = append(jsonenc.AppendField(b, "text"), '[')
+	first := true
+	for _, v := range e.AppendTextValues(texts[:0]) {
+		b = appendTextValue(b, v, &first)
+	}
+	for _, v := range changed {
+		b = appendTextValue(b, v, &first)
+	}
+	for _, v := range e.AppendSearchValues(values, changed) {
+		b = appendTextValue(b, v, &first)
+	}
+	if first { // no word: an empty string, which exists (reanalyze.go)
+		b = append(b, `""`...)
+	}
+	b = append(b, ']')
+	if e.Reason != "" {
+		b = append(jsonenc.AppendField(b, "reasonWords"), '"')
+		b = append(search.AppendFolded(b, e.Reason), '"')
 	}
 	return b
 }
 
-// eachJoined calls f with each searchable text of e that the standard
-// analyzer joins.
-func eachJoined(e *audit.Event, values []string, f func(string)) {
-	var texts [8]string
-	for _, v := range e.AppendTextValues(texts[:0]) {
-		if joins(v) {
-			f(v)
-		}
+// appendTextValue appends the words of s as the next element of the
+// array (first: none yet), nothing when it has none.
+func appendTextValue(b []byte, s string, first *bool) []byte {
+	mark := len(b)
+	if !*first {
+		b = append(b, ',')
 	}
-	for _, v := range values {
-		if joins(v) {
-			f(v)
-		}
+	b = append(b, '"')
+	n := len(b)
+	b = search.AppendFolded(b, s)
+	if len(b) == n {
+		return b[:mark]
 	}
+	*first = false
+	return append(b, '"')
 }
 
-// joins reports whether s holds a dot, colon, apostrophe, comma or
-// semicolon between two letters or digits.
-func joins(s string) bool {
-	prevAlnum := false
-	for i := 0; i < len(s); {
-		k, size := classAt(s, i)
-		if prevAlnum && k&classJoin != 0 && i+size < len(s) {
-			if next, _ := classAt(s, i+size); next&classAlnum != 0 {
-				return true
-			}
+// textWords is the document's text as a value (appendText writes it).
+func textWords(e *audit.Event) []string {
+	var out []string
+	add := func(s string) {
+		if w := search.Fold(s); w != "" {
+			out = append(out, w)
 		}
-		prevAlnum, i = k&classAlnum != 0, i+size
 	}
-	return false
-}
-
-// The classes of a rune of free text. Every event's texts are read rune
-// by rune twice (whether they join, then their words); an ASCII byte,
-// nearly all of them, is looked up in a table made from the same
-// functions, and only other runes are decoded and classified: the
-// unicode tables' calls were half of a document's encoding.
-const (
-	classWord  = 1 << iota // a rune of a word (search.IsWordRune)
-	classAlnum             // a letter or a digit
-	classJoin              // a rune the standard analyzer keeps between letters or digits
-)
-
-const joiners = ".:'’,;·"
-
-var asciiClass = func() (t [utf8.RuneSelf]uint8) {
-	for c := range t {
-		t[c] = runeClass(rune(c))
+	for _, v := range e.TextValues() {
+		add(v)
 	}
-	return t
-}()
-
-func runeClass(r rune) uint8 {
-	var k uint8
-	if search.IsWordRune(r) {
-		k |= classWord
+	changed := e.ChangedFields()
+	for _, v := range changed {
+		add(v)
 	}
-	if unicode.IsLetter(r) || unicode.IsDigit(r) {
-		k |= classAlnum
+	for _, v := range e.AppendSearchValues(nil, changed) {
+		add(v)
 	}
-	if strings.ContainsRune(joiners, r) {
-		k |= classJoin
+	if out == nil {
+		out = []string{""}
 	}
-	return k
-}
-
-// classAt returns the class of the rune at s[i], and its size.
-func classAt(s string, i int) (uint8, int) {
-	if c := s[i]; c < utf8.RuneSelf {
-		return asciiClass[c], 1
-	}
-	r, size := utf8.DecodeRuneInString(s[i:])
-	return runeClass(r), size
+	return out
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/search"
 )
 
 // doc is an event as stored: @timestamp (the data stream's time field;
@@ -24,11 +25,15 @@ type doc struct {
 	storedEvent
 	Stamp         audit.Timestamp `json:"@timestamp"`
 	ChangedFields []string        `json:"changedFields,omitempty"`
-	// ReasonText, Values and Words are indexed for free text (copied
-	// into search) and reason:; they are left out of the event read back.
-	ReasonText string   `json:"reasonText,omitempty"`
-	Values     []string `json:"values,omitempty"`
-	Words      []string `json:"words,omitempty"`
+	// Text and ReasonWords are the event's words for free text and
+	// reason: (words.go); ReasonText, Values and Words are what documents
+	// written before mapping version 6 carry instead. All are left out of
+	// the event read back.
+	Text        []string `json:"text,omitempty"`
+	ReasonWords string   `json:"reasonWords,omitempty"`
+	ReasonText  string   `json:"reasonText,omitempty"`
+	Values      []string `json:"values,omitempty"`
+	Words       []string `json:"words,omitempty"`
 	// Accept is the event's acceptance tag (vlog.Acceptor), kept for
 	// the sealer and the verifier; never part of the event.
 	Accept []byte `json:"accept,omitempty"`
@@ -41,20 +46,10 @@ type storedEvent audit.Event
 // toDoc is the document of e (appendDoc writes it) as a value; its
 // Timestamp is left zero, @timestamp holds it.
 func toDoc(e *audit.Event) doc {
-	v := e.SearchValues()
 	d := doc{storedEvent: storedEvent(*e), Stamp: e.Timestamp, ChangedFields: e.ChangedFields(),
-		ReasonText: e.Reason, Values: nonReason(e, v), Words: joinedWords(e, v)}
+		Text: textWords(e), ReasonWords: search.Fold(e.Reason)}
 	d.Timestamp = audit.Timestamp{}
 	return d
-}
-
-// nonReason is what v, the event's SearchValues, holds besides the
-// reason, which reasonText already copies into search.
-func nonReason(e *audit.Event, v []string) []string {
-	if len(v) > 0 && e.Reason != "" && v[0] == e.Reason {
-		return v[1:]
-	}
-	return v
 }
 
 func (d *doc) event() audit.Event {

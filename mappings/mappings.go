@@ -7,9 +7,9 @@
 // create a mapping: diff, before and after are stored in _source but not
 // indexed ("enabled": false), and the changed field names are indexed as
 // the keyword list changedFields instead. timestamp is an alias of the
-// data stream's @timestamp. search is the free-text field that q queries:
-// actor.email, actor.userAgent, resource.id and changedFields are copied
-// into it. events.json is generated from the event's table of fields
+// data stream's @timestamp. text holds the words free text matches, as the
+// service folds them (the word model, audit/search/words.go), analyzed
+// only at their spaces. events.json is generated from the event's table of fields
 // (internal/eventmapping); the others are written by hand.
 package mappings
 

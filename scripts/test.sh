@@ -28,7 +28,9 @@ with_services
 # (ingest, sealing, export jobs, periodic exports, streams) run under the
 # detector in the in-process tests of the first phase.
 CRASH_TESTS='TestStreamsSurviveOutagesAndSIGKILL|TestExportPeriodicSurvivesSIGKILL|TestServeKilledWhileSealing|TestIndexerSurvivesSIGKILL|TestExportJobSurvivesSIGKILL|TestServeSurvivesSIGKILLDuringIngest'
-UNRACED_TESTS="^(TestPanelInTheBrowser|TestPanelLayoutMatchesScreenshots|$CRASH_TESTS)\$"
+# The differential search check (thousands of queries on both stores)
+# compares answers, not goroutines: it runs there too.
+UNRACED_TESTS="^(TestPanelInTheBrowser|TestPanelLayoutMatchesScreenshots|$CRASH_TESTS|TestTheStoresGiveOneAnswer)\$"
 # -v so that every skip prints its reason; the console gets results,
 # skips and failures, the full log goes to $LOG.
 set +e
@@ -60,16 +62,18 @@ else
 fi
 # Tests whose full size the race detector makes too slow run it here,
 # without the detector (under it, go test above ran a fiftieth): the
-# 10,000 fuzzed stream filters, in parallel with the browser and SIGKILL
-# tests, which spend most of their time waiting on children.
-echo "[test] without the race detector: the panel in a real browser, the SIGKILL tests, the 10,000 fuzzed stream filters"
-go test -count=1 -timeout 30m -run "^(TestPanelInTheBrowser|TestPanelLayoutMatchesScreenshots|$CRASH_TESTS|TestStreamCarriesOnlyItsTenant)\$" -v ./cmd/auditlog ./streaming >>"$LOG" 2>&1 || {
-	echo "[test] the browser, SIGKILL or fuzzed stream filter tests failed; full log: $LOG" >&2
+# 10,000 fuzzed stream filters and the differential search check, in
+# parallel with the browser and SIGKILL tests, which spend most of their
+# time waiting on children.
+echo "[test] without the race detector: the panel in a real browser, the SIGKILL tests, the 10,000 fuzzed stream filters, the differential search check"
+go test -count=1 -timeout 30m -run "^(TestPanelInTheBrowser|TestPanelLayoutMatchesScreenshots|$CRASH_TESTS|TestStreamCarriesOnlyItsTenant|TestTheStoresGiveOneAnswer)\$" -v ./cmd/auditlog ./streaming ./internal/searchdiff >>"$LOG" 2>&1 || {
+	echo "[test] the browser, SIGKILL, fuzzed stream filter or differential search tests failed; full log: $LOG" >&2
 	tail -n 60 "$LOG" >&2
 	exit 1
 }
 grep -E -- "^--- (PASS|FAIL|SKIP): (TestPanel(InTheBrowser|LayoutMatchesScreenshots)|$CRASH_TESTS) " "$LOG" || true
 grep -E 'filters tried' "$LOG" | tail -1 || true
+grep -E 'queries compared' "$LOG" || true
 skips=$(grep -cE '^\s*--- SKIP' "$LOG" || true)
 passes=$(grep -cE '^\s*--- PASS' "$LOG" || true)
 echo "[test] schema-driven fuzzing of the API (schemathesis) against a real serve"

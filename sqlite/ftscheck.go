@@ -33,7 +33,7 @@ type textCheck struct {
 func newTextCheck(ctx context.Context, tx *sql.Tx) (*textCheck, error) {
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS temp.fts_expected`, `DROP TABLE IF EXISTS temp.fts_expected_v`, `DROP TABLE IF EXISTS temp.fts_stored_v`,
-		`CREATE VIRTUAL TABLE temp.fts_expected USING fts5(search, reason, content='', tokenize="unicode61 tokenchars '_'")`,
+		`CREATE VIRTUAL TABLE temp.fts_expected USING fts5(search, reason, content='', tokenize="` + ftsTokenizer + `")`,
 		`INSERT INTO temp.fts_expected (fts_expected, rank) VALUES ('hashsize', 16777216)`,
 		`INSERT INTO temp.fts_expected (fts_expected, rank) VALUES ('automerge', 0)`,
 		`CREATE VIRTUAL TABLE temp.fts_expected_v USING fts5vocab(temp, fts_expected, instance)`,
@@ -57,7 +57,7 @@ func (c *textCheck) add(ctx context.Context, seq int64, e *audit.Event) error {
 		return nil // its index row is compared with nothing
 	}
 	c.docs.add(seq)
-	if _, err := c.ins.ExecContext(ctx, seq, searchText(e), e.Reason); err != nil {
+	if _, err := c.ins.ExecContext(ctx, seq, searchText(e), reasonText(e)); err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
 	}
 	return nil

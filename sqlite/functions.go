@@ -36,11 +36,23 @@ func ipRange(p netip.Prefix) (lo, hi string) {
 	return hex.EncodeToString(b[:]), hex.EncodeToString(last[:])
 }
 
-// auditlog_ip_key(text) is ipKey in SQL, and auditlog_search_text(body)
-// searchText, for the migrations that fill columns and the free-text
-// index from the stored events.
+// auditlog_ip_key(text) is ipKey in SQL, auditlog_search_text(body)
+// searchText and auditlog_reason_text(body) reasonText, for the
+// migrations that fill columns and the free-text index from the stored
+// events.
 func init() {
-	msqlite.MustRegisterDeterministicScalarFunction("auditlog_search_text", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_search_text", 1, bodyText(searchText))
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_reason_text", 1, bodyText(reasonText))
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_ip_key", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		s, _ := args[0].(string)
+		return ipKey(s), nil
+	})
+}
+
+// bodyText is the SQL function of text, on a stored event's body: ""
+// when the body is not an event (nothing to find).
+func bodyText(text func(*audit.Event) string) func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+	return func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		var body []byte
 		switch b := args[0].(type) {
 		case []byte:
@@ -50,12 +62,8 @@ func init() {
 		}
 		e, err := audit.DecodeStoredEvent(body)
 		if err != nil {
-			return "", nil // not an event: nothing to find
+			return "", nil
 		}
-		return searchText(&e), nil
-	})
-	msqlite.MustRegisterDeterministicScalarFunction("auditlog_ip_key", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		s, _ := args[0].(string)
-		return ipKey(s), nil
-	})
+		return text(&e), nil
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/auditlog/auditlog/audit/search"
 	"github.com/auditlog/auditlog/audit/stats"
 	"github.com/auditlog/auditlog/audit/vlog"
 
@@ -110,13 +111,13 @@ func where(f audit.Filter) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-// ftsQuery turns q into an FTS5 query: every word a quoted phrase (its
-// tokens in order), all required; a word ending in * a prefix.
+// ftsQuery turns q, Filter.Q, into an FTS5 query: every word or phrase
+// (search.FreeText) a quoted phrase of its words, all required; a word
+// ending in * a prefix.
 func ftsQuery(q string) string {
 	var parts []string
-	for _, w := range strings.Fields(q) {
-		stem, prefix := strings.CutSuffix(w, "*")
-		if p := ftsValue(audit.TermValue{Text: strings.TrimRight(stem, "*"), Prefix: prefix}); p != "" {
+	for _, v := range search.FreeText(q) {
+		if p := ftsValue(v); p != "" {
 			parts = append(parts, p)
 		}
 	}

@@ -46,7 +46,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events_fts WHERE rowid = ?`, seq); err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO events_fts (rowid, search, reason) VALUES (?, ?, ?)`, seq, searchText(e), e.Reason); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO events_fts (rowid, search, reason) VALUES (?, ?, ?)`, seq, searchText(e), reasonText(e)); err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
 		n++

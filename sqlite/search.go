@@ -3,7 +3,6 @@ package sqlite
 import (
 	"net/netip"
 	"strings"
-	"unicode"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/audit/search"
@@ -16,6 +15,11 @@ var termColumns = map[audit.SearchField]string{
 	audit.SearchType: "resource_type", audit.SearchResource: "resource_id", audit.SearchCategory: "category",
 	audit.SearchOutcome: "outcome", audit.SearchCrossTenant: "cross_tenant",
 }
+
+// collation is how a column compares a term's value: request ids in any
+// case of their ASCII letters (events_by_request is in that collation,
+// 0017), as Elasticsearch's case_insensitive term query.
+var collation = map[audit.SearchField]string{audit.SearchRequest: " COLLATE NOCASE"}
 
 // termCond is the condition of one term of the search language: its
 // values ORed, the whole negated with NOT.
@@ -53,9 +57,10 @@ func termCond(tenant string, t audit.Term) (string, []any) {
 			case t.Field == audit.SearchCrossTenant:
 				ors, args = append(ors, col+" = ?"), append(args, boolInt(v.Text == "true"))
 			case v.Prefix: // a range, so that the column's index serves it
-				ors, args = append(ors, "("+col+" >= ? AND "+col+" < ?)"), append(args, v.Text, v.Text+"\U0010FFFF")
+				c := col + collation[t.Field]
+				ors, args = append(ors, "("+c+" >= ? AND "+c+" < ?)"), append(args, v.Text, v.Text+"\U0010FFFF")
 			default:
-				ors, args = append(ors, col+" = ?"), append(args, v.Text)
+				ors, args = append(ors, col+" = ?"+collation[t.Field]), append(args, v.Text)
 			}
 		}
 	}
@@ -86,7 +91,11 @@ func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) 
 			col string
 			v   string
 		}{{"id", p.ID}, {"request_id", p.Exact}, {"resource_id", p.Resource}, {"actor_email_lc", p.Email}} {
-			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND "+c.col+" = ?"), append(args, tenant, c.v)
+			cond := c.col + " = ?"
+			if c.col == "request_id" {
+				cond += collation[audit.SearchRequest]
+			}
+			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND "+cond), append(args, tenant, c.v)
 		}
 		if p.IPOK {
 			lo, hi := ipRange(p.IP)
@@ -122,13 +131,16 @@ func ftsMatch(values []audit.TermValue, column string) string {
 	return strings.Join(m, " OR ")
 }
 
-// ftsValue is one free-text value as an FTS5 query: a phrase (its tokens
-// in order), a prefix when it ends in *; "" when it has no letter or digit.
+// ftsValue is one free-text value as an FTS5 query: its words as the
+// index holds them (search.AppendFolded), a phrase (consecutive within
+// one value: the index has a value break between values), a prefix when
+// it ends in *; "" when it has no word.
 func ftsValue(v audit.TermValue) string {
-	if strings.IndexFunc(v.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) < 0 {
+	words := search.Fold(v.Text)
+	if words == "" {
 		return ""
 	}
-	p := `"` + strings.ReplaceAll(v.Text, `"`, `""`) + `"`
+	p := `"` + words + `"` // words hold no quote
 	if v.Prefix {
 		p += " *"
 	}

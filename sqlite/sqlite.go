@@ -259,19 +259,6 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// searchText is what free text searches: e-mail, user agent, resource
-// id, the changed field names, the declared reason and the changed values
-// (audit.Event.SearchValues).
-func searchText(e *audit.Event) string {
-	var arr [32]string
-	parts := e.AppendTextValues(arr[:0])
-	n := len(parts)
-	parts = e.AppendChangedFields(parts)
-	// The changed names are read while values are appended after them.
-	parts = e.AppendSearchValues(parts, parts[n:])
-	return strings.Join(parts, " ")
-}
-
 // WriteEvents implements audit.EventWriter: the batch is committed and
 // fsynced before it returns. An id already stored in the event's tenant
 // is a duplicate when the stored event is the same, a conflict when it
@@ -406,7 +393,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 			continue
 		}
 		seq, _ := res.LastInsertId()
-		if _, err := fts.ExecContext(ctx, seq, searchText(e), e.Reason); err != nil {
+		if _, err := fts.ExecContext(ctx, seq, searchText(e), reasonText(e)); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: text index")
 		}
 		if !s.cfg.SkipRollup {

@@ -44,19 +44,6 @@ func PasteOf(v audit.TermValue) (Paste, bool) {
 	return p, true
 }
 
-// Words splits s as free text does on both stores: into the runs of
-// letters, digits and underscores, everything else a separator (the
-// embedded store's FTS5 unicode61 tokenizer with '_' as a token
-// character). A host name, a URL, an e-mail or an address is so many
-// words: "hooks.zendesk-relay.example" holds "zendesk".
-func Words(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !IsWordRune(r) })
-}
-
-// IsWordRune reports whether r belongs to a word of free text (Words): a
-// letter, a digit or an underscore.
-func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
-
 // ParseIPBlock reads an address (a block of one) or a CIDR block, IPv4 or
 // IPv6, an IPv4-mapped address as IPv4; host bits are cleared.
 func ParseIPBlock(s string) (netip.Prefix, error) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -37,23 +38,27 @@ func tokenize(q string) (toks []string, msg string) {
 	return toks, ""
 }
 
-// checkWord checks a free-text word or phrase: a prefix needs
-// MinPrefixLength letters or digits, a phrase no * inside.
+// checkWord checks a free-text word or phrase by its words as both
+// stores index them (AppendFolded): it needs one, and a prefix is one
+// word of MinPrefixLength characters or more, since a phrase whose last
+// word is a prefix has no exact answer on Elasticsearch (its phrase
+// prefix query stops at a number of expansions).
 func checkWord(w string) string {
 	stem, prefix := strings.CutSuffix(w, "*")
 	if strings.Contains(stem, "*") {
 		return "* may only end a word"
 	}
-	if prefix && strings.ContainsFunc(stem, unicode.IsSpace) {
-		return "a phrase cannot be a prefix"
-	}
-	if prefix && alnum(stem) < MinPrefixLength {
-		return fmt.Sprintf("a prefix needs at least %d letters or digits before *", MinPrefixLength)
-	}
-	if alnum(stem) == 0 {
+	words := FoldedWords(strings.Trim(stem, `"`))
+	if len(words) == 0 || alnum(stem) == 0 { // "_" alone is a word, of nothing an investigator means
 		// Free text matches words; a term of none ("--", "&&", "") would
 		// match nothing, or negated, everything (issue 56).
 		return "a term needs a letter or digit: free text matches words, and this has none"
+	}
+	if prefix && len(words) > 1 {
+		return fmt.Sprintf("a prefix (*) must be one word, and this is %d (%s)", len(words), strings.Join(words, " "))
+	}
+	if prefix && utf8.RuneCountInString(words[0]) < MinPrefixLength {
+		return fmt.Sprintf("a prefix needs at least %d letters or digits before *", MinPrefixLength)
 	}
 	return ""
 }

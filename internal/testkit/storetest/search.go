@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -31,11 +30,23 @@ func in(e *audit.Event, block string) bool {
 	return err == nil && netip.MustParsePrefix(block).Contains(a.Unmap())
 }
 
-// findable reports whether free text finds word in e, computed here
-// from the event: the tokens (letters, digits and _ between anything
-// else, lower-cased) of its e-mail, user agent, resource id, changed field
-// names, reason and every string, number or boolean in its diff.
+// findable reports whether free text finds phrase in e, computed here
+// from the event: the tokens (tokens: the word model's words, folded) of
+// phrase next to each other in one of its texts (texts).
 func findable(e *audit.Event, phrase string) bool {
+	want := tokens(phrase)
+	for _, t := range texts(e) {
+		if containsRun(tokens(t), want) {
+			return true
+		}
+	}
+	return false
+}
+
+// texts are the texts free text searches in e, one value each: its
+// e-mail, user agent, resource id, reason, changed field names and every
+// string, number or boolean in its diff.
+func texts(e *audit.Event) []string {
 	texts := []string{e.Actor.Email, e.Actor.UserAgent, e.Resource.ID, e.Reason}
 	var walk func(v any)
 	walk = func(v any) {
@@ -62,17 +73,7 @@ func findable(e *audit.Event, phrase string) bool {
 			}
 		}
 	}
-	want := tokens(phrase)
-	for _, t := range texts {
-		if containsRun(tokens(t), want) {
-			return true
-		}
-	}
-	return false
-}
-
-func tokens(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' })
+	return texts
 }
 
 // containsRun reports whether want stands in got, in order, adjacent.
@@ -96,9 +97,9 @@ func searchCases() []Case {
 
 // pastedIn is what a pasted word finds, computed from the event: its
 // text, or its id, request id, resource id or e-mail equal to the word
-// (the ids and e-mail in any case), or its address in the word's block.
+// (in any case), or its address in the word's block.
 func pastedIn(e *audit.Event, w string) bool {
-	if findable(e, w) || strings.EqualFold(e.ID, w) || e.RequestID == w || strings.EqualFold(e.Resource.ID, w) || strings.EqualFold(e.Actor.Email, w) {
+	if findable(e, w) || strings.EqualFold(e.ID, w) || strings.EqualFold(e.RequestID, w) || strings.EqualFold(e.Resource.ID, w) || strings.EqualFold(e.Actor.Email, w) {
 		return true
 	}
 	a, err := netip.ParseAddr(e.Actor.IP)

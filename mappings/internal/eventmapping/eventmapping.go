@@ -3,9 +3,10 @@
 // (audit.EventFields): `go generate ./mappings` writes the file, and
 // TestTheEventsMappingIsGenerated fails when the committed one differs.
 // A field is mapped by its kind (a string a keyword, a flag a boolean, a
-// raw value or the diff an object kept in _source and not indexed), and
-// copied into search, the free-text field, when the table says free text
-// finds it (Text). The few fields Elasticsearch maps otherwise are named
+// raw value or the diff an object kept in _source and not indexed). What
+// free text finds (the fields the table marks Text, among others) is not
+// copied anywhere: the document carries its words (text, words of the word
+// model that the service computes: elasticsearch/words.go). The few fields Elasticsearch maps otherwise are named
 // here (special): they are the store's decisions, not the event's.
 package eventmapping
 
@@ -17,18 +18,19 @@ import (
 )
 
 // Version is the mapping's _meta.version, which says which documents a
-// data stream's mapping can read and find: 4 added words, 5 accept.
+// data stream's mapping can read and find: 4 added words, 5 accept, 6
+// the word model's text and reasonWords (and nothing copied into search).
 // Bump it when a change alters either (a new field alone does not: an
 // older mapping never saw it, and Bootstrap puts the current mapping on
 // every existing stream).
-const Version = 5
+const Version = 6
 
 // special maps the fields whose mapping is not their kind's.
 var special = map[string]string{
 	"actor.email":     `"type": "keyword", "normalizer": "lowercase"`,           // filters match any case
 	"actor.ip":        `"type": "ip"`,                                           // CIDR filters
 	"actor.userAgent": `"type": "keyword", "ignore_above": 1024`,                // long agents are found by free text
-	"reason":          `"type": "keyword", "index": false, "doc_values": false`, // found as reasonText
+	"reason":          `"type": "keyword", "index": false, "doc_values": false`, // found by its words (reasonWords)
 }
 
 var byKind = map[audit.FieldKind]string{
@@ -39,13 +41,18 @@ var byKind = map[audit.FieldKind]string{
 }
 
 // derived are the document's members that are not event fields, in the
-// order the document writes them (elasticsearch/docenc.go): the reason as
-// text, the changed values, the joined texts split, the acceptance tag,
-// and search itself.
-const derived = `"reasonText": {"type": "text", "copy_to": "search"}
-"values": {"type": "text", "copy_to": "search"}
-"words": {"type": "text", "copy_to": "search"}
+// order the document writes them (elasticsearch/docenc.go): the words of
+// its texts and of its reason, the acceptance tag. Those of documents
+// written before version 6 follow (the reason as text, the changed
+// values, the joined texts split, and search, which those documents'
+// texts were copied into): such documents are found by them until the
+// lifecycle pass writes them again.
+const derived = `"text": {"type": "text", "analyzer": "whitespace", "norms": false, "index_options": "positions"}
+"reasonWords": {"type": "text", "analyzer": "whitespace", "norms": false, "index_options": "positions"}
 "accept": {"type": "binary"}
+"reasonText": {"type": "text"}
+"values": {"type": "text"}
+"words": {"type": "text"}
 "search": {"type": "text"}`
 
 // Render returns the mapping. It panics on a table it cannot map (a
@@ -93,17 +100,14 @@ func field(f *audit.EventField) []string {
 		return []string{`"@timestamp": {"type": "date", "format": "strict_date_optional_time||epoch_millis"}`,
 			fmt.Sprintf(`"%s": {"type": "alias", "path": "@timestamp"}`, key)}
 	case audit.KindDiff:
-		return []string{member(key, byKind[f.Kind]), `"changedFields": {"type": "keyword", "copy_to": "search"}`}
+		return []string{member(key, byKind[f.Kind]), `"changedFields": {"type": "keyword"}`}
 	}
 	m, ok := special[f.Name]
 	if !ok {
 		m = byKind[f.Kind]
 	}
-	if f.Text {
-		if f.Kind != audit.KindString {
-			panic(fmt.Sprintf("eventmapping: %s is free text but not a string", f.Name))
-		}
-		m += `, "copy_to": "search"`
+	if f.Text && f.Kind != audit.KindString {
+		panic(fmt.Sprintf("eventmapping: %s is free text but not a string", f.Name))
 	}
 	return []string{member(key, m)}
 }

@@ -28,7 +28,7 @@ function SearchHelp({ onPick, sample }: { onPick: (q: string) => void; sample?: 
               <Text size="xs" c="dimmed">{x.means}</Text>
             </div>
           ))}
-          <Text size="xs">Fields: {qualifiers.join(", ")}. At most 16 terms, 512 characters; a prefix needs 2 characters.</Text>
+          <Text size="xs">Fields: {qualifiers.join(", ")}. Case and accents do not count (jose finds José). At most 16 terms, 512 characters; a prefix (*) ends one word of 2 characters or more.</Text>
         </Stack>
       </Popover.Dropdown>
     </Popover>
