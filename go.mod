@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	filippo.io/torchwood v0.6.1
+	github.com/MicahParks/keyfunc/v3 v3.9.2
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/elastic/elastic-transport-go/v8 v8.9.0
 	github.com/emersion/go-sasl v0.0.0-20241020182733-b788ff22d5a6
@@ -36,6 +37,7 @@ require (
 	dario.cat/mergo v1.0.2 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20210617225240-d185dfc1b5a1 // indirect
 	github.com/BurntSushi/toml v1.6.0 // indirect
+	github.com/MicahParks/jwkset v0.11.4 // indirect
 	github.com/Microsoft/go-winio v0.6.2 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect

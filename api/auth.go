@@ -75,12 +75,16 @@ func Mint(mc MintConfig, p audit.Principal, ttl time.Duration, now time.Time) (s
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(mc.Secret)
 }
 
-// AuthConfig says how bearer tokens are verified: HS256 with Secret, or
-// RS256 with PublicKey. Exactly the configured algorithm is accepted, so
-// alg=none and algorithm confusion are refused.
+// AuthConfig says how bearer tokens are verified: HS256 with Secret,
+// RS256 with PublicKey, or with the keys of an identity provider's JWKS
+// (Keys, JWKSAlgorithms). Exactly the configured algorithms are accepted,
+// so alg=none and algorithm confusion are refused.
 type AuthConfig struct {
 	Secret    []byte
 	PublicKey *rsa.PublicKey
+	// Keys finds a token's key by its kid among the identity provider's
+	// (keyfunc over a JWKS that it refreshes: cmd/auditlog/jwks.go).
+	Keys jwt.Keyfunc
 	// Leeway tolerates clock skew on exp and nbf.
 	Leeway time.Duration
 	// Issuer and Audience, when set, must match the token's iss and one
@@ -91,8 +95,9 @@ type AuthConfig struct {
 
 // Verifier checks bearer tokens.
 type Verifier struct {
-	cfg    AuthConfig
-	parser *jwt.Parser
+	cfg     AuthConfig
+	parser  *jwt.Parser
+	methods []string
 }
 
 // NewVerifier returns a verifier, or EINVALID when neither a secret nor a
@@ -100,12 +105,14 @@ type Verifier struct {
 func NewVerifier(cfg AuthConfig) (*Verifier, error) {
 	var methods []string
 	switch {
+	case cfg.Keys != nil:
+		methods = JWKSAlgorithms
 	case cfg.PublicKey != nil:
 		methods = []string{jwt.SigningMethodRS256.Alg()}
 	case len(cfg.Secret) > 0:
 		methods = []string{jwt.SigningMethodHS256.Alg()}
 	default:
-		return nil, audit.Errorf(audit.EINVALID, "auth: configure AUDITLOG_JWT_SECRET (HS256) or a public key (RS256)")
+		return nil, audit.Errorf(audit.EINVALID, "auth: configure AUDITLOG_JWT_SECRET (HS256), a public key (RS256) or a JWKS")
 	}
 	if cfg.Leeway == 0 {
 		cfg.Leeway = 30 * time.Second
@@ -118,7 +125,7 @@ func NewVerifier(cfg AuthConfig) (*Verifier, error) {
 	if cfg.Audience != "" {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
-	return &Verifier{cfg: cfg, parser: jwt.NewParser(opts...)}, nil
+	return &Verifier{cfg: cfg, parser: jwt.NewParser(opts...), methods: methods}, nil
 }
 
 // Verify parses a bearer token and returns the principal. It returns
@@ -151,22 +158,65 @@ func (v *Verifier) verifyClaims(token string) (audit.Principal, error) {
 	}
 	var c Claims
 	_, err := v.parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
-		if v.cfg.PublicKey != nil {
+		switch {
+		case v.cfg.Keys != nil:
+			return v.cfg.Keys(t)
+		case v.cfg.PublicKey != nil:
 			return v.cfg.PublicKey, nil
 		}
 		return v.cfg.Secret, nil
 	})
-	switch {
-	case errors.Is(err, jwt.ErrTokenExpired):
-		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token expired")
-	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
-		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token issuer (iss) must be %q", v.cfg.Issuer)
-	case errors.Is(err, jwt.ErrTokenInvalidAudience):
-		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "token audience (aud) must include %q", v.cfg.Audience)
-	case err != nil:
-		return audit.Principal{}, audit.Wrap(audit.EUNAUTHORIZED, err, "invalid token")
+	if err != nil {
+		return audit.Principal{}, v.tokenError(err)
 	}
 	return audit.Principal{UserID: strings.ToLower(c.Subject), Email: c.Email, Role: c.Role, TenantID: audit.NormalizeTenantID(c.Tenant), Reason: strings.TrimSpace(c.Reason)}, nil
+}
+
+// JWKSAlgorithms are the signing algorithms accepted from a JWKS: the
+// asymmetric ones identity providers sign with. A key is used only with
+// the algorithm its JWK names, when it names one.
+var JWKSAlgorithms = []string{"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+
+// tokenError names what is wrong with a token, so that its holder can
+// tell an expired token from one signed with another key (the commonest
+// mistake in development: a token minted against another data directory's
+// secret). Nothing of the key is said.
+func (v *Verifier) tokenError(err error) error {
+	var msg string
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		msg = "token expired"
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		msg = "token not valid yet (nbf or iat in the future: check the clocks)"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		msg = fmt.Sprintf("token issuer (iss) must be %q", v.cfg.Issuer)
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		msg = fmt.Sprintf("token audience (aud) must include %q", v.cfg.Audience)
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		msg = "token has no expiry (exp)"
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		msg = "malformed token (want three base64url parts: header.claims.signature)"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid) && strings.Contains(err.Error(), "signing method"):
+		msg = fmt.Sprintf("token signed with an algorithm this service does not accept (accepted: %s)", strings.Join(v.methods, ", "))
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		msg = "token signature does not verify: it was signed with another " + v.keyName()
+	case errors.Is(err, jwt.ErrTokenUnverifiable) && v.cfg.Keys != nil:
+		msg = "no key of the identity provider's JWKS verifies the token (unknown kid, or a key not for this algorithm)"
+	default:
+		msg = "invalid token"
+	}
+	return audit.Wrap(audit.EUNAUTHORIZED, err, "%s", msg)
+}
+
+// keyName names the key tokens are verified with, for tokenError.
+func (v *Verifier) keyName() string {
+	switch {
+	case v.cfg.Keys != nil:
+		return "key than the identity provider's (AUDITLOG_JWT_JWKS_URL or AUDITLOG_JWT_OIDC_ISSUER)"
+	case v.cfg.PublicKey != nil:
+		return "key than AUDITLOG_JWT_PUBLIC_KEY's"
+	}
+	return "secret than AUDITLOG_JWT_SECRET (a token minted for another data directory or deployment?)"
 }
 
 // checkRecordable refuses a tenant token whose claims the service could

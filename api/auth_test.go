@@ -3,6 +3,7 @@ package api_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,21 +40,23 @@ func TestVerifier(t *testing.T) {
 	if err != nil || p != admin {
 		t.Fatalf("good token: %+v %v", p, err)
 	}
+	// Each problem is named (issue 57: every one was "invalid token",
+	// a token minted for another data directory's secret included).
 	for name, tc := range map[string]struct {
-		token, code string
+		token, code, says string
 	}{
-		"missing":         {"", audit.EUNAUTHORIZED},
-		"garbage":         {"abc.def.ghi", audit.EUNAUTHORIZED},
-		"expired":         {expired, audit.EUNAUTHORIZED},
-		"bad signature":   {otherKey, audit.EUNAUTHORIZED},
-		"alg none":        {none, audit.EUNAUTHORIZED},
-		"wrong algorithm": {rs256, audit.EUNAUTHORIZED},
-		"no tenant":       {noTenant, audit.EUNAUTHORIZED},
-		"no expiry":       {noExp, audit.EUNAUTHORIZED},
-		"unknown role":    {unknownRole, audit.EFORBIDDEN},
+		"missing":         {"", audit.EUNAUTHORIZED, "missing bearer token"},
+		"garbage":         {"abc.def.ghi", audit.EUNAUTHORIZED, "malformed token"},
+		"expired":         {expired, audit.EUNAUTHORIZED, "token expired"},
+		"bad signature":   {otherKey, audit.EUNAUTHORIZED, "signed with another secret than AUDITLOG_JWT_SECRET"},
+		"alg none":        {none, audit.EUNAUTHORIZED, "algorithm this service does not accept (accepted: HS256)"},
+		"wrong algorithm": {rs256, audit.EUNAUTHORIZED, "algorithm this service does not accept (accepted: HS256)"},
+		"no tenant":       {noTenant, audit.EUNAUTHORIZED, "cannot be recorded"},
+		"no expiry":       {noExp, audit.EUNAUTHORIZED, "no expiry (exp)"},
+		"unknown role":    {unknownRole, audit.EFORBIDDEN, `role "agent"`},
 	} {
-		if _, err := v.Verify(tc.token); audit.ErrorCode(err) != tc.code {
-			t.Errorf("%s: got %v, want %s", name, err, tc.code)
+		if _, err := v.Verify(tc.token); audit.ErrorCode(err) != tc.code || !strings.Contains(audit.ErrorMessage(err), tc.says) {
+			t.Errorf("%s: got %v (%q), want %s saying %q", name, err, audit.ErrorMessage(err), tc.code, tc.says)
 		}
 	}
 

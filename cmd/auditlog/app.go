@@ -289,6 +289,16 @@ func (m *Main) readDeps(r api.Reader, w audit.EventWriter) (api.ReadDeps, error)
 		ac = api.AuthConfig{PublicKey: key}
 	}
 	ac.Issuer, ac.Audience = claimCheck(cfg.JWTIssuer), claimCheck(cfg.JWTAudience)
+	if cfg.JWKSURL != "" || cfg.OIDCIssuer != "" {
+		keys, issuer, err := m.identityProvider()
+		if err != nil {
+			return api.ReadDeps{}, err
+		}
+		ac = api.AuthConfig{Keys: keys, Issuer: ac.Issuer, Audience: ac.Audience}
+		if issuer != "" {
+			ac.Issuer = issuer
+		}
+	}
 	v, err := api.NewVerifier(ac)
 	if err != nil {
 		return api.ReadDeps{}, err
@@ -296,7 +306,7 @@ func (m *Main) readDeps(r api.Reader, w audit.EventWriter) (api.ReadDeps, error)
 	cursorKey := []byte(cfg.CursorSecret)
 	if len(cursorKey) == 0 {
 		if cfg.JWTSecret == "" {
-			return api.ReadDeps{}, fmt.Errorf("AUDITLOG_CURSOR_SECRET must be set when tokens are verified with a public key")
+			return api.ReadDeps{}, fmt.Errorf("AUDITLOG_CURSOR_SECRET must be set when tokens are verified with a public key or a JWKS")
 		}
 		mac := hmac.New(sha256.New, []byte(cfg.JWTSecret))
 		mac.Write([]byte("auditlog cursor key"))

@@ -33,6 +33,12 @@ type Config struct {
 
 	JWTSecret    string
 	JWTPublicKey string
+	// JWKSURL and OIDCIssuer name an identity provider's keys: a JWKS
+	// document, or an OpenID Connect issuer whose discovery document
+	// names it (jwks.go). JWKSRefresh is how often they are read again.
+	JWKSURL     string
+	OIDCIssuer  string
+	JWKSRefresh time.Duration
 	// DevSecretPath is set when JWTSecret is the data directory's
 	// development secret (DevSecretFile).
 	DevSecretPath  string
@@ -382,6 +388,11 @@ func (b *binder) lifecycle(c *Config) {
 func (b *binder) auth(c *Config) {
 	b.signing(c)
 	b.str(&c.JWTPublicKey, "jwt-public-key", "AUDITLOG_JWT_PUBLIC_KEY", "", "PEM file of the RS256 public key (production; replaces the secret)")
+	b.str(&c.OIDCIssuer, "jwt-oidc-issuer", "AUDITLOG_JWT_OIDC_ISSUER", "",
+		"OpenID Connect issuer URL of the identity provider: its discovery document names the JWKS, and tokens must carry it as iss (production; replaces the secret)")
+	b.str(&c.JWKSURL, "jwt-jwks-url", "AUDITLOG_JWT_JWKS_URL", "", "URL of the identity provider's JWKS document, when it has no OpenID Connect discovery (production; replaces the secret)")
+	b.duration(&c.JWKSRefresh, "jwt-jwks-refresh", "AUDITLOG_JWT_JWKS_REFRESH", time.Hour,
+		"how often the JWKS is read again (a token whose kid is unknown reads it at once, at most once a minute)")
 }
 
 // signing binds what signs and names tokens: the secret, issuer and
@@ -451,12 +462,26 @@ func (b *binder) s3(e *ExportConfig) {
 	b.boolean(&e.S3PathStyle, "s3-path-style", "AUDITLOG_S3_PATH_STYLE", false, "path-style bucket addressing (MinIO, versitygw)")
 }
 
+// countSet counts the values that are not empty.
+func countSet(values ...string) int {
+	n := 0
+	for _, v := range values {
+		if v != "" {
+			n++
+		}
+	}
+	return n
+}
+
 // validate checks the cross-field rules of the configuration.
 func (c *Config) validate(needStore bool) error {
 	var errs []string
 	if needStore {
-		if c.JWTSecret == "" && c.JWTPublicKey == "" {
-			errs = append(errs, "AUDITLOG_JWT_SECRET (HS256) or AUDITLOG_JWT_PUBLIC_KEY (RS256) must be set: the API authenticates every caller")
+		if c.JWTSecret == "" && c.JWTPublicKey == "" && c.JWKSURL == "" && c.OIDCIssuer == "" {
+			errs = append(errs, "AUDITLOG_JWT_SECRET (HS256), AUDITLOG_JWT_PUBLIC_KEY (RS256), AUDITLOG_JWT_OIDC_ISSUER or AUDITLOG_JWT_JWKS_URL must be set: the API authenticates every caller")
+		}
+		if n := countSet(c.JWTPublicKey, c.JWKSURL, c.OIDCIssuer); n > 1 {
+			errs = append(errs, "set one of AUDITLOG_JWT_PUBLIC_KEY, AUDITLOG_JWT_OIDC_ISSUER and AUDITLOG_JWT_JWKS_URL: each names the keys tokens are verified with")
 		}
 		switch c.Store {
 		case "sqlite":

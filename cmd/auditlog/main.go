@@ -177,7 +177,7 @@ func parseServerConfig(cmd string, args []string, getenv func(string) string, st
 	if c.Kafka.DLQTopic == "" {
 		c.Kafka.DLQTopic = c.Kafka.Topic + ".dlq"
 	}
-	if cmd == "serve" && c.Store == "sqlite" && c.JWTSecret == "" && c.JWTPublicKey == "" && c.DataDir != "" {
+	if cmd == "serve" && c.Store == "sqlite" && c.JWTSecret == "" && countSet(c.JWTPublicKey, c.JWKSURL, c.OIDCIssuer) == 0 && c.DataDir != "" {
 		secret, path, err := devSecret(c.DataDir, true)
 		if err != nil {
 			return c, b, err

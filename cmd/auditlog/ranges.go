@@ -36,6 +36,7 @@ var intRanges = map[string][2]int64{
 }
 
 var durationRanges = map[string][2]time.Duration{
+	"AUDITLOG_JWT_JWKS_REFRESH":   {time.Minute, 24 * time.Hour},
 	"AUDITLOG_SHUTDOWN_TIMEOUT":   {time.Second, 10 * time.Minute},
 	"AUDITLOG_REQUEST_TIMEOUT":    {time.Second, 10 * time.Minute},
 	"AUDITLOG_EXPORT_EXPIRY":      {time.Second, 365 * 24 * time.Hour},
