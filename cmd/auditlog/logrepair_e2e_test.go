@@ -13,7 +13,7 @@ import (
 
 // TestLogVerifyRepairsIndexData: index data edited behind the service
 // (SQLite: a filter column, the text index row, a rollup; Elasticsearch:
-// a document's search values) is named misindexed; `log verify --repair`
+// a document's words, text) is named misindexed; `log verify --repair`
 // rewrites it from the sealed events and verifies again (ok, exit 0), and
 // a later verification says ok. An event whose body was edited is not
 // "repaired": it stays altered, exit 1.
@@ -45,7 +45,7 @@ func repairIndexData(t *testing.T, storeVars map[string]string) {
 		return out.String()
 	}
 	if storeVars["AUDITLOG_STORE"] == "elasticsearch" {
-		esEditOneDoc(t, storeVars, func(src map[string]any) { src["values"] = []string{"planted"} })
+		esEditOneDoc(t, storeVars, func(src map[string]any) { src["text"] = []string{"planted"} })
 	} else {
 		db := openStoreFile(t, storeVars)
 		var id string
