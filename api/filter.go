@@ -2,6 +2,7 @@ package api
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/internal/didyoumean"
 	"net/url"
 	"sort"
 	"strconv"
@@ -55,13 +56,20 @@ func (p *queryParser) err() error {
 // unknown flags parameters no endpoint takes: a typo must not silently
 // widen a query.
 func (p *queryParser) unknown(allowed ...map[string]bool) {
+	var names []string
+	for _, a := range allowed {
+		for k := range a {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
 	for k := range p.v {
 		ok := false
 		for _, a := range allowed {
 			ok = ok || a[k]
 		}
 		if !ok {
-			p.fail(k, "is not a known parameter")
+			p.fail(k, "is not a known parameter%s", didyoumean.Suggest(k, names))
 		}
 	}
 }

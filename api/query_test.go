@@ -281,6 +281,13 @@ func TestBadParametersAreAllListed(t *testing.T) {
 	if r.status != http.StatusBadRequest || !slices.Equal(fields, want) || p.Code != audit.EINVALID || p.RequestID == "" {
 		t.Fatalf("got %d %v, want 400 listing %v", r.status, fields, want)
 	}
+	// A near miss of a known parameter names it (issue 57); a far one does not guess.
+	for param, says := range map[string]string{"pagesize": "is not a known parameter (did you mean pageSize?)", "colour": "is not a known parameter"} {
+		r := h.get(t, "/api/audit-logs?"+qs(param, "5"), tok)
+		if p := r.problem(t); r.status != http.StatusBadRequest || len(p.Errors) != 1 || p.Errors[0].Message != says {
+			t.Errorf("?%s=5: %d %+v, want 400 saying %q", param, r.status, p.Errors, says)
+		}
+	}
 }
 
 // TestCursorWalkOverOneHundredThousandEvents: each event exactly once, in

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/auditlog/auditlog/internal/didyoumean"
 	"io"
 	"os"
 	"os/signal"
@@ -40,6 +41,7 @@ Commands:
   tenant    list tenants, show or set a tenant's plan, promote a tenant (tenant list|show|set-plan|promote|periodic)
   gen       generate realistic events: NDJSON, HTTP ingest or Kafka
   healthcheck  exit 0 when the serve or index on AUDITLOG_HTTP_ADDR is ready
+  backup    copy the embedded store's data directory, consistent while serve runs
   verify    check a tenant's periodic export offline: its signed digest chain and files
   log       log verify: check a tenant's verifiable log in the store against a signed checkpoint and a pinned key
   witness   keep tenants' log checkpoints and fail loudly on a fork or a rollback
@@ -52,6 +54,9 @@ wins over its variable. "auditlog <command> --help" lists them.
 func main() {
 	os.Exit(run(os.Args[1:], os.Getenv, os.Stdout, os.Stderr))
 }
+
+// commandNames are the names run takes, for an unknown one's "did you mean".
+var commandNames = []string{"serve", "index", "stream", "token", "tenant", "gen", "healthcheck", "backup", "verify", "log", "witness", "export-periodic", "version", "help"}
 
 // run is main without the process: tests call it with their own
 // arguments, environment and outputs.
@@ -79,6 +84,8 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 		err = runGen(rest, getenv, stdout, stderr)
 	case "healthcheck":
 		err = runHealthcheck(rest, getenv, stdout, stderr)
+	case "backup":
+		err = runBackup(rest, getenv, stdout, stderr)
 	case "verify":
 		err = runVerify(rest, getenv, stdout, stderr)
 	case "log":
@@ -92,7 +99,7 @@ func run(args []string, getenv func(string) string, stdout, stderr io.Writer) in
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 	default:
-		fmt.Fprintf(stderr, "auditlog: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "auditlog: unknown command %q%s\n\n%s", cmd, didyoumean.Suggest(cmd, commandNames), usage)
 		return 2
 	}
 	switch {

@@ -179,6 +179,10 @@ func TestHelpNamesEveryVariableAndHidesSecrets(t *testing.T) {
 	if code := run([]string{"frobnicate"}, env(nil), &out, &out); code != 2 || !strings.Contains(out.String(), "unknown command") {
 		t.Errorf("unknown command: exit %d, %s", code, out.String())
 	}
+	out.Reset() // a near miss names the command meant (issue 57)
+	if code := run([]string{"serv"}, env(nil), &out, &out); code != 2 || !strings.Contains(out.String(), `unknown command "serv" (did you mean serve?)`) {
+		t.Errorf("a mistyped command: exit %d, %s", code, out.String())
+	}
 	out.Reset()
 	if code := run([]string{"version"}, env(nil), &out, &out); code != 0 || !strings.HasPrefix(out.String(), "auditlog ") {
 		t.Errorf("version: exit %d, %q", code, out.String())

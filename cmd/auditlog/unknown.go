@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/auditlog/auditlog/internal/didyoumean"
 	"os"
 	"sort"
 	"strings"
@@ -51,36 +52,9 @@ next:
 				continue next
 			}
 		}
-		best, bestD := "", 1<<30
-		for _, k := range names {
-			if d := editDistance(name, k); d < bestD {
-				best, bestD = k, d
-			}
-		}
+		best, _ := didyoumean.Closest(name, names)
 		out = append(out, fmt.Sprintf("%s is not a known variable (did you mean %s?)", name, best))
 	}
 	sort.Strings(out)
 	return out
-}
-
-// editDistance is the Levenshtein distance of a and b, written here
-// rather than imported: 15 lines for a start-up message.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
