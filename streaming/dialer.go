@@ -27,7 +27,7 @@ func Dialer(allowPrivate bool) *net.Dialer {
 			}
 			a, err := netip.ParseAddr(host)
 			if err != nil || stream.PrivateAddr(a) {
-				return fmt.Errorf("stream: %s is a loopback, private or link-local address: a stream delivers only to public endpoints", host)
+				return fmt.Errorf("stream: %s is a loopback, private or link-local address: a stream delivers only to public endpoints (AUDITLOG_STREAM_ALLOW_PRIVATE=true allows others, for development)", host)
 			}
 			return nil
 		}

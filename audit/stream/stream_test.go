@@ -112,8 +112,10 @@ func TestStreamPrivateAddressesInDevelopment(t *testing.T) {
 	if err := s.Normalize(stream.Rules{AllowPrivate: true}); err != nil {
 		t.Fatalf("development: %v", err)
 	}
-	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID {
-		t.Fatalf("production: %v", err)
+	// Refused, with the setting that allows it named (issue 57: a
+	// developer pointing a stream at a local receiver).
+	if err := s.Normalize(stream.Rules{}); audit.ErrorCode(err) != audit.EINVALID || !strings.Contains(fmt.Sprint(audit.ErrorFields(err)), "AUDITLOG_STREAM_ALLOW_PRIVATE=true") {
+		t.Fatalf("production: %v %v", err, audit.ErrorFields(err))
 	}
 	for host, private := range map[string]bool{"siem.example.com": false, "8.8.8.8": false, "2001:4860::8888": false, "100.64.1.1": true,
 		"printer.local": true, "db.internal": true, "LOCALHOST.": true, "224.0.0.1": true, "0.0.0.0": true} {

@@ -151,7 +151,7 @@ func CheckEndpoint(fe *audit.FieldErrors, raw string, rules Rules) {
 	case u.Fragment != "":
 		fe.Add(field, "must not have a #fragment")
 	case !rules.AllowPrivate && PrivateHost(u.Hostname()):
-		fe.Add(field, "names a loopback, private or link-local address: a stream delivers only to public endpoints")
+		fe.Add(field, "names a loopback, private or link-local address: a stream delivers only to public endpoints (for development, the operator allows others with AUDITLOG_STREAM_ALLOW_PRIVATE=true)")
 	}
 }
 
