@@ -43,7 +43,10 @@ type IngestDeps struct {
 
 // IngestItem is the fate of one event of an ingest request.
 type IngestItem struct {
-	Index  int                `json:"index"`
+	Index int `json:"index"`
+	// Line is the event's line of an NDJSON body, from 1, blank lines
+	// counted, so that a producer finds the line a rejection names.
+	Line   int                `json:"line,omitempty"`
 	ID     string             `json:"id,omitempty"`
 	Status string             `json:"status"` // accepted, duplicate, conflict or rejected
 	Errors []audit.FieldError `json:"errors,omitempty"`
@@ -100,7 +103,7 @@ func (s *Server) ingestEvents(c *gin.Context) {
 		writeError(c, s.deps.Logger, audit.Wrap(audit.EINVALID, err, "reading the request body"))
 		return
 	}
-	raws, err := splitEvents(body)
+	raws, lines, err := splitEvents(body)
 	if err != nil {
 		writeError(c, s.deps.Logger, err)
 		return
@@ -110,6 +113,9 @@ func (s *Server) ingestEvents(c *gin.Context) {
 		return
 	}
 	out := IngestResponse{Items: make([]IngestItem, len(raws))}
+	for i, l := range lines {
+		out.Items[i].Line = l
+	}
 	events, index := decodeItems(s.ingest.Sensitive, raws, s.deps.Now(), out.Items)
 	events, index, err = s.dropExpired(c.Request.Context(), events, index, out.Items)
 	if err != nil {
@@ -161,13 +167,13 @@ func decodeItems(policy *mask.Policy, raws [][]byte, now time.Time, items []Inge
 	for i, raw := range raws {
 		e, err := policy.Decode(raw, now)
 		if err != nil {
-			items[i] = IngestItem{Index: i, Status: "rejected", Errors: audit.ErrorFields(err)}
+			items[i] = IngestItem{Index: i, Line: items[i].Line, Status: "rejected", Errors: audit.ErrorFields(err)}
 			continue
 		}
 		if e.ID == "" {
 			e.ID = audit.DeriveID(e.Timestamp, audit.CanonicalKey(e))
 		}
-		items[i] = IngestItem{Index: i, ID: e.ID}
+		items[i] = IngestItem{Index: i, Line: items[i].Line, ID: e.ID}
 		events = append(events, e)
 		index = append(index, i)
 	}
@@ -184,7 +190,7 @@ func (s *Server) dropExpired(ctx context.Context, events []audit.Event, index []
 	keptE, keptI := events[:0], index[:0]
 	for j, v := range verdicts {
 		if v != nil {
-			items[index[j]] = IngestItem{Index: index[j], ID: events[j].ID, Status: "rejected", Errors: audit.ErrorFields(v)}
+			items[index[j]] = IngestItem{Index: index[j], Line: items[index[j]].Line, ID: events[j].ID, Status: "rejected", Errors: audit.ErrorFields(v)}
 			continue
 		}
 		keptE, keptI = append(keptE, events[j]), append(keptI, index[j])
@@ -209,33 +215,32 @@ func (out *IngestResponse) count() {
 }
 
 // splitEvents reads a JSON array of events, or NDJSON (one event per
-// non-blank line).
-func splitEvents(body []byte) ([][]byte, error) {
+// non-blank line), with each NDJSON event's line, from 1.
+func splitEvents(body []byte) (raws [][]byte, lines []int, err error) {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		return nil, &audit.Error{Code: audit.EINVALID, Message: "no events", Fields: []audit.FieldError{{Field: "body", Message: "send a JSON array of events or NDJSON"}}}
+		return nil, nil, &audit.Error{Code: audit.EINVALID, Message: "no events", Fields: []audit.FieldError{{Field: "body", Message: "send a JSON array of events or NDJSON"}}}
 	}
 	if trimmed[0] == '[' {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(trimmed, &raws); err != nil {
-			return nil, &audit.Error{Code: audit.EINVALID, Message: "the body is not a JSON array of events", Fields: []audit.FieldError{{Field: "body", Message: err.Error()}}}
+		var arr []json.RawMessage
+		if err := json.Unmarshal(trimmed, &arr); err != nil {
+			return nil, nil, &audit.Error{Code: audit.EINVALID, Message: "the body is not a JSON array of events", Fields: []audit.FieldError{{Field: "body", Message: err.Error()}}}
 		}
-		out := make([][]byte, len(raws))
-		for i, r := range raws {
-			out[i] = r
+		raws = make([][]byte, len(arr))
+		for i, r := range arr {
+			raws[i] = r
 		}
-		return out, nil
+		return raws, nil, nil
 	}
-	var out [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(trimmed))
+	sc := bufio.NewScanner(bytes.NewReader(body))
 	sc.Buffer(make([]byte, 64<<10), MaxIngestBytes)
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
-			out = append(out, append([]byte(nil), line...))
+			raws, lines = append(raws, append([]byte(nil), line...)), append(lines, n)
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, audit.Wrap(audit.EINVALID, err, "reading NDJSON")
+		return nil, nil, audit.Wrap(audit.EINVALID, err, "reading NDJSON")
 	}
-	return out, nil
+	return raws, lines, nil
 }

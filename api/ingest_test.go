@@ -168,11 +168,16 @@ func testIngestSensitive(t *testing.T, url string, r api.Reader, visible func())
 		ev("0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a01", "user_role", `,"diff":{"role":{"from":"agent","to":"admin"}}`),
 		ev("0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a02", "ivr", `,"before":`+nested("http-secret-old")+`,"after":`+nested("http-secret-new")),
 		ev("0b6f5d3e-8c1a-4f7e-9a52-3c1d2e4f5a03", "recording_policy", `,"before":{"d":30},"after":{"d":90},"diff":{"d":{"from":30,"to":31}}`),
-	}, "\n")
-	code, out := post(t, url, ingestToken, "application/x-ndjson", []byte(body))
+	}, "\n\n") // a blank line between events: each item names its line (issue 57)
+	code, out := post(t, url, ingestToken, "application/x-ndjson", []byte("\n"+body))
 	var res api.IngestResponse
 	if err := json.Unmarshal(out, &res); err != nil || code != 200 || len(res.Items) != 3 {
 		t.Fatalf("%d %s", code, out)
+	}
+	for i, line := range []int{2, 4, 6} {
+		if res.Items[i].Index != i || res.Items[i].Line != line {
+			t.Fatalf("item %d: index %d line %d, want line %d", i, res.Items[i].Index, res.Items[i].Line, line)
+		}
 	}
 	if it := res.Items[0]; it.Status != "rejected" || len(it.Errors) != 2 || it.Errors[0].Field != "before" || !strings.Contains(it.Errors[0].Message, "user_role must carry the complete state") {
 		t.Fatalf("user_role update without its state: %+v", it)

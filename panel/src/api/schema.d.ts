@@ -1090,7 +1090,10 @@ export interface components {
             conflicts: number;
             rejected: number;
             items: {
+                /** @description the event's place in the request, from 0 */
                 index: number;
+                /** @description NDJSON only: the event's line in the body, from 1 (blank lines counted) */
+                line?: number;
                 id?: string;
                 /** @enum {unknown} */
                 status: "accepted" | "duplicate" | "conflict" | "rejected";
