@@ -137,6 +137,12 @@ func Links(publicURL, jobID string) (status, file string) {
 	return status, status + "/file"
 }
 
+// PanelLink is the admin panel's exports view under publicURL, where the
+// owner signs in and downloads the file.
+func PanelLink(publicURL string) string {
+	return strings.TrimRight(publicURL, "/") + "/settings/audit/?view=exports"
+}
+
 // Message returns the subject and plain-text body of the notice of j.
 func (m *Mailer) Message(j exportjob.Job) (subject, body string) {
 	status, file := Links(m.cfg.PublicURL, j.ID)
@@ -149,8 +155,12 @@ func (m *Mailer) Message(j exportjob.Job) (subject, body string) {
 		subject = fmt.Sprintf("Your audit log export is ready (%s rows)", thousands(j.RowsWritten))
 		fmt.Fprintf(&b, "Your export of the audit log is ready.\r\n\r\n")
 		fmt.Fprintf(&b, "Rows:     %s\r\nFilters:  %s\r\n\r\n", thousands(j.RowsWritten), filters)
-		fmt.Fprintf(&b, "Download: %s\r\n", file)
-		fmt.Fprintf(&b, "(sign in as %s: the link works with your own credentials only)\r\n\r\n", j.Owner.Email)
+		// The panel first: the API link needs a bearer token, which a
+		// click from a mail reader does not send (issue 57: it was a 401).
+		fmt.Fprintf(&b, "Open:     %s\r\n", PanelLink(m.cfg.PublicURL))
+		fmt.Fprintf(&b, "          (Settings > Audit > Exports, signed in as %s: the file is yours alone)\r\n", j.Owner.Email)
+		fmt.Fprintf(&b, "API:      %s\r\n", file)
+		fmt.Fprintf(&b, "          (for a script, with a bearer token of yours)\r\n\r\n")
 		if j.ExpiresAt != nil {
 			fmt.Fprintf(&b, "The file is kept until %s, then deleted.\r\n", j.ExpiresAt.UTC().Format("2006-01-02 15:04 MST"))
 		}

@@ -36,7 +36,8 @@ func TestNotifyOverSTARTTLSWithAuth(t *testing.T) {
 	if s := got.Header.Get("Subject"); s != "Your audit log export is ready (12,345 rows)" {
 		t.Fatalf("subject %q", s)
 	}
-	for _, want := range []string{"https://audit.example.com/api/audit-logs/exports/0a4f4d9e-1c7b-4b8e-9d1e-3f5a2b6c7d8e/file", "action=delete&resourceType=queue", "2026-11-28 10:00 UTC"} {
+	for _, want := range []string{"Open:     https://audit.example.com/settings/audit/?view=exports\r\n",
+		"API:      https://audit.example.com/api/audit-logs/exports/0a4f4d9e-1c7b-4b8e-9d1e-3f5a2b6c7d8e/file", "action=delete&resourceType=queue", "2026-11-28 10:00 UTC"} {
 		if !strings.Contains(got.Body, want) {
 			t.Errorf("body lacks %q:\n%s", want, got.Body)
 		}

@@ -348,7 +348,7 @@ func TestExportSync(t *testing.T) {
 	}
 }
 
-var downloadLink = regexp.MustCompile(`Download: (\S+)`)
+var downloadLink = regexp.MustCompile(`API: +(\S+)`)
 
 // TestExportAsyncS3AndEmail exports 10,001 rows: 202 and a job, which
 // runs, stores its file in a real S3-compatible bucket (versitygw) and

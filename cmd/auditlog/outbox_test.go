@@ -53,7 +53,7 @@ func TestExportEmailsGoToTheOutboxWithoutSMTP(t *testing.T) {
 	body := string(raw)
 	to, err := mail.ParseAddress(msg.Header.Get("To"))
 	if err != nil || to.Address != "ana@acme.example" || !strings.Contains(msg.Header.Get("Subject"), "ready") ||
-		!strings.Contains(body, base+"/api/audit-logs/exports/"+job.ID+"/file") {
+		!strings.Contains(body, base+"/api/audit-logs/exports/"+job.ID+"/file") || !strings.Contains(body, "Open:     "+base+"/settings/audit/?view=exports") {
 		t.Fatalf("the e-mail: To %q Subject %q\n%s", msg.Header.Get("To"), msg.Header.Get("Subject"), body)
 	}
 }
