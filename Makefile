@@ -18,10 +18,11 @@ build:
 
 ## run: start `auditlog serve` on the embedded default (SQLite, no Elasticsearch or Kafka)
 # The banner comes first, and again once serve is ready (healthcheck): a
-# seeded demo's start-up lines would scroll the first one away. Ctrl-C
-# stops serve gracefully.
+# seeded demo's start-up lines would scroll the first one away. serve logs
+# warnings and errors only unless AUDITLOG_LOG_LEVEL says otherwise: its
+# start-up lines sat between the two banners. Ctrl-C stops serve gracefully.
 run: build banner
-	@$(BIN) serve & pid=$$!; trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' INT TERM; \
+	@AUDITLOG_LOG_LEVEL=$${AUDITLOG_LOG_LEVEL:-warn} $(BIN) serve & pid=$$!; trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' INT TERM; \
 	for i in $$(seq 1 1200); do kill -0 $$pid 2>/dev/null || break; $(BIN) healthcheck >/dev/null 2>&1 && break; sleep 0.5; done; \
 	if kill -0 $$pid 2>/dev/null; then echo; echo "auditlog is ready."; $(MAKE) -s --no-print-directory banner; fi; \
 	wait $$pid
@@ -31,10 +32,14 @@ run: build banner
 # when there is none yet (what serve would do a moment later), so the first
 # screen of a fresh checkout is a token, not an error.
 banner: build
-	@echo "auditlog: http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}  (data in $${AUDITLOG_DATA_DIR:-./data})"
-	@echo "dev token for the demo tenant $(DEMO_TENANT):"
-	@echo "  export TOKEN=$$($(BIN) token --init-dev-secret --tenant $(DEMO_TENANT) --role admin --email admin@demo.example)"
-	@echo "  curl -H \"Authorization: Bearer \$$TOKEN\" http://$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}/api/audit-logs"
+	@addr=$${AUDITLOG_HTTP_ADDR:-127.0.0.1:8080}; \
+	tok=$$($(BIN) token --init-dev-secret --tenant $(DEMO_TENANT) --role admin --email admin@demo.example) || exit 1; \
+	echo "auditlog: http://$$addr  (data in $${AUDITLOG_DATA_DIR:-./data})"; \
+	echo "the admin panel, signed in as the demo tenant's admin:"; \
+	echo "  http://$$addr/settings/audit/#token=$$tok"; \
+	echo "the API, with a dev token for the demo tenant $(DEMO_TENANT):"; \
+	echo "  export TOKEN=$$tok"; \
+	echo "  curl -sS --fail-with-body -H \"Authorization: Bearer \$$TOKEN\" http://$$addr/api/audit-logs"
 
 ## demo: make run with 40000 generated contact-center events in the demo tenant (SEED=N for more)
 SEED ?= 40000

@@ -95,8 +95,8 @@ func TestTokenFlags(t *testing.T) {
 
 // TestMakeRunFirstScreenIsAToken: on a fresh checkout (no data
 // directory), what `make run` and `make demo` print before serve starts is
-// a working token command, not an error: the banner writes the
-// development secret that serve then uses.
+// a working token command and the panel's sign-in link, not an error: the
+// banner writes the development secret that serve then uses.
 func TestMakeRunFirstScreenIsAToken(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Fatal("make is not installed, and make test runs this")
@@ -113,6 +113,10 @@ func TestMakeRunFirstScreenIsAToken(t *testing.T) {
 	tok, _, _ = strings.Cut(tok, "\n")
 	if !ok || !strings.HasPrefix(tok, "ey") || strings.Contains(string(out), "no JWT secret") {
 		t.Fatalf("the first screen:\n%s", out)
+	}
+	// The panel's sign-in link comes first (issue 57), with the same token.
+	if !strings.Contains(string(out), "/settings/audit/#token="+tok+"\n") {
+		t.Fatalf("the first screen has no panel link with the token:\n%s", out)
 	}
 	secret, _, err := devSecret(data, true)
 	if err != nil {

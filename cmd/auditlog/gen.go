@@ -46,7 +46,7 @@ func (o *genOptions) bind(b *binder) {
 	b.fs.IntVar(&o.days, "days", 30, "the events span this many days before --end")
 	b.fs.StringVar(&o.end, "end", "", "end of the time span, RFC 3339 (default now); give it for byte-identical runs")
 	b.fs.BoolVar(&o.withIDs, "with-ids", false, "set event ids (otherwise the service derives them)")
-	b.fs.StringVar(&o.firstTenant, "first-tenant", "", "id of the biggest tenant (e.g. the demo tenant)")
+	b.fs.StringVar(&o.firstTenant, "first-tenant", "", "id of the first and biggest tenant, e.g. the demo tenant (with --tenants 1, of every event)")
 	b.fs.IntVar(&o.rate, "rate", 0, "events per second (0: as fast as possible)")
 	b.fs.IntVar(&o.batch, "batch", 500, "events per HTTP request or Kafka write")
 	b.fs.StringVar(&o.out, "out", "-", "NDJSON file to write (- for stdout), when neither --http nor --kafka-brokers is given")
