@@ -161,7 +161,7 @@ func parseTerm(tok string) (t audit.Term, word, msg string) {
 	}
 	name, raw, qualified := strings.Cut(body, ":")
 	if !qualified || strings.HasPrefix(body, `"`) || !isQualifierName(name) {
-		if msg := checkWord(body); msg != "" {
+		if msg := checkFreeText(body); msg != "" {
 			return audit.Term{}, "", msg
 		}
 		if neg {

@@ -32,6 +32,8 @@ func TestParseSearch(t *testing.T) {
 		{`grace "welcome screen" ad*`, `grace "welcome screen" ad*`, nil},
 		{"actor:Grace@X.example", "", []audit.Term{{Field: audit.SearchActor, Values: []audit.TermValue{v("grace@x.example")}}}},
 		{"actor:gr*", "", []audit.Term{{Field: audit.SearchActor, Values: []audit.TermValue{p("gr")}}}},
+		// A qualifier's prefix is of the value, not of words: any separators.
+		{"actor:policy-owner*", "", []audit.Term{{Field: audit.SearchActor, Values: []audit.TermValue{p("policy-owner")}}}},
 		{"-action:access", "", []audit.Term{{Field: audit.SearchAction, Negate: true, Values: []audit.TermValue{v("access")}}}},
 		{"action:create,delete", "", []audit.Term{{Field: audit.SearchAction, Values: []audit.TermValue{v("create"), v("delete")}}}},
 		{"action:create OR action:delete", "", []audit.Term{{Field: audit.SearchAction, Values: []audit.TermValue{v("create"), v("delete")}}}},
@@ -88,7 +90,7 @@ func TestSearchErrorsNameEachTerm(t *testing.T) {
 		"crossTenant:maybe":               {"true or false"},
 		"outcome:meh category:fun":        {`"meh" is not success`, `"fun" is not one of`},
 		"actor:":                          {"a value is empty"},
-		`"welcome scr"*`:                  {"a prefix (*) must be one word, and this is 2 (welcome scr)"},
+		`"welcome scr"*`:                  {"a phrase cannot be a prefix"},
 		"CS-48*":                          {"a prefix (*) must be one word, and this is 2 (cs 48)"},
 		"é*":                              {"a prefix needs at least 2 letters or digits"},
 		"ab*c":                            {"* may only end a word"},

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -38,27 +37,43 @@ func tokenize(q string) (toks []string, msg string) {
 	return toks, ""
 }
 
-// checkWord checks a free-text word or phrase by its words as both
-// stores index them (AppendFolded): it needs one, and a prefix is one
-// word of MinPrefixLength characters or more, since a phrase whose last
-// word is a prefix has no exact answer on Elasticsearch (its phrase
-// prefix query stops at a number of expansions).
+// checkWord checks a word, phrase or qualifier value: * only at its end,
+// a letter or digit in it, and a prefix of MinPrefixLength of them at
+// least, not a phrase.
 func checkWord(w string) string {
 	stem, prefix := strings.CutSuffix(w, "*")
-	if strings.Contains(stem, "*") {
+	switch {
+	case strings.Contains(stem, "*"):
 		return "* may only end a word"
-	}
-	words := FoldedWords(strings.Trim(stem, `"`))
-	if len(words) == 0 || alnum(stem) == 0 { // "_" alone is a word, of nothing an investigator means
+	case prefix && strings.ContainsFunc(stem, unicode.IsSpace):
+		return "a phrase cannot be a prefix"
+	case prefix && alnum(stem) < MinPrefixLength:
+		return fmt.Sprintf("a prefix needs at least %d letters or digits before *", MinPrefixLength)
+	case alnum(stem) == 0:
 		// Free text matches words; a term of none ("--", "&&", "") would
 		// match nothing, or negated, everything (issue 56).
 		return "a term needs a letter or digit: free text matches words, and this has none"
 	}
+	return ""
+}
+
+// checkFreeText checks a free-text word or phrase: checkWord, and by its
+// words as both stores index them (AppendFolded), a prefix is one word,
+// since a phrase whose last word is a prefix has no exact answer on
+// Elasticsearch (its phrase prefix query stops at a number of
+// expansions). A qualifier's value (actor:policy-owner*) is no text and
+// is not so limited.
+func checkFreeText(w string) string {
+	if msg := checkWord(w); msg != "" {
+		return msg
+	}
+	stem, prefix := strings.CutSuffix(w, "*")
+	words := FoldedWords(strings.Trim(stem, `"`))
+	if len(words) == 0 {
+		return "a term needs a letter or digit: free text matches words, and this has none"
+	}
 	if prefix && len(words) > 1 {
 		return fmt.Sprintf("a prefix (*) must be one word, and this is %d (%s)", len(words), strings.Join(words, " "))
-	}
-	if prefix && utf8.RuneCountInString(words[0]) < MinPrefixLength {
-		return fmt.Sprintf("a prefix needs at least %d letters or digits before *", MinPrefixLength)
 	}
 	return ""
 }
