@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +29,17 @@ type env struct {
 	prefix  string
 	store   *elasticsearch.Store
 	caps    elasticsearch.Capabilities
+	// logWarnings sends the indexer's warnings to the test's log (the
+	// outage test, whose failure in CI must say what the indexer saw).
+	logWarnings bool
+}
+
+// testLog writes each slog line to t.Log.
+type testLog struct{ t testing.TB }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
 }
 
 func newEnv(t *testing.T) *env {
@@ -79,6 +91,8 @@ func (e *env) startOn(t *testing.T, cfg indexer.Config, store audit.EventWriter)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("AUDITLOG_TEST_VERBOSE") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	} else if e.logWarnings {
+		log = slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	deps := indexer.Deps{Store: store, Logger: log, Registry: reg}
 	if dir, ok := store.(audit.TenantDirectory); ok {

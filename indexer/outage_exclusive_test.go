@@ -24,6 +24,7 @@ import (
 func TestExclusiveElasticsearchOutage(t *testing.T) {
 	ctl := testenv.Control(t)
 	e := newEnv(t)
+	e.logWarnings = true
 	ctx := context.Background()
 	const n = 30000
 	g := gen.New(gen.Config{Seed: 21, Tenants: 10, WithIDs: true}, n)
@@ -36,7 +37,7 @@ func TestExclusiveElasticsearchOutage(t *testing.T) {
 	// outage.
 	produce(t, e.brokers, e.topic, msgs[:n/3])
 	cfg := e.config()
-	reg := e.start(t, cfg)
+	ix, reg := e.startOn(t, cfg, e.store)
 	all := e.store.AllStreamsPattern()
 	testenv.Eventually(t, 2*time.Minute, func() error {
 		if c := e.count(t, all); c < 1000 {
@@ -47,10 +48,12 @@ func TestExclusiveElasticsearchOutage(t *testing.T) {
 
 	committed := func() int64 { return testenv.Committed(t, e.brokers, cfg.Group, e.topic, 4) }
 	retriedBefore := metric(t, reg, "auditlog_indexer_events_retried_total")
+	t0 := time.Now()
 	if err := ctl.Stop(ctx); err != nil {
 		t.Fatalf("stopping Elasticsearch: %v", err)
 	}
 	stoppedAt := time.Now()
+	t.Logf("Elasticsearch stopped in %s", stoppedAt.Sub(t0).Round(time.Millisecond))
 	restarted := false
 	defer func() {
 		if !restarted {
@@ -72,7 +75,23 @@ func TestExclusiveElasticsearchOutage(t *testing.T) {
 		t.Fatalf("starting Elasticsearch: %v", err)
 	}
 	restarted = true
-	e.waitCount(t, all, n, 4*time.Minute)
+	restartedAt := time.Now()
+	t.Logf("Elasticsearch started again in %s", restartedAt.Sub(stoppedAt.Add(20*time.Second)).Round(time.Millisecond))
+	// Waiting, each failure says what the indexer has done so far, so a
+	// run that does not catch up tells why.
+	testenv.Eventually(t, 4*time.Minute, func() error {
+		c := e.count(t, all)
+		if c > n {
+			t.Fatalf("%d documents stored, more than the %d produced", c, n)
+		}
+		if c != n {
+			s := ix.Stats()
+			return fmt.Errorf("%d of %d stored %s after the restart; the indexer consumed %d, indexed %d, found %d duplicates, dead-lettered %d, retried %d",
+				c, n, time.Since(restartedAt).Round(time.Second), s.Consumed.Load(), s.Indexed.Load(), s.Duplicates.Load(), s.DeadLettered.Load(), s.Retried.Load())
+		}
+		return nil
+	})
+	t.Logf("all %d stored %s after the restart", n, time.Since(restartedAt).Round(time.Second))
 	stored := e.scan(t, all)
 	for _, ev := range events {
 		if _, ok := stored[ev.ID]; !ok {

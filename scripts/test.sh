@@ -48,13 +48,17 @@ fi
 if [ -n "${AUDITLOG_TEST_SERVICES_SCRIPT:-}" ]; then
 	echo "[test] exclusive phase: outage tests"
 	set +e
-	go test -race -count=1 -timeout 20m -v -tags exclusive -run '^TestExclusive' ./... >>"$LOG" 2>&1
+	EXCLUSIVE_LOG="$LOG.exclusive"
+	go test -race -count=1 -timeout 20m -v -tags exclusive -run '^TestExclusive' ./... >"$EXCLUSIVE_LOG" 2>&1
 	rc=$?
 	set -e
-	grep -E '^(--- (FAIL|SKIP|PASS): TestExclusive|ok |FAIL)' "$LOG" | grep -E 'Exclusive|FAIL' || true
+	cat "$EXCLUSIVE_LOG" >>"$LOG"
+	grep -E '^(--- (FAIL|SKIP|PASS): TestExclusive|ok |FAIL)' "$EXCLUSIVE_LOG" | grep -E 'Exclusive|FAIL' || true
 	if [ $rc -ne 0 ]; then
+		# What the failing tests said (their t.Log and t.Fatal lines, and
+		# any panic), not the tail: most packages print nothing here.
 		echo "[test] exclusive phase failed (rc=$rc); full log: $LOG" >&2
-		tail -n 60 "$LOG" >&2
+		grep -E '^(=== RUN|--- FAIL|panic:|\s+[A-Za-z0-9_]+\.go:[0-9]+: )|^\s+--- FAIL' "$EXCLUSIVE_LOG" | tail -n 80 >&2
 		exit $rc
 	fi
 else
