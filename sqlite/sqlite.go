@@ -147,13 +147,17 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{cfg: cfg, w: w, r: r, writes: make(chan *pendingWrite), quit: make(chan struct{})}
 	if err := s.migrate(ctx); err != nil {
 		errors.Join(s.r.Close(), s.w.Close())
-		return nil, err
+		return nil, s.readOnly(err)
 	}
 	for _, q := range cfg.Tune {
 		if _, err := s.w.ExecContext(ctx, q); err != nil {
 			errors.Join(s.r.Close(), s.w.Close())
 			return nil, audit.Wrap(audit.EINVALID, err, "sqlite: %s", q)
 		}
+	}
+	if err := s.checkWritable(ctx); err != nil {
+		errors.Join(s.r.Close(), s.w.Close())
+		return nil, err
 	}
 	s.wg.Add(1)
 	go s.writer()
@@ -321,6 +325,7 @@ func (s *Store) writer() {
 			}
 		}
 		results, err := s.writeBatch(context.Background(), all)
+		err = s.readOnly(err)
 		for _, p := range group {
 			if err != nil {
 				p.err = err
