@@ -8,6 +8,8 @@
 #   scripts/services.sh env     print the AUDITLOG_TEST_* exports
 #   scripts/services.sh es-stop / es-start   stop or restart Elasticsearch
 #                               alone (outage tests)
+#   scripts/services.sh es-fresh   restart Elasticsearch on an empty data
+#                               directory (before the outage tests)
 #   scripts/services.sh s3-up / s3-down   start or stop only the S3 server
 #   scripts/services.sh litewitness   build litewitness (the tests start it)
 #
@@ -167,13 +169,13 @@ as_es_user() {
 }
 
 start_es() {
-	local data="$RUN/es-data" logs="$RUN/es-logs" piddir="$RUN/es-run"
-	if [ "${1:-}" = fresh ]; then rm -rf "$data" "$logs"; fi
-	mkdir -p "$data" "$logs" "$piddir"
+	local data="$RUN/es-data" logs="$RUN/es-logs" piddir="$RUN/es-run" snapshots="$RUN/es-snapshots"
+	if [ "${1:-}" = fresh ]; then rm -rf "$data" "$logs" "$snapshots"; fi
+	mkdir -p "$data" "$logs" "$piddir" "$snapshots"
 	if [ "$(id -u)" = 0 ]; then
 		# Elasticsearch refuses to run as root: give it a user of its own.
 		id "$ES_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$ES_USER"
-		chown -R "$ES_USER:" "$ES_HOME" "$data" "$logs" "$piddir"
+		chown -R "$ES_USER:" "$ES_HOME" "$data" "$logs" "$piddir" "$snapshots"
 		chmod 755 "$RUN"
 	fi
 	port_open "$ES_PORT" && die "port $ES_PORT is busy: another Elasticsearch? run scripts/services.sh down"
@@ -183,7 +185,7 @@ start_es() {
 		-E cluster.name=auditlog-test -E node.name=auditlog-test \
 		-E discovery.type=single-node -E network.host=127.0.0.1 \
 		-E http.port="$ES_PORT" -E transport.port=$((ES_PORT + 100)) \
-		-E path.data="$data" -E path.logs="$logs" \
+		-E path.data="$data" -E path.logs="$logs" -E path.repo="$RUN/es-snapshots" \
 		-E xpack.security.enabled=false \
 		-E cluster.routing.allocation.disk.threshold_enabled=false \
 		-E action.destructive_requires_name=false \
@@ -291,6 +293,15 @@ down)
 	stop_pid "$RUN/es.pid" Elasticsearch
 	;;
 es-stop) stop_pid "$RUN/es.pid" Elasticsearch ;;
+es-fresh)
+	# Restarts Elasticsearch on an empty data directory. The main run
+	# leaves thousands of shards, which a restart recovers one by one, and
+	# the outage tests restart the node; this test build has no API that
+	# deletes a data stream, so they start on a fresh node instead.
+	stop_pid "$RUN/es.pid" Elasticsearch
+	start_es fresh
+	wait_es
+	;;
 es-start)
 	start_es
 	wait_es
