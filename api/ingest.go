@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/auditlog/auditlog/audit/mask"
 	"github.com/auditlog/auditlog/audit/retention"
 	"io"
@@ -156,7 +157,35 @@ func (s *Server) ingestEvents(c *gin.Context) {
 		}
 	}
 	out.count()
+	if out.Rejected > 0 && out.Rejected == len(out.Items) {
+		writeError(c, s.deps.Logger, noneAccepted(out))
+		return
+	}
 	c.JSON(http.StatusOK, out)
+}
+
+// noneAccepted is the 400 of a request none of whose events could be
+// stored: a producer that reads only the status must not take it for a
+// success. Each rejected event's problems are listed by its place in the
+// body ("[3].tenantId", with the NDJSON line in the message), and the
+// whole per-event answer is in details.
+func noneAccepted(out IngestResponse) error {
+	var fe audit.FieldErrors
+	for _, it := range out.Items {
+		at := ""
+		if it.Line > 0 {
+			at = fmt.Sprintf("line %d: ", it.Line)
+		}
+		for _, e := range it.Errors {
+			field := fmt.Sprintf("[%d]", it.Index)
+			if e.Field != "" {
+				field += "." + e.Field
+			}
+			fe.Add(field, "%s%s", at, e.Message)
+		}
+	}
+	return &audit.Error{Code: audit.EINVALID, Fields: fe, Details: out,
+		Message: fmt.Sprintf("none of the %d events was accepted: each is named in errors, and details.items answers every event", len(out.Items))}
 }
 
 // decodeItems validates each raw event, answering the invalid ones in

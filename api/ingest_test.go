@@ -72,11 +72,14 @@ func testIngest(t *testing.T, w audit.EventWriter, r api.Reader, visible func())
 		{withResourceType(t, lines[1], audit.ResourceTenantPlan), "resource.type", "the service writes"},
 	}
 	for _, r := range refused {
+		// Alone in its request, a refused event is a 400 whose details
+		// hold the per-event answer (noneAccepted).
 		code, body := post(t, srv.URL, ingestToken, "application/x-ndjson", []byte(r.line))
-		var res api.IngestResponse
-		if err := json.Unmarshal(body, &res); err != nil || code != 200 || res.Rejected != 1 || res.Accepted != 0 {
+		var problem struct{ Details api.IngestResponse }
+		if err := json.Unmarshal(body, &problem); err != nil || code != 400 || problem.Details.Rejected != 1 || problem.Details.Accepted != 0 {
 			t.Fatalf("%s: %d %s", r.line, code, body)
 		}
+		res := problem.Details
 		named := false
 		for _, fe := range res.Items[0].Errors {
 			named = named || fe.Field == r.field && strings.Contains(fe.Message, r.msg)

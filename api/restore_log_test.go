@@ -142,7 +142,7 @@ func testRestoreOutcome(t *testing.T, h *harness, visible func(), admin, applied
 	// A restoredFrom on anything but an update is refused at ingest.
 	code, out := post(t, h.srv.URL, ingestToken, "application/x-ndjson",
 		[]byte(restoreEvent(9, now, "create", "", restoreStates[0], `,"restoredFrom":"`+applied+`"`)))
-	if code != 200 || !strings.Contains(string(out), "restoredFrom") {
+	if code != 400 || !strings.Contains(string(out), `"field":"[0].restoredFrom"`) {
 		t.Fatalf("restoredFrom on a create: %d %s", code, out)
 	}
 }

@@ -136,7 +136,7 @@ func TestREADME(t *testing.T) {
 	for _, want := range []string{
 		`"total":{"value":531,"relation":"eq"}`,                 // the deleted queues of the demo
 		`"id":"evt_audit_01a1fd32-3660-722a-ad1b-4f22d9fe2784"`, // the event shown exists
-		`"accepted":10,`, `"duplicates":10,`, `"rejected":1,`,
+		`"accepted":10,`, `"duplicates":10,`, `"rejected":1,`, `"field":"[0].tenantId"`, // nothing valid: a 400 naming each problem
 		`"field":"pageSize"`, `"field":"action"`, // the 400 names both
 		"id,timestamp,tenantId,actor.id", // the CSV header
 		`"state":"done"`, ".eml",

@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Ingest events (service credentials)
-         * @description A JSON array or NDJSON of at most 1000 events and 16 MiB. Validation is the indexer's. An event without id gets one derived from its canonical form, so a retried request never duplicates events. Authorization: the static AUDITLOG_INGEST_TOKEN or a JWT with role ingest; tenant roles cannot write. A batch is never all-or-nothing: each item is answered on its own; an item that is not an event at all (not JSON, not an object) is rejected with its reason like an invalid event, and the good items are stored. The request is a 400 only when its body is neither a JSON array nor NDJSON, a 413 beyond the limits.
+         * @description A JSON array or NDJSON of at most 1000 events and 16 MiB. Validation is the indexer's. An event without id gets one derived from its canonical form, so a retried request never duplicates events. Authorization: the static AUDITLOG_INGEST_TOKEN or a JWT with role ingest; tenant roles cannot write. A batch is never all-or-nothing: each item is answered on its own; an item that is not an event at all (not JSON, not an object) is rejected with its reason like an invalid event, and the good items are stored. The answer is a 200 when at least one event was stored or is a duplicate; the request is a 400 when its body is neither a JSON array nor NDJSON, or when every event was rejected (errors name each event's problems by place, [2].tenantId, with line n: before the message for NDJSON; details is the per-event answer); a 413 beyond the limits.
          */
         post: operations["ingestAuditEvents"];
         delete?: never;
@@ -2742,7 +2742,7 @@ export interface operations {
                     "application/json": components["schemas"]["IngestResponse"];
                 };
             };
-            /** @description The body is neither a JSON array nor NDJSON. */
+            /** @description The body is neither a JSON array nor NDJSON, or every event was rejected: errors name each event's problems by place, details is the per-event answer (IngestResponse). */
             400: {
                 headers: {
                     [name: string]: unknown;
