@@ -436,7 +436,7 @@ func (m *Main) mailer() (*smtp.Mailer, error) {
 	ec := m.Config.Export
 	public := ec.PublicURL
 	if public == "" {
-		public = "http://" + m.Addr()
+		public = m.scheme() + "://" + m.Addr()
 	}
 	cfg := smtp.Config{Host: ec.SMTPHost, Port: ec.SMTPPort, Username: ec.SMTPUser, Password: ec.SMTPPass,
 		From: ec.SMTPFrom, StartTLS: ec.SMTPTLS, CAFile: ec.SMTPCAFile, PublicURL: public}
@@ -485,13 +485,34 @@ func (m *Main) startHTTP() error {
 		return err
 	}
 	ln := m.ln
-	m.http = &http.Server{Handler: &m.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	srv := &http.Server{Handler: &m.handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		// net/http's own complaints (a failed TLS handshake) go to the
+		// service's log, not to stderr.
+		ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+	serve := func() error { return srv.Serve(ln) }
+	if m.Config.TLSCert != "" {
+		r, err := newCertReloader(m.Config.TLSCert, m.Config.TLSKey, m.Logger)
+		if err != nil {
+			return err
+		}
+		srv.TLSConfig = tlsConfig(r)
+		serve = func() error { return srv.ServeTLS(ln, "", "") }
+	}
+	m.http = srv
 	go func() {
-		if err := m.http.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.failed <- fmt.Errorf("http server: %w", err)
 		}
 	}()
 	return nil
+}
+
+// scheme is how clients reach this server: https when it serves TLS.
+func (m *Main) scheme() string {
+	if m.Config.TLSCert != "" {
+		return "https"
+	}
+	return "http"
 }
 
 // Close stops everything in reverse order of start, within the configured

@@ -22,7 +22,10 @@ import (
 // flags and AUDITLOG_* environment variables (a flag wins over its
 // variable), and handed to components as plain structs.
 type Config struct {
-	HTTPAddr        string
+	HTTPAddr string
+	// TLSCert and TLSKey, when set, are PEM files: the server speaks
+	// HTTPS on HTTPAddr, and reads them again when they change (tls.go).
+	TLSCert, TLSKey string
 	Store           string
 	DataDir         string
 	LogFormat       string
@@ -318,6 +321,8 @@ func maskURL(s string) string {
 
 func (b *binder) common(c *Config, defaultAddr string) {
 	b.str(&c.HTTPAddr, "http-addr", "AUDITLOG_HTTP_ADDR", defaultAddr, "address to listen on for HTTP (API, /healthz, /readyz, /metrics)")
+	b.str(&c.TLSCert, "http-tls-cert", "AUDITLOG_HTTP_TLS_CERT", "", "PEM file of the server's certificate chain: serve HTTPS (with AUDITLOG_HTTP_TLS_KEY); read again when it changes")
+	b.str(&c.TLSKey, "http-tls-key", "AUDITLOG_HTTP_TLS_KEY", "", "PEM file of the certificate's private key")
 	b.str(&c.LogFormat, "log-format", "AUDITLOG_LOG_FORMAT", "json", "log format: json or text")
 	b.str(&c.LogLevel, "log-level", "AUDITLOG_LOG_LEVEL", "info", "log level: debug, info, warn or error")
 	b.duration(&c.ShutdownTimeout, "shutdown-timeout", "AUDITLOG_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown may take on SIGTERM")
@@ -492,6 +497,13 @@ func (c *Config) validate(needStore bool) error {
 			if c.ES.URL == "" {
 				errs = append(errs, "AUDITLOG_ES_URL must be set when AUDITLOG_STORE=elasticsearch")
 			}
+		}
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, "set both AUDITLOG_HTTP_TLS_CERT and AUDITLOG_HTTP_TLS_KEY, or neither: HTTPS needs the certificate and its key")
+	} else if c.TLSCert != "" {
+		if _, err := newCertReloader(c.TLSCert, c.TLSKey, slog.New(slog.DiscardHandler)); err != nil {
+			errs = append(errs, err.Error())
 		}
 	}
 	if c.SeedEnd != "" && c.SeedEnd != "now" { // serve only: index has no seed
