@@ -91,6 +91,9 @@ type AuthConfig struct {
 	// of its aud values; when empty that claim is not checked.
 	Issuer   string
 	Audience string
+	// Claims names the claims the caller is read from (the defaults:
+	// tenant, role, email, reason).
+	Claims ClaimNames
 }
 
 // Verifier checks bearer tokens.
@@ -125,6 +128,7 @@ func NewVerifier(cfg AuthConfig) (*Verifier, error) {
 	if cfg.Audience != "" {
 		opts = append(opts, jwt.WithAudience(cfg.Audience))
 	}
+	cfg.Claims = cfg.Claims.withDefaults()
 	return &Verifier{cfg: cfg, parser: jwt.NewParser(opts...), methods: methods}, nil
 }
 
@@ -156,8 +160,8 @@ func (v *Verifier) verifyClaims(token string) (audit.Principal, error) {
 	if token == "" {
 		return audit.Principal{}, audit.Errorf(audit.EUNAUTHORIZED, "missing bearer token")
 	}
-	var c Claims
-	_, err := v.parser.ParseWithClaims(token, &c, func(t *jwt.Token) (any, error) {
+	c := jwt.MapClaims{}
+	_, err := v.parser.ParseWithClaims(token, c, func(t *jwt.Token) (any, error) {
 		switch {
 		case v.cfg.Keys != nil:
 			return v.cfg.Keys(t)
@@ -169,7 +173,7 @@ func (v *Verifier) verifyClaims(token string) (audit.Principal, error) {
 	if err != nil {
 		return audit.Principal{}, v.tokenError(err)
 	}
-	return audit.Principal{UserID: strings.ToLower(c.Subject), Email: c.Email, Role: c.Role, TenantID: audit.NormalizeTenantID(c.Tenant), Reason: strings.TrimSpace(c.Reason)}, nil
+	return v.cfg.Claims.principal(c), nil
 }
 
 // JWKSAlgorithms are the signing algorithms accepted from a JWKS: the

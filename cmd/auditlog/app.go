@@ -299,6 +299,7 @@ func (m *Main) readDeps(r api.Reader, w audit.EventWriter) (api.ReadDeps, error)
 			ac.Issuer = issuer
 		}
 	}
+	ac.Claims = cfg.Claims
 	v, err := api.NewVerifier(ac)
 	if err != nil {
 		return api.ReadDeps{}, err

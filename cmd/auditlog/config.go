@@ -39,8 +39,10 @@ type Config struct {
 	// JWKSURL and OIDCIssuer name an identity provider's keys: a JWKS
 	// document, or an OpenID Connect issuer whose discovery document
 	// names it (jwks.go). JWKSRefresh is how often they are read again.
-	JWKSURL     string
-	OIDCIssuer  string
+	JWKSURL    string
+	OIDCIssuer string
+	// Claims names the claims a token's caller is read from.
+	Claims      api.ClaimNames
 	JWKSRefresh time.Duration
 	// DevSecretPath is set when JWTSecret is the data directory's
 	// development secret (DevSecretFile).
@@ -398,6 +400,19 @@ func (b *binder) auth(c *Config) {
 	b.str(&c.JWKSURL, "jwt-jwks-url", "AUDITLOG_JWT_JWKS_URL", "", "URL of the identity provider's JWKS document, when it has no OpenID Connect discovery (production; replaces the secret)")
 	b.duration(&c.JWKSRefresh, "jwt-jwks-refresh", "AUDITLOG_JWT_JWKS_REFRESH", time.Hour,
 		"how often the JWKS is read again (a token whose kid is unknown reads it at once, at most once a minute)")
+	for _, cl := range []struct {
+		p         *string
+		name, def string
+		what      string
+	}{
+		{&c.Claims.Tenant, "tenant", api.ClaimTenant, "the tenant's UUID"},
+		{&c.Claims.Role, "role", api.ClaimRole, "the role (a string, or a list of which the first known role counts)"},
+		{&c.Claims.Email, "email", api.ClaimEmail, "the user's e-mail"},
+		{&c.Claims.Reason, "reason", api.ClaimReason, "an operator's declared reason"},
+	} {
+		b.str(cl.p, "jwt-claim-"+cl.name, "AUDITLOG_JWT_CLAIM_"+strings.ToUpper(cl.name), cl.def,
+			"name of the token claim holding "+cl.what+": as it is, else a path of members separated by dots (ext."+cl.name+")")
+	}
 }
 
 // signing binds what signs and names tokens: the secret, issuer and
