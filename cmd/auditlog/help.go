@@ -14,7 +14,9 @@ var sections = []struct {
 	name     string
 	prefixes []string
 }{
+	{"TLS", []string{"AUDITLOG_HTTP_TLS_"}},
 	{"HTTP", []string{"AUDITLOG_HTTP_", "AUDITLOG_REQUEST_", "AUDITLOG_RATE_", "AUDITLOG_MAX_IN_FLIGHT", "AUDITLOG_TRUSTED_", "AUDITLOG_CURSOR_", "AUDITLOG_SHUTDOWN_"}},
+	{"Token claims", []string{"AUDITLOG_JWT_CLAIM_"}},
 	{"Auth", []string{"AUDITLOG_JWT_", "AUDITLOG_INGEST_", "AUDITLOG_TOKEN"}},
 	{"Store", []string{"AUDITLOG_STORE", "AUDITLOG_DATA_", "AUDITLOG_SEED", "AUDITLOG_DEFAULT_PLAN", "AUDITLOG_LIFECYCLE_", "AUDITLOG_HOLD_"}},
 	{"Keys", []string{"AUDITLOG_ACCEPT_", "AUDITLOG_MODE"}},
