@@ -89,5 +89,11 @@ with_services() {
 		scripts/services.sh litewitness
 		eval "$(scripts/services.sh env | grep AUDITLOG_TEST_LITEWITNESS)"
 	fi
-	echo "[services] ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS, S3 $AUDITLOG_TEST_S3_ENDPOINT, litewitness $AUDITLOG_TEST_LITEWITNESS"
+	# Ory Hydra, the OpenID Connect provider of the identity tests: the
+	# same, built once, each test starts its own.
+	if [ ! -x "${AUDITLOG_TEST_HYDRA:-}" ]; then
+		scripts/services.sh hydra
+		eval "$(scripts/services.sh env | grep AUDITLOG_TEST_HYDRA)"
+	fi
+	echo "[services] ($AUDITLOG_TEST_SERVICES): Elasticsearch $AUDITLOG_TEST_ES_URL, Kafka $AUDITLOG_TEST_KAFKA_BROKERS, S3 $AUDITLOG_TEST_S3_ENDPOINT, litewitness $AUDITLOG_TEST_LITEWITNESS, Hydra $AUDITLOG_TEST_HYDRA"
 }

@@ -12,6 +12,7 @@
 #                               directory (before the outage tests)
 #   scripts/services.sh s3-up / s3-down   start or stop only the S3 server
 #   scripts/services.sh litewitness   build litewitness (the tests start it)
+#   scripts/services.sh hydra   build Ory Hydra (the identity tests start it)
 #
 # The S3-compatible server of the export tests is versitygw (a Go program
 # serving a directory as buckets), built once from the Go module proxy
@@ -41,6 +42,9 @@ KAFKA_PORT=${AUDITLOG_TEST_KAFKA_PORT:-19092}
 S3_PORT=${AUDITLOG_TEST_S3_PORT:-19500}
 VERSITYGW_VERSION=${AUDITLOG_VERSITYGW_VERSION:-v1.8.0}
 TORCHWOOD_VERSION=${AUDITLOG_TORCHWOOD_VERSION:-v0.6.1}
+HYDRA_VERSION=${AUDITLOG_HYDRA_VERSION:-v2.3.0}
+# The fork of pop that Hydra v2.3.0's go.mod puts in place of gobuffalo's.
+HYDRA_POP_VERSION=v6.2.1-0.20241121111754-e5dfc0f3344b
 S3_ACCESS=auditlog-test
 S3_SECRET=auditlog-test-secret
 ES_HEAP=${AUDITLOG_TEST_ES_HEAP:-1g}
@@ -119,6 +123,26 @@ fetch_litewitness() {
 		mkdir -p "$dir"
 		GOBIN="$dir" GOFLAGS=-mod=mod go install "filippo.io/torchwood/cmd/litewitness@$TORCHWOOD_VERSION" >&2 ||
 			die "could not build litewitness $TORCHWOOD_VERSION"
+	fi
+}
+
+# Ory Hydra, the OpenID Connect provider of the identity tests: built
+# once into the cache from the Go module proxy. `go install` refuses it
+# (its go.mod replaces gobuffalo/pop with Ory's fork), so it is built in a
+# module of its own that repeats that replace, with SQLite (the tests run
+# it in memory: cgo, as the race detector needs anyway).
+fetch_hydra() {
+	local dir="$CACHE/hydra-$HYDRA_VERSION"
+	if [ ! -x "$dir/hydra" ]; then
+		log "building Ory Hydra $HYDRA_VERSION from the Go module proxy (a few minutes, once)"
+		rm -rf "$dir/src" && mkdir -p "$dir/src"
+		(
+			cd "$dir/src" &&
+				go mod init hydra-build >/dev/null 2>&1 &&
+				go mod edit -replace "github.com/gobuffalo/pop/v6=github.com/ory/pop/v6@$HYDRA_POP_VERSION" &&
+				GOFLAGS=-mod=mod go get -tool "github.com/ory/hydra/v2@$HYDRA_VERSION" >/dev/null 2>&1 &&
+				GOFLAGS=-mod=mod go build -tags sqlite,sqlite_omit_load_extension -o "$dir/hydra" github.com/ory/hydra/v2
+		) >&2 || die "could not build Ory Hydra $HYDRA_VERSION"
 	fi
 }
 
@@ -259,6 +283,7 @@ print_env() {
 	echo "export AUDITLOG_TEST_S3_ACCESS_KEY=$S3_ACCESS"
 	echo "export AUDITLOG_TEST_S3_SECRET_KEY=$S3_SECRET"
 	echo "export AUDITLOG_TEST_LITEWITNESS=$CACHE/torchwood-$TORCHWOOD_VERSION"
+	echo "export AUDITLOG_TEST_HYDRA=$CACHE/hydra-$HYDRA_VERSION/hydra"
 	echo "export AUDITLOG_TEST_SERVICES=local"
 	echo "export AUDITLOG_TEST_SERVICES_SCRIPT=$(readlink -f "$0")"
 }
@@ -287,6 +312,7 @@ s3-up)
 	;;
 s3-down) stop_pid "$RUN/s3.pid" versitygw ;;
 litewitness) fetch_litewitness ;;
+hydra) fetch_hydra ;;
 down)
 	stop_pid "$RUN/s3.pid" versitygw
 	stop_pid "$RUN/kafka.pid" Kafka

@@ -9,6 +9,12 @@ cd "$(dirname "$0")/.."
 LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
 # Install what is missing, or stop with the exact command to run.
 scripts/prereqs.sh
+# Ory Hydra (the identity tests' provider) builds from source the first
+# time, minutes of compiling: in the background while the panel builds,
+# awaited before the services start (with_services would build it too).
+hydra_log=$(mktemp)
+scripts/services.sh hydra >"$hydra_log" 2>&1 &
+hydra_pid=$!
 # The panel: a clean build must give the committed panel/dist (CI and
 # every make test), its unit tests, and its packages for the browser tests
 # that go test runs.
@@ -16,6 +22,7 @@ scripts/panel.sh check
 scripts/panel.sh test
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
+wait "$hydra_pid" || { cat "$hydra_log" >&2; exit 1; }
 with_services
 
 # The browser tests drive a real Chromium against serve for minutes; the
