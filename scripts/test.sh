@@ -7,6 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
+# Each phase's line says when it began (seconds since make test started),
+# so that CI's output shows where its time goes.
+at() { printf '[test +%ss]' "$SECONDS"; }
 # Install what is missing, or stop with the exact command to run.
 scripts/prereqs.sh
 # Ory Hydra (the identity tests' provider) builds from source the first
@@ -40,6 +43,7 @@ CRASH_TESTS='TestStreamsSurviveOutagesAndSIGKILL|TestExportPeriodicSurvivesSIGKI
 UNRACED_TESTS="^(TestPanelInTheBrowser|TestPanelLayoutMatchesScreenshots|$CRASH_TESTS|TestTheStoresGiveOneAnswer)\$"
 # -v so that every skip prints its reason; the console gets results,
 # skips and failures, the full log goes to $LOG.
+echo "$(at) everything under the race detector, on both stores and the real services"
 set +e
 go test -race -count=1 -timeout 45m -v -skip "$UNRACED_TESTS" ${GOTEST_FLAGS:-} ./... >"$LOG" 2>&1
 rc=$?
@@ -53,7 +57,7 @@ fi
 # Phase 2: tests that stop a shared service (build tag "exclusive") run
 # alone, after everything else, where this script controls the services.
 if [ -n "${AUDITLOG_TEST_SERVICES_SCRIPT:-}" ]; then
-	echo "[test] exclusive phase: outage tests"
+	echo "$(at) exclusive phase: outage tests"
 	# The outage tests restart Elasticsearch, which then recovers every
 	# shard it holds: after the main run, thousands, which can take
 	# longer than a restart may (CI failed there once, at 265 s). The
@@ -81,7 +85,7 @@ fi
 # 10,000 fuzzed stream filters and the differential search check, in
 # parallel with the browser and SIGKILL tests, which spend most of their
 # time waiting on children.
-echo "[test] without the race detector: the panel in a real browser, the SIGKILL tests, the 10,000 fuzzed stream filters, the differential search check"
+echo "$(at) without the race detector: the panel in a real browser, the SIGKILL tests, the 10,000 fuzzed stream filters, the differential search check"
 go test -count=1 -timeout 30m -run "^(TestPanelInTheBrowser|TestPanelLayoutMatchesScreenshots|$CRASH_TESTS|TestStreamCarriesOnlyItsTenant|TestTheStoresGiveOneAnswer)\$" -v ./cmd/auditlog ./streaming ./internal/searchdiff >>"$LOG" 2>&1 || {
 	echo "[test] the browser, SIGKILL, fuzzed stream filter or differential search tests failed; full log: $LOG" >&2
 	tail -n 60 "$LOG" >&2
@@ -92,9 +96,9 @@ grep -E 'filters tried' "$LOG" | tail -1 || true
 grep -E 'queries compared' "$LOG" || true
 skips=$(grep -cE '^\s*--- SKIP' "$LOG" || true)
 passes=$(grep -cE '^\s*--- PASS' "$LOG" || true)
-echo "[test] schema-driven fuzzing of the API (schemathesis) against a real serve"
+echo "$(at) schema-driven fuzzing of the API (schemathesis) against a real serve"
 scripts/fuzz-api.sh
-echo "[test] the comparing fuzz targets, each for a bounded time (scripts/fuzz.sh)"
+echo "$(at) the comparing fuzz targets, each for a bounded time (scripts/fuzz.sh)"
 scripts/fuzz.sh
-echo "[test] each skip above printed its reason"
-echo "test: $passes passed, 0 failed, $skips skipped"
+echo "$(at) each skip above printed its reason"
+echo "test: $passes passed, 0 failed, $skips skipped, in ${SECONDS}s"
