@@ -169,10 +169,10 @@ func proofRows(store string, qn, k int, took time.Duration, incl, cons []float64
 		"then `seal.ProveInclusion` against the latest tree (the store's own calls, no HTTP); and 200 consistency proofs from a random size to the latest. One figure per run: the p99. One warm-up run, then %d.",
 		qn, store, sealed, e.runs)
 	ratio := 100 * float64(tree) / float64(max(events, 1))
-	return []result{
+	return append(footprintRows(store, qn, tree, events, treeWhat, eventsWhat), []result{
 		{Name: fmt.Sprintf("Inclusion proof p99 at %d events (%s)", qn, store), Unit: "ms", Samples: incl, Target: "≤ 20 ms", Max: 20, Method: method},
 		{Name: fmt.Sprintf("Consistency proof p99 at %d events (%s)", qn, store), Unit: "ms", Samples: cons, Target: "(reported)", Method: method},
 		{Name: fmt.Sprintf("Tree storage / events storage (%s)", store), Unit: "%", Samples: []float64{ratio}, Target: "≤ 5%", Max: 5,
 			Method: fmt.Sprintf("On disk after sealing the %d events above: %s (%d bytes) against %s (%d bytes).", qn, treeWhat, tree, eventsWhat, events)},
-	}
+	}...)
 }
