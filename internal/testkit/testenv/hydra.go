@@ -42,7 +42,7 @@ func StartHydra(t testing.TB) *Hydra {
 	h := &Hydra{t: t, claims: map[string]map[string]any{}}
 	hook := httptest.NewServer(http.HandlerFunc(h.tokenHook))
 	t.Cleanup(hook.Close)
-	public, admin := freePort(t), freePort(t)
+	public, admin := FreeAddr(t), FreeAddr(t)
 	h.Issuer, h.admin = "http://"+public, "http://"+admin
 	_, publicPort, _ := net.SplitHostPort(public)
 	_, adminPort, _ := net.SplitHostPort(admin)
@@ -52,8 +52,8 @@ func StartHydra(t testing.TB) *Hydra {
 	cmd.Env = append(os.Environ(), "DSN=memory", "URLS_SELF_ISSUER="+h.Issuer, "LOG_LEVEL=warn",
 		"SERVE_PUBLIC_HOST=127.0.0.1", "SERVE_PUBLIC_PORT="+publicPort, "SERVE_ADMIN_HOST=127.0.0.1", "SERVE_ADMIN_PORT="+adminPort,
 		"STRATEGIES_ACCESS_TOKEN=jwt", "OAUTH2_TOKEN_HOOK_URL="+hook.URL, "SECRETS_SYSTEM="+Name("hydra-system-secret"))
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &SyncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -78,17 +78,6 @@ func StartHydra(t testing.TB) *Hydra {
 		return nil
 	})
 	return h
-}
-
-// freePort is a loopback address no one listens on now.
-func freePort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }
 
 // tokenHook answers Hydra's token hook: the claims of the client asking.
