@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -24,14 +23,7 @@ func TestCommandsReference(t *testing.T) {
 	var doc strings.Builder
 	for _, args := range everyCommand {
 		name := "auditlog " + strings.Join(args, " ")
-		var seen []*binder
-		onDescribe = func(b *binder) { seen = append(seen, b) }
-		run(append(slices.Clone(args), "--help"), func(string) string { return "" }, io.Discard, io.Discard)
-		onDescribe = nil
-		if len(seen) != 1 {
-			t.Fatalf("%s: %d flag tables described, want 1", name, len(seen))
-		}
-		b := seen[0]
+		b := binderOf(t, args)
 		var rows []string
 		b.fs.VisitAll(func(f *flag.Flag) {
 			if slices.ContainsFunc(b.options, func(o option) bool { return o.flag == f.Name }) {

@@ -29,14 +29,7 @@ func TestConfigurationReference(t *testing.T) {
 		if args[0] == "tenant" { // every tenant subcommand binds the same settings
 			name = "tenant (every subcommand)"
 		}
-		var seen []*binder
-		onDescribe = func(b *binder) { seen = append(seen, b) }
-		run(append(slices.Clone(args), "--help"), func(string) string { return "" }, io.Discard, io.Discard)
-		onDescribe = nil
-		if len(seen) != 1 {
-			t.Fatalf("%s: %d binders described", name, len(seen))
-		}
-		b := seen[0]
+		b := binderOf(t, args)
 		for _, o := range b.options {
 			s := byEnv[o.env]
 			if s == nil {
@@ -117,4 +110,18 @@ func writeGenerated(t *testing.T, path, test, doc string) {
 	if want != string(raw) {
 		t.Fatalf("%s differs from the commands' flags: run AUDITLOG_UPDATE_DOCS=1 go test ./cmd/auditlog -run %s", path, test)
 	}
+}
+
+// binderOf is the flag table the command args binds, as its --help
+// describes it (exactly one).
+func binderOf(t *testing.T, args []string) *binder {
+	t.Helper()
+	var seen []*binder
+	onDescribe = func(b *binder) { seen = append(seen, b) }
+	run(append(slices.Clone(args), "--help"), func(string) string { return "" }, io.Discard, io.Discard)
+	onDescribe = nil
+	if len(seen) != 1 {
+		t.Fatalf("%s: %d flag tables described, want 1", strings.Join(args, " "), len(seen))
+	}
+	return seen[0]
 }
