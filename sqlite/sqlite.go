@@ -210,12 +210,35 @@ func createWithPageSize(ctx context.Context, path string, size int, open func(st
 }
 
 // Close stops the writer, after the write in progress, and closes the
-// database.
+// database: it returns once no connection to the file is open, or an
+// error saying how many still are after closeWait.
+//
+// database/sql's DB.Close does not wait for that: a connection its opener
+// was still opening for a waiting reader finishes opening (and reads the
+// file, which recreates the -wal and -shm files) after Close returned,
+// then closes. A caller that removes the data directory after Close (a
+// test's cleanup, an operator's script) must find nothing written after
+// it; CI once saw "directory not empty" there.
 func (s *Store) Close() error {
 	close(s.quit)
 	s.wg.Wait()
-	return errors.Join(s.r.Close(), s.w.Close())
+	err := errors.Join(s.r.Close(), s.w.Close())
+	deadline := time.Now().Add(closeWait)
+	for {
+		open := s.r.Stats().OpenConnections + s.w.Stats().OpenConnections
+		if open == 0 {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return errors.Join(err, fmt.Errorf("sqlite: %d connections to %s still open %s after closing", open, s.cfg.Path, closeWait))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
+
+// closeWait bounds how long Close waits for connections being opened or
+// still in use to close.
+const closeWait = 10 * time.Second
 
 // Ping checks the database answers (for /readyz).
 func (s *Store) Ping(ctx context.Context) error {

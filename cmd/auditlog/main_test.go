@@ -51,7 +51,9 @@ func startMain(t *testing.T, cmd string, vars map[string]string, args ...string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		_ = m.Close()
+		if err := m.Close(); err != nil {
+			t.Logf("closing %s: %v", cmd, err)
+		}
 		if t.Failed() {
 			t.Logf("log of %s on %s:\n%s", cmd, m.Addr(), logs.String())
 		}
