@@ -88,9 +88,16 @@ func hostPage(t *testing.T, panelURL, token string) *httptest.Server {
 // and an outage. It writes screenshots of the main views at two widths
 // (into docs/screenshots with AUDITLOG_UPDATE_SCREENSHOTS=1).
 func TestPanelInTheBrowser(t *testing.T) {
+	// The two stores' runs beside each other and beside the SIGKILL test
+	// of streams (make test runs them without the race detector): each
+	// spends most of its minutes waiting, on a browser or on children.
+	t.Parallel()
 	node, chromium := panelTools(t)
 	for _, store := range []string{"sqlite", "elasticsearch"} {
-		t.Run(store, func(t *testing.T) { panelInTheBrowser(t, node, chromium, store) })
+		t.Run(store, func(t *testing.T) {
+			t.Parallel()
+			panelInTheBrowser(t, node, chromium, store)
+		})
 	}
 }
 
