@@ -432,7 +432,10 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 	tenantA, tenantB := "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d", "6f5e4d3c-2b1a-4098-8776-655443322110"
 	m := startMain(t, "serve", map[string]string{
 		"AUDITLOG_HTTP_ADDR": "127.0.0.1:0", "AUDITLOG_DATA_DIR": dir, "AUDITLOG_JWT_SECRET": "s3cret", "AUDITLOG_INGEST_TOKEN": "svc",
-		"AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_EXPORT_POLL": "50ms", "AUDITLOG_EXPORT_EXPIRY": "3s", "AUDITLOG_EXPORT_MAX_ACTIVE": "1",
+		// Long enough for the checks between the first job's end and its
+		// cancellation, on a loaded machine: at 3 s its file once expired
+		// first.
+		"AUDITLOG_RATE_LIMIT": "0", "AUDITLOG_EXPORT_POLL": "50ms", "AUDITLOG_EXPORT_EXPIRY": "15s", "AUDITLOG_EXPORT_MAX_ACTIVE": "1",
 	})
 	base := "http://" + m.Addr()
 	events := append(tenantEvents(31, tenantA, 700), tenantEvents(32, tenantB, 300)...)
@@ -532,7 +535,7 @@ func TestExportJobsIsolationLimitsAndExpiry(t *testing.T) {
 		t.Fatalf("file of a cancelled job: %d %s", res.StatusCode, body)
 	}
 
-	// Expiry (3 s here): the file is deleted and the job says expired.
+	// Expiry (15 s here): the file is deleted and the job says expired.
 	res, body = request(t, "POST", base+"/api/audit-logs/exports?async=true&action=delete", carol, nil)
 	if res.StatusCode != 202 && res.StatusCode != 429 {
 		t.Fatalf("tenant B's second export: %d %s", res.StatusCode, body)

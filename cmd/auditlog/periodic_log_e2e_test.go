@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -102,10 +101,8 @@ func TestTheLogCatchesACutOffExport(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(dir, "periodic-exports", "auditlog", demoTenant, "digest", day.Format("2006/01/02"))); err != nil {
 		t.Fatal(err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "audit.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	// serve is running and writing: wait for its lock as it does.
+	db := openStoreFile(t, map[string]string{"AUDITLOG_DATA_DIR": dir})
 	defer db.Close()
 	if res, err := db.Exec(`DELETE FROM periodic_records WHERE tenant_id = ? AND window_start >= ?`, demoTenant, day.UnixMilli()); err != nil {
 		t.Fatal(err)
