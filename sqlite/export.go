@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 
 	"github.com/auditlog/auditlog/audit/exportjob"
@@ -46,7 +45,7 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 		if err := rows.Scan(&body, &id); err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 		}
-		row := vlog.DecodeStoredRow(id, f.TenantID, body)
+		row := decodeBody(id, f.TenantID, body)
 		if row.Err != nil {
 			// No event of the tenant under its own id: every readable
 			// one is delivered, then the scan names these.

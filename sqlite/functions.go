@@ -39,8 +39,9 @@ func ipRange(p netip.Prefix) (lo, hi string) {
 // auditlog_ip_key(text) is ipKey in SQL, auditlog_search_text(body)
 // searchText and auditlog_reason_text(body) reasonText, for the
 // migrations that fill columns and the free-text index from the stored
-// events.
+// events; auditlog_event_json(body) is a body's event as JSON text.
 func init() {
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_event_json", 1, eventJSON)
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_search_text", 1, bodyText(searchText))
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_reason_text", 1, bodyText(reasonText))
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_ip_key", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
@@ -53,17 +54,37 @@ func init() {
 // when the body is not an event (nothing to find).
 func bodyText(text func(*audit.Event) string) func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 	return func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		var body []byte
-		switch b := args[0].(type) {
-		case []byte:
-			body = b
-		case string:
-			body = []byte(b)
+		js, err := unpackBody(nil, argBytes(args[0]))
+		if err != nil {
+			return "", nil
 		}
-		e, err := audit.DecodeStoredEvent(body)
+		e, err := audit.DecodeStoredEvent(js)
 		if err != nil {
 			return "", nil
 		}
 		return text(&e), nil
 	}
+}
+
+// eventJSON is auditlog_event_json(body): the stored event's JSON of a
+// body as the events table keeps it (body.go), for SQL that reads the
+// event's fields (->>); NULL when the body does not unpack.
+func eventJSON(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+	js, err := unpackBody(nil, argBytes(args[0]))
+	if err != nil {
+		return nil, nil
+	}
+	return string(js), nil
+}
+
+// argBytes is a SQL function's BLOB or TEXT argument as bytes (nil for
+// any other value).
+func argBytes(v driver.Value) []byte {
+	switch b := v.(type) {
+	case []byte:
+		return b
+	case string:
+		return []byte(b)
+	}
+	return nil
 }

@@ -69,7 +69,7 @@ func newIndexedRow() *indexedRow {
 }
 
 // scan reads the current row of rows, its body decoded as a stored row of
-// tenantID (vlog.DecodeStoredRow: a malformed body is the row's Err).
+// tenantID (decodeBody: a malformed body is the row's Err).
 func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (vlog.StoredRow, error) {
 	var body []byte
 	var tag []byte
@@ -78,7 +78,7 @@ func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (vlog.StoredRow, erro
 		return vlog.StoredRow{}, err
 	}
 	id, _ := normalCell(r.cols[0]).(string)
-	row := vlog.DecodeStoredRow(id, tenantID, body)
+	row := decodeBody(id, tenantID, body)
 	row.Tag = tag
 	return row, nil
 }

@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
+
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
-	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
@@ -109,7 +110,11 @@ func (s *Store) purgeTenant(ctx context.Context, tenant string, now time.Time, p
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
 	deleted, _ := res.RowsAffected()
-	if _, err := s.insertEvents(ctx, tx, records); err != nil {
+	bodies, err := s.packBodies(records)
+	if err != nil {
+		return err
+	}
+	if _, err := s.insertEvents(ctx, tx, records, bodies); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -145,7 +150,7 @@ func tenantRows(ctx context.Context, tx *sql.Tx, tenant, where string, args ...a
 		if err := rows.Scan(&r.seq, &id, &body, &tag, &leaf); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 		}
-		r.row = vlog.DecodeStoredRow(id, tenant, body)
+		r.row = decodeBody(id, tenant, body)
 		r.row.Tag = tag
 		if len(leaf) == tlog.HashSize {
 			r.leaf = (*tlog.Hash)(leaf)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/auditlog/auditlog/audit/search"
 	"github.com/auditlog/auditlog/audit/stats"
-	"github.com/auditlog/auditlog/audit/vlog"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -80,7 +79,7 @@ func where(f audit.Filter) (string, []any) {
 	if f.RestoredFrom != "" {
 		// No column: few events carry it, and the filter comes with the
 		// resource's, which the resource index narrows first.
-		add("CAST(body AS TEXT) ->> '$.restoredFrom' = ?", f.RestoredFrom)
+		add("auditlog_event_json(body) ->> '$.restoredFrom' = ?", f.RestoredFrom)
 	}
 	// The partial indexes' conditions, as the migration writes them
 	// (0014_filtered_lists.sql): the planner uses such an index only for
@@ -209,10 +208,15 @@ func (s *Store) readPage(ctx context.Context, q audit.Query, query string, args 
 		if err := rows.Scan(&body, &id, &key); err != nil {
 			return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 		}
-		if !budget.Fits(len(body)) {
+		// The budget counts the event's JSON, not the compressed body.
+		js, err := unpackBody(nil, body)
+		if err != nil {
+			js = body // unreadable: named in the page, at its stored size
+		}
+		if !budget.Fits(len(js)) {
 			return page, true, nil // the page is full by size: more follow
 		}
-		page = append(page, readRow(id, q.Filter.TenantID, body, positionOfColumn(q.Sort, id, key)))
+		page = append(page, readRow(id, q.Filter.TenantID, js, positionOfColumn(q.Sort, id, key)))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
@@ -233,7 +237,7 @@ type pageRow struct {
 // page named unreadable, never a failure of the read, nor another
 // tenant's event shown (a row edited behind the service).
 func readRow(id, tenant string, body []byte, pos audit.Position) pageRow {
-	row := vlog.DecodeStoredRow(id, tenant, body)
+	row := decodeBody(id, tenant, body)
 	if row.Err != nil {
 		return pageRow{bad: &audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err), Position: pos}, position: pos}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"strings"
 
 	"github.com/auditlog/auditlog/audit"
@@ -35,7 +34,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 		if err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		row := vlog.DecodeStoredRow(id, tenantID, body)
+		row := decodeBody(id, tenantID, body)
 		if row.Err != nil {
 			continue // a malformed body is nothing to index from
 		}

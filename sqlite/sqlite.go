@@ -13,6 +13,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"embed"
@@ -54,6 +55,10 @@ type Config struct {
 	// the store are wrong. Only the benchmark that measures what the
 	// rollups cost the write rate sets it; no configuration reaches it.
 	SkipRollup bool
+	// PlainBodies writes each event's JSON as it is, not compressed
+	// (body.go). Only the benchmark of ingest variants sets it, to show
+	// what compression costs the write rate; no configuration reaches it.
+	PlainBodies bool
 	// Tune is run on the write connection after the migrations. Only the
 	// benchmark of ingest variants (pragmas, dropped indexes) sets it; no
 	// configuration reaches it.
@@ -89,6 +94,7 @@ type Store struct {
 // pendingWrite is one WriteEvents call waiting for the writer.
 type pendingWrite struct {
 	events  []audit.Event
+	bodies  [][]byte // events[i]'s body as the table keeps it (packBody)
 	results []audit.WriteResult
 	err     error
 	done    chan struct{}
@@ -301,7 +307,13 @@ func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.
 	if len(events) == 0 {
 		return nil, nil
 	}
-	p := &pendingWrite{events: events, done: make(chan struct{})}
+	// Encoded and compressed here, in the caller's goroutine: the one
+	// writer only inserts.
+	bodies, err := s.packBodies(events)
+	if err != nil {
+		return nil, err
+	}
+	p := &pendingWrite{events: events, bodies: bodies, done: make(chan struct{})}
 	select {
 	case s.writes <- p:
 	case <-ctx.Done():
@@ -340,14 +352,14 @@ func (s *Store) writer() {
 				break more
 			}
 		}
-		all := group[0].events
+		all, bodies := group[0].events, group[0].bodies
 		if len(group) > 1 {
-			all = make([]audit.Event, 0, n)
+			all, bodies = make([]audit.Event, 0, n), make([][]byte, 0, n)
 			for _, p := range group {
-				all = append(all, p.events...)
+				all, bodies = append(all, p.events...), append(bodies, p.bodies...)
 			}
 		}
-		results, err := s.writeBatch(context.Background(), all)
+		results, err := s.writeBatch(context.Background(), all, bodies)
 		err = s.readOnly(err)
 		for _, p := range group {
 			if err != nil {
@@ -360,14 +372,14 @@ func (s *Store) writer() {
 	}
 }
 
-// writeBatch writes events in one transaction.
-func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
+// writeBatch writes events, of bodies, in one transaction.
+func (s *Store) writeBatch(ctx context.Context, events []audit.Event, bodies [][]byte) ([]audit.WriteResult, error) {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: begin")
 	}
 	defer tx.Rollback()
-	results, err := s.insertEvents(ctx, tx, events)
+	results, err := s.insertEvents(ctx, tx, events, bodies)
 	if err != nil {
 		return nil, err
 	}
@@ -377,9 +389,29 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event) ([]audit.W
 	return results, nil
 }
 
-// insertEvents stores events in tx: each row, its text index row and its
-// rollup counts; one already stored is settled.
-func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Event) ([]audit.WriteResult, error) {
+// packBodies is each event's body as the events table keeps it: its
+// stored JSON (the API's, an empty diff left out), compressed.
+func (s *Store) packBodies(events []audit.Event) ([][]byte, error) {
+	bodies := make([][]byte, len(events))
+	var js []byte
+	for i := range events {
+		var err error
+		if js, err = events[i].AppendStoredJSON(js[:0]); err != nil {
+			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", events[i].ID)
+		}
+		if s.cfg.PlainBodies {
+			bodies[i] = bytes.Clone(js)
+		} else {
+			bodies[i] = packBody(nil, js)
+		}
+	}
+	return bodies, nil
+}
+
+// insertEvents stores events in tx (bodies[i] is events[i]'s, from
+// packBodies): each row, its text index row and its rollup counts; one
+// already stored is settled.
+func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Event, bodies [][]byte) ([]audit.WriteResult, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (`+strings.Join(indexColumns, ", ")+`, body, accept)
 		VALUES (`+strings.Repeat("?, ", len(indexColumns))+`?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
 	if err != nil {
@@ -401,16 +433,11 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 			}
 			tenants[e.TenantID] = true
 		}
-		// The stored form: the API's JSON, an empty diff left out.
-		body, err := e.AppendStoredJSON(make([]byte, 0, 1024))
-		if err != nil {
-			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", e.ID)
-		}
 		var tag []byte // nil: no acceptor, the row is never sealed
 		if s.cfg.Accept != nil {
 			tag = s.cfg.Accept.TagEvent(e)
 		}
-		res, err := ins.ExecContext(ctx, append(indexValues(e), body, tag)...)
+		res, err := ins.ExecContext(ctx, append(indexValues(e), bodies[i], tag)...)
 		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
 		}
@@ -442,7 +469,7 @@ func settle(ctx context.Context, tx *sql.Tx, e *audit.Event) (audit.WriteResult,
 	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, e.TenantID, e.ID).Scan(&body); err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the stored event %s", e.ID)
 	}
-	stored := vlog.DecodeStoredRow(e.ID, e.TenantID, body)
+	stored := decodeBody(e.ID, e.TenantID, body)
 	if stored.Err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EINTERNAL, stored.Err, "sqlite: decoding the stored event %s", e.ID)
 	}

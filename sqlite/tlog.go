@@ -7,6 +7,8 @@ import (
 	"errors"
 	"github.com/auditlog/auditlog/audit/retention"
 	"github.com/auditlog/auditlog/audit/vlog"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +55,7 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]vlo
 		}
 		// A row that is no event of its tenant under its own id is
 		// pending too, unreadable: the sealer names it and goes on.
-		row := vlog.DecodeStoredRow(id, audit.NormalizeTenantID(tenant), body)
+		row := decodeBody(id, audit.NormalizeTenantID(tenant), body)
 		if row.Err != nil {
 			out = append(out, vlog.PendingLeaf{TenantID: tenant, EventID: id, Unreadable: audit.ErrorMessage(row.Err)})
 			continue
@@ -247,6 +249,54 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
 	}
 	return out, nil
+}
+
+// FootprintPart is one part of the database file and its bytes on disk.
+type FootprintPart struct {
+	Name  string
+	Bytes int64
+}
+
+// footprintParts names the parts of the file by their tables and
+// indexes, in the order Footprint reports them: what each costs is what
+// issue 58 cuts.
+var footprintParts = []struct{ name, match string }{
+	{"event rows (bodies and columns)", "events"},
+	{"event indexes", "events_by_*,events_cross_tenant,sqlite_autoindex_events_*"},
+	{"text index", "events_fts*"},
+	{"rollups", "event_rollup*"},
+	{"tree: hashes", "tlog_hashes*"},
+	{"tree: leaves", "tlog_leaves*,sqlite_autoindex_tlog_leaves*"},
+}
+
+// Footprint returns the bytes on disk of each part of the file (from
+// SQLite's dbstat), and last "everything else" (tenants, jobs, states).
+func (s *Store) Footprint(ctx context.Context) ([]FootprintPart, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT name, SUM(pgsize) FROM dbstat GROUP BY name`)
+	if err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: dbstat")
+	}
+	defer rows.Close()
+	parts := make([]FootprintPart, len(footprintParts)+1)
+	for i, p := range footprintParts {
+		parts[i].Name = p.name
+	}
+	parts[len(footprintParts)].Name = "everything else"
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: dbstat")
+		}
+		i := slices.IndexFunc(footprintParts, func(p struct{ name, match string }) bool {
+			return slices.ContainsFunc(strings.Split(p.match, ","), func(pat string) bool { ok, _ := path.Match(pat, name); return ok })
+		})
+		if i < 0 {
+			i = len(footprintParts)
+		}
+		parts[i].Bytes += n
+	}
+	return parts, rows.Err()
 }
 
 // LogFootprint returns the bytes on disk of the verifiable log (its

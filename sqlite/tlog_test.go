@@ -69,7 +69,7 @@ func TestEditsBehindTheServiceBreakTheProofs(t *testing.T) {
 		}
 	}
 	db := openFile(t, path)
-	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'someone.else@x.example') AS BLOB) WHERE id = ?`, events[1].ID); err != nil {
+	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'someone.else@x.example') AS BLOB) WHERE id = ?`, events[1].ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Exec(`DELETE FROM events WHERE id = ?`, events[2].ID); err != nil {
@@ -98,12 +98,12 @@ func TestVerifyNamesWhatChangedBehindTheService(t *testing.T) {
 	}
 	db := openFile(t, path)
 	for _, stmt := range []string{
-		`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 'x@x.example') AS BLOB) WHERE id = '` + events[3].ID + `'`,
-		`UPDATE events SET body = CAST(json_set(body, '$.timestamp', '2020-01-01T00:00:00.000Z') AS BLOB), ts = 1577836800000 WHERE id = '` + events[5].ID + `'`,
+		`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'x@x.example') AS BLOB) WHERE id = '` + events[3].ID + `'`,
+		`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.timestamp', '2020-01-01T00:00:00.000Z') AS BLOB), ts = 1577836800000 WHERE id = '` + events[5].ID + `'`,
 		`DELETE FROM events WHERE id = '` + events[7].ID + `'`,
 		`INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body, actor_role, actor_ip_key, request_id)
 		 SELECT 'evt_audit_00000000-0000-7000-8000-000000000001', tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome,
-		 CAST(json_set(body, '$.id', 'evt_audit_00000000-0000-7000-8000-000000000001') AS BLOB), actor_role, actor_ip_key, request_id FROM events WHERE id = '` + events[9].ID + `'`,
+		 CAST(json_set(auditlog_event_json(body), '$.id', 'evt_audit_00000000-0000-7000-8000-000000000001') AS BLOB), actor_role, actor_ip_key, request_id FROM events WHERE id = '` + events[9].ID + `'`,
 	} {
 		if _, err := db.Exec(stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
@@ -367,8 +367,9 @@ func TestVerifyNamesReorderedLeaves(t *testing.T) {
 // TestVerifyNamesMalformedRows: every stored byte is the verifier's input.
 // Rows edited into invalid JSON, a raw value that is not JSON
 // ("after": {""}, which once made log verify panic), a number where a
-// string belongs, an empty body, an array, the body of another event
-// and an event of another tenant are each named malformed at their leaf,
+// string belongs, an empty body, an array, the body of another event,
+// an event of another tenant, a body of no known encoding and a
+// compressed frame cut short are each named malformed at their leaf,
 // and every other event is still checked.
 func TestVerifyNamesMalformedRows(t *testing.T) {
 	ctx := context.Background()
@@ -383,26 +384,30 @@ func TestVerifyNamesMalformedRows(t *testing.T) {
 	}
 	set(2, []byte(`{"id":"`+events[2].ID+`","timestamp":`)) // cut short
 	set(4, []byte(strings.Replace(string(mustBody(t, db, events[4].ID)), `"action":`, `"after":{""},"action":`, 1)))
-	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 5) AS BLOB) WHERE id = ?`, events[6].ID); err != nil {
+	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 5) AS BLOB) WHERE id = ?`, events[6].ID); err != nil {
 		t.Fatal(err)
 	}
 	set(8, []byte{})
 	set(10, []byte(`["not","an","event"]`))
 	set(12, mustBody(t, db, events[13].ID))
-	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.tenantId', '00000000-0000-4000-8000-000000000009') AS BLOB) WHERE id = ?`, events[14].ID); err != nil {
+	if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.tenantId', '00000000-0000-4000-8000-000000000009') AS BLOB) WHERE id = ?`, events[14].ID); err != nil {
 		t.Fatal(err)
 	}
+	// Bodies as the table keeps them compressed (body.go): of no known
+	// encoding, and a frame cut short.
+	set(16, []byte{0x7f, '{', '}'})
+	set(18, []byte{0x01, 0x28, 0xb5})
 	rep, err := seal.Verify(ctx, s, s, tenant, v)
 	if err != nil {
 		t.Fatalf("the verifier stopped: %v", err)
 	}
 	want := map[string]string{}
-	for _, i := range []int{2, 4, 6, 8, 10, 12, 14} {
+	for _, i := range []int{2, 4, 6, 8, 10, 12, 14, 16, 18} {
 		want[events[i].ID] = "malformed"
 	}
 	storetest.WantFindings(t, rep, want, s, s, tenant)
-	if rep.Events != 40-7 {
-		t.Fatalf("%d events checked, want the other 33", rep.Events)
+	if rep.Events != 40-9 {
+		t.Fatalf("%d events checked, want the other 31", rep.Events)
 	}
 	for _, f := range rep.Findings {
 		if f.Index < 0 || f.Detail == "" {
@@ -414,7 +419,7 @@ func TestVerifyNamesMalformedRows(t *testing.T) {
 func mustBody(t *testing.T, db *sql.DB, id string) []byte {
 	t.Helper()
 	var b []byte
-	if err := db.QueryRow(`SELECT body FROM events WHERE id = ?`, id).Scan(&b); err != nil {
+	if err := db.QueryRow(`SELECT auditlog_event_json(body) FROM events WHERE id = ?`, id).Scan(&b); err != nil {
 		t.Fatal(err)
 	}
 	return b

@@ -74,7 +74,7 @@ func repairIndexData(t *testing.T, storeVars map[string]string) {
 		esEditOneDoc(t, storeVars, func(src map[string]any) { src["reason"] = "edited" })
 	} else {
 		db := openStoreFile(t, storeVars)
-		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.reason', 'edited') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = ?)`, demoTenant); err != nil {
+		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.reason', 'edited') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = ?)`, demoTenant); err != nil {
 			t.Fatal(err)
 		}
 		db.Close()

@@ -161,7 +161,7 @@ func malformOneRow(t *testing.T, storeVars map[string]string) string {
 		if err := db.QueryRow(`SELECT id FROM events WHERE tenant_id = ? ORDER BY seq LIMIT 1`, demoTenant).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(body, '$.actor.email', 5) AS BLOB) WHERE id = ?`, id); err != nil {
+		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 5) AS BLOB) WHERE id = ?`, id); err != nil {
 			t.Fatal(err)
 		}
 		return id

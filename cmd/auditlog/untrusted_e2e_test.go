@@ -287,7 +287,7 @@ func TestARowRewrittenAfterAcceptanceIsNamed(t *testing.T) {
 		in := newInsider(t, sv, nil)
 		in.ingest(56, 5)
 		in.exec(`CREATE TRIGGER rewrite_ip AFTER INSERT ON events BEGIN
-			UPDATE events SET body = CAST(json_set(body, '$.actor.ip', '203.0.113.66') AS BLOB) WHERE seq = NEW.seq; END`)
+			UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.ip', '203.0.113.66') AS BLOB) WHERE seq = NEW.seq; END`)
 		evs, _ := ingestDemo(t, in.c, 57, 3)
 		time.Sleep(time.Second) // ten sealing rounds
 		for _, e := range evs {
@@ -515,7 +515,7 @@ func TestAMalformedRowIsNamedThroughTheAPI(t *testing.T) {
 		evs := in.ingest(64, 10)
 		bad := evs[4].ID
 		if in.store == "sqlite" {
-			in.exec(`UPDATE events SET body = CAST(json_set(body, '$.actor', 5) AS BLOB) WHERE id = ?`, bad)
+			in.exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor', 5) AS BLOB) WHERE id = ?`, bad)
 		} else {
 			for _, d := range in.esDocs() {
 				if d.Source["id"] == bad {
