@@ -60,10 +60,10 @@ func packBody(dst, js []byte) []byte {
 	return enc.EncodeAll(js, append(dst, bodyZstd1))
 }
 
-// unpackBody is the stored JSON of a body as the events table keeps it
-// (dst's capacity reused). It fails, EINVALID, on a body of no known
-// encoding or one that does not decompress within maxBodyJSON.
-func unpackBody(dst, body []byte) ([]byte, error) {
+// unpackBody is the stored JSON of a body as the events table keeps it.
+// It fails, EINVALID, on a body of no known encoding or one that does not
+// decompress within maxBodyJSON.
+func unpackBody(body []byte) ([]byte, error) {
 	if len(body) == 0 {
 		return nil, audit.Errorf(audit.EINVALID, "the stored body is empty")
 	}
@@ -72,7 +72,7 @@ func unpackBody(dst, body []byte) ([]byte, error) {
 		return body, nil
 	case bodyZstd1:
 		_, dec := bodyCodec()
-		js, err := dec.DecodeAll(body[1:], dst[:0])
+		js, err := dec.DecodeAll(body[1:], nil)
 		if err != nil {
 			return nil, audit.Errorf(audit.EINVALID, "the stored body does not decompress: %v", err)
 		}
@@ -85,7 +85,7 @@ func unpackBody(dst, body []byte) ([]byte, error) {
 // the events table keeps it (vlog.DecodeStoredRow on its JSON): a body
 // that does not unpack is the row's Err, like one that does not decode.
 func decodeBody(key, tenantID string, body []byte) vlog.StoredRow {
-	js, err := unpackBody(nil, body)
+	js, err := unpackBody(body)
 	if err != nil {
 		return vlog.StoredRow{Key: key, Err: err}
 	}

@@ -24,11 +24,11 @@ func TestBodiesRoundTripSmaller(t *testing.T) {
 			t.Fatal(err)
 		}
 		body := packBody(nil, js)
-		got, err := unpackBody(nil, body)
+		got, err := unpackBody(body)
 		if err != nil || !bytes.Equal(got, js) {
 			t.Fatalf("event %s: unpacked %q (%v), want %q", e.ID, got, err, js)
 		}
-		if same, err := unpackBody(nil, js); err != nil || !bytes.Equal(same, js) {
+		if same, err := unpackBody(js); err != nil || !bytes.Equal(same, js) {
 			t.Fatalf("the JSON itself read as %q (%v)", same, err)
 		}
 		raw, packed = raw+len(js), packed+len(body)
@@ -59,7 +59,7 @@ func TestBodiesThatDoNotUnpackAreNamed(t *testing.T) {
 		"header only":      {good[:2], "does not decompress"},
 		"too large":        {bomb, "does not decompress"},
 	} {
-		_, err := unpackBody(nil, c.body)
+		_, err := unpackBody(c.body)
 		if audit.ErrorCode(err) != audit.EINVALID || !strings.Contains(audit.ErrorMessage(err), c.says) {
 			t.Errorf("%s: %v, want EINVALID saying %q", name, err, c.says)
 		}
@@ -72,11 +72,11 @@ func TestBodiesThatDoNotUnpackAreNamed(t *testing.T) {
 	}
 	// An altered frame either fails or gives other bytes, never the
 	// event as it was: the row's checks (its JSON, its leaf) do the rest.
-	if got, err := unpackBody(nil, altered); err == nil && bytes.Equal(got, js) {
+	if got, err := unpackBody(altered); err == nil && bytes.Equal(got, js) {
 		t.Fatal("an altered frame unpacked to the original event")
 	}
 	var v map[string]any
-	if got, err := unpackBody(nil, good); err != nil || json.Unmarshal(got, &v) != nil {
+	if got, err := unpackBody(good); err != nil || json.Unmarshal(got, &v) != nil {
 		t.Fatalf("the good body: %s %v", got, err)
 	}
 }

@@ -54,7 +54,7 @@ func init() {
 // when the body is not an event (nothing to find).
 func bodyText(text func(*audit.Event) string) func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 	return func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		js, err := unpackBody(nil, argBytes(args[0]))
+		js, err := unpackBody(argBytes(args[0]))
 		if err != nil {
 			return "", nil
 		}
@@ -70,7 +70,7 @@ func bodyText(text func(*audit.Event) string) func(*msqlite.FunctionContext, []d
 // body as the events table keeps it (body.go), for SQL that reads the
 // event's fields (->>); NULL when the body does not unpack.
 func eventJSON(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-	js, err := unpackBody(nil, argBytes(args[0]))
+	js, err := unpackBody(argBytes(args[0]))
 	if err != nil {
 		return nil, nil
 	}

@@ -209,7 +209,7 @@ func (s *Store) readPage(ctx context.Context, q audit.Query, query string, args 
 			return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 		}
 		// The budget counts the event's JSON, not the compressed body.
-		js, err := unpackBody(nil, body)
+		js, err := unpackBody(body)
 		if err != nil {
 			js = body // unreadable: named in the page, at its stored size
 		}
