@@ -10,6 +10,27 @@ LOG=${AUDITLOG_TEST_LOG:-${TMPDIR:-/tmp}/auditlog-go-test.log}
 # Each phase's line says when it began (seconds since make test started),
 # so that CI's output shows where its time goes.
 at() { printf '[test +%ss]' "$SECONDS"; }
+# cpu_report names a phase and the CPU seconds its children (go test and
+# what it ran) used against the seconds it took: near 2 cores busy, a phase
+# is bound by the machine; far below, by waiting, and more could run at
+# once. Bash's `times` sums the children waited for (a background job
+# counts in the phase that waits for it).
+phase_began=$SECONDS
+phase_cpu=0
+times_file="$LOG.times"
+children_cpu() {
+	times >"$times_file" # a builtin: in a pipe or $( ) it would time a subshell
+	tail -n 1 "$times_file" | awk '{ s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); s += p[1] * 60 + p[2] } printf "%d", s }'
+}
+cpu_report() {
+	local now wall cpu
+	now=$(children_cpu)
+	wall=$((SECONDS - phase_began))
+	cpu=$((now - phase_cpu))
+	echo "$(at) $1: ${wall}s, ${cpu} CPU seconds ($(awk -v c="$cpu" -v w="$wall" 'BEGIN { printf "%.2f", w ? c / w : 0 }') cores busy)"
+	phase_began=$SECONDS
+	phase_cpu=$now
+}
 # Install what is missing, or stop with the exact command to run.
 scripts/prereqs.sh
 # Ory Hydra (the identity tests' provider) builds from source the first
@@ -60,6 +81,15 @@ if [ $rc -ne 0 ]; then
 	tail -n 60 "$LOG" >&2
 	exit $rc
 fi
+cpu_report "the race phase"
+# The comparing fuzz targets (scripts/fuzz.sh, a bounded time each) run
+# beside the exclusive phase: that phase spends most of its time waiting
+# on Elasticsearch to stop, start and catch up (its waits allow minutes;
+# they took seconds), and the two in a row took 330 s.
+echo "$(at) the comparing fuzz targets, each for a bounded time (scripts/fuzz.sh), beside the exclusive phase"
+FUZZ_LOG="$LOG.fuzz"
+scripts/fuzz.sh >"$FUZZ_LOG" 2>&1 &
+fuzz_pid=$!
 # Phase 2: tests that stop a shared service (build tag "exclusive") run
 # alone, after everything else, where this script controls the services.
 if [ -n "${AUDITLOG_TEST_SERVICES_SCRIPT:-}" ]; then
@@ -79,6 +109,7 @@ if [ -n "${AUDITLOG_TEST_SERVICES_SCRIPT:-}" ]; then
 	if [ $rc -ne 0 ]; then
 		# What the failing tests said (their t.Log and t.Fatal lines, and
 		# any panic), not the tail: most packages print nothing here.
+		kill "$fuzz_pid" 2>/dev/null || true
 		echo "[test] exclusive phase failed (rc=$rc); full log: $LOG" >&2
 		grep -E '^(=== RUN|--- FAIL|panic:|\s+[A-Za-z0-9_]+\.go:[0-9]+: )|^\s+--- FAIL' "$EXCLUSIVE_LOG" | tail -n 80 >&2
 		exit $rc
@@ -86,6 +117,13 @@ if [ -n "${AUDITLOG_TEST_SERVICES_SCRIPT:-}" ]; then
 else
 	echo "[test] exclusive phase (outage tests) needs services started by scripts/services.sh; not run in mode $AUDITLOG_TEST_SERVICES"
 fi
+if ! wait "$fuzz_pid"; then
+	cat "$FUZZ_LOG" >&2
+	echo "[test] a fuzz target failed; its log: $FUZZ_LOG" >&2
+	exit 1
+fi
+cat "$FUZZ_LOG"
+cpu_report "the exclusive phase and the fuzz targets"
 # Tests whose full size the race detector makes too slow run it here,
 # without the detector (under it, go test above ran a fiftieth): the
 # 10,000 fuzzed stream filters and the differential search check, in
@@ -118,7 +156,6 @@ grep -E 'filters tried' "$LOG" | tail -1 || true
 grep -E 'queries compared' "$LOG" || true
 skips=$(grep -cE '^\s*--- SKIP' "$LOG" || true)
 passes=$(grep -cE '^\s*--- PASS' "$LOG" || true)
-echo "$(at) the comparing fuzz targets, each for a bounded time (scripts/fuzz.sh)"
-scripts/fuzz.sh
+cpu_report "the unraced phase and schemathesis"
 echo "$(at) each skip above printed its reason"
 echo "test: $passes passed, 0 failed, $skips skipped, in ${SECONDS}s"

@@ -1,7 +1,7 @@
 // The panel's browser tests: Playwright (playwright-core) drives Debian's
 // Chromium against a real `auditlog serve` that cmd/auditlog's
 // TestPanelInTheBrowser starts (demo data, a recording policy with three
-// versions, an embedding host page). Every check prints "ok <name>"; the
+// versions, an embedding host page). Every check prints "ok <name> (<seconds> s)"; the
 // first failure prints why and exits 1.
 import { chromium } from "playwright-core";
 import { randomUUID } from "node:crypto";
@@ -1290,6 +1290,7 @@ const ctx = await browser.newContext({ acceptDownloads: true, timezoneId: "Europ
 const page = await ctx.newPage();
 let failed = 0;
 for (const c of checks) {
+  const began = Date.now();
   try {
     try {
       await c.fn({ page, browser });
@@ -1302,7 +1303,8 @@ for (const c of checks) {
       await page.goto("about:blank");
       await c.fn({ page, browser });
     }
-    console.log(`ok ${c.name}`);
+    // Each check's seconds, so that a slow one is seen in make test's log.
+    console.log(`ok ${c.name} (${((Date.now() - began) / 1000).toFixed(1)} s)`);
   } catch (e) {
     failed++;
     console.log(`FAIL ${c.name}: ${e.message.split("\n").slice(0, 6).join("\n")}`);
