@@ -9,17 +9,24 @@ import { useAsync } from "../useAsync";
  * or to the day for buckets of a day or more. */
 const axisTime = (iso: string, zone: string, days: boolean) => formatTime(iso, zone).slice(0, days ? 10 : 16);
 
+const noStats = async () => undefined;
+
 /** Histogram draws the events over time for the filters (GET /stats);
  * dragging across it narrows the date filter to the range dragged. */
 export function Histogram({ filters, now, onRange, compact }: { filters: Filters; now: Date; onRange: (from: string, to: string) => void; compact?: boolean }) {
   const req = statsRequest(filters, now);
   const { interval, toMs } = req;
   const stats = useAsync(req.load, req.key);
+  // A search refused before any bars were drawn (a link or a reload with
+  // a search that does not parse): the window's bars without the search,
+  // dimmed as a kept histogram is, rather than an empty chart.
+  const bare = stats.error !== undefined && stats.data === undefined && filters.q ? statsRequest({ ...filters, q: undefined }, now) : undefined;
+  const unsearched = useAsync(bare?.load ?? noStats, bare?.key ?? "none");
   const [zone] = useTimeZone();
   const days = interval.endsWith("d");
   const ref = useRef<SVGSVGElement>(null);
   const [drag, setDrag] = useState<{ a: number; b: number } | null>(null);
-  const bars = stats.data?.histogram ?? [];
+  const bars = (stats.data ?? (bare ? unsearched.data : undefined))?.histogram ?? [];
   // On an error (a search that does not parse, say) the bars last drawn
   // stay, dimmed: the table says what went wrong.
   const stale = stats.error !== undefined;
