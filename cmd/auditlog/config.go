@@ -31,8 +31,11 @@ type Config struct {
 	LogFormat       string
 	LogLevel        string
 	ShutdownTimeout time.Duration
-	RequestTimeout  time.Duration
-	Retention       RetentionConfig
+	// CPUProfile is the file a CPU profile of the process is written to,
+	// from start to shutdown (empty: none).
+	CPUProfile     string
+	RequestTimeout time.Duration
+	Retention      RetentionConfig
 
 	JWTSecret    string
 	JWTPublicKey string
@@ -328,6 +331,7 @@ func (b *binder) common(c *Config, defaultAddr string) {
 	b.str(&c.LogFormat, "log-format", "AUDITLOG_LOG_FORMAT", "json", "log format: json or text")
 	b.str(&c.LogLevel, "log-level", "AUDITLOG_LOG_LEVEL", "info", "log level: debug, info, warn or error")
 	b.duration(&c.ShutdownTimeout, "shutdown-timeout", "AUDITLOG_SHUTDOWN_TIMEOUT", 20*time.Second, "how long a graceful shutdown may take on SIGTERM")
+	b.str(&c.CPUProfile, "cpu-profile", "AUDITLOG_CPU_PROFILE", "", "file a CPU profile of the whole process is written to, from start to shutdown, for `go tool pprof` (diagnosis: where the CPU goes)")
 }
 
 // store binds the store section every command that opens the event store

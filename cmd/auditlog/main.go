@@ -263,6 +263,19 @@ func runServer(cmd string, args []string, getenv func(string) string, stdout, st
 			"file", cfg.DevSecretPath)
 	}
 
+	if cfg.CPUProfile != "" {
+		stopProfile, err := startCPUProfile(cfg.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := stopProfile(); err != nil {
+				logger.Error("CPU profile not written", "file", cfg.CPUProfile, "err", err)
+				return
+			}
+			logger.Info("CPU profile written", "file", cfg.CPUProfile)
+		}()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	m := NewMain(cmd, cfg, logger)
