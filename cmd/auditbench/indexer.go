@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -28,6 +29,9 @@ import (
 const (
 	benchBatch      = 1000
 	benchPartitions = 4
+	// shippedPartitions is AUDITLOG_KAFKA_PARTITIONS's default: the
+	// partitions `auditlog index` creates its topic with.
+	shippedPartitions = 6
 )
 
 func uniq(prefix string) string {
@@ -81,11 +85,17 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var peers peerSamples
+	// The shipped binary runs as users run it: its default configuration,
+	// on a topic with the partitions it creates by default.
+	peerTopic, _, _, err := produceTopic(ctx, e, n, shippedPartitions)
+	if err != nil {
+		return nil, err
+	}
+	peers := peerSamples{profile: filepath.Join(dir, "index.pprof"), bin: bins.auditlog}
 	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
-		if err := peers.run(ctx, e, bins, tenants, topic, n, run); err != nil {
+		if err := peers.run(ctx, e, bins, tenants, peerTopic, n, run, run == e.runs); err != nil {
 			return nil, err
 		}
 		events, _ := indexerEvents(n) // before the meter: generating them is no loader's work
@@ -161,13 +171,18 @@ func indexerEvents(n int) ([]audit.Event, []gen.Tenant) {
 // the benchmark's data inflates (the ceiling generates the events again
 // each run).
 func produceIndexerTopic(ctx context.Context, e *env, n int) (string, int, []gen.Tenant, error) {
+	return produceTopic(ctx, e, n, benchPartitions)
+}
+
+// produceTopic is produceIndexerTopic with the topic's partitions.
+func produceTopic(ctx context.Context, e *env, n, partitions int) (string, int, []gen.Tenant, error) {
 	events, tenants := indexerEvents(n)
 	msgs, err := kafka.EventMessages(events)
 	if err != nil {
 		return "", 0, nil, err
 	}
 	topic := uniq("bench-events")
-	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: benchPartitions}); err != nil {
+	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: partitions}); err != nil {
 		return "", 0, nil, err
 	}
 	w := kafka.NewWriter(kafka.WriterConfig{Brokers: e.brokers, Topic: topic, BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond})
