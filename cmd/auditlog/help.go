@@ -32,7 +32,7 @@ var sections = []struct {
 	{"Export", []string{"AUDITLOG_EXPORT_", "AUDITLOG_PUBLIC_URL"}},
 	{"S3", []string{"AUDITLOG_S3_"}},
 	{"SMTP", []string{"AUDITLOG_SMTP_"}},
-	{"Logging", []string{"AUDITLOG_LOG_"}},
+	{"Logging", []string{"AUDITLOG_LOG_", "AUDITLOG_CPU_PROFILE"}},
 }
 
 // allSections is sections followed by "Other", which takes what matches
