@@ -681,10 +681,6 @@ func filepathWalk(t *testing.T, root string, fn func(path string)) {
 // runs, then starts it again: the job's lease runs out, the new process
 // takes it up, and it completes, e-mailed, with every row once.
 func TestExportJobSurvivesSIGKILL(t *testing.T) {
-	// Beside the browser tests and the other SIGKILL tests (make test runs
-	// them without the race detector): most of its time is waiting on
-	// children.
-	t.Parallel()
 	esURL := testenv.ElasticsearchURL(t)
 	mail := mailtest.Start(t)
 	prefix := testenv.Name("auditlog-xkill")

@@ -62,10 +62,6 @@ func childOf(t *testing.T, bin string, env []string, args ...string) *exec.Cmd {
 // stored event is one leaf of its tenant's verifiable log. Then
 // SIGTERM stops it cleanly, with every offset committed.
 func TestIndexerSurvivesSIGKILL(t *testing.T) {
-	// Beside the browser tests and the other SIGKILL tests (make test runs
-	// them without the race detector): most of its time is waiting on
-	// children.
-	t.Parallel()
 	brokers := testenv.KafkaBrokers(t)
 	esURL := testenv.ElasticsearchURL(t)
 	prefix, topic := testenv.Name("auditlog-crash"), testenv.Name("audit-events")

@@ -30,10 +30,6 @@ var shotNames = []string{"list-wide", "operator-wide", "list-narrow", "filters-n
 // AUDITLOG_UPDATE_SCREENSHOTS=1 (from the embedded store's run). Both
 // stores draw the same pictures: the same events in the same order.
 func TestPanelLayoutMatchesScreenshots(t *testing.T) {
-	// Beside the browser tests and the other SIGKILL tests (make test runs
-	// them without the race detector): most of its time is waiting on
-	// children.
-	t.Parallel()
 	node, chromium := panelTools(t)
 	for _, store := range []string{"sqlite", "elasticsearch"} {
 		t.Run(store, func(t *testing.T) { panelShots(t, node, chromium, store) })

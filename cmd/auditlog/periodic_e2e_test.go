@@ -28,10 +28,6 @@ import (
 // once (the files hold exactly the store's events), and `auditlog verify`
 // passes with the public key the export left in the tenant's prefix.
 func TestExportPeriodicSurvivesSIGKILL(t *testing.T) {
-	// Beside the browser tests and the other SIGKILL tests (make test runs
-	// them without the race detector): most of its time is waiting on
-	// children.
-	t.Parallel()
 	dir := t.TempDir()
 	end := time.Now().UTC().Truncate(24 * time.Hour)
 	g := gen.New(gen.Config{Seed: 16, Tenants: 1, WithIDs: true, FirstTenantID: demoTenant, Start: end.Add(-3 * 24 * time.Hour), End: end}, 90000)

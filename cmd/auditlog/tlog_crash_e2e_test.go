@@ -31,10 +31,6 @@ import (
 // event is exactly one leaf of its tenant's log: nothing left out by the
 // crash, nothing sealed twice by the restart.
 func TestServeKilledWhileSealing(t *testing.T) {
-	// Beside the browser tests and the other SIGKILL tests (make test runs
-	// them without the race detector): most of its time is waiting on
-	// children.
-	t.Parallel()
 	for _, store := range []string{"sqlite", "elasticsearch"} {
 		t.Run(store, func(t *testing.T) { serveKilledWhileSealing(t, store) })
 	}
