@@ -91,7 +91,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	peers := peerSamples{profile: filepath.Join(dir, "index.pprof"), bin: bins.auditlog}
+	peers := peerSamples{profile: filepath.Join(dir, "index.pprof")}
 	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up

@@ -232,9 +232,8 @@ func freeAddr() (string, error) {
 type peerSamples struct {
 	ixRate, ixFirst, ixCPU, ixStart, cpRate, cpFirst, cpCPU []float64
 	// profile is where the last run's `auditlog index` writes its CPU
-	// profile, bin the binary it is read with; top is what it says.
-	profile, bin string
-	top          string
+	// profile; top is what it says.
+	profile, top string
 }
 
 // run measures `auditlog index` and the copier on the topic, one after
@@ -267,7 +266,7 @@ func (p *peerSamples) run(ctx context.Context, e *env, bins peerBinaries, tenant
 		p.ixFirst, p.cpFirst = append(p.ixFirst, ix.fromFirst), append(p.cpFirst, cp.fromFirst)
 	}
 	if profiled {
-		p.top = profileTop(ctx, p.bin, p.profile)
+		p.top = profileTop(ctx, bins.auditlog, p.profile)
 	}
 	return nil
 }
@@ -282,7 +281,7 @@ func (p *peerSamples) rows(n, size int) []result {
 		n, size, shippedPartitions, benchPartitions, len(p.ixRate))
 	profile := ""
 	if p.top != "" {
-		profile = "\n\nWhere the CPU goes: `auditlog index`'s own CPU profile of the last run (`AUDITLOG_CPU_PROFILE`, the whole process from start to stop, `go tool pprof -top`; flat is the function itself, cum with what it calls):\n\n```\n" + p.top + "```"
+		profile = "Where the CPU goes: `auditlog index`'s own CPU profile of the last run (`AUDITLOG_CPU_PROFILE`, the whole process from start to stop, `go tool pprof -top`; flat is the function itself, cum with what it calls):\n\n```\n" + p.top + "```"
 	}
 	return []result{
 		{Name: "Indexer as shipped (`auditlog index`) vs a plain copier: events/s from start", Unit: "events/s", Samples: p.ixRate, Ceiling: p.cpRate,
@@ -291,7 +290,7 @@ func (p *peerSamples) rows(n, size int) []result {
 		{Name: "Indexer as shipped (`auditlog index`) vs a plain copier: events/s from the first event", Unit: "events/s", Samples: p.ixFirst, Ceiling: p.cpFirst,
 			Target: "≥ 0.80 of the copier's rate", MinRatio: 0.8, Method: method},
 		{Name: "Indexer as shipped (`auditlog index`) vs a plain copier: CPU per 1,000 events", Unit: "ms", Samples: p.ixCPU, Ceiling: p.cpCPU,
-			Target: "≤ 12 ms per 1,000 events (and reported against the copier's)", Max: 12, Method: method, Notes: strings.TrimPrefix(profile, "\n\n")},
+			Target: "≤ 12 ms per 1,000 events (and reported against the copier's)", Max: 12, Method: method, Notes: profile},
 	}
 }
 
