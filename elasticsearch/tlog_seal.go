@@ -59,7 +59,8 @@ func (s *Store) enqueue(ctx context.Context, refs []ticketRef) error {
 	if !s.cfg.Log || len(refs) == 0 {
 		return nil
 	}
-	res, err := s.c.Do(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", mustJSON(ticket{Kind: "ticket", At: s.cfg.Now().UnixMilli(), N: len(refs), Refs: refs}))
+	body := appendTicket(make([]byte, 0, 64+300*len(refs)), ticket{Kind: "ticket", At: s.cfg.Now().UnixMilli(), N: len(refs), Refs: refs})
+	res, err := s.c.Do(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", body)
 	if err != nil {
 		return err
 	}
