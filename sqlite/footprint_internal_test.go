@@ -29,7 +29,7 @@ func TestFootprintNamesEveryPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A tree row by hand: this store has no acceptor, so nothing seals.
-	if _, err := s.w.ExecContext(ctx, `INSERT INTO tlog_hashes (tenant_id, idx, hash) VALUES ('t', 0, zeroblob(32))`); err != nil {
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO tlog_hash_blocks (tenant_id, block, hashes) VALUES ('t', 0, zeroblob(32))`); err != nil {
 		t.Fatal(err)
 	}
 	parts, err := s.Footprint(ctx)

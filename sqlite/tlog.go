@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -85,46 +84,6 @@ func (s *Store) LogState(ctx context.Context, tenantID string) (vlog.State, erro
 	return st, nil
 }
 
-// ReadLogHashes implements vlog.Store, in one query per 500 indexes.
-func (s *Store) ReadLogHashes(ctx context.Context, tenantID string, indexes []int64) ([]tlog.Hash, error) {
-	found := make(map[int64][]byte, len(indexes))
-	for start := 0; start < len(indexes); start += 500 {
-		part := indexes[start:min(start+500, len(indexes))]
-		args := make([]any, 0, len(part)+1)
-		args = append(args, tenantID)
-		for _, idx := range part {
-			args = append(args, idx)
-		}
-		rows, err := s.r.QueryContext(ctx, `SELECT idx, hash FROM tlog_hashes WHERE tenant_id = ? AND idx IN (?`+strings.Repeat(",?", len(part)-1)+`)`, args...)
-		if err != nil {
-			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
-		}
-		for rows.Next() {
-			var idx int64
-			var b []byte
-			if err := rows.Scan(&idx, &b); err != nil {
-				rows.Close()
-				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
-			}
-			found[idx] = b
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading log hashes")
-		}
-	}
-	out := make([]tlog.Hash, len(indexes))
-	for i, idx := range indexes {
-		b, ok := found[idx]
-		if !ok {
-			return nil, audit.Errorf(audit.ENOTFOUND, "no hash %d in the log of %s", idx, tenantID)
-		}
-		copy(out[i][:], b)
-	}
-	return out, nil
-}
-
 // CommitSeal implements vlog.Store in one transaction.
 func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	tx, err := s.w.BeginTx(ctx, nil)
@@ -139,10 +98,6 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
 	}
-	hashIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_hashes (tenant_id, idx, hash) VALUES (?, ?, ?)`)
-	if err != nil {
-		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
-	}
 	for tenant, leaves := range b.Leaves {
 		for _, l := range leaves {
 			var digest []byte // NULL: a v1 leaf
@@ -153,10 +108,8 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing %s", l.EventID)
 			}
 		}
-		for idx, h := range b.Hashes[tenant] {
-			if _, err := hashIns.ExecContext(ctx, tenant, idx, h[:]); err != nil {
-				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing the log of %s", tenant)
-			}
+		if err := writeHashes(ctx, tx, tenant, b.Hashes[tenant]); err != nil {
+			return err
 		}
 	}
 	for tenant, st := range b.States {
@@ -265,7 +218,7 @@ var footprintParts = []struct{ name, match string }{
 	{"event indexes", "events_by_*,events_cross_tenant,sqlite_autoindex_events_*"},
 	{"text index", "events_fts*"},
 	{"rollups", "event_rollup*"},
-	{"tree: hashes", "tlog_hashes*"},
+	{"tree: hashes", "tlog_hash_blocks*,sqlite_autoindex_tlog_hash_blocks*"},
 	{"tree: leaves", "tlog_leaves*,sqlite_autoindex_tlog_leaves*"},
 }
 

@@ -159,7 +159,7 @@ func sqliteProofs(ctx context.Context, e *env, path string) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows := proofRows("SQLite", qn, k, took, incl, cons, tree, events, "the tables `tlog_hashes`, `tlog_leaves` and `tlog_state` with their indexes", "the `events` table (bodies), its indexes, the full-text index and the rollups", e)
+	rows := proofRows("SQLite", qn, k, took, incl, cons, tree, events, "the tables `tlog_hash_blocks`, `tlog_leaves` and `tlog_state` with their indexes", "the `events` table (bodies), its indexes, the full-text index and the rollups", e)
 	return append(rows, footprintPartRows(qn, parts)...), nil
 }
 
@@ -167,7 +167,7 @@ func sqliteProofs(ctx context.Context, e *env, path string) ([]result, error) {
 // event: the parts issue 58 cuts.
 func footprintPartRows(qn int, parts []sqlite.FootprintPart) []result {
 	method := fmt.Sprintf("On disk after the %d events of one tenant were stored and sealed (the proof rows' store), from SQLite's dbstat (pages, free space within them included), "+
-		"by part: the `events` table; its indexes; the FTS5 tables; the rollup tables; the tree's `tlog_hashes`; its `tlog_leaves` with their index; per event. One measure, after the load.", qn)
+		"by part: the `events` table; its indexes; the FTS5 tables; the rollup tables; the tree's `tlog_hash_blocks`; its `tlog_leaves` with their index; per event. One measure, after the load.", qn)
 	var out []result
 	for _, p := range parts {
 		out = append(out, result{Name: "SQLite bytes per event: " + p.Name, Unit: "bytes", Samples: []float64{float64(p.Bytes) / float64(qn)}, Target: "(reported)", Method: method})

@@ -173,7 +173,7 @@ func rewrite(t *testing.T, dir, stmt string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, s := range []string{stmt, `DELETE FROM tlog_leaves`, `DELETE FROM tlog_hashes`, `DELETE FROM tlog_state`, `DELETE FROM tlog_position`} {
+	for _, s := range []string{stmt, `DELETE FROM tlog_leaves`, `DELETE FROM tlog_hash_blocks`, `DELETE FROM tlog_state`, `DELETE FROM tlog_position`} {
 		if res, err := db.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		} else if n, _ := res.RowsAffected(); n == 0 {

@@ -1,0 +1,13 @@
+-- The tree's stored hashes in blocks of 64 consecutive hashes, one row a
+-- block (sqlite/tlogblocks.go): a row per hash took about 80 bytes a
+-- hash, a block about 33 (issue 58). auditlog_hash_block(idx, hash)
+-- packs a block's rows, each hash at its place.
+CREATE TABLE tlog_hash_blocks (
+	tenant_id TEXT    NOT NULL,
+	block     INTEGER NOT NULL,
+	hashes    BLOB    NOT NULL,
+	UNIQUE (tenant_id, block)
+) STRICT;
+INSERT INTO tlog_hash_blocks (tenant_id, block, hashes)
+	SELECT tenant_id, idx / 64, auditlog_hash_block(idx, hash) FROM tlog_hashes GROUP BY tenant_id, idx / 64;
+DROP TABLE tlog_hashes;
