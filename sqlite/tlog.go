@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/auditlog/auditlog/audit"
 )
 

@@ -156,4 +156,4 @@ func (a *hashBlockAgg) WindowInverse(*msqlite.FunctionContext, []driver.Value) e
 	return errors.New("auditlog_hash_block: not a window function")
 }
 func (a *hashBlockAgg) WindowValue(*msqlite.FunctionContext) (driver.Value, error) { return a.b, nil }
-func (a *hashBlockAgg) Final(*msqlite.FunctionContext)                              {}
+func (a *hashBlockAgg) Final(*msqlite.FunctionContext)                             {}
