@@ -21,10 +21,12 @@ import (
 // its hashes concatenated (32 bytes each, the block's last row growing
 // until it is full). One row per hash took about 80 bytes a hash (the
 // tenant id, the index and the row's overhead beside the 32-byte hash),
-// 177 bytes an event; a block takes about 33 a hash (issue 58). A block
-// of 64 hashes (2 KB) stays within a 4 KB page, so a round rewrites at
-// most one partial page per tenant.
-const hashBlock = 64
+// 177 bytes an event. A block of 120 hashes (3,840 bytes) is one row that
+// fills a 4 KB page on its own (the largest row a 4 KB table page keeps
+// without overflow is 4,061 bytes; two per 8 KB page, and so on): about
+// 34 bytes a hash. Blocks of 64 (2 KB) measured 130 bytes an event: two
+// of them do not fit in a 4 KB page, so each took one, half empty.
+const hashBlock = 120
 
 // ReadLogHashes implements vlog.Store, reading the blocks that hold the
 // indexes, 500 blocks a query. Errors: ENOTFOUND for an index the tenant's
@@ -128,7 +130,7 @@ func putHash(b []byte, idx int64, h tlog.Hash) ([]byte, error) {
 }
 
 // hashBlockAgg is auditlog_hash_block(idx, hash), the aggregate with
-// which the migration 0018 packs the rows of one block: each hash at its
+// which the migration 0018 packs (idx / 120 there: hashBlock) the rows of one block: each hash at its
 // place, whatever the order the rows come in (a missing hash would be
 // zeros, and the tree's verification names it).
 type hashBlockAgg struct{ b []byte }
