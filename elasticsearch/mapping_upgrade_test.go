@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/auditlog/auditlog/audit"
@@ -11,6 +12,7 @@ import (
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/internal/testkit/accepttest"
+	"github.com/auditlog/auditlog/mappings"
 )
 
 // TestBootstrapUpgradesExistingStreams: a stream created under an older
@@ -129,4 +131,100 @@ func TestOlderDocumentsComeToTheWordModel(t *testing.T) {
 	if rep, err := s.RunLifecycle(ctx); err != nil || rep.Reanalyzed != 0 {
 		t.Fatalf("the next pass reanalyzed %d documents: %v", rep.Reanalyzed, err)
 	}
+}
+
+// TestStreamsMadeWithDocValuesKeepThem (issue 58): resource.id and
+// requestId lost their doc values. A stream made before keeps them: the
+// current mapping put on it whole is refused (a doc_values change), so
+// Bootstrap puts it without those fields, and the stream takes and finds
+// events by both as before. A stream made after has none.
+func TestStreamsMadeWithDocValuesKeepThem(t *testing.T) {
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro})
+	ctx := context.Background()
+	var tmpl map[string]any
+	if err := json.Unmarshal(s.TemplateBody(audit.PlanPro), &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	props := tmpl["template"].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any)
+	delete(props["resource"].(map[string]any)["properties"].(map[string]any)["id"].(map[string]any), "doc_values")
+	delete(props["requestId"].(map[string]any), "doc_values")
+	if err := s.Client().DoJSON(ctx, http.MethodPut, "/_index_template/"+s.TemplateName(audit.PlanPro), tmpl, nil); err != nil {
+		t.Fatal(err)
+	}
+	g := gen.New(gen.Config{Seed: 58, Tenants: 1, WithIDs: true}, 3)
+	before, after := g.Next(), g.Next()
+	before.RequestID, after.RequestID = "req-before-58", "req-after-58"
+	write := func(e audit.Event) {
+		t.Helper()
+		if res, err := s.WriteEvents(ctx, []audit.Event{e}); err != nil || res[0].Status != audit.WriteCreated {
+			t.Fatalf("%v %v", res, err)
+		}
+	}
+	write(before)
+	stream := s.StreamName(audit.PlanPro, before.TenantID)
+	if hasDocValues(t, s, stream) != true {
+		t.Fatal("the stream made under the older template has no doc values on resource.id")
+	}
+	// What Bootstrap did before: the whole mapping, refused.
+	if err := s.Client().DoJSON(ctx, http.MethodPut, "/"+stream+"/_mapping", mappings.Events(), nil); err == nil || !strings.Contains(err.Error(), "doc_values") {
+		t.Fatalf("the whole current mapping on the older stream: %v, want a refused doc_values change", err)
+	}
+	if err := s.Bootstrap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write(after)
+	refresh(t, s, stream)
+	for _, e := range []audit.Event{before, after} {
+		byResource, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: e.TenantID, ResourceID: e.Resource.ID}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+		if err != nil || !containsID(byResource.Events, e.ID) {
+			t.Fatalf("%s by its resource id: %v %v", e.ID, byResource.Events, err)
+		}
+		text, terms, err := search.Parse("request:" + e.RequestID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byRequest, err := s.SearchEvents(ctx, audit.Query{Filter: audit.Filter{TenantID: e.TenantID, Q: text, Terms: terms}, Sort: audit.DefaultSort, PageSize: 10, Page: 1})
+		if err != nil || len(byRequest.Events) != 1 || byRequest.Events[0].ID != e.ID {
+			t.Fatalf("%s by its request id: %v %v", e.ID, byRequest.Events, err)
+		}
+	}
+	// A stream made now (another plan's) has none.
+	other := g.Next()
+	if err := s.SetPlan(ctx, other.TenantID, audit.PlanStarter); err != nil {
+		t.Fatal(err)
+	}
+	write(other)
+	if hasDocValues(t, s, s.StreamName(audit.PlanStarter, other.TenantID)) != false {
+		t.Fatal("a stream made from the current template has doc values on resource.id")
+	}
+}
+
+// hasDocValues says whether the backing indices of stream keep doc
+// values for resource.id (Elasticsearch's default, unless the mapping says
+// "doc_values": false).
+func hasDocValues(t *testing.T, s *elasticsearch.Store, stream string) bool {
+	t.Helper()
+	var out map[string]struct {
+		Mappings map[string]struct {
+			Mapping map[string]map[string]any `json:"mapping"`
+		} `json:"mappings"`
+	}
+	if err := s.Client().DoJSON(context.Background(), http.MethodGet, "/"+stream+"/_mapping/field/resource.id", nil, &out); err != nil || len(out) == 0 {
+		t.Fatalf("the mapping of %s: %v", stream, err)
+	}
+	for _, ix := range out {
+		if dv, ok := ix.Mappings["resource.id"].Mapping["id"]["doc_values"]; ok {
+			return dv != false
+		}
+	}
+	return true
+}
+
+func containsID(events []audit.Event, id string) bool {
+	for _, e := range events {
+		if e.ID == id {
+			return true
+		}
+	}
+	return false
 }

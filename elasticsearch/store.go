@@ -295,9 +295,11 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 // created after it, and the mapping is strict, so without this an event
 // with a field added since (restoredFrom) would be refused by a stream
 // created before. Adding fields is all a mapping change may do here;
-// Elasticsearch refuses the rest, and the error names the stream.
+// Elasticsearch refuses the rest, and the error names the stream. The
+// fields whose doc values were dropped since are left out of it
+// (mappings.EventsUpgrade): each index keeps them as it was made.
 func (s *Store) upgradeStreamMappings(ctx context.Context) error {
-	err := s.c.DoJSON(ctx, http.MethodPut, "/"+s.AllStreamsPattern()+"/_mapping?allow_no_indices=true&expand_wildcards=all", mappings.Events(), nil)
+	err := s.c.DoJSON(ctx, http.MethodPut, "/"+s.AllStreamsPattern()+"/_mapping?allow_no_indices=true&expand_wildcards=all", mappings.EventsUpgrade(), nil)
 	if err != nil {
 		return fmt.Errorf("upgrading the mappings of the existing data streams: %w", err)
 	}
