@@ -23,15 +23,7 @@ func TestBootstrapUpgradesExistingStreams(t *testing.T) {
 	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro})
 	ctx := context.Background()
 	// The template as an older version installed it.
-	var tmpl map[string]any
-	if err := json.Unmarshal(s.TemplateBody(audit.PlanPro), &tmpl); err != nil {
-		t.Fatal(err)
-	}
-	props := tmpl["template"].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any)
-	delete(props, "restoredFrom")
-	if err := s.Client().DoJSON(ctx, http.MethodPut, "/_index_template/"+s.TemplateName(audit.PlanPro), tmpl, nil); err != nil {
-		t.Fatal(err)
-	}
+	putOlderTemplate(t, s, audit.PlanPro, func(props map[string]any) { delete(props, "restoredFrom") })
 	g := gen.New(gen.Config{Seed: 5, Tenants: 1, WithIDs: true}, 2)
 	old := g.Next()
 	write := func(e audit.Event) audit.WriteResult {
@@ -141,16 +133,10 @@ func TestOlderDocumentsComeToTheWordModel(t *testing.T) {
 func TestStreamsMadeWithDocValuesKeepThem(t *testing.T) {
 	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, DefaultPlan: audit.PlanPro})
 	ctx := context.Background()
-	var tmpl map[string]any
-	if err := json.Unmarshal(s.TemplateBody(audit.PlanPro), &tmpl); err != nil {
-		t.Fatal(err)
-	}
-	props := tmpl["template"].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any)
-	delete(props["resource"].(map[string]any)["properties"].(map[string]any)["id"].(map[string]any), "doc_values")
-	delete(props["requestId"].(map[string]any), "doc_values")
-	if err := s.Client().DoJSON(ctx, http.MethodPut, "/_index_template/"+s.TemplateName(audit.PlanPro), tmpl, nil); err != nil {
-		t.Fatal(err)
-	}
+	putOlderTemplate(t, s, audit.PlanPro, func(props map[string]any) {
+		delete(props["resource"].(map[string]any)["properties"].(map[string]any)["id"].(map[string]any), "doc_values")
+		delete(props["requestId"].(map[string]any), "doc_values")
+	})
 	g := gen.New(gen.Config{Seed: 58, Tenants: 1, WithIDs: true}, 3)
 	before, after := g.Next(), g.Next()
 	before.RequestID, after.RequestID = "req-before-58", "req-after-58"
@@ -227,4 +213,18 @@ func containsID(events []audit.Event, id string) bool {
 		}
 	}
 	return false
+}
+
+// putOlderTemplate installs plan's template as an earlier version did:
+// the current one, its mapping's properties changed by older.
+func putOlderTemplate(t *testing.T, s *elasticsearch.Store, plan audit.Plan, older func(props map[string]any)) {
+	t.Helper()
+	var tmpl map[string]any
+	if err := json.Unmarshal(s.TemplateBody(plan), &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	older(tmpl["template"].(map[string]any)["mappings"].(map[string]any)["properties"].(map[string]any))
+	if err := s.Client().DoJSON(context.Background(), http.MethodPut, "/_index_template/"+s.TemplateName(plan), tmpl, nil); err != nil {
+		t.Fatal(err)
+	}
 }
