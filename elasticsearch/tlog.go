@@ -386,8 +386,25 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 // each flushed and with its deleted documents merged away: every round
 // rewrites a tenant's state and its right-edge tiles and bundles, and
 // deletes its tickets, which Elasticsearch reclaims as segments merge.
+// A superseded version is kept (soft-deleted) until the shard's
+// peer-recovery retention lease, renewed every 30 seconds, passes it,
+// so right after sealing the log index holds about as many superseded
+// edge documents as live ones: it merges again every few seconds until
+// none is left or a minute and a half passed, and measures what is left.
 func (s *Store) LogFootprint(ctx context.Context) (tree, events int64, err error) {
-	size := func(pattern string) (int64, error) {
+	if tree, err = s.reclaimedSize(ctx, s.TlogIndex(), 90*time.Second); err != nil {
+		return 0, 0, err
+	}
+	events, err = s.reclaimedSize(ctx, s.AllStreamsPattern(), 90*time.Second)
+	return tree, events, err
+}
+
+// reclaimedSize is the primaries' store size of the indices of pattern,
+// after merging away their deleted documents (waiting up to wait for
+// them to be reclaimable).
+func (s *Store) reclaimedSize(ctx context.Context, pattern string, wait time.Duration) (int64, error) {
+	deadline := time.Now().Add(wait)
+	for {
 		if err := s.c.DoJSON(ctx, http.MethodPost, "/"+pattern+"/_forcemerge?only_expunge_deletes=true&allow_no_indices=true", nil, nil); err != nil {
 			return 0, err
 		}
@@ -397,18 +414,25 @@ func (s *Store) LogFootprint(ctx context.Context) (tree, events int64, err error
 		var out struct {
 			All struct {
 				Primaries struct {
+					Docs struct {
+						Deleted int64 `json:"deleted"`
+					} `json:"docs"`
 					Store struct {
 						Bytes int64 `json:"size_in_bytes"`
 					} `json:"store"`
 				} `json:"primaries"`
 			} `json:"_all"`
 		}
-		err := s.c.DoJSON(ctx, http.MethodGet, "/"+pattern+"/_stats/store?allow_no_indices=true", nil, &out)
-		return out.All.Primaries.Store.Bytes, err
+		if err := s.c.DoJSON(ctx, http.MethodGet, "/"+pattern+"/_stats/docs,store?allow_no_indices=true", nil, &out); err != nil {
+			return 0, err
+		}
+		if out.All.Primaries.Docs.Deleted == 0 || time.Now().After(deadline) {
+			return out.All.Primaries.Store.Bytes, nil
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(5 * time.Second):
+		}
 	}
-	if tree, err = size(s.TlogIndex()); err != nil {
-		return 0, 0, err
-	}
-	events, err = size(s.AllStreamsPattern())
-	return tree, events, err
 }

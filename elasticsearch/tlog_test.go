@@ -229,3 +229,47 @@ func editDocs(t *testing.T, s *elasticsearch.Store, events []audit.Event, edits 
 		}
 	}
 }
+
+// TestLogFootprintMeasuresTheLiveLog: rounds that widen a tenant's edge
+// tile and id bundle leave their superseded versions soft-deleted in the
+// log index; LogFootprint (the sizing benchmark's measure) waits until
+// Elasticsearch lets them go and merges them away, so the bytes it
+// reports are the live log's.
+func TestLogFootprintMeasuresTheLiveLog(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true})
+	g := gen.New(gen.Config{Seed: 21, Tenants: 1, WithIDs: true}, 300)
+	sealer, _ := storetest.NewSealer(t, s, 0)
+	for round := 0; round < 3; round++ {
+		var events []audit.Event
+		for range 100 {
+			events = append(events, g.Next())
+		}
+		if _, err := s.WriteEvents(ctx, events); err != nil {
+			t.Fatal(err)
+		}
+		storetest.SealAll(t, sealer)
+	}
+	deleted := func() int64 {
+		var st struct {
+			All struct {
+				Primaries struct{ Docs struct{ Deleted int64 } }
+			} `json:"_all"`
+		}
+		if err := s.Client().DoJSON(ctx, http.MethodGet, "/"+s.TlogIndex()+"/_stats/docs", nil, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.All.Primaries.Docs.Deleted
+	}
+	refresh(t, s, s.TlogIndex())
+	if d := deleted(); d == 0 {
+		t.Fatal("three rounds on one edge left no superseded document: the test no longer shows what it should")
+	}
+	tree, events, err := s.LogFootprint(ctx)
+	if err != nil || tree <= 0 || events <= 0 {
+		t.Fatalf("footprint: tree %d, events %d, %v", tree, events, err)
+	}
+	if d := deleted(); d != 0 {
+		t.Fatalf("%d superseded documents still counted in the log index's footprint", d)
+	}
+}
