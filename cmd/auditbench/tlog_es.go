@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"time"
 
 	"github.com/auditlog/auditlog/audit"
@@ -163,5 +164,28 @@ func esProofs(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return proofRows("Elasticsearch", qn, k, took, incl, cons, tree, events, "the log index (states, tiles, id bundles; the sealing queue, whose tickets live seconds, left out)", "the tenant's data streams", e), nil
+	live, superseded, err := docCounts(ctx, s, s.TlogIndex())
+	if err != nil {
+		return nil, err
+	}
+	treeWhat := fmt.Sprintf("the log index (states, tiles, id bundles; the sealing queue, whose tickets live seconds, left out; %d documents and %d superseded versions "+
+		"Elasticsearch had not merged away 90 s after the last round: it reclaims a segment's deletes by their count, and each round supersedes its tenant's state document, "+
+		"which holds the round's leaves)", live, superseded)
+	return proofRows("Elasticsearch", qn, k, took, incl, cons, tree, events, treeWhat, "the tenant's data streams", e), nil
+}
+
+// docCounts are the live and the deleted documents of index's primaries.
+func docCounts(ctx context.Context, s *elasticsearch.Store, index string) (live, deleted int64, err error) {
+	var out struct {
+		All struct {
+			Primaries struct {
+				Docs struct {
+					Count   int64 `json:"count"`
+					Deleted int64 `json:"deleted"`
+				} `json:"docs"`
+			} `json:"primaries"`
+		} `json:"_all"`
+	}
+	err = s.Client().DoJSON(ctx, http.MethodGet, "/"+index+"/_stats/docs", nil, &out)
+	return out.All.Primaries.Docs.Count, out.All.Primaries.Docs.Deleted, err
 }
