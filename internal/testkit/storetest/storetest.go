@@ -94,6 +94,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 	t.Run("WordModel", func(t *testing.T) { testWordModel(t, newBackend(t)) })
+	t.Run("TextStaysInItsTenant", func(t *testing.T) { testTextStaysInItsTenant(t, newBackend(t)) })
 }
 
 // Dataset is two tenants' generated events.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -195,4 +196,35 @@ func Snapshots(diff map[string]audit.Change) (json.RawMessage, json.RawMessage) 
 	b, _ := json.Marshal(before)
 	a, _ := json.Marshal(after)
 	return b, a
+}
+
+// testTextStaysInItsTenant: free text searched by a tenant whose id is
+// another's less its last character reaches none of the other's events,
+// in a page or in its count, with a word of the other's events or with a
+// prefix made of that character's code ("t-x" and "t-xz" differ by 7a in
+// hex, in which the embedded store marks each word with its tenant);
+// the other tenant finds its own.
+func testTextStaysInItsTenant(t *testing.T, b Backend) {
+	ctx := context.Background()
+	october := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	Write(t, b.Writer, WordEvents("t-xz", 43, october))
+	b.Visible(t)
+	search := func(tenant, q string) audit.Result {
+		f := searched(q)(nil)
+		f.TenantID = tenant
+		f.Normalize()
+		res, err := b.Reader.SearchEvents(ctx, audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 50, Page: 1})
+		if err != nil {
+			t.Fatalf("%s %q: %v", tenant, q, err)
+		}
+		return res
+	}
+	for _, q := range []string{"7a*", "7a", "jose", "ticket OR jose", "pref*", "reason:ticket"} {
+		if res := search("t-x", q); len(res.Events) != 0 || res.Total.Value != 0 {
+			t.Errorf("t-x searching %q: %d events, total %+v, of another tenant", q, len(res.Events), res.Total)
+		}
+	}
+	if res := search("t-xz", "jose"); len(res.Events) == 0 || res.Total.Value != int64(len(res.Events)) {
+		t.Errorf("t-xz finds %d of its own events for jose (total %+v)", len(res.Events), res.Total)
+	}
 }
