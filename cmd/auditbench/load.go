@@ -101,19 +101,36 @@ func loadStore(ctx context.Context, e *env, store, dir string, g *gen.Generator,
 func panelTargets(srv *process, g *gen.Generator) ([]vegeta.Target, error) {
 	var out []vegeta.Target
 	for _, t := range g.Tenants() {
-		tok, _ := api.MintToken([]byte("bench"), audit.Principal{UserID: t.ID, Email: "bench@x.example", Role: audit.RoleAdmin, TenantID: t.ID}, 24*time.Hour, time.Now())
-		h := http.Header{"Authorization": {"Bearer " + tok}}
-		var first api.ListResponse
-		if err := srv.getJSON("/api/audit-logs?pageSize=50", h, &first); err != nil || len(first.Data) < 8 || first.NextCursor == nil {
-			return nil, fmt.Errorf("the first page of %s: %d events (%v)", t.ID, len(first.Data), err)
+		ts, err := tenantTargets(srv, t, "actor:an* -action:access")
+		if err != nil {
+			return nil, err
 		}
-		week := first.Data[0].Timestamp.Add(-7 * 24 * time.Hour).UTC().Format(time.RFC3339)
-		for _, p := range []string{"/api/audit-logs?pageSize=50", "/api/audit-logs?action=delete&resourceType=queue",
-			"/api/audit-logs?action=access&resourceType=recording&sort=actor.email", "/api/audit-logs?q=" + url.QueryEscape("actor:an* -action:access"),
-			"/api/audit-logs/stats?interval=3h&from=" + url.QueryEscape(week), "/api/audit-logs/" + url.PathEscape(first.Data[7].ID),
-			"/api/audit-logs?pageSize=50&cursor=" + url.QueryEscape(*first.NextCursor)} {
-			out = append(out, vegeta.Target{Method: http.MethodGet, URL: srv.base + p, Header: h})
-		}
+		out = append(out, ts...)
+	}
+	return out, nil
+}
+
+// tenantTargets are a tenant's requests of the panel: the first page,
+// the two typical queries, each search of searches, the 7-day histogram,
+// an event's detail and the next page.
+func tenantTargets(srv *process, t gen.Tenant, searches ...string) ([]vegeta.Target, error) {
+	tok, _ := api.MintToken([]byte("bench"), audit.Principal{UserID: t.ID, Email: "bench@x.example", Role: audit.RoleAdmin, TenantID: t.ID}, 24*time.Hour, time.Now())
+	h := http.Header{"Authorization": {"Bearer " + tok}}
+	var first api.ListResponse
+	if err := srv.getJSON("/api/audit-logs?pageSize=50", h, &first); err != nil || len(first.Data) < 8 || first.NextCursor == nil {
+		return nil, fmt.Errorf("the first page of %s: %d events (%v)", t.ID, len(first.Data), err)
+	}
+	week := first.Data[0].Timestamp.Add(-7 * 24 * time.Hour).UTC().Format(time.RFC3339)
+	paths := []string{"/api/audit-logs?pageSize=50", "/api/audit-logs?action=delete&resourceType=queue",
+		"/api/audit-logs?action=access&resourceType=recording&sort=actor.email"}
+	for _, q := range searches {
+		paths = append(paths, "/api/audit-logs?q="+url.QueryEscape(q))
+	}
+	paths = append(paths, "/api/audit-logs/stats?interval=3h&from="+url.QueryEscape(week), "/api/audit-logs/"+url.PathEscape(first.Data[7].ID),
+		"/api/audit-logs?pageSize=50&cursor="+url.QueryEscape(*first.NextCursor))
+	out := make([]vegeta.Target, 0, len(paths))
+	for _, p := range paths {
+		out = append(out, vegeta.Target{Method: http.MethodGet, URL: srv.base + p, Header: h})
 	}
 	return out, nil
 }

@@ -74,19 +74,8 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 	}
 	stop := ingestAlongside(ctx, srv, g)
 	defer stop()
-	d := 10 * time.Second
-	if e.scale < 0.5 {
-		d = 2 * time.Second
-	}
-	var best, miss loadStep
-	for _, rate := range []int{25, 50, 100, 150, 200, 300, 400, 600} {
-		st := runStep(e, store, srv, targets, rate, d)
-		if st.p99 > 500 || st.failed > 0 {
-			miss = st
-			break
-		}
-		best = st
-	}
+	d := stepLength(e)
+	best, miss := highestRate(e, store, srv, targets, d)
 	over := 10 * max(best.rate, 25)
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", srv.cmd.Process.Pid), []byte("5"), 0); err != nil {
 		return nil, fmt.Errorf("resetting the peak RSS: %w", err)
@@ -128,6 +117,31 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 		{Name: store + " overload at 10×: answers other than 200, 503 and 429", Unit: "requests", Samples: []float64{float64(other)}, Target: "0", Max: 0.5, Method: method},
 		{Name: store + " overload at 10×: server peak RSS", Unit: "MB", Samples: []float64{rss}, Target: "≤ 256 MB", Max: 256, Method: method},
 	}, nil
+}
+
+// stepLength is how long each rate is offered.
+func stepLength(e *env) time.Duration {
+	if e.scale < 0.5 {
+		return 2 * time.Second
+	}
+	return 10 * time.Second
+}
+
+// loadRates are the rates offered, rising, requests/s.
+var loadRates = []int{25, 50, 100, 150, 200, 300, 400, 600}
+
+// highestRate offers targets at each of loadRates for d, up to the first
+// whose p99 is over 500 ms or with a request not answered 200 (miss):
+// best is the step before it.
+func highestRate(e *env, store string, srv *process, targets []vegeta.Target, d time.Duration) (best, miss loadStep) {
+	for _, rate := range loadRates {
+		st := runStep(e, store, srv, targets, rate, d)
+		if st.p99 > 500 || st.failed > 0 {
+			return best, st
+		}
+		best = st
+	}
+	return best, miss
 }
 
 func p99Of(rs []*vegeta.Result) float64 {

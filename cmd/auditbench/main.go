@@ -115,7 +115,7 @@ func main() {
 		{"export", benchExport},
 		{"sqlite", benchSQLite}, {"sqlite-variants", benchSQLiteVariants},
 		{"periodic", benchPeriodic}, {"log-sqlite", benchLogSQLite}, {"log-elasticsearch", benchLogElasticsearch},
-		{"log-cosign", benchLogCosign}, {"acceptance", benchAcceptance}, {"log-verify", benchLogVerify}, {"load", benchLoad}, {"stream", benchStream},
+		{"log-cosign", benchLogCosign}, {"acceptance", benchAcceptance}, {"log-verify", benchLogVerify}, {"load", benchLoad}, {"load-search", benchLoadSearch}, {"stream", benchStream},
 		{"build", benchBuild},
 		{"tenancy", benchTenancy},
 		{"holds", benchHolds},
