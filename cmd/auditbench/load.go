@@ -28,8 +28,22 @@ import (
 // refusals come, whether anything else fails, and the server's memory.
 // Both stores.
 func benchLoad(ctx context.Context, e *env) ([]result, error) {
-	n := max(20000, int(1000000*e.scale))
-	dir, err := os.MkdirTemp("", "auditbench-load")
+	return eachLoadStore(ctx, "auditbench-load", func(store, dir, bin string) ([]result, error) {
+		n := max(20000, int(1000000*e.scale))
+		g := gen.New(gen.Config{Seed: 45, Tenants: 10, WithIDs: true}, n)
+		srv, err := startLoaded(ctx, e, store, dir, bin, g, n)
+		if err != nil {
+			return nil, err
+		}
+		defer srv.stop()
+		return loadRuns(ctx, e, store, srv, g, n)
+	})
+}
+
+// eachLoadStore runs one load benchmark on each store of loadStores,
+// with the shipped binary built into a temporary directory (name).
+func eachLoadStore(ctx context.Context, name string, run func(store, dir, bin string) ([]result, error)) ([]result, error) {
+	dir, err := os.MkdirTemp("", name)
 	if err != nil {
 		return nil, err
 	}
@@ -40,23 +54,36 @@ func benchLoad(ctx context.Context, e *env) ([]result, error) {
 	}
 	var out []result
 	for _, store := range loadStores() {
-		g := gen.New(gen.Config{Seed: 45, Tenants: 10, WithIDs: true}, n)
-		vars, err := loadStore(ctx, e, store, dir, g, n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", store, err)
-		}
-		srv, err := startProcess(ctx, bin, filepath.Join(dir, store), vars)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", store, err)
-		}
-		rows, err := loadRuns(ctx, e, store, srv, g, n)
-		srv.stop()
+		rows, err := run(store, dir, bin)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", store, err)
 		}
 		out = append(out, rows...)
 	}
 	return out, nil
+}
+
+// startLoaded writes g's n events into a new store, starts serve on it
+// and waits for the steady state a running service is in: on SQLite
+// until serve has sealed the loaded events (the bulk load queued them
+// all); on Elasticsearch loadStore waits until the bulk load's segments
+// are merged. Neither is measured instead of the requests.
+func startLoaded(ctx context.Context, e *env, store, dir, bin string, g *gen.Generator, n int) (*process, error) {
+	vars, err := loadStore(ctx, e, store, dir, g, n)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startProcess(ctx, bin, filepath.Join(dir, store), vars)
+	if err != nil {
+		return nil, err
+	}
+	if store == "SQLite" {
+		if err := waitSealed(ctx, srv, n); err != nil {
+			srv.stop()
+			return nil, err
+		}
+	}
+	return srv, nil
 }
 
 // loadStore writes g's n events into a new store and returns the
@@ -89,6 +116,9 @@ func loadStore(ctx context.Context, e *env, store, dir string, g *gen.Generator,
 		return nil, err
 	}
 	if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.AllStreamsPattern()+"/_refresh", nil, nil); err != nil {
+		return nil, err
+	}
+	if err := waitMerged(ctx, s); err != nil {
 		return nil, err
 	}
 	return []string{"AUDITLOG_DATA_DIR=" + filepath.Join(dir, store, "data"), "AUDITLOG_STORE=elasticsearch", "AUDITLOG_ES_URL=" + e.esURL,

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log"
 	"net"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -102,9 +100,9 @@ func loadRuns(ctx context.Context, e *env, store string, srv *process, g *gen.Ge
 	}
 	log.Printf("  %s: %d requests/s offered: %d answered, %d refused (%d within 50 ms), %d other; server peak %.0f MB", store, over, len(rs)-shed-other, shed, fast, other, rss)
 	method := fmt.Sprintf("`auditlog serve` as shipped (the binary built, its rate limit and in-flight bounds at their defaults) as a process on %s holding %d generated events of 10 tenants, "+
-		"with 1,000 events/s of ingest alongside (batches of 100 every 100 ms). vegeta offers the panel's requests of every tenant in turn (the first page, the spec's two typical queries, "+
+		"with 1,000 events/s of ingest alongside (batches of 100 every 100 ms), once the bulk load's work is done (%s). vegeta offers the panel's requests of every tenant in turn (the first page, the spec's two typical queries, "+
 		"a search, the 7-day histogram, an event's detail, the next page) at 25, 50, 100, 150, 200, 300, 400 and 600 requests/s, %s each, up to the first rate whose p99 is over 500 ms or with a request not answered 200; "+
-		"then at ten times the highest rate served (at least 250/s) for %s, counting the refusals (503, 429), how many came within 50 ms, every other answer or failure, and the server's VmHWM. One pass.", store, n, d, d)
+		"then at ten times the highest rate served (at least 250/s) for %s, counting the refusals (503, 429), how many came within 50 ms, every other answer or failure, and the server's VmHWM. One pass.", store, n, steadyState, d, d)
 	share := 0.0
 	if shed > 0 {
 		share = 100 * float64(fast) / float64(shed)
@@ -193,15 +191,8 @@ func memOf(srv *process) string {
 	rss, _ := procStatusMB(srv.cmd.Process.Pid, "VmRSS")
 	hwm, _ := vmHWM(srv.cmd.Process.Pid)
 	heap := "?"
-	if res, err := http.Get(srv.base + "/metrics"); err == nil {
-		body, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		for _, l := range strings.Split(string(body), "\n") {
-			if v, ok := strings.CutPrefix(l, "go_memstats_heap_inuse_bytes "); ok {
-				f, _ := strconv.ParseFloat(v, 64)
-				heap = fmt.Sprintf("%.0f MB", f/1e6)
-			}
-		}
+	if f, ok := metricValue(srv, "go_memstats_heap_inuse_bytes"); ok {
+		heap = fmt.Sprintf("%.0f MB", f/1e6)
 	}
 	return fmt.Sprintf("RSS %.0f MB, peak %.0f MB, Go heap in use %s", rss, hwm, heap)
 }

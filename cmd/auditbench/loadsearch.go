@@ -6,14 +6,13 @@ import (
 	"io"
 	"log"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
+	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 )
 
@@ -31,45 +30,22 @@ const (
 // the requests). With 1,000 events/s of ingest alongside, as in the
 // panel mix.
 func benchLoadSearch(ctx context.Context, e *env) ([]result, error) {
-	n := max(20000, int(1000000*e.scale))
-	dir, err := os.MkdirTemp("", "auditbench-load-search")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	bin, err := buildAuditlog(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []result
-	for _, store := range loadStores() {
+	return eachLoadStore(ctx, "auditbench-load-search", func(store, dir, bin string) ([]result, error) {
+		n := max(20000, int(1000000*e.scale))
 		g := gen.New(gen.Config{Seed: 46, Tenants: 10, Skew: 1.5, WithIDs: true}, n)
 		r, err := searchLoadRun(ctx, e, store, dir, bin, g, n)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", store, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
+		return []result{r}, err
+	})
 }
 
 // searchLoadRun loads the store, starts serve on it and finds the
 // highest rate of the search-heavy mix it serves.
 func searchLoadRun(ctx context.Context, e *env, store, dir, bin string, g *gen.Generator, n int) (result, error) {
-	vars, err := loadStore(ctx, e, store, dir, g, n)
-	if err != nil {
-		return result{}, err
-	}
-	srv, err := startProcess(ctx, bin, filepath.Join(dir, store), vars)
+	srv, err := startLoaded(ctx, e, store, dir, bin, g, n)
 	if err != nil {
 		return result{}, err
 	}
 	defer srv.stop()
-	if store == "SQLite" {
-		if err := waitSealed(ctx, srv, n); err != nil {
-			return result{}, err
-		}
-	}
 	targets, err := searchTargets(srv, g)
 	if err != nil {
 		return result{}, err
@@ -83,10 +59,10 @@ func searchLoadRun(ctx context.Context, e *env, store, dir, bin string, g *gen.G
 	r := result{Name: store + " search-heavy load: highest rate served (p99 ≤ 500 ms, no error)", Unit: "requests/s", Samples: []float64{float64(best.rate)},
 		Target: "(reported)", Notes: loadNote(store, best, miss),
 		Method: fmt.Sprintf("`auditlog serve` as shipped, as a process on %s holding %d generated events of 10 tenants, the first holding %.0f%% of them (Zipf exponent 1.5 over the tenants), "+
-			"with 1,000 events/s of ingest alongside (batches of 100 every 100 ms, the same spread over the tenants); on SQLite, once serve's sealer has sealed the loaded events (a steady state: it seals 18,000 events/s, and the bulk load left a million to seal). vegeta offers each tenant's requests in turn (evenly: serve's rate limit, 50 requests/s a tenant by default, refuses one tenant's past it by design): "+
+			"with 1,000 events/s of ingest alongside (batches of 100 every 100 ms, the same spread over the tenants), once the bulk load's work is done (%s). vegeta offers each tenant's requests in turn (evenly: serve's rate limit, 50 requests/s a tenant by default, refuses one tenant's past it by design): "+
 			"the first page, the spec's two typical queries, the 7-day histogram, an event's detail, the next page, and two searches over all time, a bare word found in changed values (`%s`) and a CIDR block (`%s`), "+
 			"so a quarter of the requests are searches; at %v requests/s, %s each, up to the first rate whose p99 is over 500 ms or with a request not answered 200. One pass.",
-			store, n, 100*share, loadBareWord, loadCIDR, loadRates, d)}
+			store, n, 100*share, steadyState, loadBareWord, loadCIDR, loadRates, d)}
 	if store == "SQLite" {
 		r.Target, r.Min = "≥ 200 requests/s", 200
 	}
@@ -117,7 +93,7 @@ func searchTargets(srv *process, g *gen.Generator) ([]vegeta.Target, error) {
 func waitSealed(ctx context.Context, srv *process, n int) error {
 	t0 := time.Now()
 	for deadline := t0.Add(10 * time.Minute); time.Now().Before(deadline); {
-		if sealed := metricValue(srv, "auditlog_log_sealed_events_total"); sealed >= float64(n) {
+		if sealed, _ := metricValue(srv, "auditlog_log_sealed_events_total"); sealed >= float64(n) {
 			log.Printf("  serve sealed the %d loaded events in %s", n, time.Since(t0).Round(time.Second))
 			return nil
 		}
@@ -131,21 +107,64 @@ func waitSealed(ctx context.Context, srv *process, n int) error {
 }
 
 // metricValue is the value of a metric without labels on serve's
-// /metrics (0 when absent).
-func metricValue(srv *process, name string) float64 {
+// /metrics (false when absent or unreadable).
+func metricValue(srv *process, name string) (float64, bool) {
 	res, err := http.Get(srv.base + "/metrics")
 	if err != nil {
-		return 0
+		return 0, false
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(res.Body)
 	for _, l := range strings.Split(string(body), "\n") {
 		if v, ok := strings.CutPrefix(l, name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
 		}
 	}
-	return 0
+	return 0, false
+}
+
+// steadyState says, in a method, what startLoaded waits for.
+const steadyState = "on SQLite until serve's sealer has sealed the loaded events, which a running service seals as they come; on Elasticsearch until the cluster has run no merge for 10 s"
+
+// waitMerged waits until the cluster has run no merge for 10 s: a bulk
+// load of a million events leaves Elasticsearch merging its segments for
+// minutes (78 ms of its CPU a request measured during them), a state a
+// running service is not in.
+func waitMerged(ctx context.Context, s *elasticsearch.Store) error {
+	t0 := time.Now()
+	quiet := 0
+	for deadline := t0.Add(15 * time.Minute); time.Now().Before(deadline); {
+		var out struct {
+			Nodes map[string]struct {
+				Indices struct {
+					Merges struct {
+						Current int `json:"current"`
+					} `json:"merges"`
+				} `json:"indices"`
+			} `json:"nodes"`
+		}
+		if err := s.Client().DoJSON(ctx, http.MethodGet, "/_nodes/stats/indices/merges", nil, &out); err != nil {
+			return err
+		}
+		running := 0
+		for _, n := range out.Nodes {
+			running += n.Indices.Merges.Current
+		}
+		if quiet = quiet + 1; running > 0 {
+			quiet = 0
+		}
+		if quiet >= 5 {
+			log.Printf("  Elasticsearch merged the bulk load's segments in %s", time.Since(t0).Round(time.Second))
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return fmt.Errorf("Elasticsearch was still merging after 15 minutes")
 }
 
 // bigShare is the first tenant's share of g's events, from the weights.
