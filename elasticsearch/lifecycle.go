@@ -62,7 +62,10 @@ type LifecycleReport struct {
 //  3. hibernate a stream none of whose events is within the retention
 //     (an idle or departed tenant, a stream a plan change left behind):
 //     roll it over, delete the old indices, close the empty write index
-//     (hibernate.go). A hibernated stream holds no open shard.
+//     (hibernate.go). A hibernated stream holds no open shard;
+//  4. ask the cluster to merge away the log index's and the sealing
+//     queue's superseded documents (tlog_reclaim.go), also where ILM owns
+//     the retention.
 //
 // An event is so kept for at least its plan's retention and at most the
 // retention plus the rollover max_age plus the pass interval; the read
@@ -76,7 +79,7 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	}
 	if s.ILMOwnsRetention() {
 		// ILM rolls over and deletes; the pass keeps the tenancy in order.
-		return rep, errors.Join(s.tenancyPass(ctx, &rep)...)
+		return rep, errors.Join(append(s.tenancyPass(ctx, &rep), s.reclaimLog(ctx))...)
 	}
 	streams, err := s.resolveStreams(ctx, s.AllStreamsPattern())
 	if err != nil {
@@ -104,6 +107,9 @@ func (s *Store) RunLifecycle(ctx context.Context) (LifecycleReport, error) {
 	}
 	failed = append(failed, s.heldPass(ctx, now, &rep)...)
 	failed = append(failed, s.tenancyPass(ctx, &rep)...)
+	if err := s.reclaimLog(ctx); err != nil {
+		failed = append(failed, err)
+	}
 	return rep, errors.Join(failed...)
 }
 

@@ -277,6 +277,9 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 			return fmt.Errorf("creating %s: %w", ix.what, err)
 		}
 	}
+	if err := s.putReclaimSetting(ctx); err != nil {
+		return err
+	}
 	// A directory created before the layouts gains their fields.
 	var dir struct {
 		Mappings json.RawMessage `json:"mappings"`

@@ -237,6 +237,66 @@ func editDocs(t *testing.T, s *elasticsearch.Store, events []audit.Event, edits 
 // reports are the live log's.
 func TestLogFootprintMeasuresTheLiveLog(t *testing.T) {
 	ctx := context.Background()
+	s := supersededLog(t)
+	tree, events, err := s.LogFootprint(ctx)
+	if err != nil || tree <= 0 || events <= 0 {
+		t.Fatalf("footprint: tree %d, events %d, %v", tree, events, err)
+	}
+	if d := deletedDocs(t, s, s.TlogIndex()); d != 0 {
+		t.Fatalf("%d superseded documents still counted in the log index's footprint", d)
+	}
+}
+
+// TestLifecyclePassesReclaimTheLogsSupersededDocuments (issue 58): the
+// edge documents each sealing round rewrites leave superseded versions
+// in the log index, and sealed tickets deleted ones in the sealing queue;
+// lifecycle passes merge them away (a pass each few seconds here, as the
+// hourly pass does in service: a version is reclaimable once the shard's
+// retention lease passes it). Bootstrap puts the merge setting that lets
+// a merge take every deleted document (not only a tenth of a segment's)
+// on indices made before it.
+func TestLifecyclePassesReclaimTheLogsSupersededDocuments(t *testing.T) {
+	ctx := context.Background()
+	s := supersededLog(t)
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		if _, err := s.RunLifecycle(ctx); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Second)
+		refresh(t, s, s.TlogIndex()+","+s.SealQueueIndex())
+		log, queue := deletedDocs(t, s, s.TlogIndex()), deletedDocs(t, s, s.SealQueueIndex())
+		if log == 0 && queue == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after lifecycle passes for 90 s the log index holds %d deleted documents and the sealing queue %d", log, queue)
+		}
+	}
+	const setting = "index.merge.policy.expunge_deletes_allowed"
+	if err := s.Client().DoJSON(ctx, http.MethodPut, "/"+s.TlogIndex()+"/_settings", map[string]any{setting: 10}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Bootstrap(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, index := range []string{s.TlogIndex(), s.SealQueueIndex()} {
+		var out map[string]struct {
+			Settings map[string]any `json:"settings"`
+		}
+		if err := s.Client().DoJSON(ctx, http.MethodGet, "/"+index+"/_settings?flat_settings=true", nil, &out); err != nil {
+			t.Fatal(err)
+		}
+		if v := out[index].Settings[setting]; v != "0" && v != "0.0" {
+			t.Errorf("%s: %s is %v after Bootstrap, want 0", index, setting, v)
+		}
+	}
+}
+
+// supersededLog is a store whose log index holds superseded versions of
+// its edge documents: three sealing rounds on one tenant's edge.
+func supersededLog(t *testing.T) *elasticsearch.Store {
+	t.Helper()
+	ctx := context.Background()
 	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true})
 	g := gen.New(gen.Config{Seed: 21, Tenants: 1, WithIDs: true}, 300)
 	sealer, _ := storetest.NewSealer(t, s, 0)
@@ -250,26 +310,23 @@ func TestLogFootprintMeasuresTheLiveLog(t *testing.T) {
 		}
 		storetest.SealAll(t, sealer)
 	}
-	deleted := func() int64 {
-		var st struct {
-			All struct {
-				Primaries struct{ Docs struct{ Deleted int64 } }
-			} `json:"_all"`
-		}
-		if err := s.Client().DoJSON(ctx, http.MethodGet, "/"+s.TlogIndex()+"/_stats/docs", nil, &st); err != nil {
-			t.Fatal(err)
-		}
-		return st.All.Primaries.Docs.Deleted
-	}
 	refresh(t, s, s.TlogIndex())
-	if d := deleted(); d == 0 {
+	if d := deletedDocs(t, s, s.TlogIndex()); d == 0 {
 		t.Fatal("three rounds on one edge left no superseded document: the test no longer shows what it should")
 	}
-	tree, events, err := s.LogFootprint(ctx)
-	if err != nil || tree <= 0 || events <= 0 {
-		t.Fatalf("footprint: tree %d, events %d, %v", tree, events, err)
+	return s
+}
+
+// deletedDocs is the number of deleted documents index's primaries hold.
+func deletedDocs(t *testing.T, s *elasticsearch.Store, index string) int64 {
+	t.Helper()
+	var st struct {
+		All struct {
+			Primaries struct{ Docs struct{ Deleted int64 } }
+		} `json:"_all"`
 	}
-	if d := deleted(); d != 0 {
-		t.Fatalf("%d superseded documents still counted in the log index's footprint", d)
+	if err := s.Client().DoJSON(context.Background(), http.MethodGet, "/"+index+"/_stats/docs", nil, &st); err != nil {
+		t.Fatal(err)
 	}
+	return st.All.Primaries.Docs.Deleted
 }
