@@ -24,13 +24,21 @@ import (
 
 // textCheck indexes the expected text of each row as the scan reads it.
 type textCheck struct {
+	no   int64 // the tenant's number (0: none, which no word holds)
 	tx   *sql.Tx
 	ins  *sql.Stmt
 	docs docSet // the rows whose index rows are judged
 }
 
-// newTextCheck creates the temporary tables on tx's connection.
-func newTextCheck(ctx context.Context, tx *sql.Tx) (*textCheck, error) {
+// newTextCheck creates the temporary tables on tx's connection, for the
+// rows of tenant: their expected words carry its mark as tenant_numbers
+// gives it (a number changed or removed there leaves every row of the
+// tenant named).
+func newTextCheck(ctx context.Context, tx *sql.Tx, tenant string) (*textCheck, error) {
+	var no int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT no FROM tenant_numbers WHERE tenant_id = ?), 0)`, tenant).Scan(&no); err != nil {
+		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
+	}
 	for _, q := range []string{
 		`DROP TABLE IF EXISTS temp.fts_expected`, `DROP TABLE IF EXISTS temp.fts_expected_v`, `DROP TABLE IF EXISTS temp.fts_stored_v`,
 		`CREATE VIRTUAL TABLE temp.fts_expected USING fts5(search, reason, content='', tokenize="` + ftsTokenizer + `")`,
@@ -47,7 +55,7 @@ func newTextCheck(ctx context.Context, tx *sql.Tx) (*textCheck, error) {
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
 	}
-	return &textCheck{tx: tx, ins: ins}, nil
+	return &textCheck{no: no, tx: tx, ins: ins}, nil
 }
 
 // add indexes what the row at seq should have (nil: a row whose body is
@@ -57,7 +65,7 @@ func (c *textCheck) add(ctx context.Context, seq int64, e *audit.Event) error {
 		return nil // its index row is compared with nothing
 	}
 	c.docs.add(seq)
-	if _, err := c.ins.ExecContext(ctx, seq, searchText(e), reasonText(e)); err != nil {
+	if _, err := c.ins.ExecContext(ctx, seq, searchText(e, c.no), reasonText(e, c.no)); err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the text index check")
 	}
 	return nil

@@ -36,14 +36,22 @@ func ipRange(p netip.Prefix) (lo, hi string) {
 	return hex.EncodeToString(b[:]), hex.EncodeToString(last[:])
 }
 
-// auditlog_ip_key(text) is ipKey in SQL, auditlog_search_text(body)
-// searchText and auditlog_reason_text(body) reasonText, for the
-// migrations that fill columns and the free-text index from the stored
-// events; auditlog_event_json(body) is a body's event as JSON text.
+// auditlog_ip_key(text) is ipKey in SQL, auditlog_tenant_search_text(body,
+// no) searchText and auditlog_tenant_reason_text(body, no) reasonText (no:
+// the tenant's number), for the migrations that fill columns and the
+// free-text index from the stored events. auditlog_search_text(body) and
+// auditlog_reason_text(body), which the migrations that filled the index
+// before (0009, 0017, 0019) call, give "": 0020 rebuilds the index from
+// the events, so an upgrade does not fill it three times before; auditlog_event_json(body) is a body's event as JSON text.
 func init() {
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_event_json", 1, eventJSON)
-	msqlite.MustRegisterDeterministicScalarFunction("auditlog_search_text", 1, bodyText(searchText))
-	msqlite.MustRegisterDeterministicScalarFunction("auditlog_reason_text", 1, bodyText(reasonText))
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_tenant_search_text", 2, bodyText(searchText))
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_tenant_reason_text", 2, bodyText(reasonText))
+	for _, name := range []string{"auditlog_search_text", "auditlog_reason_text"} {
+		msqlite.MustRegisterDeterministicScalarFunction(name, 1, func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+			return "", nil
+		})
+	}
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_ip_key", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		s, _ := args[0].(string)
 		return ipKey(s), nil
@@ -52,7 +60,7 @@ func init() {
 
 // bodyText is the SQL function of text, on a stored event's body: ""
 // when the body is not an event (nothing to find).
-func bodyText(text func(*audit.Event) string) func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+func bodyText(text func(*audit.Event, int64) string) func(*msqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 	return func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		js, err := unpackBody(argBytes(args[0]))
 		if err != nil {
@@ -62,7 +70,8 @@ func bodyText(text func(*audit.Event) string) func(*msqlite.FunctionContext, []d
 		if err != nil {
 			return "", nil
 		}
-		return text(&e), nil
+		no, _ := args[1].(int64)
+		return text(&e, no), nil
 	}
 }
 

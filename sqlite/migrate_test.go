@@ -32,7 +32,7 @@ func TestMigrationToIDsPerTenant(t *testing.T) {
 		mustExec(`INSERT INTO events (seq, id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body)
 			VALUES (?, ?, ?, ?, ?, lower(?), ?, ?, ?, ?, ?, ?, ?)`, i+1, e.ID, e.TenantID, e.Timestamp.UnixMilli(), e.Actor.ID, e.Actor.Email,
 			string(e.Action), e.Resource.Type, e.Resource.ID, boolInt(e.CrossTenant), string(e.Category), string(e.Outcome), body)
-		mustExec(`INSERT INTO events_fts (rowid, search) VALUES (?, ?)`, i+1, searchText(&e))
+		mustExec(`INSERT INTO events_fts (rowid, search) VALUES (?, ?)`, i+1, searchText(&e, 0))
 		events = append(events, e)
 	}
 	db.Close()

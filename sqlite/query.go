@@ -102,8 +102,8 @@ func where(f audit.Filter) (string, []any) {
 		c, a := termCond(f.TenantID, t)
 		add(c, a...)
 	}
-	if m := ftsQuery(f.TenantID, f.Q); m != "" {
-		add(ftsIn, m)
+	if m := ftsQuery(f.Q); m != "" {
+		add(ftsIn, m, f.TenantID)
 	} else if strings.TrimSpace(f.Q) != "" {
 		add("0") // words with no letters or digits match nothing
 	}
@@ -113,10 +113,10 @@ func where(f audit.Filter) (string, []any) {
 // ftsQuery turns q, Filter.Q, into an FTS5 query: every word or phrase
 // (search.FreeText) a quoted phrase of its words, all required; a word
 // ending in * a prefix.
-func ftsQuery(tenant, q string) string {
+func ftsQuery(q string) string {
 	var parts []string
 	for _, v := range search.FreeText(q) {
-		if p := ftsValue(tenant, v); p != "" {
+		if p := ftsValue(v); p != "" {
 			parts = append(parts, p)
 		}
 	}
@@ -281,7 +281,7 @@ func (s *Store) total(ctx context.Context, q audit.Query, text, hint, cond strin
 	} else if text != "" {
 		// Free text alone: the index's words are the tenant's own
 		// (tenantPrefix), so it counts the matches without the table.
-		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events_fts WHERE events_fts MATCH ? LIMIT ?)`, text, audit.MaxWindow+1).Scan(&n); err != nil {
+		if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events_fts WHERE events_fts MATCH `+ftsArg+` LIMIT ?)`, text, q.Filter.TenantID, audit.MaxWindow+1).Scan(&n); err != nil {
 			return audit.Total{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: count")
 		}
 	} else if err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events`+hint+` WHERE `+cond+` LIMIT ?)`, append(args, audit.MaxWindow+1)...).Scan(&n); err != nil {
@@ -353,7 +353,7 @@ func (s *Store) groups(ctx context.Context, query string, args ...any) ([]stats.
 // the index alone (0.3 s → a few ms at 1M events); two probes of the
 // tenant's time index (EventSpan) say whether the bounds exclude any.
 func (s *Store) textAlone(ctx context.Context, f audit.Filter) string {
-	m := ftsQuery(f.TenantID, f.Q)
+	m := ftsQuery(f.Q)
 	if m == "" {
 		return ""
 	}

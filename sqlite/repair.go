@@ -23,6 +23,10 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 	for i, c := range indexColumns {
 		set[i] = c + " = ?"
 	}
+	no, err := tenantNumber(ctx, tx, tenantID)
+	if err != nil {
+		return 0, err
+	}
 	n := 0
 	for _, id := range eventIDs {
 		var seq int64
@@ -45,7 +49,7 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events_fts WHERE rowid = ?`, seq); err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO events_fts (rowid, search, reason) VALUES (?, ?, ?)`, seq, searchText(e), reasonText(e)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO events_fts (rowid, search, reason) VALUES (?, ?, ?)`, seq, searchText(e, no), reasonText(e, no)); err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
 		n++

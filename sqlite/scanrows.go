@@ -50,7 +50,7 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]vlog.St
 		return nil, err
 	}
 	defer done()
-	text, err := newTextCheck(ctx, tx)
+	text, err := newTextCheck(ctx, tx, tenantID)
 	if err != nil {
 		return nil, err
 	}

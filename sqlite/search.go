@@ -79,8 +79,8 @@ func termCond(tenant string, t audit.Term) (string, []any) {
 // for a pasted address at 490,000 events of a tenant).
 func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) ([]string, []any) {
 	var parts []string
-	if m := ftsMatch(tenant, values, ""); m != "" {
-		parts, args = append(parts, "SELECT rowid FROM events_fts WHERE events_fts MATCH ?"), append(args, m)
+	if m := ftsMatch(values, ""); m != "" {
+		parts, args = append(parts, "SELECT rowid FROM events_fts WHERE events_fts MATCH "+ftsArg), append(args, m, tenant)
 	}
 	for _, v := range values {
 		p, ok := search.PasteOf(v)
@@ -112,36 +112,36 @@ func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) 
 // column ("reason : ", or "" for every column): the rows the index
 // matches, or none when no value has a letter or digit.
 func ftsCond(tenant string, values []audit.TermValue, column string, ors []string, args []any) ([]string, []any) {
-	m := ftsMatch(tenant, values, column)
+	m := ftsMatch(values, column)
 	if m == "" {
 		return append(ors, "0"), args
 	}
-	return append(ors, ftsIn), append(args, m)
+	return append(ors, ftsIn), append(args, m, tenant)
 }
 
 // ftsMatch is the FTS5 query of free-text values, ORed, each under
 // column: "" when no value has a letter or digit.
-func ftsMatch(tenant string, values []audit.TermValue, column string) string {
+func ftsMatch(values []audit.TermValue, column string) string {
 	var m []string
 	for _, v := range values {
-		if p := ftsValue(tenant, v); p != "" {
+		if p := ftsValue(v); p != "" {
 			m = append(m, column+p)
 		}
 	}
 	return strings.Join(m, " OR ")
 }
 
-// ftsValue is one free-text value of tenant as an FTS5 query: its words
-// as the index holds them (search.AppendFolded, each after the tenant's
-// mark: tenantPrefix), a phrase (consecutive within one value: the index
+// ftsValue is one free-text value as an FTS5 query: its words as the
+// index holds them (search.AppendFolded, each after markSlot, where
+// ftsArg puts the tenant's mark), a phrase (consecutive within one value: the index
 // has a value break between values), a prefix when it ends in *; "" when
 // it has no word.
-func ftsValue(tenant string, v audit.TermValue) string {
+func ftsValue(v audit.TermValue) string {
 	words := search.Fold(v.Text)
 	if words == "" {
 		return ""
 	}
-	p := `"` + string(appendTenantWords(nil, tenantPrefix(tenant), words)) + `"` // words hold no quote
+	p := `"` + string(appendTenantWords(nil, markSlot, words)) + `"` // words hold no quote
 	if v.Prefix {
 		p += " *"
 	}

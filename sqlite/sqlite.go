@@ -421,17 +421,21 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
-	tenants := map[string]bool{}
+	tenants := map[string]int64{} // their numbers (tenantNumber)
 	counts := rollup{}
 	results := make([]audit.WriteResult, len(events))
 	for i := range events {
 		e := &events[i]
-		if !tenants[e.TenantID] {
+		no, ok := tenants[e.TenantID]
+		if !ok {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO tenants (tenant_id, plan, created_at, updated_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`,
 				e.TenantID, s.cfg.DefaultPlan, s.cfg.Now().UnixMilli(), s.cfg.Now().UnixMilli()); err != nil {
 				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant")
 			}
-			tenants[e.TenantID] = true
+			if no, err = tenantNumber(ctx, tx, e.TenantID); err != nil {
+				return nil, err
+			}
+			tenants[e.TenantID] = no
 		}
 		var tag []byte // nil: no acceptor, the row is never sealed
 		if s.cfg.Accept != nil {
@@ -448,7 +452,7 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 			continue
 		}
 		seq, _ := res.LastInsertId()
-		if _, err := fts.ExecContext(ctx, seq, searchText(e), reasonText(e)); err != nil {
+		if _, err := fts.ExecContext(ctx, seq, searchText(e, no), reasonText(e, no)); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: text index")
 		}
 		if !s.cfg.SkipRollup {

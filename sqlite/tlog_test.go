@@ -541,3 +541,32 @@ func TestVerifyNamesEditedTextIndexRows(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyNamesATenantNumberChanged: the text index marks each word
+// with its tenant's number (tenant_numbers); an insider who changes the
+// number (to point the tenant's searches at another's words, or at none)
+// leaves every row of the tenant's index unlike what its event makes:
+// log verify names each misindexed, "text index".
+func TestVerifyNamesATenantNumberChanged(t *testing.T) {
+	ctx := context.Background()
+	s, path, events, v := sealedStore(t, 18, 30)
+	tenant := events[0].TenantID
+	db := openFile(t, path)
+	if _, err := db.Exec(`UPDATE tenant_numbers SET no = no + 1000 WHERE tenant_id = ?`, tenant); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := seal.Verify(ctx, s, s, tenant, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{}
+	for _, e := range events {
+		want[e.ID] = "misindexed"
+	}
+	storetest.WantFindings(t, rep, want, s, s, tenant)
+	for _, f := range rep.Findings {
+		if !strings.Contains(f.Detail, "text index") {
+			t.Fatalf("%v: want the text index named", f)
+		}
+	}
+}
