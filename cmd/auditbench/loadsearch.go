@@ -144,7 +144,7 @@ func waitMerged(ctx context.Context, s *elasticsearch.Store) error {
 				} `json:"indices"`
 			} `json:"nodes"`
 		}
-		if err := s.Client().DoJSON(ctx, http.MethodGet, "/_nodes/stats/indices/merges", nil, &out); err != nil {
+		if err := s.Client().DoJSON(ctx, http.MethodGet, "/_nodes/stats/indices/merge", nil, &out); err != nil {
 			return err
 		}
 		running := 0

@@ -121,6 +121,7 @@ func main() {
 		{"holds", benchHolds},
 	}
 	var results []result
+	var done, failed []string
 	start := time.Now()
 	for _, b := range all {
 		if *only != "" && !strings.Contains(","+*only+",", ","+b.name+",") || strings.Contains(","+*skip+",", ","+b.name+",") {
@@ -129,9 +130,13 @@ func main() {
 		log.Printf("benchmark %s (scale %g, %d runs)", b.name, e.scale, e.runs)
 		rs, err := b.run(ctx, e)
 		if err != nil {
-			log.Fatalf("benchmark %s: %v", b.name, err)
+			// The others' rows are kept: one benchmark's failure (a
+			// service, a harness bug) does not throw away an hour of runs.
+			log.Printf("benchmark %s FAILED: %v", b.name, err)
+			failed = append(failed, b.name)
+			continue
 		}
-		results = append(results, rs...)
+		results, done = append(results, rs...), append(done, b.name)
 	}
 	report := render(e, results, time.Since(start))
 	if *mergeInto {
@@ -139,7 +144,9 @@ func main() {
 		if err != nil || *only == "" {
 			log.Fatalf("-merge needs -only and an existing -out report: %v", err)
 		}
-		if report, err = merge(string(old), e, results, time.Since(start), *only); err != nil {
+		// Only the benchmarks that ran replace their rows; a failed one's
+		// stay as the last run wrote them.
+		if report, err = merge(string(old), e, results, time.Since(start), strings.Join(done, ",")); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -148,6 +155,9 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("wrote %s", *out)
+	if len(failed) > 0 {
+		log.Fatalf("benchmarks failed (their rows are not in the report, or kept from the last run): %s", strings.Join(failed, ", "))
+	}
 }
 
 func median(xs []float64) float64 {
