@@ -52,7 +52,13 @@ func filterQueries(ctx context.Context, r audit.EventReader, tenant string) ([]m
 			f := audit.Filter{TenantID: tenant}
 			x.set(&f)
 			f.Normalize()
-			out = append(out, measuredQuery{fmt.Sprintf("filter: %s (%s), %s", x.name, x.query, s.name), "/api/audit-logs?" + x.query + s.param,
+			shown := x.query
+			if x.name == "date range" {
+				// Named without its date, which follows the data: a row
+				// named by it was a new row at every run.
+				shown = "from=the newest event less 7 days"
+			}
+			out = append(out, measuredQuery{fmt.Sprintf("filter: %s (%s), %s", x.name, shown, s.name), "/api/audit-logs?" + x.query + s.param,
 				elasticsearch.SearchBody(audit.Query{Filter: f, Sort: s.sort, PageSize: 50, Page: 1}, 0, 50)})
 		}
 	}

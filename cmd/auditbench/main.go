@@ -120,24 +120,8 @@ func main() {
 		{"tenancy", benchTenancy},
 		{"holds", benchHolds},
 	}
-	var results []result
-	var done, failed []string
 	start := time.Now()
-	for _, b := range all {
-		if *only != "" && !strings.Contains(","+*only+",", ","+b.name+",") || strings.Contains(","+*skip+",", ","+b.name+",") {
-			continue
-		}
-		log.Printf("benchmark %s (scale %g, %d runs)", b.name, e.scale, e.runs)
-		rs, err := b.run(ctx, e)
-		if err != nil {
-			// The others' rows are kept: one benchmark's failure (a
-			// service, a harness bug) does not throw away an hour of runs.
-			log.Printf("benchmark %s FAILED: %v", b.name, err)
-			failed = append(failed, b.name)
-			continue
-		}
-		results, done = append(results, rs...), append(done, b.name)
-	}
+	results, done, failed := runBenchmarks(ctx, e, all, *only, *skip)
 	report := render(e, results, time.Since(start))
 	if *mergeInto {
 		old, err := os.ReadFile(*out)
@@ -158,6 +142,33 @@ func main() {
 	if len(failed) > 0 {
 		log.Fatalf("benchmarks failed (their rows are not in the report, or kept from the last run): %s", strings.Join(failed, ", "))
 	}
+}
+
+// benchmark is one benchmark of the report.
+type benchmark = struct {
+	name string
+	run  func(context.Context, *env) ([]result, error)
+}
+
+// runBenchmarks runs those of all that only names (all when empty) and
+// skip does not. A failed one is logged and named in failed, and the
+// others' rows are kept: one benchmark's failure (a service, a harness
+// bug) does not throw away an hour of runs.
+func runBenchmarks(ctx context.Context, e *env, all []benchmark, only, skip string) (results []result, done, failed []string) {
+	for _, b := range all {
+		if only != "" && !strings.Contains(","+only+",", ","+b.name+",") || strings.Contains(","+skip+",", ","+b.name+",") {
+			continue
+		}
+		log.Printf("benchmark %s (scale %g, %d runs)", b.name, e.scale, e.runs)
+		rs, err := b.run(ctx, e)
+		if err != nil {
+			log.Printf("benchmark %s FAILED: %v", b.name, err)
+			failed = append(failed, b.name)
+			continue
+		}
+		results, done = append(results, rs...), append(done, b.name)
+	}
+	return results, done, failed
 }
 
 func median(xs []float64) float64 {
