@@ -164,7 +164,7 @@ func waitMerged(ctx context.Context, s *elasticsearch.Store) error {
 		case <-time.After(2 * time.Second):
 		}
 	}
-	return fmt.Errorf("Elasticsearch was still merging after 15 minutes")
+	return fmt.Errorf("the cluster was still merging after 15 minutes")
 }
 
 // bigShare is the first tenant's share of g's events, from the weights.
