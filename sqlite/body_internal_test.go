@@ -63,7 +63,7 @@ func TestBodiesThatDoNotUnpackAreNamed(t *testing.T) {
 		if audit.ErrorCode(err) != audit.EINVALID || !strings.Contains(audit.ErrorMessage(err), c.says) {
 			t.Errorf("%s: %v, want EINVALID saying %q", name, err, c.says)
 		}
-		if row := decodeBody("evt_1", "t", c.body); row.Err == nil {
+		if row := decodeBody(rowKeys{id: "evt_1", tenant: "t"}, c.body); row.Err == nil {
 			t.Errorf("%s: decodeBody gave no Err", name)
 		}
 	}

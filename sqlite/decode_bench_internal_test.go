@@ -3,6 +3,7 @@ package sqlite
 import (
 	"encoding/json"
 	"github.com/auditlog/auditlog/audit/vlog"
+	"strings"
 	"testing"
 
 	fastjson "github.com/goccy/go-json"
@@ -41,7 +42,7 @@ func BenchmarkDecodeStoredBody(b *testing.B) {
 	b.Run("decodeBody-compressed", func(b *testing.B) {
 		for i := 0; b.Loop(); i++ {
 			e := &events[i%len(events)]
-			if row := decodeBody(e.ID, e.TenantID, packed[i%len(packed)]); row.Err != nil {
+			if row := decodeBody(rowKeys{id: e.ID, tenant: e.TenantID, actorID: strings.ToLower(e.Actor.ID), resourceID: strings.ToLower(e.Resource.ID)}, packed[i%len(packed)]); row.Err != nil {
 				b.Fatal(row.Err)
 			}
 		}

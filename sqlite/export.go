@@ -32,24 +32,23 @@ func (s *Store) ScanEvents(ctx context.Context, f audit.Filter, so audit.Sort, f
 	if so.Desc {
 		dir = "DESC"
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT body, id FROM events WHERE `+cond+` ORDER BY `+col+` `+dir+`, id `+dir, args...)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+keyedBody+` FROM events WHERE `+cond+` ORDER BY `+col+` `+dir+`, id `+dir, args...)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 	}
 	defer rows.Close()
 	batch := make([]audit.Event, 0, scanBatch)
 	var unreadable []audit.UnreadableEvent
-	var body []byte
-	var id string
+	var k keyedRow
 	for rows.Next() {
-		if err := rows.Scan(&body, &id); err != nil {
+		if err := rows.Scan(k.dest()...); err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan")
 		}
-		row := decodeBody(id, f.TenantID, body)
+		row := k.decode(f.TenantID)
 		if row.Err != nil {
 			// No event of the tenant under its own id: every readable
 			// one is delivered, then the scan names these.
-			unreadable = append(unreadable, audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err)})
+			unreadable = append(unreadable, audit.UnreadableEvent{ID: row.Key, Reason: audit.ErrorMessage(row.Err)})
 			continue
 		}
 		batch = append(batch, row.Event)

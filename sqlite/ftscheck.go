@@ -196,7 +196,7 @@ func (c *textCheck) named(ctx context.Context, bad map[int64]bool) ([]vlog.Index
 	var out []vlog.IndexFinding
 	for seq := range bad {
 		var id string
-		if err := c.tx.QueryRowContext(ctx, `SELECT id FROM events WHERE seq = ?`, seq).Scan(&id); err != nil {
+		if err := c.tx.QueryRowContext(ctx, `SELECT auditlog_id_of(id) FROM events WHERE seq = ?`, seq).Scan(&id); err != nil {
 			continue // a row of the index with no event: an insertion there names no event
 		}
 		out = append(out, vlog.IndexFinding{Where: "text " + id, EventID: id, Detail: fmt.Sprintf("text index (row %d holds other terms than the event makes searchable)", seq)})

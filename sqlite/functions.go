@@ -8,22 +8,23 @@ import (
 	msqlite "modernc.org/sqlite"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
 )
 
-// ipKey is an address as the actor_ip_key column holds it: 32 hex digits
-// of its 16 bytes, an IPv4 address IPv4-mapped, so that keys sort as the
-// addresses do and a CIDR block is one range; "" for no address.
-func ipKey(s string) string {
+// ipKey is an address as the actor_ip_key column holds it (0021): its
+// 16 bytes, an IPv4 address IPv4-mapped, so that keys sort as the
+// addresses do and a CIDR block is one range; empty for no address.
+func ipKey(s string) []byte {
 	a, err := netip.ParseAddr(s)
 	if err != nil {
-		return ""
+		return []byte{}
 	}
 	b := a.As16()
-	return hex.EncodeToString(b[:])
+	return b[:]
 }
 
 // ipRange is the first and last key of a block.
-func ipRange(p netip.Prefix) (lo, hi string) {
+func ipRange(p netip.Prefix) (lo, hi []byte) {
 	b := p.Masked().Addr().As16()
 	bits := p.Bits()
 	if p.Addr().Is4() {
@@ -33,7 +34,7 @@ func ipRange(p netip.Prefix) (lo, hi string) {
 	for i := bits; i < 128; i++ {
 		last[i/8] |= 0x80 >> (i % 8)
 	}
-	return hex.EncodeToString(b[:]), hex.EncodeToString(last[:])
+	return b[:], last[:]
 }
 
 // auditlog_ip_key(text) is ipKey in SQL, auditlog_tenant_search_text(body,
@@ -54,7 +55,39 @@ func init() {
 	}
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_ip_key", 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		s, _ := args[0].(string)
-		return ipKey(s), nil
+		return hex.EncodeToString(ipKey(s)), nil // 0008's column: the key in hex
+	})
+	registerKeyFunctions()
+}
+
+// registerKeyFunctions registers the functions of migration 0021 (and of
+// anyone reading the table by hand): auditlog_id_key(text) and
+// auditlog_uuid_key(text), the keys idKey and uuidKey; auditlog_id_of(key)
+// and auditlog_uuid_of(key), their text; auditlog_elide_body(body, id,
+// tenant, actor_id, resource_id), elidedBody; auditlog_entry_hash(id,
+// digest), the leaf hash of an entry.
+func registerKeyFunctions() {
+	text := func(v driver.Value) string { return keyText(v) }
+	for name, f := range map[string]func(string) any{"auditlog_id_key": idKey, "auditlog_uuid_key": uuidKey} {
+		msqlite.MustRegisterDeterministicScalarFunction(name, 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			return f(text(args[0])), nil
+		})
+	}
+	for name, f := range map[string]func(any) string{"auditlog_id_of": idOfKey, "auditlog_uuid_of": uuidOfKey} {
+		msqlite.MustRegisterDeterministicScalarFunction(name, 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+			return f(args[0]), nil
+		})
+	}
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_elide_body", 5, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		return elidedBody(argBytes(args[0]), rowKeys{text(args[1]), text(args[2]), text(args[3]), text(args[4])}), nil
+	})
+	msqlite.MustRegisterDeterministicScalarFunction("auditlog_entry_hash", 2, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		d := argBytes(args[1])
+		if len(d) != 32 {
+			return nil, nil
+		}
+		h := vlog.EntryHash(text(args[0]), [32]byte(d))
+		return h[:], nil
 	})
 }
 

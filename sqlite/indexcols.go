@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"bytes"
 	"database/sql"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/vlog"
@@ -15,35 +16,46 @@ import (
 // verify recomputes them from the sealed body and names a row whose
 // columns say otherwise (misindexed), so that an edited column cannot
 // hide an event from a filter while the proof says ok (issue 41).
-var indexColumns = []string{"id", "tenant_id", "ts", "actor_id", "actor_email_lc", "action", "resource_type", "resource_id",
+//
+// The tenant is its number, the ids and the address their keys
+// (migration 0021, idkeys.go).
+var indexColumns = []string{"id", "tenant_no", "ts", "actor_id", "actor_email_lc", "action", "resource_type", "resource_id",
 	"cross_tenant", "category", "outcome", "actor_role", "actor_ip_key", "request_id"}
 
-// indexValues are the values of indexColumns for e.
-func indexValues(e *audit.Event) []any {
-	return []any{e.ID, e.TenantID, e.Timestamp.UnixMilli(), strings.ToLower(e.Actor.ID),
-		strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, strings.ToLower(e.Resource.ID), boolInt(e.CrossTenant),
+// indexValues are the values of indexColumns for e, of the tenant
+// numbered no.
+func indexValues(e *audit.Event, no int64) []any {
+	return []any{idKey(e.ID), no, e.Timestamp.UnixMilli(), uuidKey(strings.ToLower(e.Actor.ID)),
+		strings.ToLower(e.Actor.Email), string(e.Action), e.Resource.Type, uuidKey(strings.ToLower(e.Resource.ID)), boolInt(e.CrossTenant),
 		string(e.Category), string(e.Outcome), e.Actor.Role, ipKey(e.Actor.IP), e.RequestID}
 }
 
 // misindexed names the columns whose stored values (as read, in the
-// order of indexColumns) differ from those e implies.
-func misindexed(e *audit.Event, stored []any) []string {
+// order of indexColumns) differ from those e implies in the tenant
+// numbered no: in value or in type (an id kept as text where its key is
+// bytes is not found by a query for it).
+func misindexed(e *audit.Event, no int64, stored []any) []string {
 	var out []string
-	for i, want := range indexValues(e) {
-		if i < len(stored) && fmt.Sprint(normalCell(stored[i])) != fmt.Sprint(want) {
+	for i, want := range indexValues(e, no) {
+		if i < len(stored) && !sameCell(stored[i], want) {
 			out = append(out, indexColumns[i])
 		}
 	}
 	return out
 }
 
-// normalCell turns what the driver reads back into what indexValues
-// writes: text may come back as bytes.
-func normalCell(v any) any {
-	if b, ok := v.([]byte); ok {
-		return string(b)
+// sameCell reports whether a value read back is the one written: bytes
+// as bytes, text as text, numbers as numbers.
+func sameCell(got, want any) bool {
+	switch w := want.(type) {
+	case []byte:
+		g, ok := got.([]byte)
+		return ok && bytes.Equal(g, w)
+	case string:
+		g, ok := got.(string)
+		return ok && g == w
 	}
-	return v
+	return fmt.Sprint(got) == fmt.Sprint(want)
 }
 
 // indexedRowColumns are what indexedRow reads of an events row.
@@ -77,8 +89,7 @@ func (r *indexedRow) scan(rows *sql.Rows, tenantID string) (vlog.StoredRow, erro
 	if err := rows.Scan(r.dest...); err != nil {
 		return vlog.StoredRow{}, err
 	}
-	id, _ := normalCell(r.cols[0]).(string)
-	row := decodeBody(id, tenantID, body)
+	row := decodeBody(rowKeys{id: idOfKey(r.cols[0]), tenant: tenantID, actorID: uuidOfKey(r.cols[3]), resourceID: uuidOfKey(r.cols[7])}, body)
 	row.Tag = tag
 	return row, nil
 }

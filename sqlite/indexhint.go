@@ -40,7 +40,7 @@ func (s *Store) indexHint(ctx context.Context, f audit.Filter) string {
 		cond, args := termCond(f.TenantID, t)
 		var n int64
 		err := s.r.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM events INDEXED BY `+termIndexes[t.Field]+
-			` WHERE tenant_id = ? AND `+cond+` LIMIT ?)`, append(append([]any{f.TenantID}, args...), hintProbe)...).Scan(&n)
+			` WHERE `+tenantIs+` AND `+cond+` LIMIT ?)`, append(append([]any{f.TenantID}, args...), hintProbe)...).Scan(&n)
 		if err == nil && n < least {
 			best, least = termIndexes[t.Field], n
 		}

@@ -87,6 +87,7 @@ func oldTextIndex(t *testing.T, mark func(string) string, redone []string) (stri
 		t.Fatal(err)
 	}
 	defer db.Close()
+	sqlite.AsOf0020(t, db)
 	for _, q := range []string{
 		// The words as the current version marks them with no number (0),
 		// each mark then replaced by the earlier one.

@@ -35,6 +35,7 @@ func TestMigrationBringsTheWordModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sqlite.AsOf0020(t, db)
 	for _, q := range []string{
 		`DROP TABLE events_fts`,
 		`CREATE VIRTUAL TABLE events_fts USING fts5(search, reason, content='', contentless_delete=1, tokenize="unicode61 tokenchars '_'")`,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/auditlog/auditlog/audit/retention"
@@ -42,7 +43,8 @@ func (s *Store) Purge(ctx context.Context) (retention.Pass, error) {
 
 // purgeTenants lists every tenant with events or in the directory.
 func (s *Store) purgeTenants(ctx context.Context) ([]string, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT DISTINCT tenant_id FROM events UNION SELECT tenant_id FROM tenants`)
+	// Every tenant with events has a number (0020).
+	rows, err := s.r.QueryContext(ctx, `SELECT tenant_id FROM tenant_numbers UNION SELECT tenant_id FROM tenants`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
@@ -135,9 +137,9 @@ type storedRow struct {
 // tenantRows reads the tenant's rows of where (on events e), each with
 // its tag and leaf hash.
 func tenantRows(ctx context.Context, tx *sql.Tx, tenant, where string, args ...any) ([]storedRow, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT e.seq, e.id, e.body, e.accept, l.hash FROM events e
-		LEFT JOIN tlog_leaves l ON l.tenant_id = e.tenant_id AND l.event_id = e.id
-		WHERE e.tenant_id = ? AND `+where+` ORDER BY e.seq`, append([]any{tenant}, args...)...)
+	rows, err := tx.QueryContext(ctx, `SELECT e.seq, e.body, e.id, e.actor_id, e.resource_id, e.accept, l.hash, l.digest FROM events e
+		LEFT JOIN tlog_leaves l ON l.tenant_no = e.tenant_no AND l.event_id = e.id
+		WHERE e.`+tenantIs+` AND `+where+` ORDER BY e.seq`, append([]any{tenant}, args...)...)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
@@ -145,15 +147,15 @@ func tenantRows(ctx context.Context, tx *sql.Tx, tenant, where string, args ...a
 	var out []storedRow
 	for rows.Next() {
 		var r storedRow
-		var id string
-		var body, tag, leaf []byte
-		if err := rows.Scan(&r.seq, &id, &body, &tag, &leaf); err != nil {
+		var k keyedRow
+		var tag, leaf, digest []byte
+		if err := rows.Scan(append(append([]any{&r.seq}, k.dest()...), &tag, &leaf, &digest)...); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 		}
-		r.row = decodeBody(id, tenant, body)
+		r.row = k.decode(tenant)
 		r.row.Tag = tag
-		if len(leaf) == tlog.HashSize {
-			r.leaf = (*tlog.Hash)(leaf)
+		if h, ok := leafHash(r.row.Key, leaf, digest); ok {
+			r.leaf = &h
 		}
 		out = append(out, r)
 	}
@@ -164,7 +166,8 @@ func tenantRows(ctx context.Context, tx *sql.Tx, tenant, where string, args ...a
 // (retention.PlanInForce): its plan change and retention records that are the
 // service's own, in the order it accepted them, else the default.
 func (s *Store) loggedPlan(ctx context.Context, tx *sql.Tx, tenant string) (audit.Plan, error) {
-	rows, err := tenantRows(ctx, tx, tenant, `e.resource_type IN (?, ?) AND e.actor_id = ?`, audit.ResourceTenantPlan, audit.ResourceLogRetention, audit.SystemActor.ID)
+	rows, err := tenantRows(ctx, tx, tenant, `e.resource_type IN (?, ?) AND e.actor_id = ?`, audit.ResourceTenantPlan, audit.ResourceLogRetention,
+		uuidKey(strings.ToLower(audit.SystemActor.ID)))
 	if err != nil {
 		return "", err
 	}

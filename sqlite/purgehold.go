@@ -52,7 +52,7 @@ func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff,
 	}
 	own := []any{tenant, hold.ResourceType} // the holds' own records
 	for _, id := range hold.IDs(holds) {
-		own = append(own, id)
+		own = append(own, uuidKey(strings.ToLower(id)))
 	}
 	for _, h := range holds {
 		f, err := h.Scope.Filter(tenant)
@@ -68,6 +68,6 @@ func (s *Store) heldSeqs(ctx context.Context, tx *sql.Tx, tenant string, cutoff,
 		}
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?,", len(holds)), ",")
-	err = collect(`SELECT seq FROM events WHERE tenant_id = ? AND resource_type = ? AND resource_id IN (`+marks+`)`, own...)
+	err = collect(`SELECT seq FROM events WHERE `+tenantIs+` AND resource_type = ? AND resource_id IN (`+marks+`)`, own...)
 	return held, hold.IDs(holds), err
 }

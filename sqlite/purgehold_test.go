@@ -33,8 +33,10 @@ func TestPurgeKeepsWhatLegalHoldsKeep(t *testing.T) {
 				}
 				return pass
 			},
-			Visible:      func(testing.TB) {},
-			DeleteBehind: func(t testing.TB, _, id string) { execSQL(t, path, `DELETE FROM events WHERE id = ?`, id) },
+			Visible: func(testing.TB) {},
+			DeleteBehind: func(t testing.TB, _, id string) {
+				execSQL(t, path, `DELETE FROM events WHERE id = auditlog_id_key(?)`, id)
+			},
 		}
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
@@ -29,9 +28,14 @@ var groupColumn = map[stats.GroupField]string{
 	stats.GroupOutcome:      "outcome",
 }
 
-// where is the WHERE clause of a filter, with its arguments.
-func where(f audit.Filter) (string, []any) {
-	conds := []string{"tenant_id = ?"}
+// where is the WHERE clause of a filter on the events table, with its
+// arguments.
+func where(f audit.Filter) (string, []any) { return whereFor(f, tenantIs) }
+
+// whereFor is where with tenant the condition on the tenant (its one ?,
+// the tenant id): the events name it by number, the rollups by id.
+func whereFor(f audit.Filter, tenant string) (string, []any) {
+	conds := []string{tenant}
 	args := []any{f.TenantID}
 	add := func(cond string, a ...any) {
 		conds = append(conds, cond)
@@ -44,18 +48,14 @@ func where(f audit.Filter) (string, []any) {
 		add("ts < ?", f.To.UnixMilli())
 	}
 	if f.ActorID != "" {
-		add("actor_id = ?", f.ActorID)
+		add("actor_id = ?", uuidKey(strings.ToLower(f.ActorID)))
 	}
 	if f.ActorEmail != "" {
 		add("actor_email_lc = ?", f.ActorEmail)
 	}
 	in := func(col, op string, vals []string) {
-		marks := strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")
-		a := make([]any, len(vals))
-		for i, v := range vals {
-			a[i] = v
-		}
-		add(col+" "+op+" ("+marks+")", a...)
+		cond, a := inList(col, op, vals)
+		add(cond, a...)
 	}
 	if len(f.Actions) > 0 {
 		vals := make([]string, len(f.Actions))
@@ -68,7 +68,7 @@ func where(f audit.Filter) (string, []any) {
 		in("resource_type", "IN", f.ResourceTypes)
 	}
 	if f.ResourceID != "" {
-		add("resource_id = ?", f.ResourceID)
+		add("resource_id = ?", uuidKey(strings.ToLower(f.ResourceID)))
 	}
 	if len(f.EventIDs) > 0 {
 		in("id", "IN", f.EventIDs)
@@ -110,6 +110,20 @@ func where(f audit.Filter) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
+// inList is the condition "col op (the values)", with its arguments: the
+// ids' keys for the id column (idkeys.go).
+func inList(col, op string, vals []string) (string, []any) {
+	marks := strings.TrimSuffix(strings.Repeat("?,", len(vals)), ",")
+	a := make([]any, len(vals))
+	for i, v := range vals {
+		a[i] = v
+		if col == "id" {
+			a[i] = idKey(v)
+		}
+	}
+	return col + " " + op + " (" + marks + ")", a
+}
+
 // ftsQuery turns q, Filter.Q, into an FTS5 query: every word or phrase
 // (search.FreeText) a quoted phrase of its words, all required; a word
 // ending in * a prefix.
@@ -140,7 +154,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			key = q.After.Millis
 		}
 		pageCond += " AND (" + col + ", id) " + cmp + " (?, ?)"
-		pageArgs = append(pageArgs, key, q.After.ID)
+		pageArgs = append(pageArgs, key, idKey(q.After.ID))
 		size++
 	} else {
 		var err error
@@ -165,7 +179,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 			hint = sortHint(q, res.Total, text != "")
 		}
 	}
-	page, cut, err := s.readPage(ctx, q, `SELECT body, id, `+col+` FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
+	page, cut, err := s.readPage(ctx, q, `SELECT `+keyedBody+`, `+col+` FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
 		append(pageArgs, size, from))
 	if err != nil {
 		return audit.Result{}, err
@@ -202,22 +216,23 @@ func (s *Store) readPage(ctx context.Context, q audit.Query, query string, args 
 	}
 	defer rows.Close()
 	var budget audit.PageBudget
+	var r keyedRow
+	var key any
+	dest := append(r.dest(), &key)
 	for rows.Next() {
-		var body []byte
-		var id string
-		var key any
-		if err := rows.Scan(&body, &id, &key); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
 		}
 		// The budget counts the event's JSON, not the compressed body.
-		js, err := unpackBody(body)
+		k := r.keys(q.Filter.TenantID)
+		js, err := unpackBody(r.body)
 		if err != nil {
-			js = body // unreadable: named in the page, at its stored size
+			js = r.body // unreadable: named in the page, at its stored size
 		}
 		if !budget.Fits(len(js)) {
 			return page, true, nil // the page is full by size: more follow
 		}
-		page = append(page, readRow(id, q.Filter.TenantID, js, positionOfColumn(q.Sort, id, key)))
+		page = append(page, readRow(k, js, positionOfColumn(q.Sort, k.id, key)))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: search")
@@ -233,14 +248,14 @@ type pageRow struct {
 	position audit.Position
 }
 
-// readRow decodes a stored row of tenant (filed under id) for a read: a
-// body that is no event of the tenant under its own id is a row of the
-// page named unreadable, never a failure of the read, nor another
-// tenant's event shown (a row edited behind the service).
-func readRow(id, tenant string, body []byte, pos audit.Position) pageRow {
-	row := decodeBody(id, tenant, body)
+// readRow decodes a stored row filed under k from its unpacked body js
+// for a read: a body that is no event of the tenant under its own id is
+// a row of the page named unreadable, never a failure of the read, nor
+// another tenant's event shown (a row edited behind the service).
+func readRow(k rowKeys, js []byte, pos audit.Position) pageRow {
+	row := decodeJSON(k, js)
 	if row.Err != nil {
-		return pageRow{bad: &audit.UnreadableEvent{ID: id, Reason: audit.ErrorMessage(row.Err), Position: pos}, position: pos}
+		return pageRow{bad: &audit.UnreadableEvent{ID: k.id, Reason: audit.ErrorMessage(row.Err), Position: pos}, position: pos}
 	}
 	return pageRow{event: row.Event, position: pos}
 }
@@ -251,7 +266,7 @@ func positionOfColumn(s audit.Sort, id string, key any) audit.Position {
 	if s.Field == audit.SortTimestamp {
 		p.Millis, _ = key.(int64)
 	} else {
-		p.Key = fmt.Sprint(normalCell(key))
+		p.Key = keyText(key)
 	}
 	return p
 }
@@ -295,15 +310,19 @@ func (s *Store) total(ctx context.Context, q audit.Query, text, hint, cond strin
 
 // GetEvent implements audit.EventReader.
 func (s *Store) GetEvent(ctx context.Context, tenantID, id string) (audit.Event, error) {
-	var body []byte
-	err := s.r.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, tenantID, id).Scan(&body)
+	var k keyedRow
+	err := s.r.QueryRowContext(ctx, `SELECT `+keyedBody+` FROM events WHERE `+tenantIs+` AND id = ?`, tenantID, idKey(id)).Scan(k.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return audit.Event{}, audit.Errorf(audit.ENOTFOUND, "no audit event %s", id)
 	}
 	if err != nil {
 		return audit.Event{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: get")
 	}
-	r := readRow(id, tenantID, body, audit.Position{ID: id})
+	js, err := unpackBody(k.body)
+	if err != nil {
+		js = k.body
+	}
+	r := readRow(k.keys(tenantID), js, audit.Position{ID: id})
 	if r.bad != nil {
 		return audit.Event{}, audit.UnreadableError([]audit.UnreadableEvent{*r.bad})
 	}
@@ -359,7 +378,7 @@ func (s *Store) textAlone(ctx context.Context, f audit.Filter) string {
 	}
 	g := f
 	g.Q, g.From, g.To = "", nil, nil
-	if cond, _ := where(g); cond != "tenant_id = ?" {
+	if cond, _ := where(g); cond != tenantIs {
 		return ""
 	}
 	if f.From == nil && f.To == nil {

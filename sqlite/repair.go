@@ -30,20 +30,20 @@ func (s *Store) RepairIndex(ctx context.Context, tenantID string, eventIDs []str
 	n := 0
 	for _, id := range eventIDs {
 		var seq int64
-		var body []byte
-		err := tx.QueryRowContext(ctx, `SELECT seq, body FROM events WHERE tenant_id = ? AND id = ?`, tenantID, id).Scan(&seq, &body)
+		var k keyedRow
+		err := tx.QueryRowContext(ctx, `SELECT seq, `+keyedBody+` FROM events WHERE tenant_no = ? AND id = ?`, no, idKey(id)).Scan(append([]any{&seq}, k.dest()...)...)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
 		if err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		row := decodeBody(id, tenantID, body)
+		row := k.decode(tenantID)
 		if row.Err != nil {
 			continue // a malformed body is nothing to index from
 		}
 		e := &row.Event
-		if _, err := tx.ExecContext(ctx, `UPDATE events SET `+strings.Join(set, ", ")+` WHERE seq = ?`, append(indexValues(e), seq)...); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE events SET `+strings.Join(set, ", ")+` WHERE seq = ?`, append(indexValues(e, no), seq)...); err != nil {
 			return n, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM events_fts WHERE rowid = ?`, seq); err != nil {
@@ -73,7 +73,7 @@ func recountRollups(ctx context.Context, tx *sql.Tx, tenantID string) error {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+indexedRowColumns+` FROM events WHERE tenant_id = ?`, tenantID)
+	rows, err := tx.QueryContext(ctx, `SELECT `+indexedRowColumns+` FROM events WHERE `+tenantIs, tenantID)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 	}
@@ -85,7 +85,7 @@ func recountRollups(ctx context.Context, tx *sql.Tx, tenantID string) error {
 			rows.Close()
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: repair")
 		}
-		counts.addRow(&row, r.cols)
+		counts.addRow(&row, r.cols, tenantID)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -80,9 +80,12 @@ func unrollup(ctx context.Context, tx *sql.Tx, cond string, args []any) error {
 		for _, c := range strings.Split(t.key, ", ") {
 			match = append(match, "r."+c+" = d."+c)
 		}
+		// The events name their tenant by number (0021), the rollups by id.
+		rest := strings.TrimPrefix(t.key, "tenant_id, ")
 		_, err := tx.ExecContext(ctx, `UPDATE `+t.table+` AS r SET n = r.n - d.c FROM (
-			SELECT `+strings.Replace(t.key, "hour", "ts / 3600000 * 3600000 AS hour", 1)+`, count(*) AS c
-			FROM events WHERE `+cond+` GROUP BY `+t.key+`) AS d WHERE `+strings.Join(match, " AND "), args...)
+			SELECT (SELECT tenant_id FROM tenant_numbers WHERE no = events.tenant_no) AS tenant_id, `+
+			strings.Replace(rest, "hour", "ts / 3600000 * 3600000 AS hour", 1)+`, count(*) AS c
+			FROM events WHERE `+cond+` GROUP BY tenant_no, `+rest+`) AS d WHERE `+strings.Join(match, " AND "), args...)
 		if err != nil {
 			return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: rollup")
 		}
@@ -96,11 +99,11 @@ func unrollup(ctx context.Context, tx *sql.Tx, cond string, args []any) error {
 // addRow counts a stored row as the insert counted it: from its event,
 // or, for a row whose body is no event, from what its columns (cols, as
 // indexedRow read them) say of it.
-func (r rollup) addRow(row *vlog.StoredRow, cols []any) {
+func (r rollup) addRow(row *vlog.StoredRow, cols []any, tenantID string) {
 	if row.Err == nil {
 		r.add(&row.Event)
 		return
 	}
-	e := eventOfColumns(cols)
+	e := eventOfColumns(cols, tenantID)
 	r.add(&e)
 }

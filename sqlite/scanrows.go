@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"github.com/auditlog/auditlog/audit/vlog"
+	"math"
 	"sort"
 	"time"
 
@@ -34,6 +35,39 @@ func orphanTextRows(ctx context.Context, tx *sql.Tx) ([]vlog.IndexFinding, error
 	return out, rows.Err()
 }
 
+// orphanNumbers names each tenant number that rows of the events or of
+// the log's leaves carry and that names no tenant (tenant_numbers edited
+// behind the service): no tenant's reads, sealing or verification see
+// such rows; the tenant whose number moved sees its log truncated (named
+// by the tree's check). Like orphan text rows, they are the store's:
+// every tenant's verification names them. Each distinct number is found
+// by one seek of an index that starts with it.
+func orphanNumbers(ctx context.Context, tx *sql.Tx) ([]vlog.IndexFinding, error) {
+	var out []vlog.IndexFinding
+	for _, table := range []string{"events", "tlog_leaves"} {
+		next := int64(math.MinInt64)
+		for range 10000 { // a bound: each number is a tenant
+			var no sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT min(tenant_no) FROM `+table+` WHERE tenant_no > ?`, next).Scan(&no); err != nil {
+				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the tenant numbers check")
+			}
+			if !no.Valid {
+				break
+			}
+			next = no.Int64
+			var known int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tenant_numbers WHERE no = ?`, next).Scan(&known); err != nil {
+				return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: the tenant numbers check")
+			}
+			if known == 0 {
+				out = append(out, vlog.IndexFinding{Where: fmt.Sprintf("%s of tenant number %d", table, next),
+					Detail: "rows of a tenant number that names no tenant (the tenant numbers were edited behind the service): no tenant sees them"})
+			}
+		}
+	}
+	return out, nil
+}
+
 // ScanRows implements vlog.RowScanner: every row of the tenant's events,
 // in the order they were written, each decoded on its own
 // (vlog.DecodeStoredRow), so a malformed body is that row's Err and the
@@ -54,7 +88,11 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]vlog.St
 	if err != nil {
 		return nil, err
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+indexedRowColumns+` FROM events WHERE tenant_id = ? ORDER BY seq`, tenantID)
+	no, _, err := tenantNo(ctx, tx, tenantID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+indexedRowColumns+` FROM events WHERE tenant_no = ? ORDER BY seq`, no)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 	}
@@ -67,9 +105,9 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]vlog.St
 		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: scan rows")
 		}
-		counts.addRow(&row, r.cols)
+		counts.addRow(&row, r.cols, tenantID)
 		if row.Err == nil {
-			row.Misindexed = misindexed(&row.Event, r.cols)
+			row.Misindexed = misindexed(&row.Event, no, r.cols)
 			err = text.add(ctx, r.seq, &row.Event)
 		} else {
 			err = text.add(ctx, r.seq, nil)
@@ -99,6 +137,11 @@ func (s *Store) ScanRows(ctx context.Context, tenantID string, fn func([]vlog.St
 		return nil, err
 	}
 	orphans, err := orphanTextRows(ctx, tx)
+	if err == nil {
+		var numbers []vlog.IndexFinding
+		numbers, err = orphanNumbers(ctx, tx)
+		orphans = append(orphans, numbers...)
+	}
 	if err != nil || s.cfg.SkipRollup {
 		return append(found, orphans...), err
 	}
@@ -175,10 +218,10 @@ func (k rollupKey) String() string {
 
 // eventOfColumns is what a row's index columns say of its event: enough
 // for rollup.add (indexColumns' order).
-func eventOfColumns(cols []any) audit.Event {
-	str := func(i int) string { v, _ := normalCell(cols[i]).(string); return v }
+func eventOfColumns(cols []any, tenantID string) audit.Event {
+	str := func(i int) string { return keyText(cols[i]) }
 	num := func(i int) int64 { v, _ := cols[i].(int64); return v }
-	return audit.Event{TenantID: str(1), Timestamp: audit.NewTimestamp(time.UnixMilli(num(2))), Actor: audit.Actor{Email: str(4)},
+	return audit.Event{TenantID: tenantID, Timestamp: audit.NewTimestamp(time.UnixMilli(num(2))), Actor: audit.Actor{Email: str(4)},
 		Action: audit.Action(str(5)), Resource: audit.Resource{Type: str(6)}, CrossTenant: num(8) != 0,
 		Category: audit.Category(str(9)), Outcome: audit.Outcome(str(10))}
 }

@@ -19,6 +19,9 @@ var termColumns = map[audit.SearchField]string{
 // collation is how a column compares a term's value: request ids in any
 // case of their ASCII letters (events_by_request is in that collation,
 // 0017), as Elasticsearch's case_insensitive term query.
+// keyColumns are the columns that keep their values as keys (uuidKey).
+var keyColumns = map[string]bool{"actor_id": true, "resource_id": true}
+
 var collation = map[audit.SearchField]string{audit.SearchRequest: " COLLATE NOCASE"}
 
 // termCond is the condition of one term of the search language: its
@@ -59,6 +62,12 @@ func termCond(tenant string, t audit.Term) (string, []any) {
 			case v.Prefix: // a range, so that the column's index serves it
 				c := col + collation[t.Field]
 				ors, args = append(ors, "("+c+" >= ? AND "+c+" < ?)"), append(args, v.Text, v.Text+"\U0010FFFF")
+				if lo, hi, ok := uuidPrefixRange(v.Text); ok && keyColumns[col] {
+					// The UUIDs the column keeps as bytes (idkeys.go).
+					ors, args = append(ors, "("+col+" >= ? AND "+col+" <= ?)"), append(args, lo, hi)
+				}
+			case keyColumns[col]:
+				ors, args = append(ors, col+" = ?"), append(args, uuidKey(v.Text))
 			default:
 				ors, args = append(ors, col+" = ?"+collation[t.Field]), append(args, v.Text)
 			}
@@ -89,17 +98,17 @@ func anyCond(tenant string, values []audit.TermValue, ors []string, args []any) 
 		}
 		for _, c := range []struct {
 			col string
-			v   string
-		}{{"id", p.ID}, {"request_id", p.Exact}, {"resource_id", p.Resource}, {"actor_email_lc", p.Email}} {
+			v   any
+		}{{"id", idKey(p.ID)}, {"request_id", p.Exact}, {"resource_id", uuidKey(p.Resource)}, {"actor_email_lc", p.Email}} {
 			cond := c.col + " = ?"
 			if c.col == "request_id" {
 				cond += collation[audit.SearchRequest]
 			}
-			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND "+cond), append(args, tenant, c.v)
+			parts, args = append(parts, "SELECT seq FROM events WHERE "+tenantIs+" AND "+cond), append(args, tenant, c.v)
 		}
 		if p.IPOK {
 			lo, hi := ipRange(p.IP)
-			parts, args = append(parts, "SELECT seq FROM events WHERE tenant_id = ? AND actor_ip_key >= ? AND actor_ip_key <= ?"), append(args, tenant, lo, hi)
+			parts, args = append(parts, "SELECT seq FROM events WHERE "+tenantIs+" AND actor_ip_key >= ? AND actor_ip_key <= ?"), append(args, tenant, lo, hi)
 		}
 	}
 	if len(parts) == 0 {

@@ -390,13 +390,15 @@ func (s *Store) writeBatch(ctx context.Context, events []audit.Event, bodies [][
 }
 
 // packBodies is each event's body as the events table keeps it: its
-// stored JSON (the API's, an empty diff left out), compressed.
+// stored JSON (the API's, an empty diff left out) without what the row's
+// columns hold (elide), compressed.
 func (s *Store) packBodies(events []audit.Event) ([][]byte, error) {
 	bodies := make([][]byte, len(events))
 	var js []byte
 	for i := range events {
 		var err error
-		if js, err = events[i].AppendStoredJSON(js[:0]); err != nil {
+		short := elide(events[i])
+		if js, err = short.AppendStoredJSON(js[:0]); err != nil {
 			return nil, audit.Wrap(audit.EINTERNAL, err, "encoding event %s", events[i].ID)
 		}
 		if s.cfg.PlainBodies {
@@ -413,7 +415,7 @@ func (s *Store) packBodies(events []audit.Event) ([][]byte, error) {
 // already stored is settled.
 func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Event, bodies [][]byte) ([]audit.WriteResult, error) {
 	ins, err := tx.PrepareContext(ctx, `INSERT INTO events (`+strings.Join(indexColumns, ", ")+`, body, accept)
-		VALUES (`+strings.Repeat("?, ", len(indexColumns))+`?, ?) ON CONFLICT (tenant_id, id) DO NOTHING`)
+		VALUES (`+strings.Repeat("?, ", len(indexColumns))+`?, ?) ON CONFLICT (tenant_no, id) DO NOTHING`)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: prepare")
 	}
@@ -441,12 +443,12 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 		if s.cfg.Accept != nil {
 			tag = s.cfg.Accept.TagEvent(e)
 		}
-		res, err := ins.ExecContext(ctx, append(indexValues(e), bodies[i], tag)...)
+		res, err := ins.ExecContext(ctx, append(indexValues(e, no), bodies[i], tag)...)
 		if err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: insert")
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			if results[i], err = settle(ctx, tx, e); err != nil {
+			if results[i], err = settle(ctx, tx, e, no); err != nil {
 				return nil, err
 			}
 			continue
@@ -468,12 +470,12 @@ func (s *Store) insertEvents(ctx context.Context, tx *sql.Tx, events []audit.Eve
 
 // settle compares e with the event of the same tenant and id already
 // stored (possibly earlier in the same transaction).
-func settle(ctx context.Context, tx *sql.Tx, e *audit.Event) (audit.WriteResult, error) {
-	var body []byte
-	if err := tx.QueryRowContext(ctx, `SELECT body FROM events WHERE tenant_id = ? AND id = ?`, e.TenantID, e.ID).Scan(&body); err != nil {
+func settle(ctx context.Context, tx *sql.Tx, e *audit.Event, no int64) (audit.WriteResult, error) {
+	var k keyedRow
+	if err := tx.QueryRowContext(ctx, `SELECT `+keyedBody+` FROM events WHERE tenant_no = ? AND id = ?`, no, idKey(e.ID)).Scan(k.dest()...); err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading the stored event %s", e.ID)
 	}
-	stored := decodeBody(e.ID, e.TenantID, body)
+	stored := k.decode(e.TenantID)
 	if stored.Err != nil {
 		return audit.WriteResult{}, audit.Wrap(audit.EINTERNAL, stored.Err, "sqlite: decoding the stored event %s", e.ID)
 	}

@@ -61,7 +61,8 @@ func statsSource(q stats.Query) source {
 	window := f
 	window.From, window.To = nil, nil
 	cond, dimArgs := where(window)
-	whole, wholeArgs := "SELECT hour AS ts, "+cols+", n FROM "+table+" WHERE "+cond, append([]any(nil), dimArgs...)
+	rolled, _ := whereFor(window, "tenant_id = ?") // the same arguments
+	whole, wholeArgs := "SELECT hour AS ts, "+cols+", n FROM "+table+" WHERE "+rolled, append([]any(nil), dimArgs...)
 	var edges []string
 	var edgeArgs []any
 	edge := func(lo, hi int64) {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"strconv"
 	"strings"
 
@@ -58,6 +59,33 @@ const ftsArg = "replace(?, char(57347), char(57345) || coalesce((SELECT no FROM 
 // ftsIn is the condition "the row matches" the text index's query
 // (ftsArg's two arguments).
 const ftsIn = "seq IN (SELECT rowid FROM events_fts WHERE events_fts MATCH " + ftsArg + ")"
+
+// tenantIs is the condition "the row is of the tenant" (its one ?, the
+// tenant id) on the events table, whose rows name their tenant by number
+// (0021): the subquery is read once per statement, and the number is an
+// equality on the first column of every index. A tenant without a
+// number has no rows.
+const tenantIs = "tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?)"
+
+// querier is what tenantNo reads through: the store's readers or a
+// transaction.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// tenantNo is tenant's number, ok false (and 0, which no row has) when it
+// has none.
+func tenantNo(ctx context.Context, q querier, tenant string) (int64, bool, error) {
+	var no int64
+	err := q.QueryRowContext(ctx, `SELECT no FROM tenant_numbers WHERE tenant_id = ?`, tenant).Scan(&no)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: tenant number")
+	}
+	return no, true, nil
+}
 
 // tenantNumber is the number of tenant's marks, given in tx if it has
 // none yet.

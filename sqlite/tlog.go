@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/mod/sumdb/tlog"
+
 	"github.com/auditlog/auditlog/audit"
 )
 
@@ -39,23 +41,30 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]vlo
 	}
 	// The readers' pool: a round's reading and decoding never holds the
 	// writer's connection, which ingest waits for.
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, id, tenant_id, body, accept FROM events WHERE seq > ? ORDER BY seq LIMIT ?`, after, limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT e.seq, e.body, e.id, e.actor_id, e.resource_id, n.tenant_id, e.accept, e.tenant_no
+		FROM events e LEFT JOIN tenant_numbers n ON n.no = e.tenant_no WHERE e.seq > ? ORDER BY e.seq LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
 	}
 	defer rows.Close()
 	var out []vlog.PendingLeaf
 	for rows.Next() {
-		var id, tenant string
-		var body, tag []byte
-		if err := rows.Scan(&after, &id, &tenant, &body, &tag); err != nil {
+		var k keyedRow
+		var tenant sql.NullString
+		var tag []byte
+		var no any
+		if err := rows.Scan(append(append([]any{&after}, k.dest()...), &tenant, &tag, &no)...); err != nil {
 			return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")
 		}
-		// A row that is no event of its tenant under its own id is
-		// pending too, unreadable: the sealer names it and goes on.
-		row := decodeBody(id, audit.NormalizeTenantID(tenant), body)
+		// A row that is no event of its tenant under its own id, or of
+		// no tenant, is pending too, unreadable: the sealer names it and
+		// goes on.
+		row := k.decode(audit.NormalizeTenantID(tenant.String))
+		if !tenant.Valid {
+			row.Err = audit.Errorf(audit.EINVALID, "the row's tenant number %v is no tenant's", no)
+		}
 		if row.Err != nil {
-			out = append(out, vlog.PendingLeaf{TenantID: tenant, EventID: id, Unreadable: audit.ErrorMessage(row.Err)})
+			out = append(out, vlog.PendingLeaf{TenantID: tenant.String, EventID: row.Key, Unreadable: audit.ErrorMessage(row.Err)})
 			continue
 		}
 		out = append(out, vlog.NewPendingLeaf(row.Event, tag))
@@ -93,17 +102,25 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	if err := commitPosition(ctx, tx, b.Position, b.Rev); err != nil {
 		return err
 	}
-	leafIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_leaves (tenant_id, leaf, event_id, hash, digest) VALUES (?, ?, ?, ?, ?)`)
+	leafIns, err := tx.PrepareContext(ctx, `INSERT INTO tlog_leaves (tenant_no, leaf, event_id, hash, digest) VALUES (?, ?, ?, ?, ?)`)
 	if err != nil {
 		return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing")
 	}
 	for tenant, leaves := range b.Leaves {
+		no, err := tenantNumber(ctx, tx, tenant)
+		if err != nil {
+			return err
+		}
 		for _, l := range leaves {
 			var digest []byte // NULL: a v1 leaf
+			hash := l.Hash[:]
 			if l.Digest != nil {
 				digest = l.Digest[:]
+				if vlog.EntryHash(l.EventID, *l.Digest) == l.Hash {
+					hash = nil // the entry's hash (leafHash)
+				}
 			}
-			if _, err := leafIns.ExecContext(ctx, tenant, l.Index, l.EventID, l.Hash[:], digest); err != nil {
+			if _, err := leafIns.ExecContext(ctx, no, l.Index, idKey(l.EventID), hash, digest); err != nil {
 				return audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: sealing %s", l.EventID)
 			}
 		}
@@ -143,27 +160,48 @@ func commitPosition(ctx context.Context, tx *sql.Tx, pos, rev string) error {
 
 // LeafOf implements vlog.Store.
 func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (vlog.Leaf, error) {
-	return s.leaf(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND event_id = ?`, tenantID, eventID)
+	return s.leaf(ctx, eventID, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE `+tenantIs+` AND event_id = ?`, tenantID, idKey(eventID))
 }
 
 // LeafAt implements vlog.Store.
 func (s *Store) LeafAt(ctx context.Context, tenantID string, index int64) (vlog.Leaf, error) {
-	return s.leaf(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND leaf = ?`, tenantID, index)
+	return s.leaf(ctx, index, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE `+tenantIs+` AND leaf = ?`, tenantID, index)
 }
 
-func (s *Store) leaf(ctx context.Context, query string, args ...any) (vlog.Leaf, error) {
+func (s *Store) leaf(ctx context.Context, of any, query string, args ...any) (vlog.Leaf, error) {
 	var l vlog.Leaf
+	var id any
 	var h, d []byte
-	err := s.r.QueryRowContext(ctx, query, args...).Scan(&l.Index, &l.EventID, &h, &d)
+	err := s.r.QueryRowContext(ctx, query, args...).Scan(&l.Index, &id, &h, &d)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return l, audit.Errorf(audit.ENOTFOUND, "no leaf of %v in the log", args[1])
+		return l, audit.Errorf(audit.ENOTFOUND, "no leaf of %v in the log", of)
 	case err != nil:
 		return l, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading a leaf")
 	}
-	copy(l.Hash[:], h)
-	l.Digest = digestOf(d)
-	return l, nil
+	return readLeaf(l.Index, id, h, d), nil
+}
+
+// readLeaf is a leaf as read back: its event id from its key, and its
+// hash from its entry when the row keeps none (leafHash).
+func readLeaf(index int64, id any, h, d []byte) vlog.Leaf {
+	l := vlog.Leaf{Index: index, EventID: idOfKey(id), Digest: digestOf(d)}
+	l.Hash, _ = leafHash(l.EventID, h, d)
+	return l
+}
+
+// leafHash is a leaf's hash as its row keeps it: the stored hash, or,
+// for a leaf of the entry format that keeps none (0021), the hash of the
+// entry its event id and digest make. ok false: no leaf (a row of
+// neither).
+func leafHash(eventID string, h, d []byte) (tlog.Hash, bool) {
+	switch {
+	case len(h) == tlog.HashSize:
+		return tlog.Hash(h), true
+	case h == nil && len(d) == 32:
+		return vlog.EntryHash(eventID, [32]byte(d)), true
+	}
+	return tlog.Hash{}, false
 }
 
 // digestOf is a stored digest (nil for a v1 leaf).
@@ -180,7 +218,7 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE tenant_id = ? AND leaf >= ? AND leaf < ? ORDER BY leaf LIMIT ?`,
+	rows, err := s.r.QueryContext(ctx, `SELECT leaf, event_id, hash, digest FROM tlog_leaves WHERE `+tenantIs+` AND leaf >= ? AND leaf < ? ORDER BY leaf LIMIT ?`,
 		tenantID, start, ls.Size, n)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
@@ -188,14 +226,13 @@ func (s *Store) Leaves(ctx context.Context, tenantID string, start int64, n int)
 	defer rows.Close()
 	var out []vlog.Leaf
 	for rows.Next() {
-		var l vlog.Leaf
+		var index int64
+		var id any
 		var h, d []byte
-		if err := rows.Scan(&l.Index, &l.EventID, &h, &d); err != nil {
+		if err := rows.Scan(&index, &id, &h, &d); err != nil {
 			return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
 		}
-		copy(l.Hash[:], h)
-		l.Digest = digestOf(d)
-		out = append(out, l)
+		out = append(out, readLeaf(index, id, h, d))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: reading leaves")
@@ -280,7 +317,8 @@ func (s *Store) LogFootprint(ctx context.Context) (tree, rest int64, err error) 
 func retentionDeletions(ctx context.Context, tx *sql.Tx, plan audit.Plan, before time.Time, cond string, args []any) ([]retention.Deletion, error) {
 	byTenant := map[string]*retention.Deletion{}
 	var order []string
-	rows, err := tx.QueryContext(ctx, `SELECT tenant_id, COUNT(*) FROM events WHERE `+cond+` GROUP BY tenant_id ORDER BY tenant_id`, args...)
+	rows, err := tx.QueryContext(ctx, `SELECT n.tenant_id, COUNT(*) FROM events e JOIN tenant_numbers n ON n.no = e.tenant_no
+		WHERE `+cond+` GROUP BY n.tenant_id ORDER BY n.tenant_id`, args...)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}
@@ -294,7 +332,8 @@ func retentionDeletions(ctx context.Context, tx *sql.Tx, plan audit.Plan, before
 	}
 	rows.Close()
 	leaves := map[string][]int64{}
-	rows, err = tx.QueryContext(ctx, `SELECT tenant_id, leaf FROM tlog_leaves WHERE (tenant_id, event_id) IN (SELECT tenant_id, id FROM events WHERE `+cond+`) ORDER BY tenant_id, leaf`, args...)
+	rows, err = tx.QueryContext(ctx, `SELECT n.tenant_id, l.leaf FROM tlog_leaves l JOIN tenant_numbers n ON n.no = l.tenant_no
+		WHERE (l.tenant_no, l.event_id) IN (SELECT tenant_no, id FROM events WHERE `+cond+`) ORDER BY n.tenant_id, l.leaf`, args...)
 	if err != nil {
 		return nil, audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: purge")
 	}

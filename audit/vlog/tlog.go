@@ -66,6 +66,13 @@ func LeafEntry(id string, digest [32]byte) []byte {
 	return append(b, '\n')
 }
 
+// EntryHash is the leaf hash of the entry of an event id and digest: a
+// leaf of the entry format's hash, which a store may therefore keep
+// without it.
+func EntryHash(id string, digest [32]byte) tlog.Hash {
+	return tlog.RecordHash(LeafEntry(id, digest))
+}
+
 // ParseLeafEntry reads an entry of the v2 format. Errors: EINVALID.
 func ParseLeafEntry(entry []byte) (id string, digest [32]byte, err error) {
 	lines := strings.Split(string(entry), "\n")
@@ -99,7 +106,7 @@ func LeafData(e audit.Event) []byte {
 // LeafHash is the event's leaf hash (auditlog-event-v2: the leaf hash
 // of its entry), as every leaf sealed now has.
 func LeafHash(e audit.Event) tlog.Hash {
-	return tlog.RecordHash(LeafEntry(e.ID, EventDigest(e)))
+	return EntryHash(e.ID, EventDigest(e))
 }
 
 // LeafHashV1 is the event's leaf hash as leaves sealed before the entry
@@ -131,7 +138,7 @@ func LeafHashesAndDigest(e audit.Event) ([2]tlog.Hash, [32]byte) {
 	if cap(*b) <= 64<<10 {
 		leafBuffers.Put(b)
 	}
-	return [2]tlog.Hash{tlog.RecordHash(LeafEntry(e.ID, d)), v1}, d
+	return [2]tlog.Hash{EntryHash(e.ID, d), v1}, d
 }
 
 // leafBuffers are LeafHash's encoding buffers, reused: hashing an event
@@ -176,7 +183,7 @@ type PendingLeaf struct {
 // NewPendingLeaf is e's pending leaf, with the tag stored beside it.
 func NewPendingLeaf(e audit.Event, tag []byte) PendingLeaf {
 	d := EventDigest(e)
-	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: tlog.RecordHash(LeafEntry(e.ID, d)), Tag: tag}
+	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: EntryHash(e.ID, d), Tag: tag}
 }
 
 // CheckAccepted reports whether p may be sealed: its row decoded and its

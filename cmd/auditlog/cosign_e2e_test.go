@@ -92,7 +92,7 @@ func cosignedEndToEnd(t *testing.T, storeVars map[string]string) {
 	if storeVars["AUDITLOG_STORE"] == "elasticsearch" {
 		esRewriteHistory(t, storeVars)
 	} else {
-		rewrite(t, storeVars["AUDITLOG_DATA_DIR"], `UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = '`+demoTenant+`')`)
+		rewrite(t, storeVars["AUDITLOG_DATA_DIR"], `UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = '`+demoTenant+`'))`)
 	}
 	m = startMain(t, "serve", vars)
 	defer m.Close()

@@ -117,7 +117,7 @@ func standardClientEntries(t *testing.T, storeVars map[string]string) {
 	// An event deleted behind the service keeps its entry (the leaf
 	// holds its digest): a new client still reads the first bundle.
 	db := openStoreFile(t, storeVars)
-	if _, err := db.Exec(`DELETE FROM events WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = ?)`, demoTenant); err != nil {
+	if _, err := db.Exec(`DELETE FROM events WHERE seq = (SELECT min(seq) FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?))`, demoTenant); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()

@@ -78,7 +78,7 @@ func insiderResigns(t *testing.T, storeVars map[string]string) {
 		}
 		insider["AUDITLOG_DATA_DIR"] = dir
 		found = sqliteKeyValues(t, dir)
-		rewrite(t, dir, `UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = '`+demoTenant+`')`)
+		rewrite(t, dir, `UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = '`+demoTenant+`'))`)
 	}
 	insider["AUDITLOG_PERIODIC_SIGNING_KEY"] = testKeyFile(t)
 	if _, ok := insider["AUDITLOG_ACCEPT_KEY"]; ok { // an acceptance key of their own: ours is a file they lack

@@ -50,9 +50,9 @@ func repairIndexData(t *testing.T, storeVars map[string]string) {
 		db := openStoreFile(t, storeVars)
 		var id string
 		var seq int64
-		db.QueryRow(`SELECT id, seq FROM events WHERE tenant_id = ? ORDER BY seq LIMIT 1 OFFSET 7`, demoTenant).Scan(&id, &seq)
+		db.QueryRow(`SELECT auditlog_id_of(id), seq FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?) ORDER BY seq LIMIT 1 OFFSET 7`, demoTenant).Scan(&id, &seq)
 		for _, q := range []string{
-			`UPDATE events SET action = 'access' WHERE id = '` + id + `'`,
+			`UPDATE events SET action = 'access' WHERE id = auditlog_id_key('` + id + `')`,
 			fmt.Sprintf(`DELETE FROM events_fts WHERE rowid = %d`, seq),
 			`UPDATE event_rollup SET n = n + 3 WHERE tenant_id = '` + demoTenant + `' AND hour = (SELECT min(hour) FROM event_rollup WHERE tenant_id = '` + demoTenant + `')`,
 		} {
@@ -74,7 +74,7 @@ func repairIndexData(t *testing.T, storeVars map[string]string) {
 		esEditOneDoc(t, storeVars, func(src map[string]any) { src["reason"] = "edited" })
 	} else {
 		db := openStoreFile(t, storeVars)
-		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.reason', 'edited') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = ?)`, demoTenant); err != nil {
+		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.reason', 'edited') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?))`, demoTenant); err != nil {
 			t.Fatal(err)
 		}
 		db.Close()

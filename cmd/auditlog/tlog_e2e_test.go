@@ -158,10 +158,10 @@ func malformOneRow(t *testing.T, storeVars map[string]string) string {
 		db := openStoreFile(t, storeVars)
 		defer db.Close()
 		var id string
-		if err := db.QueryRow(`SELECT id FROM events WHERE tenant_id = ? ORDER BY seq LIMIT 1`, demoTenant).Scan(&id); err != nil {
+		if err := db.QueryRow(`SELECT auditlog_id_of(id) FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?) ORDER BY seq LIMIT 1`, demoTenant).Scan(&id); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 5) AS BLOB) WHERE id = ?`, id); err != nil {
+		if _, err := db.Exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 5) AS BLOB) WHERE id = auditlog_id_key(?)`, id); err != nil {
 			t.Fatal(err)
 		}
 		return id

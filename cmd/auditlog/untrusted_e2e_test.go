@@ -169,14 +169,14 @@ func (in *insider) plant(e audit.Event) {
 	in.t.Helper()
 	body, _ := json.Marshal(e)
 	if in.store == "sqlite" {
-		in.exec(`INSERT INTO events (id, tenant_id, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body, actor_role, actor_ip_key, request_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, '', '')`, e.ID, e.TenantID, e.Timestamp.UnixMilli(), e.Actor.ID, strings.ToLower(e.Actor.Email),
+		in.exec(`INSERT INTO events (id, tenant_no, ts, actor_id, actor_email_lc, action, resource_type, resource_id, cross_tenant, category, outcome, body, actor_role, actor_ip_key, request_id)
+			VALUES (auditlog_id_key(?), (SELECT no FROM tenant_numbers WHERE tenant_id = ?), ?, auditlog_uuid_key(lower(?)), ?, ?, ?, auditlog_uuid_key(lower(?)), 0, ?, ?, ?, ?, x'', '')`, e.ID, e.TenantID, e.Timestamp.UnixMilli(), e.Actor.ID, strings.ToLower(e.Actor.Email),
 			e.Action, e.Resource.Type, e.Resource.ID, e.Category, e.Outcome, body, e.Actor.Role)
 		// Its text row holds what the store makes searchable of an event
 		// without changes (e-mail, user agent, resource id), and the
 		// hourly counts take it in: nothing about it is out of place but
 		// its missing tag.
-		in.exec(`INSERT INTO events_fts (rowid, search, reason) VALUES ((SELECT seq FROM events WHERE id = ?), ?, '')`, e.ID,
+		in.exec(`INSERT INTO events_fts (rowid, search, reason) VALUES ((SELECT seq FROM events WHERE id = auditlog_id_key(?)), ?, '')`, e.ID,
 			e.Actor.Email+" "+e.Actor.UserAgent+" "+e.Resource.ID)
 		hour := e.Timestamp.UnixMilli() / 3_600_000 * 3_600_000
 		in.exec(`INSERT INTO event_rollup VALUES (?, ?, ?, ?, ?, ?, 0, 1) ON CONFLICT DO UPDATE SET n = n + 1`,
@@ -496,7 +496,8 @@ func TestATruncatedTreeIsANamedFinding(t *testing.T) {
 			t.Fatalf("the truncated copy: exit %d\n%s", code, out)
 		}
 		if in.store == "sqlite" {
-			in.exec(`DELETE FROM tlog_leaves WHERE tenant_id = ? AND leaf >= (SELECT max(leaf) - 2 FROM tlog_leaves WHERE tenant_id = ?)`, demoTenant, demoTenant)
+			in.exec(`DELETE FROM tlog_leaves WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?)
+				AND leaf >= (SELECT max(leaf) - 2 FROM tlog_leaves WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = ?))`, demoTenant, demoTenant)
 			if code, out := in.logVerify(); code != 1 || !strings.Contains(out, "truncated") || strings.Contains(out, "internal") {
 				t.Fatalf("the truncated store: exit %d\n%s", code, out)
 			}
@@ -515,7 +516,7 @@ func TestAMalformedRowIsNamedThroughTheAPI(t *testing.T) {
 		evs := in.ingest(64, 10)
 		bad := evs[4].ID
 		if in.store == "sqlite" {
-			in.exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor', 5) AS BLOB) WHERE id = ?`, bad)
+			in.exec(`UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor', 5) AS BLOB) WHERE id = auditlog_id_key(?)`, bad)
 		} else {
 			for _, d := range in.esDocs() {
 				if d.Source["id"] == bad {

@@ -93,7 +93,7 @@ func TestWitnessCatchesAForkAndARollback(t *testing.T) {
 	// The fork: the store of A with one event edited and the log rebuilt,
 	// re-signed with the same key, and grown by the later events.
 	forked := copyDir(t, before)
-	rewrite(t, forked, `UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_id = '`+demoTenant+`')`)
+	rewrite(t, forked, `UPDATE events SET body = CAST(json_set(auditlog_event_json(body), '$.actor.email', 'nobody@x.example') AS BLOB) WHERE seq = (SELECT min(seq) FROM events WHERE tenant_no = (SELECT no FROM tenant_numbers WHERE tenant_id = '`+demoTenant+`'))`)
 	f, cf := serve(forked)
 	if code, body := cf.do("POST", "/api/audit-events", "svc", payload); code != 200 {
 		t.Fatalf("ingest: %d %s", code, body)
