@@ -25,11 +25,14 @@ trap on_exit EXIT
 
 # free_port prints a port p, from a random start, such that p and p+$1
 # are both free on 127.0.0.1 (Elasticsearch also listens on p+100,
-# Kafka's controller on p+1).
+# Kafka's controller on p+1). The ports lie below Linux's ephemeral range
+# (32768 and up), from which every outgoing connection of the tests takes
+# its local port: a port chosen there could be taken by a client socket
+# before the service binds it.
 free_port() {
 	local span=${1:-0} p i
 	for i in $(seq 1 200); do
-		p=$((20000 + RANDOM % 30000))
+		p=$((20000 + RANDOM % 12000))
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && ! (exec 3<>"/dev/tcp/127.0.0.1/$((p + span))") 2>/dev/null; then
 			echo "$p"
 			return 0
