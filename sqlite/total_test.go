@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -126,4 +127,54 @@ func before(a, b audit.Position, sort audit.Sort) bool {
 		return (ka < kb) != sort.Desc
 	}
 	return (a.ID < b.ID) != sort.Desc
+}
+
+// TestRollupTotalsPastTheWindow: the total from the rollups reads at most
+// MaxWindow+1 of their rows (and a filter of time alone counts the time
+// index, up to as many entries). A tenant whose events fill more hours than
+// the window (one event an hour: a rollup row each) is told at least
+// 10,000, like one whose events fill one hour (one row counting them
+// all), and one with fewer hours than the window and fewer events is told
+// its exact count.
+func TestRollupTotalsPastTheWindow(t *testing.T) {
+	ctx := context.Background()
+	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accepttest.Acceptor, Path: filepath.Join(t.TempDir(), "audit.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	g := gen.New(gen.Config{Seed: 58, Tenants: 1, WithIDs: true}, 1)
+	proto := g.Next()
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	cases := []struct {
+		tenant string
+		n      int
+		step   time.Duration
+		want   audit.Total
+	}{
+		{"0a1b2c3d-0000-4000-8000-000000000001", audit.MaxWindow + 50, time.Hour, audit.Total{Value: audit.MaxWindow, Relation: audit.TotalAtLeast}},
+		{"0a1b2c3d-0000-4000-8000-000000000002", audit.MaxWindow + 50, 0, audit.Total{Value: audit.MaxWindow, Relation: audit.TotalAtLeast}},
+		{"0a1b2c3d-0000-4000-8000-000000000003", audit.MaxWindow - 1000, time.Hour, audit.Total{Value: audit.MaxWindow - 1000, Relation: audit.TotalExact}},
+	}
+	for _, c := range cases {
+		events := make([]audit.Event, c.n)
+		for i := range events {
+			e := proto
+			e.TenantID = c.tenant
+			e.Timestamp = audit.NewTimestamp(start.Add(time.Duration(i) * c.step).Add(time.Duration(i%1000) * time.Millisecond))
+			e.ID = audit.DeriveID(e.Timestamp, []byte(c.tenant+strconv.Itoa(i)))
+			events[i] = e
+		}
+		for i := 0; i < len(events); i += 2000 {
+			storetest.Write(t, s, events[i:min(i+2000, len(events))])
+		}
+		from := start.Add(-time.Hour)
+		// The action: from the rollups; time alone: from the time index.
+		for _, f := range []audit.Filter{{TenantID: c.tenant, From: &from, Actions: []audit.Action{proto.Action}}, {TenantID: c.tenant, From: &from}} {
+			res, err := s.SearchEvents(ctx, audit.Query{Filter: f, Sort: audit.DefaultSort, PageSize: 50, Page: 1})
+			if err != nil || res.Total != c.want {
+				t.Errorf("%d events %s apart, %d actions: total %+v (%v), want %+v", c.n, c.step, len(f.Actions), res.Total, err, c.want)
+			}
+		}
+	}
 }
