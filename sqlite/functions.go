@@ -67,10 +67,9 @@ func init() {
 // tenant, actor_id, resource_id), elidedBody; auditlog_entry_hash(id,
 // digest), the leaf hash of an entry.
 func registerKeyFunctions() {
-	text := func(v driver.Value) string { return keyText(v) }
 	for name, f := range map[string]func(string) any{"auditlog_id_key": idKey, "auditlog_uuid_key": uuidKey} {
 		msqlite.MustRegisterDeterministicScalarFunction(name, 1, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			return f(text(args[0])), nil
+			return f(keyText(args[0])), nil
 		})
 	}
 	for name, f := range map[string]func(any) string{"auditlog_id_of": idOfKey, "auditlog_uuid_of": uuidOfKey} {
@@ -79,14 +78,14 @@ func registerKeyFunctions() {
 		})
 	}
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_elide_body", 5, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-		return elidedBody(argBytes(args[0]), rowKeys{text(args[1]), text(args[2]), text(args[3]), text(args[4])}), nil
+		return elidedBody(argBytes(args[0]), rowKeys{keyText(args[1]), keyText(args[2]), keyText(args[3]), keyText(args[4])}), nil
 	})
 	msqlite.MustRegisterDeterministicScalarFunction("auditlog_entry_hash", 2, func(_ *msqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		d := argBytes(args[1])
 		if len(d) != 32 {
 			return nil, nil
 		}
-		h := vlog.EntryHash(text(args[0]), [32]byte(d))
+		h := vlog.EntryHash(keyText(args[0]), [32]byte(d))
 		return h[:], nil
 	})
 }
