@@ -41,7 +41,7 @@ func benchAcceptance(ctx context.Context, e *env) ([]result, error) {
 			if tagged {
 				a = benchAccept
 			}
-			r, err := httpIngestRunAccepting(ctx, filepath.Join(dir, fmt.Sprintf("ingest-%d-%v.db", run, tagged)), g, n, sqliteBatch, false, a)
+			r, err := httpIngestRunAccepting(ctx, filepath.Join(dir, fmt.Sprintf("ingest-%d-%v.db", run, tagged)), g, n, sqliteBatch, noSealer, a)
 			if err != nil {
 				return nil, err
 			}

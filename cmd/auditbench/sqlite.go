@@ -162,25 +162,35 @@ func storeWriteRun(ctx context.Context, cfg sqlite.Config, events []audit.Event,
 // httpIngestRun posts n events in batches through the real API on a new
 // database and returns events per second.
 func httpIngestRun(ctx context.Context, path string, g *gen.Generator, n, batch int) (float64, error) {
-	return httpIngestRunWith(ctx, path, g, n, batch, false)
+	return httpIngestRunWith(ctx, path, g, n, batch, noSealer)
 }
 
+// sealerMode is whether an ingest run has a sealer running beside it,
+// and which.
+type sealerMode int
+
+const (
+	noSealer         sealerMode = iota
+	sealerAsShipped             // as serve runs it
+	sealerBackToBack            // rounds back to back while events are pending (the sealer before its linger)
+)
+
 // httpIngestRunWith is httpIngestRun, with a sealer running on the store
-// as serve runs one when sealing is on.
-func httpIngestRunWith(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool) (float64, error) {
-	return httpIngestRunAccepting(ctx, path, g, n, batch, sealing, benchAccept)
+// as mode says.
+func httpIngestRunWith(ctx context.Context, path string, g *gen.Generator, n, batch int, mode sealerMode) (float64, error) {
+	return httpIngestRunAccepting(ctx, path, g, n, batch, mode, benchAccept)
 }
 
 // httpIngestRunAccepting is httpIngestRunWith on a store that tags with
 // accept (nil: no acceptance tags).
-func httpIngestRunAccepting(ctx context.Context, path string, g *gen.Generator, n, batch int, sealing bool, accept *vlog.Acceptor) (float64, error) {
+func httpIngestRunAccepting(ctx context.Context, path string, g *gen.Generator, n, batch int, mode sealerMode, accept *vlog.Acceptor) (float64, error) {
 	s, err := sqlite.Open(ctx, sqlite.Config{Accept: accept, Path: path})
 	if err != nil {
 		return 0, err
 	}
 	defer s.Close()
-	if sealing {
-		stop, err := runSealer(ctx, s)
+	if mode != noSealer {
+		stop, err := runSealerLinger(ctx, s, map[sealerMode]time.Duration{sealerBackToBack: time.Nanosecond}[mode])
 		if err != nil {
 			return 0, err
 		}

@@ -47,15 +47,22 @@ func sealAll(ctx context.Context, st vlog.Store, batch int) (int, time.Duration,
 	}
 }
 
-// runSealer runs a sealer on st as serve does (back to back while events
-// are pending, every second otherwise) until the returned stop is called.
+// runSealer runs a sealer on st as serve does (back to back while full
+// batches are pending, a quarter of a second apart while fewer come,
+// every second otherwise) until the returned stop is called.
 func runSealer(ctx context.Context, st vlog.Store) (stop func(), err error) {
+	return runSealerLinger(ctx, st, 0)
+}
+
+// runSealerLinger is runSealer with seal.Config.Linger set to linger (0:
+// the default).
+func runSealerLinger(ctx context.Context, st vlog.Store, linger time.Duration) (stop func(), err error) {
 	deps, err := benchSigner()
 	if err != nil {
 		return nil, err
 	}
 	deps.Store = st
-	s := seal.New(seal.Config{Origin: "auditlog.bench", Every: time.Second}, deps)
+	s := seal.New(seal.Config{Origin: "auditlog.bench", Every: time.Second, Linger: linger}, deps)
 	sctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); s.Run(sctx) }()

@@ -35,6 +35,7 @@ func RunLog(t *testing.T, newBackend func(t *testing.T) LogBackend) {
 	t.Run("ParallelSealersOneLeafEach", func(t *testing.T) { testParallelSealers(t, newBackend(t)) })
 	t.Run("CosignedCheckpoints", func(t *testing.T) { testCosigned(t, newBackend(t)) })
 	t.Run("OnlyAcceptedRowsAreSealed", func(t *testing.T) { testOnlyAccepted(t, newBackend(t)) })
+	t.Run("ARunLingersAfterAPartialRound", func(t *testing.T) { testRunLingers(t, newBackend(t)) })
 }
 
 // testSealer is a sealer over b signing with a fresh key, and the
