@@ -76,6 +76,18 @@ func (s *Store) Stream(ctx context.Context, tenantID, id string) (auditstream.St
 // PutStream implements stream.Store; written with refresh, so that
 // the list shows it at once.
 func (s *Store) PutStream(ctx context.Context, st *auditstream.Stream) error {
+	return s.putStream(ctx, st, true)
+}
+
+// SaveProgress implements stream.Store: PutStream without the refresh.
+// A get by id (Stream) and the next conditional write see it at once;
+// the lists (a search) after the next refresh.
+func (s *Store) SaveProgress(ctx context.Context, st *auditstream.Stream) error {
+	return s.putStream(ctx, st, false)
+}
+
+// putStream is PutStream, refreshing the index when refresh is set.
+func (s *Store) putStream(ctx context.Context, st *auditstream.Stream, refresh bool) error {
 	what, id := "stream "+st.ID, streamDoc(st.TenantID, st.ID)
 	if st.Rev == "" {
 		rev, created, err := s.createDoc(ctx, s.StreamsIndex(), id, what, st, true)
@@ -88,7 +100,7 @@ func (s *Store) PutStream(ctx context.Context, st *auditstream.Stream) error {
 		st.Rev = rev
 		return nil
 	}
-	rev, err := s.putIfUnchanged(ctx, s.StreamsIndex(), id, st.Rev, what, st,
+	rev, err := s.casPut(ctx, s.StreamsIndex(), id, st.Rev, what, st, refresh,
 		func() error { _, err := s.Stream(ctx, st.TenantID, st.ID); return err })
 	if err != nil {
 		return err

@@ -33,6 +33,12 @@ func (s *Store) Stream(ctx context.Context, tenantID, id string) (stream.Stream,
 	return st, err
 }
 
+// SaveProgress implements stream.Store: PutStream, whose writes every
+// read sees at once.
+func (s *Store) SaveProgress(ctx context.Context, st *stream.Stream) error {
+	return s.PutStream(ctx, st)
+}
+
 // PutStream implements stream.Store.
 func (s *Store) PutStream(ctx context.Context, st *stream.Stream) error {
 	what := "stream " + st.ID

@@ -35,6 +35,8 @@ type unstored struct{ stream.Store }
 
 func (unstored) PutStream(context.Context, *stream.Stream) error { return nil }
 
+func (unstored) SaveProgress(context.Context, *stream.Stream) error { return nil }
+
 // filterGen makes filters of the search language from the values of both
 // tenants' events: pasted ids, e-mails, addresses and request ids of the
 // other tenant, qualifiers, prefixes, negations, ORs, dates, and noise.

@@ -238,32 +238,45 @@ func (r *Runner) alert(ctx context.Context, st *stream.Stream, now time.Time) er
 
 // deliver takes st's lease and steps it until it is idle, must wait, is
 // paused, has used its budget, or ctx ends.
-func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) error {
+// deliver runs a turn of st: up to the budget's batches. Its writes
+// within the turn (the claim, each batch's cursor and health) are saved
+// as progress; the turn ends with a PutStream that the lists show at
+// once. Errors: the store's, ECONFLICT when st changed meanwhile.
+func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) (err error) {
 	s := r.Streamer
 	if err := st.Claim(r.Owner, s.Now(), r.Lease); err != nil {
 		return err
 	}
-	if err := s.Streams.PutStream(ctx, &st); err != nil {
+	if err := s.Streams.SaveProgress(ctx, &st); err != nil {
 		return err
 	}
-	for i := 0; i < cmp.Or(r.Budget, DefaultBudget) && ctx.Err() == nil; i++ {
+	published := false // the turn's last write was a PutStream
+	defer func() {
+		if err == nil && !published {
+			err = s.Streams.PutStream(ctx, &st)
+		}
+	}()
+	budget := cmp.Or(r.Budget, DefaultBudget)
+	for i := 0; i < budget && ctx.Err() == nil; i++ {
 		now := s.Now()
 		if err := st.Claim(r.Owner, now, r.Lease); err != nil { // renewed with the step's write
 			return err
 		}
-		changed := st.Behind(size, now)
-		res, err := s.Step(ctx, &st)
+		st.Behind(size, now)
+		put := s.Streams.SaveProgress
+		if i == budget-1 {
+			put = s.Streams.PutStream
+		}
+		res, err := s.step(ctx, &st, put)
 		if err != nil {
 			return err
 		}
+		published = i == budget-1 && res.Outcome != Idle // an idle step writes nothing
 		if r.Metrics != nil {
 			r.Metrics.Count(&st, res)
 		}
 		switch res.Outcome {
 		case Idle:
-			if changed {
-				return s.Streams.PutStream(ctx, &st)
-			}
 			return nil
 		case Retry:
 			r.backOff(st.Key(), res.Wait)

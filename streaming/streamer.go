@@ -58,11 +58,20 @@ type Streamer struct {
 // the caller reads it again, and the batch, if sent, is sent again from
 // the stored cursor (at least once).
 func (s *Streamer) Step(ctx context.Context, st *stream.Stream) (Result, error) {
+	return s.step(ctx, st, s.Streams.PutStream)
+}
+
+// putFunc writes a stream: stream.Store's PutStream, or its SaveProgress
+// within a Runner's turn.
+type putFunc func(context.Context, *stream.Stream) error
+
+// step is Step, writing st back with put.
+func (s *Streamer) step(ctx context.Context, st *stream.Stream, put putFunc) (Result, error) {
 	if st.State == stream.Paused {
 		return Result{Outcome: Idle}, nil
 	}
 	if p := s.dueParked(st); p != nil {
-		return s.retryParked(ctx, st, *p)
+		return s.retryParked(ctx, st, *p, put)
 	}
 	b, err := s.read(ctx, st, st.Cursor, 0)
 	if err != nil || b.To == b.From {
@@ -97,15 +106,15 @@ func (s *Streamer) Step(ctx context.Context, st *stream.Stream) (Result, error) 
 	if err != nil {
 		return res, err
 	}
-	return res, s.save(ctx, st, was, now)
+	return res, s.save(ctx, st, was, now, put)
 }
 
 // save writes st back and, when this step paused it (refused
 // credentials), records the pause in the tenant's log: after the write,
 // so that a pause another writer's change undid (ECONFLICT) is not
 // recorded. Errors: the store's, and the record writer's.
-func (s *Streamer) save(ctx context.Context, st *stream.Stream, was string, now time.Time) error {
-	if err := s.Streams.PutStream(ctx, st); err != nil {
+func (s *Streamer) save(ctx context.Context, st *stream.Stream, was string, now time.Time, put putFunc) error {
+	if err := put(ctx, st); err != nil {
 		return err
 	}
 	if s.Records == nil || was == stream.Paused || st.State != stream.Paused {
@@ -172,7 +181,7 @@ func (s *Streamer) dueParked(st *stream.Stream) *stream.ParkedRange {
 // retryParked sends a parked range again, read as it was (the same leaves,
 // the stream's filter of now), and records the outcome: accepted, the
 // range goes; refused, the stream pauses; else it waits longer.
-func (s *Streamer) retryParked(ctx context.Context, st *stream.Stream, p stream.ParkedRange) (Result, error) {
+func (s *Streamer) retryParked(ctx context.Context, st *stream.Stream, p stream.ParkedRange, put putFunc) (Result, error) {
 	b, err := s.read(ctx, st, p.From, p.To)
 	if err == nil {
 		err = s.checkpoint(ctx, &b)
@@ -195,7 +204,7 @@ func (s *Streamer) retryParked(ctx context.Context, st *stream.Stream, p stream.
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Outcome: outcome, Events: len(b.Events), Wait: wait, Parked: true}, s.save(ctx, st, was, now)
+	return Result{Outcome: outcome, Events: len(b.Events), Wait: wait, Parked: true}, s.save(ctx, st, was, now, put)
 }
 
 // Result is what one Step did: its outcome, how many events the batch

@@ -91,6 +91,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) Backend) {
 	t.Run("SavedSearches", func(t *testing.T) { testSavedSearches(t, newBackend(t)) })
 	t.Run("Streams", func(t *testing.T) { testStreams(t, newBackend(t)) })
 	t.Run("StreamsAfter", func(t *testing.T) { testStreamsAfter(t, newBackend(t)) })
+	t.Run("StreamProgress", func(t *testing.T) { testSaveProgress(t, newBackend(t)) })
 	t.Run("EveryFieldKept", func(t *testing.T) { testEveryField(t, newBackend(t)) })
 	t.Run("FreshSeesAcknowledgedWrites", func(t *testing.T) { testFresh(t, newBackend(t)) })
 	t.Run("WordModel", func(t *testing.T) { testWordModel(t, newBackend(t)) })
