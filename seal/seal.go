@@ -32,17 +32,20 @@ type Config struct {
 	// Every is the pause between rounds when nothing is pending.
 	Every time.Duration
 	// Linger is the pause after a round that sealed less than a full
-	// batch (default: a quarter of Every, 250 ms at the default second),
-	// so that events coming steadily are sealed in a few larger rounds
-	// rather than one round per ingest commit. Each round commits every
-	// tenant's state, signed checkpoint and tail of its tree it touched, on
-	// the connection ingest writes with: back-to-back rounds cost SQLite's
-	// HTTP ingest 25% of its rate in a side by side run, rounds a quarter
-	// of a second apart 11%, and half a second apart no less (BENCHMARKS.md,
-	// "SQLite HTTP ingest, sealing on vs off"). It also shortens the time
-	// from acceptance to a signed checkpoint: the next round comes after
-	// the linger, not after an idle round and Every. A full batch goes on
-	// at once: a backlog is sealed back to back.
+	// batch (default: Every), so that events coming steadily are sealed
+	// in a few larger rounds rather than one round per ingest commit. Each
+	// round commits every tenant's state, signed checkpoint and tail of
+	// its tree it touched, on the connection ingest writes with:
+	// back-to-back rounds cost SQLite's HTTP ingest 21% of its rate in a
+	// side by side run, rounds a second apart 11%, and lingers of a
+	// quarter and of half a second measured no better (BENCHMARKS.md,
+	// "SQLite HTTP ingest, sealing on vs off"); on Elasticsearch the
+	// indexer with sealing went from 69% to 85% of its rate without. The
+	// default keeps light ingest at one round a second, as
+	// an idle sealer: a shorter linger would seal sooner but write each
+	// busy tenant's state (and on Elasticsearch its superseded documents)
+	// that much more often. A full batch goes on at once: a backlog is
+	// sealed back to back.
 	Linger time.Duration
 	// Batch bounds the events of one round.
 	Batch int
@@ -85,7 +88,7 @@ func New(cfg Config, deps Deps) *Sealer {
 		cfg.Batch = 5000
 	}
 	if cfg.Linger <= 0 {
-		cfg.Linger = cfg.Every / 4
+		cfg.Linger = cfg.Every
 	}
 	if deps.Now == nil {
 		deps.Now = time.Now

@@ -48,8 +48,8 @@ func sealAll(ctx context.Context, st vlog.Store, batch int) (int, time.Duration,
 }
 
 // runSealer runs a sealer on st as serve does (back to back while full
-// batches are pending, a quarter of a second apart while fewer come,
-// every second otherwise) until the returned stop is called.
+// batches are pending, a second apart otherwise) until the returned stop
+// is called.
 func runSealer(ctx context.Context, st vlog.Store) (stop func(), err error) {
 	return runSealerLinger(ctx, st, 0)
 }

@@ -58,7 +58,7 @@ func benchLogCosign(ctx context.Context, e *env) ([]result, error) {
 			}
 		}
 	}
-	method := fmt.Sprintf("On SQLite, with the sealer and the cosigner running as `serve` runs them (sealing back to back while full batches are pending, a quarter of a second apart while fewer come, every second otherwise; "+
+	method := fmt.Sprintf("On SQLite, with the sealer and the cosigner running as `serve` runs them (sealing back to back while full batches are pending, a second apart otherwise; "+
 		"a cosigning pass after each round's tenants, at most every second) and one local litewitness v0.6.1 (a real C2SP tlog-witness, its key in an ssh-agent): "+
 		"one tenant's events written in batches of 100 every 100 ms (%d batches a run), each batch's acceptance being the return of its acknowledged write; "+
 		"a watcher reads every 10 ms the tenant's log state and its latest cosigned checkpoint, and a batch's latency is from its acceptance to the first signed "+

@@ -58,7 +58,7 @@ func benchLogSQLite(ctx context.Context, e *env) ([]result, error) {
 	out := []result{
 		{Name: "SQLite HTTP ingest, sealing on vs off", Unit: "events/s", Samples: on, Ceiling: off, Target: "≥ 90% of sealing off", MinRatio: 0.9,
 			Method: fmt.Sprintf("The SQLite ingest benchmark's HTTP run (%d events in JSON arrays of %d, 2 clients, a fresh database) with a sealer running on the same store as `serve` runs it "+
-				"(rounds back to back while full batches of 5,000 are pending, a quarter of a second apart while fewer come, every second otherwise), next to the same run without, "+
+				"(rounds back to back while full batches of 5,000 are pending, a second apart otherwise), next to the same run without, "+
 				"and a third with the sealer's rounds back to back while any event is pending (its linger at 1 ns, as the sealer ran until 2026-11-30); the order of the three rotates run by run. One warm-up run of each, then %d of each.", n, sqliteBatch, e.runs),
 			Notes: backToBackNote(b2b, off)},
 		{Name: "SQLite sealing vs the store's write rate", Unit: "events/s", Samples: sealed, Ceiling: written, Target: "≥ 1.5× the write rate", MinRatio: 1.5,
@@ -118,7 +118,7 @@ func sqliteLatency(ctx context.Context, path string, e *env) ([]float64, error) 
 
 // latencyRows reports acceptance → checkpoint, p50 and p99 per run.
 func latencyRows(store string, p50, p99 []float64, e *env) []result {
-	method := fmt.Sprintf("On %s, with a sealer running as `serve` runs it (back to back while full batches are pending, a quarter of a second apart while fewer come, every second otherwise): one tenant's events written in batches of 100 "+
+	method := fmt.Sprintf("On %s, with a sealer running as `serve` runs it (back to back while full batches are pending, a second apart otherwise): one tenant's events written in batches of 100 "+
 		"every 100 ms (%d batches a run), each batch's acceptance being the return of its acknowledged write; a watcher reads the tenant's log state every 10 ms, and a batch's latency is "+
 		"from its acceptance to the first state whose signed checkpoint covers it. One figure per run: the percentile over its batches. One warm-up run, then %d.", store, max(20, int(100*e.scale)), e.runs)
 	return []result{
@@ -204,6 +204,6 @@ func backToBackNote(b2b, off []float64) string {
 	if len(b2b) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("With the sealer's rounds back to back (no linger), in the same runs: %.0f (%.0f–%.0f) events/s, %.0f%% of sealing off. The linger (seal.Config.Linger, a quarter of the idle pause) makes the rounds fewer and larger: each round commits, on the connection ingest writes with, the state, signed checkpoint and tail of the tree of every tenant it touched. A linger of half a second gained nothing more in a one-off side by side run of five (83%% of sealing off, against 86%% for a quarter of a second).",
+	return fmt.Sprintf("With the sealer's rounds back to back (no linger), in the same runs: %.0f (%.0f–%.0f) events/s, %.0f%% of sealing off. The linger (seal.Config.Linger, the idle pause by default) makes the rounds fewer and larger: each round commits, on the connection ingest writes with, the state, signed checkpoint and tail of the tree of every tenant it touched. In one-off side by side runs of five, lingers of a quarter and of half a second gave 86%% and 83%% of sealing off: no length gains beyond the runs' spread, so the default keeps light ingest at one round a second, as the sealer had it.",
 		median(b2b), slices.Min(b2b), slices.Max(b2b), 100*median(b2b)/median(off))
 }

@@ -39,7 +39,7 @@ func (b *binder) tlog(c *Config) {
 	b.logSeal(c, "append every stored event to its tenant's verifiable log and sign checkpoints (with Elasticsearch, the indexer queues its writes for the sealer of serve)")
 	b.str(&l.Origin, "log-origin", "AUDITLOG_LOG_ORIGIN", "auditlog.local",
 		"the deployment's name in the logs' checkpoints (<origin>/tenants/<tenant>) and the checkpoint key's name")
-	b.duration(&l.Every, "log-seal-every", "AUDITLOG_LOG_SEAL_EVERY", time.Second, "how often new events are sealed when none are pending (while some come, rounds are a quarter of it apart)")
+	b.duration(&l.Every, "log-seal-every", "AUDITLOG_LOG_SEAL_EVERY", time.Second, "how often new events are sealed: rounds go on at once only while full batches of 5,000 are pending")
 	b.str(&l.Witnesses, "log-witnesses", "AUDITLOG_LOG_WITNESSES", "",
 		"witnesses that cosign every checkpoint (C2SP tlog-witness), comma-separated, each \"<url> <witness key>\" (the key as litewitness prints it)")
 }
