@@ -41,11 +41,11 @@ type Config struct {
 	// quarter and of half a second measured no better (BENCHMARKS.md,
 	// "SQLite HTTP ingest, sealing on vs off"); on Elasticsearch the
 	// indexer with sealing went from 69% to 85% of its rate without. The
-	// default keeps light ingest at one round a second, as
-	// an idle sealer: a shorter linger would seal sooner but write each
-	// busy tenant's state (and on Elasticsearch its superseded documents)
-	// that much more often. A full batch goes on at once: a backlog is
-	// sealed back to back.
+	// default keeps light ingest at one round a second, as an idle sealer
+	// has it: a shorter linger would seal sooner but write each busy
+	// tenant's state (and on Elasticsearch its superseded documents) that
+	// much more often. A full batch goes on at once: a backlog is sealed
+	// back to back.
 	Linger time.Duration
 	// Batch bounds the events of one round.
 	Batch int

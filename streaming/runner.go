@@ -236,11 +236,10 @@ func (r *Runner) alert(ctx context.Context, st *stream.Stream, now time.Time) er
 	return r.Alert(ctx, *st, failing)
 }
 
-// deliver takes st's lease and steps it until it is idle, must wait, is
-// paused, has used its budget, or ctx ends.
-// deliver runs a turn of st: up to the budget's batches. Its writes
+// deliver runs a turn of st: it takes st's lease and steps it until it is
+// idle, must wait, is paused, has used its budget, or ctx ends. Its writes
 // within the turn (the claim, each batch's cursor and health) are saved
-// as progress; the turn ends with a PutStream that the lists show at
+// as progress; its last write is a PutStream, which the lists show at
 // once. Errors: the store's, ECONFLICT when st changed meanwhile.
 func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) (err error) {
 	s := r.Streamer
