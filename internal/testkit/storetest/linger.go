@@ -18,9 +18,10 @@ import (
 // next round.
 func testRunLingers(t *testing.T, b LogBackend) {
 	const batch, linger = 10, 400 * time.Millisecond
+	d := NewDataset(80)
 	var a []audit.Event
-	for _, e := range NewDataset(80).Events {
-		if e.TenantID == NewDataset(1).A {
+	for _, e := range d.Events {
+		if e.TenantID == d.A {
 			a = append(a, e)
 		}
 	}
