@@ -142,19 +142,14 @@ func ftsQuery(q string) string {
 func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, error) {
 	cond, args := where(q.Filter)
 	col := sortColumn[q.Sort.Field]
-	dir, cmp := "ASC", ">"
+	dir := "ASC"
 	if q.Sort.Desc {
-		dir, cmp = "DESC", "<"
+		dir = "DESC"
 	}
 	from, size := 0, q.PageSize
-	pageCond, pageArgs := cond, append([]any(nil), args...)
+	after, afterArgs := afterCond(q)
+	pageCond, pageArgs := cond+after, append(append([]any(nil), args...), afterArgs...)
 	if q.After != nil {
-		var key any = q.After.Key
-		if q.Sort.Field == audit.SortTimestamp {
-			key = q.After.Millis
-		}
-		pageCond += " AND (" + col + ", id) " + cmp + " (?, ?)"
-		pageArgs = append(pageArgs, key, idKey(q.After.ID))
 		size++
 	} else {
 		var err error
@@ -167,22 +162,30 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 	}
 	hint := s.indexHint(ctx, q.Filter)
 	var res audit.Result
+	var page []pageRow
+	var cut, walked bool
 	var err error
 	if !q.NoTotal {
 		// The total first: it says how many events match, which chooses
-		// the walk (sortHint).
+		// the walk (walkPage, sortHint).
 		text := s.textAlone(ctx, q.Filter)
 		if res.Total, err = s.total(ctx, q, text, hint, cond, args); err != nil {
 			return audit.Result{}, err
 		}
 		if hint == "" {
+			if page, cut, walked, err = s.walkPage(ctx, q, res.Total, from, size); err != nil {
+				return audit.Result{}, err
+			}
 			hint = sortHint(q, res.Total, text != "")
 		}
 	}
-	page, cut, err := s.readPage(ctx, q, `SELECT `+keyedBody+`, `+col+` FROM events`+hint+` WHERE `+pageCond+` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`,
-		append(pageArgs, size, from))
-	if err != nil {
-		return audit.Result{}, err
+	if !walked {
+		order := ` ORDER BY ` + col + ` ` + dir + `, id ` + dir
+		page, cut, err = s.readPage(ctx, q, `SELECT `+keyedBody+`, `+col+` FROM events WHERE seq IN (SELECT seq FROM events`+hint+` WHERE `+pageCond+order+` LIMIT ? OFFSET ?)`+order,
+			append(pageArgs, size, from))
+		if err != nil {
+			return audit.Result{}, err
+		}
 	}
 	if q.After != nil || q.NoTotal {
 		res.HasMore = len(page) > q.PageSize
@@ -205,6 +208,23 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		res.Next = &p
 	}
 	return res, nil
+}
+
+// afterCond is the condition "after q's cursor" in its sort order,
+// with its arguments: "" without a cursor.
+func afterCond(q audit.Query) (string, []any) {
+	if q.After == nil {
+		return "", nil
+	}
+	var key any = q.After.Key
+	if q.Sort.Field == audit.SortTimestamp {
+		key = q.After.Millis
+	}
+	cmp := ">"
+	if q.Sort.Desc {
+		cmp = "<"
+	}
+	return " AND (" + sortColumn[q.Sort.Field] + ", id) " + cmp + " (?, ?)", []any{key, idKey(q.After.ID)}
 }
 
 // readPage reads the rows of a page query (body, id, sort key), until
