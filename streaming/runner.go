@@ -34,10 +34,15 @@ type Runner struct {
 	// Workers bounds the streams delivered at once (DefaultWorkers when
 	// 0).
 	Workers int
-	// Budget bounds the batches one stream sends in a turn
-	// (DefaultBudget when 0): a stream that always has more to send (a
-	// steady load) would otherwise hold its worker while others wait for
-	// one. A turn that ends starts the next pass at once.
+	// Budget bounds the batches one stream sends in a turn while every
+	// worker is busy (DefaultBudget when 0): a stream that always has
+	// more to send (a steady load) would otherwise hold its worker while
+	// others wait for one. With a worker free nobody waits, and the turn
+	// goes on: each turn's end costs a refreshed write, a pass (the
+	// list, every stream's log state) and the next turn's claim, which
+	// held the largest tenant's stream, the last one a catch-up waits
+	// for, about a batch's time every three batches. A turn that ends
+	// starts the next pass at once.
 	Budget int
 	Log    *slog.Logger
 	// Alert, when set, tells a stream's admins it has failed for
@@ -237,7 +242,8 @@ func (r *Runner) alert(ctx context.Context, st *stream.Stream, now time.Time) er
 }
 
 // deliver runs a turn of st: it takes st's lease and steps it until it is
-// idle, must wait, is paused, has used its budget, or ctx ends. Its writes
+// idle, must wait, is paused, has used its budget with every worker busy
+// (Budget), or ctx ends. Its writes
 // within the turn (the claim, each batch's cursor and health) are saved
 // as progress; its last write is a PutStream, which the lists show at
 // once. Errors: the store's, ECONFLICT when st changed meanwhile.
@@ -256,21 +262,24 @@ func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) (er
 		}
 	}()
 	budget := cmp.Or(r.Budget, DefaultBudget)
-	for i := 0; i < budget && ctx.Err() == nil; i++ {
+	t := &turn{}
+	defer t.drop()
+	for i := 0; ctx.Err() == nil; i++ {
 		now := s.Now()
 		if err := st.Claim(r.Owner, now, r.Lease); err != nil { // renewed with the step's write
 			return err
 		}
 		st.Behind(size, now)
-		put := s.Streams.SaveProgress
-		if i == budget-1 {
-			put = s.Streams.PutStream
+		last := (i+1)%budget == 0 && r.full() // the turn gives way after this step
+		t.put, t.readAhead = s.Streams.SaveProgress, !last
+		if last {
+			t.put = s.Streams.PutStream
 		}
-		res, err := s.step(ctx, &st, put)
+		res, err := s.step(ctx, &st, t)
 		if err != nil {
 			return err
 		}
-		published = i == budget-1 && res.Outcome != Idle // an idle step writes nothing
+		published = last && res.Outcome != Idle // an idle step writes nothing
 		if r.Metrics != nil {
 			r.Metrics.Count(&st, res)
 		}
@@ -285,6 +294,9 @@ func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) (er
 		case Accepted:
 			r.clearBackoff(st.Key())
 		}
+		if last {
+			return nil
+		}
 		if st.Cursor >= size {
 			ls, err := s.Log.LogState(ctx, st.TenantID)
 			if err != nil {
@@ -294,6 +306,14 @@ func (r *Runner) deliver(ctx context.Context, st stream.Stream, size uint64) (er
 		}
 	}
 	return nil
+}
+
+// full reports whether every worker is busy: a stream may be waiting for
+// one.
+func (r *Runner) full() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.running) >= cmp.Or(r.Workers, DefaultWorkers)
 }
 
 func (r *Runner) backOff(key stream.Key, wait time.Duration) {

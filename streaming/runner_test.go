@@ -50,6 +50,7 @@ func TestRunnerSharesStreamsByLease(t *testing.T) {
 	}
 	ctxA, dieA := context.WithCancel(context.Background())
 	a, b := runner(s, "replica-a", time.Hour), runner(s, "replica-b", time.Hour)
+	a.Workers = 1 // its one worker busy: a's turn gives way after its budget
 	if err := a.Pass(ctxA); err != nil {
 		t.Fatal(err)
 	}

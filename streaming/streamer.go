@@ -58,22 +58,33 @@ type Streamer struct {
 // the caller reads it again, and the batch, if sent, is sent again from
 // the stored cursor (at least once).
 func (s *Streamer) Step(ctx context.Context, st *stream.Stream) (Result, error) {
-	return s.step(ctx, st, s.Streams.PutStream)
+	return s.step(ctx, st, &turn{put: s.Streams.PutStream})
 }
 
 // putFunc writes a stream: stream.Store's PutStream, or its SaveProgress
 // within a Runner's turn.
 type putFunc func(context.Context, *stream.Stream) error
 
-// step is Step, writing st back with put.
-func (s *Streamer) step(ctx context.Context, st *stream.Stream, put putFunc) (Result, error) {
+// step is Step within t: st written back with t.put, its batch the one
+// t read ahead if it starts at the cursor, the next one read ahead while
+// it is sent if t says so (ahead.go).
+func (s *Streamer) step(ctx context.Context, st *stream.Stream, t *turn) (Result, error) {
+	put := t.put
 	if st.State == stream.Paused {
+		t.drop()
 		return Result{Outcome: Idle}, nil
 	}
 	if p := s.dueParked(st); p != nil {
+		t.drop()
 		return s.retryParked(ctx, st, *p, put)
 	}
-	b, err := s.read(ctx, st, st.Cursor, 0)
+	b, err, ok := t.take(st.Cursor)
+	if !ok || err != nil || b.To == b.From {
+		// None read ahead, or it found nothing yet: read now, when the
+		// log may have grown (an empty read ahead would end the turn on
+		// leaves sealed while the batch before was sent).
+		b, err = s.read(ctx, st, st.Cursor, 0)
+	}
 	if err != nil || b.To == b.From {
 		return Result{Outcome: Idle}, err
 	}
@@ -82,6 +93,9 @@ func (s *Streamer) step(ctx context.Context, st *stream.Stream, put putFunc) (Re
 	}
 	if err := s.checkpoint(ctx, &b); err != nil {
 		return Result{}, err
+	}
+	if t.readAhead {
+		t.ahead = s.startAhead(ctx, *st, b.To)
 	}
 	outcome, wait, reason, err := s.send(ctx, st, b)
 	if err != nil && outcome != Retry {

@@ -174,20 +174,31 @@ func (r *streamRig) caughtUp(ctx context.Context, streams []*stream.Stream) (boo
 	return true, nil
 }
 
-// drain runs passes until every stream is caught up, and returns how long
-// it took.
+// drain runs a replica as `auditlog stream` runs one (Runner.Run: a pass
+// every second, and one as soon as a turn ends) until every stream is
+// caught up, and returns how long that took (read every 100 ms).
 func (r *streamRig) drain(ctx context.Context, streams []*stream.Stream) (time.Duration, error) {
 	run := r.runner()
 	start := time.Now()
-	deadline := start.Add(20 * time.Minute)
-	for time.Now().Before(deadline) {
-		if err := run.Pass(ctx); err != nil {
-			return 0, err
-		}
-		run.Wait()
-		done, err := r.caughtUp(ctx, streams)
-		if err != nil || done {
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run.Run(rctx, time.Second)
+	}()
+	defer func() {
+		stop()
+		<-done
+	}()
+	for deadline := start.Add(20 * time.Minute); time.Now().Before(deadline); {
+		caught, err := r.caughtUp(ctx, streams)
+		if err != nil || caught {
 			return time.Since(start), err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
 		}
 	}
 	return 0, fmt.Errorf("the streams did not catch up in 20 minutes")
