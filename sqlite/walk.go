@@ -28,10 +28,12 @@ import (
 // There are no statistics to say where the walk will find its page: it
 // is tried when a tenant's events hold the page's matches densely enough
 // that, spread evenly, the first as many entries as there are matches
-// hold a page of them (m·m ≥ page·n for m matches among the tenant's n
-// events, n read as the size of the tenant's log: one probe of its last
-// leaf, which counts retention's deletions too and so errs towards not
-// walking).
+// hold two pages of them (m·m ≥ 2·page·n for m matches among the
+// tenant's n events, n read as the size of the tenant's log: one probe
+// of its last leaf, which counts retention's deletions too and so errs
+// towards not walking). With one page's worth expected, a bare word on a
+// tenant of 96,000 events (2,525 matches) walked its bound and found 49:
+// matches are not spread evenly.
 
 // walkFrom is the fewest matches worth a bounded walk: reading and
 // sorting fewer costs less than a millisecond.
