@@ -51,7 +51,14 @@ type chaosSIEM struct {
 }
 
 func (s *chaosSIEM) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		// The request ended before its body did: the streamer was killed
+		// while sending it. Nothing was delivered (a receiver reads a
+		// body to its declared length before taking it), and the streamer
+		// sends the batch again from its stored cursor.
+		return
+	}
 	status := s.take(w, r, body)
 	if status == http.StatusNoContent && s.hold.CompareAndSwap(true, false) {
 		s.held <- struct{}{}
