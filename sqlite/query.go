@@ -142,10 +142,6 @@ func ftsQuery(q string) string {
 func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, error) {
 	cond, args := where(q.Filter)
 	col := sortColumn[q.Sort.Field]
-	dir := "ASC"
-	if q.Sort.Desc {
-		dir = "DESC"
-	}
 	from, size := 0, q.PageSize
 	after, afterArgs := afterCond(q)
 	pageCond, pageArgs := cond+after, append(append([]any(nil), args...), afterArgs...)
@@ -180,7 +176,7 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		}
 	}
 	if !walked {
-		order := ` ORDER BY ` + col + ` ` + dir + `, id ` + dir
+		order := pageOrder(q)
 		page, cut, err = s.readPage(ctx, q, `SELECT `+keyedBody+`, `+col+` FROM events WHERE seq IN (SELECT seq FROM events`+hint+` WHERE `+pageCond+order+` LIMIT ? OFFSET ?)`+order,
 			append(pageArgs, size, from))
 		if err != nil {
@@ -208,6 +204,16 @@ func (s *Store) SearchEvents(ctx context.Context, q audit.Query) (audit.Result, 
 		res.Next = &p
 	}
 	return res, nil
+}
+
+// pageOrder is the ORDER BY of q's pages: its sort column, then id, in
+// its direction.
+func pageOrder(q audit.Query) string {
+	dir := "ASC"
+	if q.Sort.Desc {
+		dir = "DESC"
+	}
+	return " ORDER BY " + sortColumn[q.Sort.Field] + " " + dir + ", id " + dir
 }
 
 // afterCond is the condition "after q's cursor" in its sort order,

@@ -69,13 +69,8 @@ func (s *Store) walkPage(ctx context.Context, q audit.Query, total audit.Total, 
 	}
 	cond, args := where(f)
 	after, afterArgs := afterCond(q)
-	col := sortColumn[q.Sort.Field]
-	dir := "ASC"
-	if q.Sort.Desc {
-		dir = "DESC"
-	}
-	page, cut, err = s.readPage(ctx, q, `SELECT `+keyedBody+`, `+col+` FROM events INDEXED BY `+w.index+` WHERE `+cond+after+bound+
-		` ORDER BY `+col+` `+dir+`, id `+dir+` LIMIT ? OFFSET ?`, append(append(append(args, afterArgs...), boundArgs...), size, from))
+	page, cut, err = s.readPage(ctx, q, `SELECT `+keyedBody+`, `+sortColumn[q.Sort.Field]+` FROM events INDEXED BY `+w.index+` WHERE `+cond+after+bound+
+		pageOrder(q)+` LIMIT ? OFFSET ?`, append(append(append(args, afterArgs...), boundArgs...), size, from))
 	if err != nil {
 		return nil, false, false, err
 	}

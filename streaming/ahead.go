@@ -50,17 +50,18 @@ func (s *Streamer) startAhead(ctx context.Context, st stream.Stream, from uint64
 }
 
 // take is the batch read ahead from leaf index from, ok false when none
-// was (any other read ahead is dropped).
-func (t *turn) take(from uint64) (b Batch, err error, ok bool) {
+// was, or its read failed or found no leaf yet (the step reads again:
+// the log may have grown since). Any other read ahead is dropped.
+func (t *turn) take(from uint64) (b Batch, ok bool) {
 	a := t.ahead
 	if a == nil || a.from != from {
 		t.drop()
-		return Batch{}, nil, false
+		return Batch{}, false
 	}
 	<-a.done
 	a.cancel()
 	t.ahead = nil
-	return a.b, a.err, true
+	return a.b, a.err == nil && a.b.To > a.b.From
 }
 
 // drop stops the read ahead, if any, and waits for it.

@@ -78,11 +78,12 @@ func (s *Streamer) step(ctx context.Context, st *stream.Stream, t *turn) (Result
 		t.drop()
 		return s.retryParked(ctx, st, *p, put)
 	}
-	b, err, ok := t.take(st.Cursor)
-	if !ok || err != nil || b.To == b.From {
-		// None read ahead, or it found nothing yet: read now, when the
-		// log may have grown (an empty read ahead would end the turn on
-		// leaves sealed while the batch before was sent).
+	b, ok := t.take(st.Cursor)
+	var err error
+	if !ok {
+		// None read ahead, or it found nothing yet: read now (an empty
+		// read ahead would end the turn on leaves sealed while the batch
+		// before was sent).
 		b, err = s.read(ctx, st, st.Cursor, 0)
 	}
 	if err != nil || b.To == b.From {
