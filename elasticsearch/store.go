@@ -270,7 +270,7 @@ func (s *Store) Bootstrap(ctx context.Context) error {
 		{s.StreamsIndex(), "the streams index", streamsMapping},
 		{s.RestoresIndex(), "the restores index", mappings.Restores()},
 		{s.TlogIndex(), "the verifiable log index", mappings.Tlog()},
-		{s.SealQueueIndex(), "the sealing queue", mappings.Tlog()},
+		{s.SealQueueIndex(), "the sealing queue", mappings.SealQueue()},
 		{s.PeriodicIndex(), "the periodic export index", mappings.Periodic()},
 		{s.PeriodicRecordsIndex(), "the periodic export records index", mappings.Periodic()}} {
 		if err := s.createIndex(ctx, ix.name, ix.body); err != nil {

@@ -1,7 +1,9 @@
 package elasticsearch
 
 import (
+	"context"
 	"encoding/json"
+	"net/url"
 
 	"github.com/auditlog/auditlog/audit"
 )
@@ -25,4 +27,21 @@ func OldDocument(e *audit.Event) []byte {
 	}
 	b, _ := json.Marshal(m)
 	return b
+}
+
+// RoundState reads the tenant's log state as a sealing round does (with
+// its last round's leaves, through the committed-state cache): its leaves'
+// event ids.
+func RoundState(ctx context.Context, s *Store, tenant string) ([]string, error) {
+	st, _, err := s.readState(ctx, tenant, true)
+	ids := make([]string, len(st.Leaves))
+	for i, l := range st.Leaves {
+		ids[i] = l.ID
+	}
+	return ids, err
+}
+
+// StatePath is the path of the tenant's log state document.
+func StatePath(s *Store, tenant string) string {
+	return "/" + s.TlogIndex() + "/_doc/" + url.PathEscape(stateID(tenant))
 }

@@ -116,7 +116,10 @@ func (s *Store) readState(ctx context.Context, tenant string, leaves bool) (logS
 	if !leaves {
 		path += "?_source_excludes=leaves"
 	}
-	st, rev, found, err := getPath[logState](ctx, s, path, "the log state of "+tenant)
+	st, rev, found, err := s.cachedState(ctx, tenant, path, leaves)
+	if err == nil && !found {
+		st, rev, found, err = getPath[logState](ctx, s, path, "the log state of "+tenant)
+	}
 	if err != nil || !found {
 		return logState{TenantID: tenant}, "", err
 	}
@@ -129,6 +132,22 @@ func (s *Store) readState(ctx context.Context, tenant string, leaves bool) (logS
 	}
 	s.logs.sawTree(tenant, t)
 	return st, rev, nil
+}
+
+// cachedState is the tenant's state as this process committed it, when
+// the stored document is still at the revision that write answered: one
+// read of the revision alone (no source) instead of the round's leaves.
+// found is false when none is kept or the revision differs.
+func (s *Store) cachedState(ctx context.Context, tenant, path string, leaves bool) (logState, string, bool, error) {
+	cs, ok := s.logs.state(tenant)
+	if !ok || !leaves {
+		return logState{}, "", false, nil
+	}
+	_, rev, found, err := getPath[struct{}](ctx, s, path+"?_source=false", "the log state of "+tenant)
+	if err != nil || !found || rev != cs.rev {
+		return logState{}, "", false, err
+	}
+	return cs.st, rev, true, nil
 }
 
 // LogState implements vlog.Store.

@@ -11,17 +11,54 @@ import (
 // committed: each tenant's latest tree seen (and materialized), whose
 // hashes stay those of every later tree; and the tiles tlog verified
 // against a signed tree (a tile of a given width never changes). Both
-// are bounded: past the bound, half the entries go.
+// are bounded: past the bound, half the entries go. It also keeps the
+// state documents this process committed, by their revision (states).
 type logCache struct {
-	mu    sync.Mutex
-	trees map[string]tlog.Tree
-	tiles map[string][]byte
+	mu     sync.Mutex
+	trees  map[string]tlog.Tree
+	tiles  map[string][]byte
+	states map[string]cachedState
+	leaves int // of the states kept
+}
+
+// cachedState is a state document as this process wrote it, at the
+// revision Elasticsearch answered the write with: a read that finds the
+// document still at that revision finds these bytes (a revision names
+// one version of a document), so it need not read the round's leaves
+// again. Any other revision (another sealer committed, or the document
+// was edited) is read in full.
+type cachedState struct {
+	rev string
+	st  logState
 }
 
 const (
-	maxCachedTrees = 100_000 // a tree is 40 bytes and a tenant id
-	maxCachedTiles = 4096    // at most 8 KiB each: 32 MiB
+	maxCachedTrees  = 100_000 // a tree is 40 bytes and a tenant id
+	maxCachedTiles  = 4096    // at most 8 KiB each: 32 MiB
+	maxCachedLeaves = 50_000  // in the states kept: about 8 MiB
 )
+
+// state returns the state this process committed for tenant, if kept.
+func (c *logCache) state(tenant string) (cachedState, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs, ok := c.states[tenant]
+	return cs, ok
+}
+
+// savedState keeps st, committed at rev, in place of the tenant's last.
+func (c *logCache) savedState(tenant, rev string, st logState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.leaves -= len(c.states[tenant].st.Leaves)
+	if c.states == nil || c.leaves+len(st.Leaves) > maxCachedLeaves {
+		c.states, c.leaves = map[string]cachedState{}, 0
+	}
+	if len(st.Leaves) <= maxCachedLeaves {
+		c.states[tenant] = cachedState{rev: rev, st: st}
+		c.leaves += len(st.Leaves)
+	}
+}
 
 func (c *logCache) tree(tenant string) tlog.Tree {
 	c.mu.Lock()

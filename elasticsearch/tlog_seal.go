@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/auditlog/auditlog/audit/vlog"
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
 )
 
 // Sealing order on Elasticsearch. A data stream has no insertion order,
@@ -36,24 +37,28 @@ func (s *Store) Acceptor() *vlog.Acceptor { return s.cfg.Accept }
 func (s *Store) SealQueueIndex() string { return s.prefix() + "-seal-queue" }
 
 // ticketRef is where one stored event is, and, for one this write
-// created, its leaf hash (the event it sent is the event stored: its
-// _source, byte for byte), so the sealer need not read it back.
+// created, its digest and acceptance tag (the event it sent is the event
+// stored: its _source, byte for byte), so the sealer need not read it
+// back. The JSON names are those of tickets written before the packed
+// form (ticketpack.go), which also held the leaf hash.
 type ticketRef struct {
 	Tenant  string     `json:"t"`
 	ID      string     `json:"id"`
 	DocID   string     `json:"d"`
 	Index   string     `json:"ix,omitempty"` // "" when unknown: found by a search
 	Routing string     `json:"r,omitempty"`
-	Hash    *tlog.Hash `json:"h,omitempty"`
-	Digest  []byte     `json:"dg,omitempty"` // the event's digest, with Hash (none: a ticket of a version before the entry format, a v1 leaf)
-	Tag     []byte     `json:"ac,omitempty"` // the event's acceptance tag, with Hash (vlog.Acceptor)
+	Hash    *tlog.Hash `json:"h,omitempty"`  // only in tickets written before the packed form
+	Digest  []byte     `json:"dg,omitempty"` // the event's digest (none: read the event back, or a leaf hash of a version before the entry format, a v1 leaf)
+	Tag     []byte     `json:"ac,omitempty"` // the event's acceptance tag, with Digest (vlog.Acceptor)
 }
 
+// ticket is a sealing queue's document as read: its refs packed
+// (ticketpack.go) or, written before that, an array of ticketRef.
 type ticket struct {
-	Kind string      `json:"kind"`
-	At   int64       `json:"at"`
-	N    int         `json:"n"` // len(Refs), indexed: tickets are chosen without reading their refs
-	Refs []ticketRef `json:"refs"`
+	Kind string          `json:"kind"`
+	At   int64           `json:"at"`
+	N    int             `json:"n"` // the number of refs, indexed: tickets are chosen without reading their refs
+	Refs json.RawMessage `json:"refs"`
 }
 
 // enqueue adds a ticket for refs (nothing when sealing is off or refs is
@@ -62,7 +67,7 @@ func (s *Store) enqueue(ctx context.Context, refs []ticketRef) error {
 	if !s.cfg.Log || len(refs) == 0 {
 		return nil
 	}
-	body := appendTicket(make([]byte, 0, 64+300*len(refs)), ticket{Kind: "ticket", At: s.cfg.Now().UnixMilli(), N: len(refs), Refs: refs})
+	body := appendTicket(make([]byte, 0, 64+200*len(refs)), s.cfg.Now().UnixMilli(), refs)
 	res, err := s.c.Do(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", body)
 	if err != nil {
 		return err
@@ -158,10 +163,18 @@ func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketR
 		return nil, nil, err
 	}
 	var refs []ticketRef
-	for _, t := range tickets {
-		if t != nil {
-			refs = append(refs, t.Refs...)
+	for i, t := range tickets {
+		if t == nil {
+			continue
 		}
+		got, err := ticketRefs(t.Refs)
+		if err == nil && len(got) != t.N {
+			err = fmt.Errorf("%d refs where it says %d", len(got), t.N)
+		}
+		if err != nil {
+			return nil, nil, audit.Errorf(audit.EINTERNAL, "elasticsearch: sealing ticket %s does not read: %v", ids[i], err)
+		}
+		refs = append(refs, got...)
 	}
 	return ids, refs, nil
 }
@@ -205,22 +218,12 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]vlog.PendingL
 	pending := map[string]vlog.PendingLeaf{}
 	for _, r := range refs {
 		k := r.Tenant + "/" + r.ID
+		hashed := r.Hash != nil || len(r.Digest) == 32
 		switch {
-		case !sealed[k] && r.Hash == nil:
+		case !sealed[k] && !hashed:
 			toRead = append(toRead, r)
-		case r.Hash != nil:
-			// The ticket's digest and hash are what the writer accepted:
-			// the tag is checked against them (a ticket forged behind the
-			// service has no valid tag), and a document edited since is
-			// altered against its leaf.
-			p := vlog.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Hash: *r.Hash, Tag: r.Tag}
-			if len(r.Digest) == 32 {
-				p.Digest = (*[32]byte)(r.Digest)
-			} // else a ticket queued before the entry format: a v1 leaf, unaccepted
-			if len(r.Digest) == 32 && tlog.RecordHash(vlog.LeafEntry(r.ID, *p.Digest)) != *r.Hash {
-				p.Unreadable = "the ticket's leaf hash is not that of its digest"
-			}
-			pending[k] = p
+		case hashed:
+			pending[k] = ticketLeaf(r)
 		}
 	}
 	read, err := s.readRefs(ctx, toRead)
@@ -241,6 +244,26 @@ func (s *Store) unsealed(ctx context.Context, refs []ticketRef) ([]vlog.PendingL
 		out = append(out, p)
 	}
 	return out, states, nil
+}
+
+// ticketLeaf is the pending leaf of a ref that carries the event's digest
+// (a packed one: its leaf hash is that of the digest's entry) or a leaf
+// hash (written before the packed form). The digest is what the writer
+// accepted: the tag is checked against it (a ticket forged behind the
+// service has no valid tag), and a document edited since is altered
+// against its leaf.
+func ticketLeaf(r ticketRef) vlog.PendingLeaf {
+	p := vlog.PendingLeaf{TenantID: r.Tenant, EventID: r.ID, Tag: r.Tag}
+	if len(r.Digest) != 32 {
+		p.Hash = *r.Hash // a ticket queued before the entry format: a v1 leaf, unaccepted
+		return p
+	}
+	p.Digest = (*[32]byte)(r.Digest)
+	p.Hash = tlog.RecordHash(vlog.LeafEntry(r.ID, *p.Digest))
+	if r.Hash != nil && *r.Hash != p.Hash {
+		p.Unreadable = "the ticket's leaf hash is not that of its digest"
+	}
+	return p
 }
 
 // readRefs reads the ticketed events in real time where the ticket knows
@@ -322,6 +345,7 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	var mu sync.Mutex
 	var conflicts []string
 	var tiles bytes.Buffer // every committed tenant's tiles and bundles, in one bulk
+	trees := map[string]tlog.Tree{}
 	err := eachTenant(ctx, b.States, func(ctx context.Context, tenant string, ls vlog.State) error {
 		st, conflict, err := s.commitState(ctx, tenant, ls, tok.States[tenant], b.Leaves[tenant])
 		if err != nil {
@@ -340,6 +364,7 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 		mu.Lock()
 		defer mu.Unlock()
 		tiles.Write(buf.Bytes())
+		trees[tenant] = tlog.Tree{N: st.Size, Hash: st.Root}
 		return nil
 	})
 	if err != nil {
@@ -350,6 +375,9 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 		if err := s.bulkVersioned(ctx, tiles.Bytes()); err != nil {
 			return err // committed all the same: the next read materializes
 		}
+	}
+	for tenant, t := range trees {
+		s.logs.sawTree(tenant, t) // committed and materialized
 	}
 	if len(conflicts) > 0 {
 		return audit.Errorf(audit.ECONFLICT, "the logs of %s changed since the round read them: another sealer committed", strings.Join(conflicts, ", "))
@@ -370,11 +398,13 @@ func (s *Store) commitState(ctx context.Context, tenant string, ls vlog.State, b
 	for i, l := range leaves {
 		st.Leaves[i] = leafBody{ID: l.EventID, Hash: l.Hash, Digest: digestBytes(l.Digest)}
 	}
-	if err := s.putState(ctx, *st, base.Rev); audit.ErrorCode(err) == audit.ECONFLICT {
+	rev, err := s.putState(ctx, *st, base.Rev)
+	if audit.ErrorCode(err) == audit.ECONFLICT {
 		return nil, true, nil
 	} else if err != nil {
 		return nil, false, err
 	}
+	s.logs.savedState(tenant, rev, *st)
 	return st, false, nil
 }
 
@@ -396,19 +426,18 @@ func eachTenant[V any](ctx context.Context, m map[string]V, fn func(ctx context.
 }
 
 // putState writes st if the stored state is still at rev ("": none yet),
-// without a refresh (states are read by id, in real time). Errors:
-// ECONFLICT when it is not.
-func (s *Store) putState(ctx context.Context, st logState, rev string) error {
+// without a refresh (states are read by id, in real time), and returns
+// its new revision. Errors: ECONFLICT when it is not.
+func (s *Store) putState(ctx context.Context, st logState, rev string) (string, error) {
 	what := "the log state of " + st.TenantID
 	if rev == "" {
-		_, created, err := s.createDoc(ctx, s.TlogIndex(), stateID(st.TenantID), what, st, false)
+		rev, created, err := s.createDoc(ctx, s.TlogIndex(), stateID(st.TenantID), what, st, false)
 		if err == nil && !created {
 			err = audit.Errorf(audit.ECONFLICT, "%s was created meanwhile", what)
 		}
-		return err
+		return rev, err
 	}
-	_, err := s.casPut(ctx, s.TlogIndex(), stateID(st.TenantID), rev, what, st, false, nil)
-	return err
+	return s.casPut(ctx, s.TlogIndex(), stateID(st.TenantID), rev, what, st, false, nil)
 }
 
 // deleteTickets removes sealed tickets (one already gone is fine).

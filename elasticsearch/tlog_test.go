@@ -330,3 +330,33 @@ func deletedDocs(t *testing.T, s *elasticsearch.Store, index string) int64 {
 	}
 	return st.All.Primaries.Docs.Deleted
 }
+
+// TestARoundRereadsAStateChangedSinceItsCommit: the sealer keeps the
+// state it committed and reads only the stored revision while it is
+// unchanged; a state document edited behind it (or committed by another
+// sealer) is read in full, never taken from what it committed.
+func TestARoundRereadsAStateChangedSinceItsCommit(t *testing.T) {
+	ctx := context.Background()
+	s, events, _ := sealedStore(t, 21, 30)
+	tenant := events[0].TenantID
+	ids, err := elasticsearch.RoundState(ctx, s, tenant)
+	if err != nil || len(ids) != len(events) {
+		t.Fatalf("the committed round's leaves: %d, %v; want %d", len(ids), err, len(events))
+	}
+	var doc struct {
+		Source map[string]any `json:"_source"`
+	}
+	path := elasticsearch.StatePath(s, tenant)
+	if err := s.Client().DoJSON(ctx, http.MethodGet, path, nil, &doc); err != nil {
+		t.Fatal(err)
+	}
+	leaves := doc.Source["leaves"].([]any)
+	leaves[0].(map[string]any)["id"] = "edited-behind-the-sealer"
+	if err := s.Client().DoJSON(ctx, http.MethodPut, path, doc.Source, nil); err != nil {
+		t.Fatal(err)
+	}
+	ids, err = elasticsearch.RoundState(ctx, s, tenant)
+	if err != nil || len(ids) == 0 || ids[0] != "edited-behind-the-sealer" {
+		t.Fatalf("after an edit the round read leaves %v (%v): the state it committed, not the stored one", ids[:min(len(ids), 2)], err)
+	}
+}

@@ -5,14 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/auditlog/auditlog/audit/vlog"
 	"net/http"
 	"strings"
 
-	"golang.org/x/mod/sumdb/tlog"
-
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/audit/search"
+	"github.com/auditlog/auditlog/audit/vlog"
 )
 
 // doc is an event as stored: @timestamp (the data stream's time field;
@@ -225,7 +223,7 @@ func (s *Store) writeTo(ctx context.Context, batch []accepted, events []audit.Ev
 }
 
 // writtenRefs are the tickets' refs of a _bulk's stored events (none when
-// sealing is off): a created one with its leaf hash and acceptance tag,
+// sealing is off): a created one with its digest and acceptance tag,
 // a duplicate (whose stored copy may be written otherwise) without.
 func (s *Store) writtenRefs(batch []accepted, targets []target, items []bulkItem, results []audit.WriteResult) []ticketRef {
 	if !s.cfg.Log {
@@ -239,8 +237,7 @@ func (s *Store) writtenRefs(batch []accepted, targets []target, items []bulkItem
 		t, e := targets[i], &batch[i].event
 		ref := ticketRef{Tenant: e.TenantID, ID: e.ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
 		if r.Status == audit.WriteCreated {
-			h := tlog.RecordHash(vlog.LeafEntry(e.ID, batch[i].digest))
-			ref.Hash, ref.Digest, ref.Tag = &h, batch[i].digest[:], batch[i].tag
+			ref.Digest, ref.Tag = batch[i].digest[:], batch[i].tag
 		}
 		refs = append(refs, ref)
 	}

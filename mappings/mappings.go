@@ -59,7 +59,17 @@ func Periodic() json.RawMessage { return json.RawMessage(periodic) }
 var tlogIndex []byte
 
 // Tlog returns the create-index body of the verifiable log's index (its
-// states, tiles and leaf-id bundles) and of the sealing queue: kind,
-// tenantId, the bundles' ids and the queue's at are indexed, the hashes
-// and leaves kept in _source.
+// states, tiles and leaf-id bundles): kind, tenantId and the bundles' ids
+// are indexed, the hashes and leaves kept in _source, compressed with
+// best_compression (the log is kept as long as the events).
 func Tlog() json.RawMessage { return json.RawMessage(tlogIndex) }
+
+//go:embed seal_queue.json
+var sealQueue []byte
+
+// SealQueue returns the create-index body of the sealing queue: a ticket
+// is chosen by its at and n, its refs kept in _source. A ticket lives
+// seconds, so its index keeps the default codec: best_compression cost
+// the cluster CPU on every write, read and merge of a document deleted
+// a round later (BENCHMARKS.md, log-elasticsearch).
+func SealQueue() json.RawMessage { return json.RawMessage(sealQueue) }
