@@ -17,7 +17,7 @@ import (
 // indexerEventWork times, with testing.Benchmark, the indexer's own work
 // per event without the network: decode and validate a message as the
 // indexer does (the sensitive-change policy masking it), append its
-// _bulk create, and compute the leaf hash a sealing store's ticket
+// _bulk create, and compute the event digest a sealing store's ticket
 // carries. It reports ns and allocations per event, one sample a run.
 func indexerEventWork(runs int) []result {
 	g := gen.New(gen.Config{Seed: 1, Tenants: 10, Skew: 1.1, WithIDs: true}, 1000)
@@ -42,14 +42,14 @@ func indexerEventWork(runs int) []result {
 					if err != nil {
 						b.Fatal(err)
 					}
-					_ = vlog.LeafHash(e)
+					_ = vlog.EventDigest(e)
 				}
 			}
 		})
 		ns = append(ns, float64(r.NsPerOp())/float64(len(msgs)))
 		allocs = append(allocs, float64(r.AllocsPerOp())/float64(len(msgs)))
 	}
-	method := fmt.Sprintf("`testing.Benchmark` over 1,000 generated events (the indexer row's generator) as Kafka messages: `mask.Policy.Decode` (decoding, validation, masking, the diff), `elasticsearch.AppendBulkCreate`, `vlog.LeafHash`; one benchmark a run, %d runs.", max(runs, 1))
+	method := fmt.Sprintf("`testing.Benchmark` over 1,000 generated events (the indexer row's generator) as Kafka messages: `mask.Policy.Decode` (decoding, validation, masking, the diff), `elasticsearch.AppendBulkCreate`, `vlog.EventDigest` (what a sealing store's ticket carries); one benchmark a run, %d runs.", max(runs, 1))
 	return []result{
 		{Name: "Indexer work per event (no network)", Unit: "µs", Samples: scaled(ns, 1e-3), Target: "reported (the CPU row above has the target)", Method: method},
 		{Name: "Indexer allocations per event", Unit: "allocs", Samples: allocs, Target: "reported", Method: method},

@@ -198,7 +198,7 @@ func produceTopic(ctx context.Context, e *env, n, partitions int) (string, int, 
 // indexerCPU is the row of the indexer's own CPU per 1,000 events.
 func indexerCPU(samples []float64, n, size int) result {
 	return result{Name: "Indexer CPU per 1,000 events", Unit: "ms", Samples: samples, Target: "≤ 6 ms of indexer CPU per 1,000 events", Max: 6,
-		Method: fmt.Sprintf("The CPU time (user + system, from getrusage) of the benchmark's process while its in-process `indexer.Indexer` (the collector at `indexer.GCPercent`, as `auditlog index` runs it) consumes the %d events (about %d bytes each) of the indexer row's runs, from the consumer's start to the last acknowledgement, per 1,000 events: Kafka fetches, decoding, validation, masking, the `_bulk` bodies and their answers, commits. The store queues nothing for sealing, as in the indexer row; the next two rows time the per-event part with the leaf hash a sealing store adds.", n, size)}
+		Method: fmt.Sprintf("The CPU time (user + system, from getrusage) of the benchmark's process while its in-process `indexer.Indexer` (the collector at `indexer.GCPercent`, as `auditlog index` runs it) consumes the %d events (about %d bytes each) of the indexer row's runs, from the consumer's start to the last acknowledgement, per 1,000 events: Kafka fetches, decoding, validation, masking, the `_bulk` bodies and their answers, commits. The store queues nothing for sealing, as in the indexer row; the next two rows time the per-event part with the event digest a sealing store adds.", n, size)}
 }
 
 func medians(m map[string][]float64) map[string]float64 {
