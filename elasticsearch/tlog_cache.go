@@ -19,6 +19,9 @@ type logCache struct {
 	tiles  map[string][]byte
 	states map[string]cachedState
 	leaves int // of the states kept
+	// bundles holds, per tenant, the last id bundle this process wrote
+	// (a bundle's leaves, once in a committed tree, never change).
+	bundles map[string]bundleDoc
 }
 
 // cachedState is a state document as this process wrote it, at the
@@ -33,10 +36,40 @@ type cachedState struct {
 }
 
 const (
-	maxCachedTrees  = 100_000 // a tree is 40 bytes and a tenant id
-	maxCachedTiles  = 4096    // at most 8 KiB each: 32 MiB
-	maxCachedLeaves = 50_000  // in the states kept: about 8 MiB
+	maxCachedTrees   = 100_000 // a tree is 40 bytes and a tenant id
+	maxCachedTiles   = 4096    // at most 8 KiB each: 32 MiB
+	maxCachedLeaves  = 50_000  // in the states kept: about 8 MiB
+	maxCachedBundles = 512     // at most 256 ids and digests each: about 16 MiB
 )
+
+// bundle returns the bundle n of tenant as this process last wrote it
+// when it holds at least need leaves; with need 0 none is needed, and
+// ok is true with a nil bundle.
+func (c *logCache) bundle(tenant string, n, need int64) (*bundleDoc, bool) {
+	if need == 0 {
+		return nil, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.bundles[tenant]
+	if !ok || b.N != n || int64(len(b.IDs)) < need {
+		return nil, false
+	}
+	return &b, true
+}
+
+// savedBundle keeps b, written, as the tenant's last bundle.
+func (c *logCache) savedBundle(tenant string, b bundleDoc) {
+	if b.IDs == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.bundles == nil || len(c.bundles) >= maxCachedBundles {
+		c.bundles = halve(c.bundles)
+	}
+	c.bundles[tenant] = b
+}
 
 // state returns the state this process committed for tenant, if kept.
 func (c *logCache) state(tenant string) (cachedState, bool) {

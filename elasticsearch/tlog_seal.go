@@ -345,7 +345,7 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 	var mu sync.Mutex
 	var conflicts []string
 	var tiles bytes.Buffer // every committed tenant's tiles and bundles, in one bulk
-	trees := map[string]tlog.Tree{}
+	written := map[string]roundWritten{}
 	err := eachTenant(ctx, b.States, func(ctx context.Context, tenant string, ls vlog.State) error {
 		st, conflict, err := s.commitState(ctx, tenant, ls, tok.States[tenant], b.Leaves[tenant])
 		if err != nil {
@@ -358,13 +358,14 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 			return nil
 		}
 		var buf bytes.Buffer
-		if err := s.appendMaterialized(ctx, st, &buf); err != nil {
+		last, err := s.appendCommitted(ctx, &buf, st)
+		if err != nil {
 			return err
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		tiles.Write(buf.Bytes())
-		trees[tenant] = tlog.Tree{N: st.Size, Hash: st.Root}
+		written[tenant] = roundWritten{tree: tlog.Tree{N: st.Size, Hash: st.Root}, bundle: last}
 		return nil
 	})
 	if err != nil {
@@ -376,13 +377,21 @@ func (s *Store) CommitSeal(ctx context.Context, b vlog.SealBatch) error {
 			return err // committed all the same: the next read materializes
 		}
 	}
-	for tenant, t := range trees {
-		s.logs.sawTree(tenant, t) // committed and materialized
+	for tenant, w := range written {
+		s.logs.sawTree(tenant, w.tree) // committed and materialized
+		s.logs.savedBundle(tenant, w.bundle)
 	}
 	if len(conflicts) > 0 {
 		return audit.Errorf(audit.ECONFLICT, "the logs of %s changed since the round read them: another sealer committed", strings.Join(conflicts, ", "))
 	}
 	return s.deleteTickets(ctx, tok.Tickets)
+}
+
+// roundWritten is what a round wrote for a tenant, kept once written:
+// its tree and its last id bundle.
+type roundWritten struct {
+	tree   tlog.Tree
+	bundle bundleDoc
 }
 
 // commitState writes tenant's state ls, which a round built from base

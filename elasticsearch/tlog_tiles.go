@@ -56,28 +56,59 @@ func (s *Store) appendMaterialized(ctx context.Context, st *logState, buf *bytes
 		}
 		st = &full
 	}
-	if err := s.appendTiles(ctx, buf, st); err != nil {
-		return err
+	_, err = s.appendRound(ctx, buf, st, have[0])
+	return err
+}
+
+// appendCommitted is appendMaterialized of a round this process just
+// committed (none of it written yet): the bundle the round's first leaf
+// falls in is the one this process wrote last for the tenant when it
+// holds the leaves before the round (logCache.bundle), else it is read.
+// It returns the round's last bundle, to keep once written.
+func (s *Store) appendCommitted(ctx context.Context, buf *bytes.Buffer, st *logState) (bundleDoc, error) {
+	if st.Size == st.Base {
+		return bundleDoc{}, nil
 	}
-	for i, n := 0, first; n <= last; i, n = i+1, n+1 {
+	first := st.Base / leavesPerTile
+	prior, ok := s.logs.bundle(st.TenantID, first, st.Base-first*leavesPerTile)
+	if !ok {
+		have, err := mgetDocs[bundleDoc](ctx, s, s.TlogIndex(), []string{bundleID(st.TenantID, first)})
+		if err != nil {
+			return bundleDoc{}, err
+		}
+		prior = have[0]
+	}
+	return s.appendRound(ctx, buf, st, prior)
+}
+
+// appendRound appends the tiles and id bundles of st's last round; prior
+// is the stored bundle its first leaf falls in (its leaves before the
+// round are kept). It returns the round's last bundle.
+func (s *Store) appendRound(ctx context.Context, buf *bytes.Buffer, st *logState, prior *bundleDoc) (bundleDoc, error) {
+	if err := s.appendTiles(ctx, buf, st); err != nil {
+		return bundleDoc{}, err
+	}
+	var b bundleDoc
+	for n := st.Base / leavesPerTile; n <= (st.Size-1)/leavesPerTile; n++ {
 		var ids []string
 		var digests [][]byte
 		if start := n * leavesPerTile; start < st.Base {
-			if have[i] == nil || int64(len(have[i].IDs)) < st.Base-start {
-				return audit.Errorf(audit.EINTERNAL, "the leaf bundle %d of %s is short of the tree before the last round", n, st.TenantID)
+			if prior == nil || int64(len(prior.IDs)) < st.Base-start {
+				return bundleDoc{}, audit.Errorf(audit.EINTERNAL, "the leaf bundle %d of %s is short of the tree before the last round", n, st.TenantID)
 			}
-			ids = append(ids, have[i].IDs[:st.Base-start]...)
+			ids = append(ids, prior.IDs[:st.Base-start]...)
 			for k := int64(0); k < st.Base-start; k++ {
-				digests = append(digests, digestBytes(have[i].digest(k)))
+				digests = append(digests, digestBytes(prior.digest(k)))
 			}
 		}
 		for j := max(n*leavesPerTile, st.Base); j < min((n+1)*leavesPerTile, st.Size); j++ {
 			ids = append(ids, st.Leaves[j-st.Base].ID)
 			digests = append(digests, st.Leaves[j-st.Base].Digest)
 		}
-		appendVersioned(buf, s.TlogIndex(), bundleID(st.TenantID, n), len(ids), bundleDoc{Kind: "ids", TenantID: st.TenantID, N: n, IDs: ids, Digests: digests})
+		b = bundleDoc{Kind: "ids", TenantID: st.TenantID, N: n, IDs: ids, Digests: digests}
+		appendVersioned(buf, s.TlogIndex(), bundleID(st.TenantID, n), len(ids), b)
 	}
-	return nil
+	return b, nil
 }
 
 // appendTiles appends the tiles that st's last round added or widened
