@@ -102,7 +102,7 @@ type baseState struct {
 // already are deleted on the way.
 func (s *Store) PendingLeaves(ctx context.Context, _ string, limit int) ([]vlog.PendingLeaf, string, error) {
 	for range 8 {
-		ids, refs, err := s.takeTickets(ctx, limit)
+		ids, refs, bad, err := s.takeTickets(ctx, limit)
 		if err != nil || len(ids) == 0 {
 			return nil, "", err
 		}
@@ -110,6 +110,7 @@ func (s *Store) PendingLeaves(ctx context.Context, _ string, limit int) ([]vlog.
 		if err != nil {
 			return nil, "", err
 		}
+		events = append(events, bad...)
 		if len(events) > 0 {
 			return events, string(mustJSON(roundToken{Tickets: ids, States: states})), nil
 		}
@@ -122,11 +123,15 @@ func (s *Store) PendingLeaves(ctx context.Context, _ string, limit int) ([]vlog.
 
 // takeTickets reads the oldest tickets: their ids and their refs. It
 // chooses them by their sizes alone (doc values), then reads only those:
-// a long queue is not read whole every round.
-func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketRef, error) {
+// a long queue is not read whole every round. A ticket that does not read
+// (no writer of this service wrote it so: forged or damaged in the
+// cluster) is an unreadable pending leaf named after it, which the
+// sealer names unaccepted; it goes with the round's tickets and stops
+// nothing behind it.
+func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketRef, []vlog.PendingLeaf, error) {
 	q := "/" + s.SealQueueIndex()
 	if err := s.c.DoJSON(ctx, http.MethodPost, q+"/_refresh", nil, nil); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	body := map[string]any{"size": 200, "track_total_hits": false, "_source": false, "docvalue_fields": []string{"n"},
 		"sort": []any{map[string]any{"at": "asc"}}}
@@ -141,7 +146,7 @@ func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketR
 		} `json:"hits"`
 	}
 	if err := s.c.DoJSON(ctx, http.MethodPost, q+"/_search", body, &res); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var ids []string
 	total := 0
@@ -156,27 +161,34 @@ func (s *Store) takeTickets(ctx context.Context, limit int) ([]string, []ticketR
 		ids, total = append(ids, h.ID), total+n
 	}
 	if len(ids) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
-	tickets, err := mgetDocs[ticket](ctx, s, s.SealQueueIndex(), ids)
+	docs, err := mgetDocs[json.RawMessage](ctx, s, s.SealQueueIndex(), ids)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	var refs []ticketRef
-	for i, t := range tickets {
-		if t == nil {
+	var bad []vlog.PendingLeaf
+	for i, doc := range docs {
+		if doc == nil {
 			continue
 		}
-		got, err := ticketRefs(t.Refs)
+		var t ticket
+		err := json.Unmarshal(*doc, &t)
+		var got []ticketRef
+		if err == nil {
+			got, err = ticketRefs(t.Refs)
+		}
 		if err == nil && len(got) != t.N {
 			err = fmt.Errorf("%d refs where it says %d", len(got), t.N)
 		}
 		if err != nil {
-			return nil, nil, audit.Errorf(audit.EINTERNAL, "elasticsearch: sealing ticket %s does not read: %v", ids[i], err)
+			bad = append(bad, vlog.PendingLeaf{EventID: "sealing ticket " + ids[i], Unreadable: "the sealing queue's ticket does not read: " + err.Error()})
+			continue
 		}
 		refs = append(refs, got...)
 	}
-	return ids, refs, nil
+	return ids, refs, bad, nil
 }
 
 // unsealed returns the leaves of the events of refs not yet in their

@@ -2,14 +2,16 @@ package elasticsearch_test
 
 import (
 	"context"
-	"github.com/auditlog/auditlog/audit/vlog"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/mod/sumdb/tlog"
 
 	"github.com/auditlog/auditlog/audit"
+	"github.com/auditlog/auditlog/audit/vlog"
 	"github.com/auditlog/auditlog/elasticsearch"
 	"github.com/auditlog/auditlog/gen"
 	"github.com/auditlog/auditlog/ilm"
@@ -358,5 +360,50 @@ func TestARoundRereadsAStateChangedSinceItsCommit(t *testing.T) {
 	ids, err = elasticsearch.RoundState(ctx, s, tenant)
 	if err != nil || len(ids) == 0 || ids[0] != "edited-behind-the-sealer" {
 		t.Fatalf("after an edit the round read leaves %v (%v): the state it committed, not the stored one", ids[:min(len(ids), 2)], err)
+	}
+}
+
+// TestATicketThatDoesNotReadStopsNothingBehindIt: tickets written
+// straight into the sealing queue that no writer of the service writes
+// (refs that are no base64, a count its refs do not make, a kind that is
+// no string) are each named unaccepted by the sealer, after the ticket,
+// while every event the service wrote is sealed; the queue ends empty.
+func TestATicketThatDoesNotReadStopsNothingBehindIt(t *testing.T) {
+	ctx := context.Background()
+	s, _ := newStore(t, elasticsearch.StoreConfig{Accept: accepttest.Acceptor, Log: true})
+	g := gen.New(gen.Config{Seed: 33, Tenants: 1, WithIDs: true}, 20)
+	var events []audit.Event
+	for range 20 {
+		events = append(events, g.Next())
+	}
+	forged := []string{`{"kind":"ticket","at":0,"n":1,"refs":"!!not base64"}`, `{"kind":"ticket","at":1,"n":3,"refs":"AQA="}`, `{"kind":5,"at":2,"n":1,"refs":[]}`}
+	for _, doc := range forged {
+		if err := s.Client().DoJSON(ctx, http.MethodPost, "/"+s.SealQueueIndex()+"/_doc", json.RawMessage(doc), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.WriteEvents(ctx, events); err != nil {
+		t.Fatal(err)
+	}
+	sealer, _ := storetest.NewSealer(t, s, 0)
+	storetest.SealAll(t, sealer)
+	if st, err := s.LogState(ctx, events[0].TenantID); err != nil || st.Size != int64(len(events)) {
+		t.Fatalf("the tenant's log holds %d leaves (%v), want %d", st.Size, err, len(events))
+	}
+	n, named := sealer.Unaccepted()
+	if n != int64(len(forged)) {
+		t.Fatalf("the sealer named %d unaccepted (%+v), want the %d forged tickets", n, named, len(forged))
+	}
+	for _, u := range named {
+		if !strings.HasPrefix(u.EventID, "sealing ticket ") || !strings.Contains(u.Reason, "ticket does not read") {
+			t.Errorf("named %+v, want a sealing ticket that does not read", u)
+		}
+	}
+	refresh(t, s, s.SealQueueIndex())
+	var count struct {
+		Count int `json:"count"`
+	}
+	if err := s.Client().DoJSON(ctx, http.MethodGet, "/"+s.SealQueueIndex()+"/_count", nil, &count); err != nil || count.Count != 0 {
+		t.Fatalf("%d tickets left in the queue (%v)", count.Count, err)
 	}
 }
