@@ -22,8 +22,8 @@ import (
 // the string's number plus one, the tenant's too), a flags byte, its id,
 // its document id unless a flag says which it is, and, with refHashed,
 // the event's 32-byte digest (the leaf hash is that of the digest's
-// entry, vlog.LeafEntry: the sealer computes it) and its acceptance tag. Numbers are
-// uvarints, strings their length then their bytes.
+// entry, vlog.LeafEntry: the sealer computes it) and its acceptance tag.
+// Numbers are uvarints, strings their length then their bytes.
 //
 // A sealer of a version before the packed form fails on such a ticket
 // (refs is a string where it wants an array) and seals nothing until it
