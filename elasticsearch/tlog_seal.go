@@ -271,7 +271,7 @@ func ticketLeaf(r ticketRef) vlog.PendingLeaf {
 		return p
 	}
 	p.Digest = (*[32]byte)(r.Digest)
-	p.Hash = tlog.RecordHash(vlog.LeafEntry(r.ID, *p.Digest))
+	p.Hash = vlog.EntryHash(r.ID, *p.Digest)
 	if r.Hash != nil && *r.Hash != p.Hash {
 		p.Unreadable = "the ticket's leaf hash is not that of its digest"
 	}
