@@ -52,7 +52,7 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 			if err != nil {
 				return err
 			}
-			events = append(events, accepted{event: e, digest: vlog.EventDigest(e), tag: tag})
+			events = append(events, accepted{event: e, digest: vlog.EventDigest(&e), tag: tag})
 		}
 		n, err := s.copyEvents(ctx, tenantID, events)
 		copied += n

@@ -332,7 +332,7 @@ func (s *Store) readRefs(ctx context.Context, refs []ticketRef) ([]vlog.PendingL
 			out = append(out, vlog.PendingLeaf{TenantID: refs[i].Tenant, EventID: refs[i].ID, Unreadable: audit.ErrorMessage(row.Err)})
 			continue
 		}
-		out = append(out, vlog.NewPendingLeaf(row.Event, d.Accept))
+		out = append(out, vlog.NewPendingLeaf(&row.Event, d.Accept))
 	}
 	return out, nil
 }

@@ -139,7 +139,7 @@ func (s *Store) accept(events []audit.Event) []accepted {
 		if s.cfg.Accept == nil && !s.cfg.Log {
 			continue
 		}
-		out[i].digest = vlog.EventDigest(events[i])
+		out[i].digest = vlog.EventDigest(&events[i])
 		if s.cfg.Accept != nil {
 			out[i].tag = s.cfg.Accept.Tag(events[i].TenantID, events[i].ID, out[i].digest)
 		}

@@ -67,7 +67,7 @@ func (s *Store) PendingLeaves(ctx context.Context, pos string, limit int) ([]vlo
 			out = append(out, vlog.PendingLeaf{TenantID: tenant.String, EventID: row.Key, Unreadable: audit.ErrorMessage(row.Err)})
 			continue
 		}
-		out = append(out, vlog.NewPendingLeaf(row.Event, tag))
+		out = append(out, vlog.NewPendingLeaf(&row.Event, tag))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, "", audit.Wrap(audit.EUNAVAILABLE, err, "sqlite: pending events")

@@ -133,7 +133,7 @@ func (a *Acceptor) Tag(tenant, id string, digest [32]byte) []byte {
 }
 
 // TagEvent is Tag of e as it is now.
-func (a *Acceptor) TagEvent(e *audit.Event) []byte { return a.Tag(e.TenantID, e.ID, EventDigest(*e)) }
+func (a *Acceptor) TagEvent(e *audit.Event) []byte { return a.Tag(e.TenantID, e.ID, EventDigest(e)) }
 
 // Check verifies an event's acceptance tag. Errors: EUNAUTHORIZED, whose
 // message says why (no tag, a key this service does not hold, or a tag

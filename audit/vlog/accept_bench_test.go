@@ -36,7 +36,7 @@ func BenchmarkAcceptTag(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			e := &events[i%len(events)]
-			if err := a.Check(e.TenantID, e.ID, vlog.EventDigest(*e), tags[i%len(events)]); err != nil {
+			if err := a.Check(e.TenantID, e.ID, vlog.EventDigest(e), tags[i%len(events)]); err != nil {
 				b.Fatal(err)
 			}
 		}

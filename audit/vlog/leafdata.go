@@ -1,7 +1,6 @@
 package vlog
 
 import (
-	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,7 +46,13 @@ func appendLeafData(b []byte, e *audit.Event) []byte {
 // change's from and to canonicalized.
 func appendCanonicalDiff(b []byte, diff map[string]audit.Change) []byte {
 	b = append(b, '{')
-	for i, k := range slices.Sorted(maps.Keys(diff)) {
+	var small [16]string // the keys of most diffs, without a heap slice
+	keys := small[:0]
+	for k := range diff {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
 		if i > 0 {
 			b = append(b, ',')
 		}

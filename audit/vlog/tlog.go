@@ -46,9 +46,9 @@ const LeafFormat = "auditlog-event-v1"
 const EntryFormat = "auditlog-event-v2"
 
 // EventDigest is SHA-256 of the event's canonical encoding (LeafData).
-func EventDigest(e audit.Event) [32]byte {
+func EventDigest(e *audit.Event) [32]byte {
 	b := leafBuffers.Get().(*[]byte)
-	*b = appendLeafData((*b)[:0], &e)
+	*b = appendLeafData((*b)[:0], e)
 	d := sha256.Sum256(*b)
 	if cap(*b) <= 64<<10 {
 		leafBuffers.Put(b)
@@ -106,7 +106,7 @@ func LeafData(e audit.Event) []byte {
 // LeafHash is the event's leaf hash (auditlog-event-v2: the leaf hash
 // of its entry), as every leaf sealed now has.
 func LeafHash(e audit.Event) tlog.Hash {
-	return EntryHash(e.ID, EventDigest(e))
+	return EntryHash(e.ID, EventDigest(&e))
 }
 
 // LeafHashV1 is the event's leaf hash as leaves sealed before the entry
@@ -181,7 +181,7 @@ type PendingLeaf struct {
 }
 
 // NewPendingLeaf is e's pending leaf, with the tag stored beside it.
-func NewPendingLeaf(e audit.Event, tag []byte) PendingLeaf {
+func NewPendingLeaf(e *audit.Event, tag []byte) PendingLeaf {
 	d := EventDigest(e)
 	return PendingLeaf{TenantID: e.TenantID, EventID: e.ID, Digest: &d, Hash: EntryHash(e.ID, d), Tag: tag}
 }

@@ -48,7 +48,7 @@ func TestLeafDataIsCanonical(t *testing.T) {
 	// id, the base64 SHA-256 of the leaf data, a line each.
 	d := sha256.Sum256([]byte(got))
 	entry := "auditlog-event-v2\nevt_audit_1\n" + base64.StdEncoding.EncodeToString(d[:]) + "\n"
-	if vlog.LeafHash(e) != tlog.RecordHash([]byte(entry)) || string(vlog.LeafEntry(e.ID, vlog.EventDigest(e))) != entry {
+	if vlog.LeafHash(e) != tlog.RecordHash([]byte(entry)) || string(vlog.LeafEntry(e.ID, vlog.EventDigest(&e))) != entry {
 		t.Fatal("the leaf hash is not the RFC 6962 hash of the documented entry")
 	}
 	if hs := vlog.LeafHashes(e); hs[0] != vlog.LeafHash(e) || hs[1] != vlog.LeafHashV1(e) {

@@ -42,7 +42,7 @@ func indexerEventWork(runs int) []result {
 					if err != nil {
 						b.Fatal(err)
 					}
-					_ = vlog.EventDigest(e)
+					_ = vlog.EventDigest(&e)
 				}
 			}
 		})

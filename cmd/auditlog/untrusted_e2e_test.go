@@ -198,7 +198,7 @@ func (in *insider) plant(e audit.Event) {
 		q += "&routing=" + like.Route
 	}
 	esDo(in.t, "PUT", url+"/"+streamOf(like.Index)+"/_create/"+docID+q, string(b), nil)
-	d := vlog.EventDigest(e)
+	d := vlog.EventDigest(&e)
 	h := vlog.LeafHash(e)
 	ref := map[string]any{"t": e.TenantID, "id": e.ID, "d": docID, "r": like.Route, "h": h, "dg": d[:]}
 	ticket, _ := json.Marshal(map[string]any{"kind": "ticket", "at": time.Now().UnixMilli(), "n": 1, "refs": []any{ref}})
