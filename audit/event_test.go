@@ -159,6 +159,8 @@ func TestIDs(t *testing.T) {
 		"evt_audit_7c9e6679-7425-90de-944b-e07fc1f90ae7", // version 9
 		"evt_audit_7c9e6679-7425-40de-c44b-e07fc1f90ae7", // Microsoft variant
 		"evt_audit_019A8F4E-3C2B-7D10-8A3E-5F6B7C8D9E0F", // not canonical lowercase
+		"evt_audit_7c9e6679-7425-40de-944b-e07fc1f90aE7", // one capital
+		"evt_audit_7c9e6679+7425-40de-944b-e07fc1f90ae7", // not a hyphen
 		"EVT_AUDIT_019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f", // prefix case
 		"evt_audit_019a8f4e3c2b7d108a3e5f6b7c8d9e0f",     // no hyphens
 		"evt_audit_{019a8f4e-3c2b-7d10-8a3e-5f6b7c8d9e0f}"} {

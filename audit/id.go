@@ -43,7 +43,20 @@ func ValidID(id string) bool {
 		return false
 	}
 	u, err := uuid.Parse(rest)
-	return err == nil && u.Version() >= 1 && u.Version() <= 8 && u.Variant() == uuid.RFC4122 && rest == u.String()
+	return err == nil && canonicalUUID(rest) && u.Version() >= 1 && u.Version() <= 8 && u.Variant() == uuid.RFC4122
+}
+
+// canonicalUUID reports whether s, which uuid.Parse takes (36 bytes:
+// hex digits, hyphens at 8, 13, 18 and 23), is in lower case, as a
+// UUID's canonical form is. (Comparing with uuid.UUID.String said the
+// same, with a string an id.)
+func canonicalUUID(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'F' {
+			return false
+		}
+	}
+	return true
 }
 
 // DeriveID returns a deterministic event id for an event that arrived

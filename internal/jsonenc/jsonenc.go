@@ -55,7 +55,7 @@ func canonValue(b, raw []byte, i int, html bool) ([]byte, int) {
 		}
 		return append(b, ']'), i + 1
 	case '"':
-		s, end := readString(raw, i)
+		s, end := stringBytes(raw, i)
 		return appendJSONString(b, s, html), end
 	}
 	end := i
@@ -67,16 +67,17 @@ func canonValue(b, raw []byte, i int, html bool) ([]byte, int) {
 
 // member is one key of an object and the span of its value.
 type member struct {
-	key        string
+	key        []byte
 	start, end int
 }
 
 // canonObject appends the object at raw[i:], its keys sorted.
 func canonObject(b, raw []byte, i int, html bool) ([]byte, int) {
-	var ms []member
+	var small [16]member // most objects' members, without a heap slice
+	ms := small[:0]
 	i = skipSpace(raw, i+1)
 	for raw[i] != '}' {
-		key, end := readString(raw, i)
+		key, end := stringBytes(raw, i)
 		start := skipSpace(raw, skipSpace(raw, end)+1) // past the colon
 		vend := skipValue(raw, start)
 		ms = append(ms, member{key, start, vend})
@@ -84,19 +85,11 @@ func canonObject(b, raw []byte, i int, html bool) ([]byte, int) {
 			i = skipSpace(raw, i+1)
 		}
 	}
-	slices.SortStableFunc(ms, func(x, y member) int {
-		switch {
-		case x.key < y.key:
-			return -1
-		case x.key > y.key:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(ms, func(x, y member) int { return bytes.Compare(x.key, y.key) })
 	b = append(b, '{')
 	n := 0
 	for j, m := range ms {
-		if j+1 < len(ms) && ms[j+1].key == m.key {
+		if j+1 < len(ms) && bytes.Equal(ms[j+1].key, m.key) {
 			continue // a later value of the same key wins
 		}
 		if n > 0 {
@@ -182,6 +175,17 @@ func readString(raw []byte, i int) (string, int) {
 	return s, j + 1
 }
 
+// stringBytes is readString's value as bytes: for a string of valid UTF-8
+// without escapes, its bytes in raw (nothing copied).
+func stringBytes(raw []byte, i int) ([]byte, int) {
+	plain, j := stringEnd(raw, i)
+	if plain && utf8.Valid(raw[i+1:j-1]) {
+		return raw[i+1 : j-1], j
+	}
+	s, end := readString(raw, i)
+	return []byte(s), end
+}
+
 // stringEnd returns whether the string at raw[i:] has no escape, and the
 // index after its closing quote.
 func stringEnd(raw []byte, i int) (bool, int) {
@@ -241,7 +245,7 @@ var plainASCII, plainHTML = func() (a, h [256]bool) {
 // and invalid UTF-8 as U+FFFD: the escape \ufffd with HTML escaping, as
 // json.Marshal writes it; its bytes without, as the leaf's second encoding
 // writes the \ufffd its first wrote.
-func appendJSONString(b []byte, s string, html bool) []byte {
+func appendJSONString[S string | []byte](b []byte, s S, html bool) []byte {
 	b = append(b, '"')
 	plain := &plainASCII
 	if html {
@@ -276,7 +280,7 @@ func appendJSONString(b []byte, s string, html bool) []byte {
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
+		r, size := decodeRune(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1 && html:
 			b = append(append(b, s[start:i]...), `\ufffd`...) // as json.Marshal writes it
@@ -292,4 +296,12 @@ func appendJSONString(b []byte, s string, html bool) []byte {
 		start = i
 	}
 	return append(append(b, s[start:]...), '"')
+}
+
+// decodeRune is utf8.DecodeRune of a string or bytes.
+func decodeRune[S string | []byte](s S) (rune, int) {
+	if b, ok := any(s).([]byte); ok {
+		return utf8.DecodeRune(b)
+	}
+	return utf8.DecodeRuneInString(string(s))
 }
