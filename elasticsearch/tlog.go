@@ -113,12 +113,9 @@ func (st *logState) view() vlog.State {
 // is nil.
 func (s *Store) readState(ctx context.Context, tenant string, leaves bool) (logState, string, error) {
 	path := "/" + s.TlogIndex() + "/_doc/" + url.PathEscape(stateID(tenant))
-	if !leaves {
-		path += "?_source_excludes=leaves"
-	}
 	st, rev, found, err := s.cachedState(ctx, tenant, path, leaves)
 	if err == nil && !found {
-		st, rev, found, err = getPath[logState](ctx, s, path, "the log state of "+tenant)
+		st, rev, found, err = s.readStateDoc(ctx, tenant, path, leaves)
 	}
 	if err != nil || !found {
 		return logState{TenantID: tenant}, "", err
@@ -134,20 +131,47 @@ func (s *Store) readState(ctx context.Context, tenant string, leaves bool) (logS
 	return st, rev, nil
 }
 
-// cachedState is the tenant's state as this process committed it, when
-// the stored document is still at the revision that write answered: one
-// read of the revision alone (no source) instead of the round's leaves.
-// found is false when none is kept or the revision differs.
+// cachedState is the tenant's state as this process committed it (or,
+// without leaves, as it last read it), when the stored document is still
+// at the revision that write or read answered: one read of the revision
+// alone (no source) instead of the whole document. Elasticsearch keeps a
+// document's source whole, compressed: leaving the leaves out of the
+// answer still reads them all, which made a proof's two state reads
+// about half its time (docs/design.md). found is false when none is kept
+// or the revision differs.
 func (s *Store) cachedState(ctx context.Context, tenant, path string, leaves bool) (logState, string, bool, error) {
-	cs, ok := s.logs.state(tenant)
-	if !ok || !leaves {
+	committed, okC := s.logs.state(tenant)
+	head, okH := s.logs.head(tenant)
+	if !okC && (leaves || !okH) {
 		return logState{}, "", false, nil
 	}
 	_, rev, found, err := getPath[struct{}](ctx, s, path+"?_source=false", "the log state of "+tenant)
-	if err != nil || !found || rev != cs.rev {
+	switch {
+	case err != nil || !found:
 		return logState{}, "", false, err
+	case okC && rev == committed.rev:
+		st := committed.st
+		if !leaves {
+			st.Leaves = nil // as a read without them answers
+		}
+		return st, rev, true, nil
+	case !leaves && okH && rev == head.rev:
+		return head.st, rev, true, nil
 	}
-	return cs.st, rev, true, nil
+	return logState{}, "", false, nil
+}
+
+// readStateDoc reads the tenant's state document, with or without the
+// leaves of its last round; one read without them is kept (savedHead).
+func (s *Store) readStateDoc(ctx context.Context, tenant, path string, leaves bool) (logState, string, bool, error) {
+	if !leaves {
+		path += "?_source_excludes=leaves"
+	}
+	st, rev, found, err := getPath[logState](ctx, s, path, "the log state of "+tenant)
+	if err == nil && found && !leaves {
+		s.logs.savedHead(tenant, rev, st)
+	}
+	return st, rev, found, err
 }
 
 // LogState implements vlog.Store.
@@ -322,7 +346,9 @@ func (s *Store) LeafOf(ctx context.Context, tenantID, eventID string) (vlog.Leaf
 // bundles (every materialized leaf; the writes that materialize refresh
 // the index, so a search sees them).
 func (s *Store) bundled(ctx context.Context, tenant string, ids []string) (map[string]int64, error) {
-	body := map[string]any{"size": 10000, "track_total_hits": false, "query": map[string]any{"bool": map[string]any{"filter": []any{
+	// The bundles' ids and numbers alone: not their digests, a third
+	// more of each answer.
+	body := map[string]any{"size": 10000, "track_total_hits": false, "_source": []string{"n", "ids"}, "query": map[string]any{"bool": map[string]any{"filter": []any{
 		map[string]any{"term": map[string]any{"kind": "ids"}},
 		map[string]any{"term": map[string]any{"tenantId": tenant}},
 		map[string]any{"terms": map[string]any{"ids": ids}},

@@ -12,13 +12,15 @@ import (
 // hashes stay those of every later tree; and the tiles tlog verified
 // against a signed tree (a tile of a given width never changes). Both
 // are bounded: past the bound, half the entries go. It also keeps the
-// state documents this process committed, by their revision (states).
+// state documents this process committed, by their revision (states),
+// and those it last read without their leaves (heads).
 type logCache struct {
 	mu     sync.Mutex
 	trees  map[string]tlog.Tree
 	tiles  map[string][]byte
 	states map[string]cachedState
 	leaves int // of the states kept
+	heads  map[string]cachedState
 	// bundles holds, per tenant, the last id bundle this process wrote
 	// (a bundle's leaves, once in a committed tree, never change).
 	bundles map[string]bundleDoc
@@ -40,6 +42,7 @@ const (
 	maxCachedTiles   = 4096    // at most 8 KiB each: 32 MiB
 	maxCachedLeaves  = 50_000  // in the states kept: about 8 MiB
 	maxCachedBundles = 512     // at most 256 ids and digests each: about 16 MiB
+	maxCachedHeads   = 10_000  // a state without its leaves: under 1 KiB
 )
 
 // bundle returns the bundle n of tenant as this process last wrote it
@@ -91,6 +94,25 @@ func (c *logCache) savedState(tenant, rev string, st logState) {
 		c.states[tenant] = cachedState{rev: rev, st: st}
 		c.leaves += len(st.Leaves)
 	}
+}
+
+// head returns the state without leaves this process last read for
+// tenant, if kept.
+func (c *logCache) head(tenant string) (cachedState, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cs, ok := c.heads[tenant]
+	return cs, ok
+}
+
+// savedHead keeps st, read without its leaves at rev.
+func (c *logCache) savedHead(tenant, rev string, st logState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.heads == nil || len(c.heads) >= maxCachedHeads {
+		c.heads = halve(c.heads)
+	}
+	c.heads[tenant] = cachedState{rev: rev, st: st}
 }
 
 func (c *logCache) tree(tenant string) tlog.Tree {

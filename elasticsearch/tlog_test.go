@@ -363,6 +363,36 @@ func TestARoundRereadsAStateChangedSinceItsCommit(t *testing.T) {
 	}
 }
 
+// TestLogStateReadsAStateChangedSinceItWasKept: LogState answers from
+// the state this process committed, or last read, only while the stored
+// document is at that revision. Each edit behind it (here the checkpoint's
+// text, twice: past the committed state, then past the one read) is what
+// the next LogState answers.
+func TestLogStateReadsAStateChangedSinceItWasKept(t *testing.T) {
+	ctx := context.Background()
+	s, events, _ := sealedStore(t, 22, 30)
+	tenant := events[0].TenantID
+	path := elasticsearch.StatePath(s, tenant)
+	for _, text := range []string{"edited once\n", "edited twice\n"} {
+		if st, err := s.LogState(ctx, tenant); err != nil || st.Size != int64(len(events)) {
+			t.Fatalf("the log state: %+v, %v", st, err)
+		}
+		var doc struct {
+			Source map[string]any `json:"_source"`
+		}
+		if err := s.Client().DoJSON(ctx, http.MethodGet, path, nil, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc.Source["checkpoint"] = text
+		if err := s.Client().DoJSON(ctx, http.MethodPut, path, doc.Source, nil); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := s.LogState(ctx, tenant); err != nil || st.Checkpoint != text {
+			t.Fatalf("after an edit LogState answered the checkpoint %q (%v), want the stored %q", st.Checkpoint, err, text)
+		}
+	}
+}
+
 // TestATicketThatDoesNotReadStopsNothingBehindIt: tickets written
 // straight into the sealing queue that no writer of the service writes
 // (refs that are no base64, a count its refs do not make, a kind that is
