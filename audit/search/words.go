@@ -50,7 +50,15 @@ func AppendFolded(b []byte, s string) []byte {
 				units = 0
 				continue
 			}
-			b, units = appendWordRune(b, start, units, rune(c))
+			// appendWordRune of an ASCII byte, written out: it was a
+			// call a byte of every event's text (issue 58).
+			if units == 0 && len(b) > start {
+				b = append(b, ' ')
+			}
+			b = append(b, c)
+			if units++; units >= MaxWordUnits {
+				units = 0
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
