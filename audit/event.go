@@ -220,8 +220,39 @@ func (ts Timestamp) String() string { return ts.UTC().Format(TimestampLayout) }
 func (ts Timestamp) MarshalJSON() ([]byte, error) {
 	b := make([]byte, 0, len(TimestampLayout)+2)
 	b = append(b, '"')
-	b = ts.UTC().AppendFormat(b, TimestampLayout)
+	b = ts.AppendTo(b)
 	return append(b, '"'), nil
+}
+
+// AppendTo appends ts in TimestampLayout, byte for byte what
+// ts.UTC().AppendFormat(b, TimestampLayout) appends, without reading the
+// layout at each call: every event's encodings (its JSON, its leaf, its
+// Elasticsearch document) write it.
+func (ts Timestamp) AppendTo(b []byte) []byte {
+	t := ts.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, TimestampLayout)
+	}
+	hour, minute, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = appendDigits(append(b, '-'), int(month), 2)
+	b = appendDigits(append(b, '-'), day, 2)
+	b = appendDigits(append(b, 'T'), hour, 2)
+	b = appendDigits(append(b, ':'), minute, 2)
+	b = appendDigits(append(b, ':'), sec, 2)
+	b = appendDigits(append(b, '.'), t.Nanosecond()/1e6, 3) // truncated, as the layout's .000
+	return append(b, 'Z')
+}
+
+// appendDigits appends v, 0 ≤ v < 10^n, in n decimal digits.
+func appendDigits(b []byte, v, n int) []byte {
+	var d [4]byte
+	for i := n - 1; i >= 0; i-- {
+		d[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return append(b, d[:n]...)
 }
 
 // UnmarshalJSON reads a timestamp string (see ParseTimestamp).

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"sort"
@@ -206,5 +207,24 @@ func TestErrorHelpers(t *testing.T) {
 	}
 	if audit.ErrorCode(nil) != "" {
 		t.Fatal("nil has no code")
+	}
+}
+
+// TestTimestampAppendToIsTheLayout: AppendTo writes what time's own
+// formatting of TimestampLayout writes, over random instants of every
+// year the fast path takes, its bounds and the years past them.
+func TestTimestampAppendToIsTheLayout(t *testing.T) {
+	rng := rand.New(rand.NewPCG(58, 1))
+	instants := []time.Time{time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(-1, 6, 1, 0, 0, 0, 0, time.UTC), time.Unix(0, 0)}
+	lo, hi := time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC).Unix(), time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	for range 100000 {
+		instants = append(instants, time.Unix(lo+rng.Int64N(hi-lo), rng.Int64N(1e9)).In(time.FixedZone("x", 3600*(rng.IntN(27)-13))))
+	}
+	for _, at := range instants {
+		ts := audit.Timestamp{Time: at}
+		if got, want := string(ts.AppendTo([]byte("x"))), "x"+at.UTC().Format("2006-01-02T15:04:05.000Z"); got != want {
+			t.Fatalf("AppendTo(%v) = %q, want %q", at, got, want)
+		}
 	}
 }

@@ -43,7 +43,7 @@ func (e *Event) appendJSON(b []byte, stored bool) ([]byte, error) {
 		case KindString:
 			b = jsonenc.AppendHTMLString(b, f.String(e))
 		case KindTime:
-			b = append(e.Timestamp.UTC().AppendFormat(append(b, '"'), TimestampLayout), '"')
+			b = append(e.Timestamp.AppendTo(append(b, '"')), '"')
 		case KindBool:
 			b = strconv.AppendBool(b, f.Bool(e))
 		case KindRaw:

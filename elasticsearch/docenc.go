@@ -35,7 +35,7 @@ func appendDoc(b []byte, e *audit.Event, tag []byte) []byte {
 		case audit.KindString:
 			b = jsonenc.AppendHTMLString(m.Next(b, f), f.String(e))
 		case audit.KindTime:
-			b = append(e.Timestamp.UTC().AppendFormat(append(m.NextAs(b, f, "@timestamp"), '"'), audit.TimestampLayout), '"')
+			b = append(e.Timestamp.AppendTo(append(m.NextAs(b, f, "@timestamp"), '"')), '"')
 		case audit.KindBool:
 			b = strconv.AppendBool(m.Next(b, f), f.Bool(e))
 		case audit.KindRaw:

@@ -78,7 +78,7 @@ func (c *CSVWriter) Write(e *audit.Event) error {
 		case audit.KindString:
 			r = appendCell(r, f.String(e))
 		case audit.KindTime:
-			r = e.Timestamp.UTC().AppendFormat(r, audit.TimestampLayout)
+			r = e.Timestamp.AppendTo(r)
 		case audit.KindBool:
 			r = strconv.AppendBool(r, f.Bool(e))
 		default:

@@ -30,7 +30,7 @@ func appendLeafData(b []byte, e *audit.Event) []byte {
 		case audit.KindString:
 			b = jsonenc.AppendString(b, f.String(e))
 		case audit.KindTime:
-			b = append(e.Timestamp.UTC().AppendFormat(append(b, '"'), audit.TimestampLayout), '"')
+			b = append(e.Timestamp.AppendTo(append(b, '"')), '"')
 		case audit.KindBool:
 			b = strconv.AppendBool(b, f.Bool(e))
 		case audit.KindRaw:
