@@ -23,7 +23,7 @@ func SameEvent(a, b *Event) bool {
 		case KindRaw:
 			same = jsonenc.Same(f.Raw(a), f.Raw(b))
 		case KindDiff:
-			same = SameChanges(a.Diff, b.Diff)
+			same = sameChanges(a.Diff, b.Diff)
 		}
 		if !same {
 			return false
@@ -32,9 +32,7 @@ func SameEvent(a, b *Event) bool {
 	return true
 }
 
-// SameChanges reports whether two diffs hold the same paths with the same
-// changes, values compared by their JSON meaning (jsonenc.Same).
-func SameChanges(a, b map[string]Change) bool {
+func sameChanges(a, b map[string]Change) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -361,7 +361,7 @@ func (p *Policy) Decode(data []byte, now time.Time) (audit.Event, error) {
 // sameDiff compares a sent diff with the computed one, values by their
 // JSON meaning; it returns the first path (sorted) where they differ.
 func sameDiff(sent, want map[string]audit.Change) (string, bool) {
-	if audit.SameChanges(sent, want) {
+	if sameChanges(sent, want) {
 		return "", true // the usual answer, without the sorted keys' garbage
 	}
 	all := make(map[string]audit.Change, len(sent)+len(want))
@@ -375,4 +375,19 @@ func sameDiff(sent, want map[string]audit.Change) (string, bool) {
 		}
 	}
 	return "", true
+}
+
+// sameChanges reports whether sent and want hold the same paths with the
+// same changes.
+func sameChanges(sent, want map[string]audit.Change) bool {
+	if len(sent) != len(want) {
+		return false
+	}
+	for k, s := range sent {
+		w, ok := want[k]
+		if !ok || !jsonenc.Same(s.From, w.From) || !jsonenc.Same(s.To, w.To) {
+			return false
+		}
+	}
+	return true
 }
