@@ -2,12 +2,14 @@ package indexer
 
 import (
 	"context"
+	"slices"
 
 	"github.com/auditlog/auditlog/audit"
 	"github.com/auditlog/auditlog/internal/backoff"
 )
 
-// settleRedelivered returns the indices of d's events still to write.
+// settleRedelivered returns the indices of d's events still to write,
+// in ascending order.
 // When the store needs it (audit.StoredLookup: Elasticsearch, whose ids
 // are unique per backing index only), the events marked as a possible
 // redelivery are first looked up across all of their tenant's data: one
@@ -64,5 +66,9 @@ func (ix *Indexer) settleRedelivered(ctx context.Context, d *decoded) ([]int, er
 			}
 		}
 	}
+	// In the batch's order: the suspects were appended tenant by tenant,
+	// and pending's j-th write result is taken for the message of
+	// pending[j] (a full-length pending is written as events stands).
+	slices.Sort(pending)
 	return pending, nil
 }
