@@ -52,7 +52,7 @@ func (s *Store) consolidate(ctx context.Context, tenantID string, from audit.Pla
 			if err != nil {
 				return err
 			}
-			events = append(events, accepted{event: e, digest: vlog.EventDigest(&e), tag: tag})
+			events = append(events, accepted{event: &e, digest: vlog.EventDigest(&e), tag: tag})
 		}
 		n, err := s.copyEvents(ctx, tenantID, events)
 		copied += n
@@ -88,7 +88,7 @@ func (s *Store) writeAbsent(ctx context.Context, events []accepted, present func
 	if len(todo) == 0 {
 		return 0, nil
 	}
-	res, err := s.writeAccepted(ctx, todo)
+	res, err := s.writeAccepted(ctx, todo, nil)
 	if err != nil {
 		return 0, err
 	}

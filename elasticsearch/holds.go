@@ -198,9 +198,9 @@ func (s *Store) keepHeld(ctx context.Context, tenant string, events []accepted) 
 		return err
 	}
 	targets := make([]target, len(events))
-	plain := make([]audit.Event, len(events))
+	plain := plainEvents(events)
 	for i := range events {
-		targets[i], plain[i] = target{index: idx, docID: events[i].event.ID}, events[i].event
+		targets[i] = target{index: idx, docID: events[i].event.ID}
 	}
 	for start := 0; start < len(events); start += 2000 {
 		end := min(start+2000, len(events))

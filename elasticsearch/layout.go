@@ -83,6 +83,30 @@ func (s *Store) targetOf(p placement, tenantID, id string) target {
 	return target{index: s.StreamName(p.Plan, tenantID), docID: id}
 }
 
+// targetsOf is targetOf of each event, where places holds every
+// event's tenant. A tenant's stream name is built once a batch, not once
+// an event (a string an event; issue 58).
+func (s *Store) targetsOf(places map[string]placement, events []audit.Event) []target {
+	targets := make([]target, len(events))
+	own := make(map[string]target, len(places)) // a tenant's own stream, docID unset
+	for i := range events {
+		tenant := events[i].TenantID
+		p := places[tenant]
+		if p.shared() { // the document id is built from both
+			targets[i] = s.targetOf(p, tenant, events[i].ID)
+			continue
+		}
+		t, ok := own[tenant]
+		if !ok {
+			t = s.targetOf(p, tenant, "")
+			own[tenant] = t
+		}
+		t.docID = events[i].ID
+		targets[i] = t
+	}
+	return targets
+}
+
 // readPattern is the comma-separated pattern of every stream that may
 // hold the tenant's events.
 func (s *Store) readPattern(ctx context.Context, tenantID string) (string, error) {

@@ -186,11 +186,11 @@ func (r *retiring) take(s *Store, docID string, src []byte, now time.Time) {
 		plan = s.cfg.DefaultPlan
 	}
 	if !e.Timestamp.Before(audit.Cutoff(plan, now)) {
-		r.survivors[e.TenantID] = append(r.survivors[e.TenantID], accepted{event: e, digest: vlog.EventDigest(&e), tag: d.Accept})
+		r.survivors[e.TenantID] = append(r.survivors[e.TenantID], accepted{event: &e, digest: vlog.EventDigest(&e), tag: d.Accept})
 		return
 	}
 	if r.held[e.TenantID][e.ID] {
-		r.keep[e.TenantID] = append(r.keep[e.TenantID], accepted{event: e, digest: vlog.EventDigest(&e), tag: d.Accept})
+		r.keep[e.TenantID] = append(r.keep[e.TenantID], accepted{event: &e, digest: vlog.EventDigest(&e), tag: d.Accept})
 		return
 	}
 	r.expired[e.TenantID] = append(r.expired[e.TenantID], e.ID)

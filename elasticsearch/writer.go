@@ -118,13 +118,15 @@ type bulkItem struct {
 // retry. Each tenant has its own data streams, so ids
 // are unique per tenant: another tenant's ids never collide.
 func (s *Store) WriteEvents(ctx context.Context, events []audit.Event) ([]audit.WriteResult, error) {
-	return s.writeAccepted(ctx, s.accept(events))
+	return s.writeAccepted(ctx, s.accept(events), events)
 }
 
 // accepted is an event with what its acceptance made: the digest of its
-// canonical encoding and its tag (nil: no acceptor).
+// canonical encoding and its tag (nil: no acceptor). The event is the
+// caller's, by pointer: a batch of 1,000 copies was 328 KB to clear,
+// copy and scan, twice a batch (issue 58).
 type accepted struct {
-	event  audit.Event
+	event  *audit.Event
 	digest [32]byte
 	tag    []byte
 }
@@ -135,7 +137,7 @@ type accepted struct {
 func (s *Store) accept(events []audit.Event) []accepted {
 	out := make([]accepted, len(events))
 	for i := range events {
-		out[i].event = events[i]
+		out[i].event = &events[i]
 		if s.cfg.Accept == nil && !s.cfg.Log {
 			continue
 		}
@@ -149,24 +151,20 @@ func (s *Store) accept(events []audit.Event) []accepted {
 
 // writeAccepted is WriteEvents of events already tagged: the writes of
 // the service's clients, and the copies of stored events (consolidate),
-// which keep the tag their first acceptance gave them.
-func (s *Store) writeAccepted(ctx context.Context, batch []accepted) ([]audit.WriteResult, error) {
+// which keep the tag their first acceptance gave them. events are the
+// batch's events in order, or nil (copied from batch then).
+func (s *Store) writeAccepted(ctx context.Context, batch []accepted, events []audit.Event) ([]audit.WriteResult, error) {
 	if len(batch) == 0 {
 		return nil, nil
 	}
-	events := make([]audit.Event, len(batch))
-	for i := range batch {
-		events[i] = batch[i].event
+	if events == nil {
+		events = plainEvents(batch)
 	}
 	places, err := s.batchPlacements(ctx, events)
 	if err != nil {
 		return nil, err
 	}
-	targets := make([]target, len(events))
-	for i := range events {
-		targets[i] = s.targetOf(places[events[i].TenantID], events[i].TenantID, events[i].ID)
-	}
-	return s.writeTo(ctx, batch, events, targets)
+	return s.writeTo(ctx, batch, events, s.targetsOf(places, events))
 }
 
 // writeTo is writeAccepted to the given targets (where the tenants write,
@@ -234,7 +232,7 @@ func (s *Store) writtenRefs(batch []accepted, targets []target, items []bulkItem
 		if r.Status != audit.WriteCreated && r.Status != audit.WriteDuplicate {
 			continue
 		}
-		t, e := targets[i], &batch[i].event
+		t, e := targets[i], batch[i].event
 		ref := ticketRef{Tenant: e.TenantID, ID: e.ID, DocID: t.docID, Index: items[i].Create.Index, Routing: t.routing}
 		if r.Status == audit.WriteCreated {
 			ref.Digest, ref.Tag = batch[i].digest[:], batch[i].tag
@@ -398,4 +396,13 @@ func (s *Store) olderIndices(ctx context.Context, tenantID string) ([]string, er
 		older = append(older, bi...)
 	}
 	return older, nil
+}
+
+// plainEvents copies the events of batch.
+func plainEvents(batch []accepted) []audit.Event {
+	events := make([]audit.Event, len(batch))
+	for i := range batch {
+		events[i] = *batch[i].event
+	}
+	return events
 }
