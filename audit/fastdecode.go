@@ -20,8 +20,10 @@ import (
 // (goccy, sonic) take duplicate keys and invalid UTF-8, which an audit
 // log must refuse; go-json-experiment/json refuses them, through
 // reflection.
-func fastDecode(data []byte, e *Event) bool {
-	s := newScanner(data)
+func fastDecode(data []byte, e *Event) bool { return fastDecodeWith(newScanner(data), e) }
+
+// fastDecodeWith is fastDecode with the scanner over the input.
+func fastDecodeWith(s scanner, e *Event) bool {
 	var seen uint64 // a bit per field and per nested object
 	return s.members(func(key []byte) bool { return s.topMember(e, key, &seen) }) && s.end()
 }

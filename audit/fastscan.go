@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -37,6 +38,18 @@ func newScanner(b []byte) scanner {
 	s := scanner{b: b}
 	if len(b) <= shareUpTo {
 		s.text = string(b)
+	}
+	return s
+}
+
+// ownedScanner is newScanner over a b its caller hands over (never
+// written again): a small input's strings are parts of b itself, not of
+// a copy. Retention is as with the copy: a string kept keeps the (small)
+// input alive.
+func ownedScanner(b []byte) scanner {
+	s := scanner{b: b}
+	if len(b) > 0 && len(b) <= shareUpTo {
+		s.text = unsafe.String(unsafe.SliceData(b), len(b))
 	}
 	return s
 }

@@ -34,7 +34,12 @@ var strictJSON = json.JoinOptions(
 // decodeStrict decodes data into e, refusing what strictJSON refuses:
 // the common shape by fastDecode, anything else by the library.
 func decodeStrict(data []byte, e *Event) error {
-	if fastDecode(data, e) {
+	return decodeStrictWith(newScanner(data), data, e)
+}
+
+// decodeStrictWith is decodeStrict with s, the scanner over data.
+func decodeStrictWith(s scanner, data []byte, e *Event) error {
+	if fastDecodeWith(s, e) {
 		return nil
 	}
 	*e = Event{}

@@ -34,10 +34,11 @@ const (
 	MaxRequestIDBytes = 128
 	// MaxEmailBytes bounds actor.email (RFC 5321 path limit).
 	MaxEmailBytes = 254
-	// MaxClockSkew is how far in the future an event's timestamp may be.
-	// A far-future timestamp would pin a backing index past its retention.
-	MaxClockSkew = 24 * time.Hour
 )
+
+// maxClockSkew is how far in the future an event's timestamp may be. A
+// far-future timestamp would pin a backing index past its retention.
+const maxClockSkew = 24 * time.Hour
 
 // MinTimestamp is the earliest accepted event time.
 var MinTimestamp = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -52,13 +53,27 @@ const IDPrefix = "evt_audit_"
 // duplicate and case-folded keys and invalid UTF-8 are refused
 // (strictJSON): an audit record never loses or guesses data.
 func DecodeEvent(data []byte, now time.Time) (Event, error) {
+	return decodeEvent(data, newScanner(data), now)
+}
+
+// DecodeEventOwned is DecodeEvent of data its caller hands over: data is
+// never written again (a Kafka message's value, read into a buffer of
+// its own). A small event's strings are then parts of data, not of a
+// copy: the indexer copied each event once more for them (issue 58).
+// Never for a buffer that is reused: the event would change with it.
+func DecodeEventOwned(data []byte, now time.Time) (Event, error) {
+	return decodeEvent(data, ownedScanner(data), now)
+}
+
+// decodeEvent is DecodeEvent with s, the scanner over data.
+func decodeEvent(data []byte, s scanner, now time.Time) (Event, error) {
 	if len(data) > MaxEventBytes {
 		return Event{}, &Error{Code: ETOOLARGE,
 			Message: fmt.Sprintf("event is %d bytes; the limit is %d", len(data), MaxEventBytes),
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
 	var e Event
-	strictErr := decodeStrict(data, &e)
+	strictErr := decodeStrictWith(s, data, &e)
 	if strictErr == nil {
 		e.Normalize()
 		return e, e.reserved(e.validate(now, nil)).Err("invalid event")
@@ -174,8 +189,8 @@ func (e *Event) checkIdentity(add addFunc, now time.Time) {
 		add("timestamp", "is required")
 	case e.Timestamp.Before(MinTimestamp):
 		add("timestamp", "must not be before %s", MinTimestamp.Format(TimestampLayout))
-	case e.Timestamp.After(now.Add(MaxClockSkew)):
-		add("timestamp", "must not be more than %s in the future", MaxClockSkew)
+	case e.Timestamp.After(now.Add(maxClockSkew)):
+		add("timestamp", "must not be more than %s in the future", maxClockSkew)
 	}
 	checkUUID(add, "tenantId", e.TenantID)
 }

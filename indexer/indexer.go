@@ -468,7 +468,7 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 	now := ix.deps.Now()
 	d := &decoded{batch: batch, events: make([]audit.Event, 0, len(batch)), at: make([]int32, 0, len(batch))}
 	for i, m := range batch {
-		e, err := ix.deps.Sensitive.Decode(m.Value, now)
+		e, err := ix.deps.Sensitive.DecodeOwned(m.Value, now) // the reader's own buffer, never written again
 		if err != nil {
 			d.dead = append(d.dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
 			continue
@@ -480,6 +480,21 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 		d.at = append(d.at, int32(i))
 	}
 	return d
+}
+
+// pendingEvents is the events pending lists (indexes into events, in
+// order): all of them when it is as long (the usual case), which need no
+// copy; the store's writers and the retention gate read events and never
+// change them.
+func (d *decoded) pendingEvents(pending []int) []audit.Event {
+	if len(pending) == len(d.events) {
+		return d.events
+	}
+	sub := make([]audit.Event, len(pending))
+	for j, i := range pending {
+		sub[j] = d.events[i]
+	}
+	return sub
 }
 
 // source is the message of events[i].
@@ -495,16 +510,7 @@ func (ix *Indexer) deliver(ctx context.Context, d *decoded) error {
 	if pending, err = ix.dropExpired(ctx, d, pending); err != nil {
 		return err
 	}
-	// pending lists, in order, the events still to write: all of them
-	// when it is as long (the usual case), which need no copy; the
-	// store's writers read events and never change them.
-	sub := d.events
-	if len(pending) < len(d.events) {
-		sub = make([]audit.Event, len(pending))
-		for j, i := range pending {
-			sub[j] = d.events[i]
-		}
-	}
+	sub := d.pendingEvents(pending)
 	bo := ix.newBackoff()
 	results, err := audit.WriteSettled(ctx, ix.deps.Store, sub, audit.Retrier{
 		Wait: func(ctx context.Context) bool { return backoff.Sleep(ctx, bo.Next()) },

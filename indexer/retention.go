@@ -15,10 +15,7 @@ func (ix *Indexer) dropExpired(ctx context.Context, d *decoded, pending []int) (
 	if ix.deps.Retention == nil || len(pending) == 0 {
 		return pending, nil
 	}
-	events := make([]audit.Event, len(pending))
-	for j, i := range pending {
-		events[j] = d.events[i]
-	}
+	events := d.pendingEvents(pending)
 	var verdicts []error
 	err := backoff.Retry(ctx, ix.newBackoff(), func(err error) { ix.log.Warn("reading the tenant directory failed; retrying", "err", err) },
 		func() (err error) { verdicts, err = ix.deps.Retention.Check(ctx, events); return err })

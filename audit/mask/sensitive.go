@@ -345,15 +345,27 @@ func CheckKey(key []byte) error {
 	return nil
 }
 
-// Decode is how both entry points (HTTP ingest and the Kafka indexer)
-// read an event: DecodeEvent, then Apply. A nil policy is the zero one.
+// Decode is how both entry points (HTTP ingest here, the Kafka indexer
+// with DecodeOwned) read an event: DecodeEvent, then Apply. A nil policy
+// is the zero one.
 func (p *Policy) Decode(data []byte, now time.Time) (audit.Event, error) {
-	if p == nil {
-		p = &Policy{}
-	}
-	e, err := audit.DecodeEvent(data, now)
+	return p.applyDecoded(audit.DecodeEvent(data, now))
+}
+
+// DecodeOwned is Decode of data its caller hands over
+// (audit.DecodeEventOwned): the indexer's Kafka messages.
+func (p *Policy) DecodeOwned(data []byte, now time.Time) (audit.Event, error) {
+	return p.applyDecoded(audit.DecodeEventOwned(data, now))
+}
+
+// applyDecoded is Apply on an event just decoded (and the decoding error
+// as it is).
+func (p *Policy) applyDecoded(e audit.Event, err error) (audit.Event, error) {
 	if err != nil {
 		return e, err
+	}
+	if p == nil {
+		p = &Policy{}
 	}
 	return e, p.Apply(&e)
 }

@@ -35,7 +35,7 @@ func indexerEventWork(runs int) []result {
 			for b.Loop() {
 				buf.Reset()
 				for _, m := range msgs {
-					e, err := policy.Decode(m, now)
+					e, err := policy.DecodeOwned(m, now) // as the indexer decodes
 					if err == nil {
 						err = elasticsearch.AppendBulkCreate(&buf, "auditlog-events-pro-7c9e6679-7425-40de-944b-e07fc1f90ae7", &e)
 					}
