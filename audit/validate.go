@@ -53,44 +53,50 @@ const IDPrefix = "evt_audit_"
 // duplicate and case-folded keys and invalid UTF-8 are refused
 // (strictJSON): an audit record never loses or guesses data.
 func DecodeEvent(data []byte, now time.Time) (Event, error) {
-	return decodeEvent(data, newScanner(data), now)
+	var e Event
+	err := decodeEvent(&e, data, newScanner(data), now)
+	return e, err
 }
 
-// DecodeEventOwned is DecodeEvent of data its caller hands over: data is
-// never written again (a Kafka message's value, read into a buffer of
-// its own). A small event's strings are then parts of data, not of a
-// copy: the indexer copied each event once more for them (issue 58).
-// Never for a buffer that is reused: the event would change with it.
-func DecodeEventOwned(data []byte, now time.Time) (Event, error) {
-	return decodeEvent(data, ownedScanner(data), now)
+// DecodeEventOwned is DecodeEvent into *dst (overwritten) of data its
+// caller hands over: data is never written again (a Kafka message's
+// value, read into a buffer of its own). A small event's strings are then
+// parts of data, not of a copy, and the event is decoded where the caller
+// keeps it: the indexer copied and allocated each event once more for
+// them (issue 58). Never for a buffer that is reused: the event would
+// change with it.
+func DecodeEventOwned(dst *Event, data []byte, now time.Time) error {
+	return decodeEvent(dst, data, ownedScanner(data), now)
 }
 
-// decodeEvent is DecodeEvent with s, the scanner over data.
-func decodeEvent(data []byte, s scanner, now time.Time) (Event, error) {
+// decodeEvent is DecodeEvent into *e, with s the scanner over data.
+func decodeEvent(e *Event, data []byte, s scanner, now time.Time) error {
+	*e = Event{}
 	if len(data) > MaxEventBytes {
-		return Event{}, &Error{Code: ETOOLARGE,
+		return &Error{Code: ETOOLARGE,
 			Message: fmt.Sprintf("event is %d bytes; the limit is %d", len(data), MaxEventBytes),
 			Fields:  []FieldError{{Field: "", Message: fmt.Sprintf("event exceeds %d bytes", MaxEventBytes)}}}
 	}
-	var e Event
-	strictErr := decodeStrictWith(s, data, &e)
+	strictErr := decodeStrictWith(s, data, e)
 	if strictErr == nil {
 		e.Normalize()
-		return e, e.reserved(e.validate(now, nil)).Err("invalid event")
+		return e.reserved(e.validate(now, nil)).Err("invalid event")
 	}
 	// Refused: decode again field by field, only to name every problem
 	// (the strict decoder stops at the first), and the strict decoder's
 	// own when the field-by-field pass, which is lenient about duplicates
 	// and UTF-8, did not name that field.
-	e, fe := decodeFields(data)
+	var fe FieldErrors
+	*e, fe = decodeFields(data)
 	if p := strictProblem(strictErr); !fe.Names(p.Field) {
 		fe = append(fe, p)
 	}
 	if fe.Names("") {
-		return Event{}, fe.Err("invalid event")
+		*e = Event{}
+		return fe.Err("invalid event")
 	}
 	e.Normalize()
-	return e, e.reserved(e.validate(now, fe)).Err("invalid event")
+	return e.reserved(e.validate(now, fe)).Err("invalid event")
 }
 
 // serviceRecordTypes are the resource types of the records the service

@@ -468,15 +468,19 @@ func (ix *Indexer) decode(batch []kafka.Message) *decoded {
 	now := ix.deps.Now()
 	d := &decoded{batch: batch, events: make([]audit.Event, 0, len(batch)), at: make([]int32, 0, len(batch))}
 	for i, m := range batch {
-		e, err := ix.deps.Sensitive.DecodeOwned(m.Value, now) // the reader's own buffer, never written again
-		if err != nil {
+		// Decoded in its place in events, from the reader's own buffer
+		// (never written again): no copy of the event, nor of its text.
+		n := len(d.events)
+		d.events = d.events[:n+1]
+		e := &d.events[n]
+		if err := ix.deps.Sensitive.DecodeOwned(e, m.Value, now); err != nil {
+			d.events = d.events[:n]
 			d.dead = append(d.dead, deadLetter{msg: m, code: audit.ErrorCode(err), reason: err.Error()})
 			continue
 		}
 		if e.ID == "" {
 			e.ID = audit.DeriveID(e.Timestamp, audit.KafkaKey(m.Topic, m.Partition, m.Offset))
 		}
-		d.events = append(d.events, e)
 		d.at = append(d.at, int32(i))
 	}
 	return d

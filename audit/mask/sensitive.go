@@ -352,10 +352,16 @@ func (p *Policy) Decode(data []byte, now time.Time) (audit.Event, error) {
 	return p.applyDecoded(audit.DecodeEvent(data, now))
 }
 
-// DecodeOwned is Decode of data its caller hands over
+// DecodeOwned is Decode into *dst of data its caller hands over
 // (audit.DecodeEventOwned): the indexer's Kafka messages.
-func (p *Policy) DecodeOwned(data []byte, now time.Time) (audit.Event, error) {
-	return p.applyDecoded(audit.DecodeEventOwned(data, now))
+func (p *Policy) DecodeOwned(dst *audit.Event, data []byte, now time.Time) error {
+	if err := audit.DecodeEventOwned(dst, data, now); err != nil {
+		return err
+	}
+	if p == nil {
+		p = &Policy{}
+	}
+	return p.Apply(dst)
 }
 
 // applyDecoded is Apply on an event just decoded (and the decoding error
