@@ -39,6 +39,17 @@ func TestDecodeEventOwnedIsDecodeEvent(t *testing.T) {
 		if wantErr != nil {
 			continue
 		}
+		// Raw values may be parts of the input: none may be appended into
+		// it (the input is the message dead-lettered as it came).
+		raws := []json.RawMessage{got.Before, got.After}
+		for _, c := range got.Diff {
+			raws = append(raws, c.From, c.To)
+		}
+		for _, r := range raws {
+			if cap(r) != len(r) {
+				t.Fatalf("%q: a raw value of the owned decode has room to grow into its input: %q", in, r)
+			}
+		}
 		for i := range in {
 			in[i] = 'x'
 		}

@@ -22,7 +22,10 @@ type scanner struct {
 	// event's strings are copied each, so that a large before or after
 	// does not keep a second copy of itself alive through them.
 	text string
-	i    int
+	// owned: b is the caller's to keep (ownedScanner), so raw values are
+	// parts of it too, capped so that an append cannot write into it.
+	owned bool
+	i     int
 	// keyStart is where the last key read starts in b.
 	keyStart int
 	// shape, when set, is the document's (DecodeDocument), and own the
@@ -44,10 +47,11 @@ func newScanner(b []byte) scanner {
 
 // ownedScanner is newScanner over a b its caller hands over (never
 // written again): a small input's strings are parts of b itself, not of
-// a copy. Retention is as with the copy: a string kept keeps the (small)
-// input alive.
+// a copy, and so are the raw values (before, after, a change's from and
+// to) of any input. Retention is as with the copies: a string kept keeps
+// the (small) input alive, a raw value its input (as large as it).
 func ownedScanner(b []byte) scanner {
-	s := scanner{b: b}
+	s := scanner{b: b, owned: true}
 	if len(b) > 0 && len(b) <= shareUpTo {
 		s.text = unsafe.String(unsafe.SliceData(b), len(b))
 	}
@@ -240,6 +244,9 @@ func (s *scanner) rawValue() (json.RawMessage, bool) {
 	start := s.i
 	if !s.skipValue() {
 		return nil, false
+	}
+	if s.owned {
+		return json.RawMessage(s.b[start:s.i:s.i]), true
 	}
 	return append(json.RawMessage(nil), s.b[start:s.i]...), true
 }
