@@ -349,7 +349,11 @@ func CheckKey(key []byte) error {
 // with DecodeOwned) read an event: DecodeEvent, then Apply. A nil policy
 // is the zero one.
 func (p *Policy) Decode(data []byte, now time.Time) (audit.Event, error) {
-	return p.applyDecoded(audit.DecodeEvent(data, now))
+	e, err := audit.DecodeEvent(data, now)
+	if err != nil {
+		return e, err
+	}
+	return e, p.orZero().Apply(&e)
 }
 
 // DecodeOwned is Decode into *dst of data its caller hands over
@@ -358,22 +362,15 @@ func (p *Policy) DecodeOwned(dst *audit.Event, data []byte, now time.Time) error
 	if err := audit.DecodeEventOwned(dst, data, now); err != nil {
 		return err
 	}
-	if p == nil {
-		p = &Policy{}
-	}
-	return p.Apply(dst)
+	return p.orZero().Apply(dst)
 }
 
-// applyDecoded is Apply on an event just decoded (and the decoding error
-// as it is).
-func (p *Policy) applyDecoded(e audit.Event, err error) (audit.Event, error) {
-	if err != nil {
-		return e, err
-	}
+// orZero is p, or the zero policy when p is nil.
+func (p *Policy) orZero() *Policy {
 	if p == nil {
-		p = &Policy{}
+		return &Policy{}
 	}
-	return e, p.Apply(&e)
+	return p
 }
 
 // sameDiff compares a sent diff with the computed one, values by their
