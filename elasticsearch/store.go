@@ -199,16 +199,7 @@ func (s *Store) SharedTemplateBody(plan audit.Plan) json.RawMessage {
 }
 
 func (s *Store) templateBody(plan audit.Plan, patterns []string, dataStream map[string]any, priority int) json.RawMessage {
-	// Index sorting in the default order (newest first, id as the
-	// tiebreaker) lets the default page and its cursor pages stop early
-	// instead of sorting every document of the tenant.
-	settings := map[string]any{
-		"number_of_shards":   1,
-		"number_of_replicas": s.c.cfg.Replicas,
-		"codec":              "best_compression",
-		"sort.field":         []string{"@timestamp", "id"},
-		"sort.order":         []string{"desc", "desc"},
-	}
+	settings := s.streamSettings()
 	if s.caps.ILM {
 		settings["index.lifecycle.name"] = s.PolicyName(plan)
 	}
@@ -223,6 +214,20 @@ func (s *Store) templateBody(plan audit.Plan, patterns []string, dataStream map[
 		"_meta": map[string]any{"managed_by": "auditlog", "plan": plan},
 	})
 	return body
+}
+
+// streamSettings are the index settings of every events stream, before
+// its plan's lifecycle policy. Index sorting in the default order (newest
+// first, id as the tiebreaker) lets the default page and its cursor pages
+// stop early instead of sorting every document of the tenant.
+func (s *Store) streamSettings() map[string]any {
+	return map[string]any{
+		"number_of_shards":   1,
+		"number_of_replicas": s.c.cfg.Replicas,
+		"codec":              "best_compression",
+		"sort.field":         []string{"@timestamp", "id"},
+		"sort.order":         []string{"desc", "desc"},
+	}
 }
 
 // createIndex creates the index name with body, unless it exists.
