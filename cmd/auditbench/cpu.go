@@ -83,3 +83,23 @@ func (m *cpuMeter) used(name string) time.Duration {
 	}
 	return cpuTime(pid) - m.start[name]
 }
+
+// settleCluster waits until Elasticsearch is idle (under 0.15 of a core
+// over one second), at most 30 s, so that a run does not pay for the
+// merges the run before it left behind; without the server's pid it
+// returns at once. It returns how long it waited.
+func settleCluster(e *env) time.Duration {
+	pid, ok := e.pids["elasticsearch"]
+	if !ok {
+		return 0
+	}
+	start := time.Now()
+	for time.Since(start) < 30*time.Second {
+		m := newCPUMeter(map[string]int{"elasticsearch": pid})
+		time.Sleep(time.Second)
+		if m.cores()["elasticsearch"] < 0.15 {
+			break
+		}
+	}
+	return time.Since(start)
+}

@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -85,13 +84,10 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The shipped binary runs as users run it: its default configuration,
-	// on a topic with the partitions it creates by default.
-	peerTopic, _, _, err := produceTopic(ctx, e, n, shippedPartitions)
+	peerTopic, peers, err := newPeers(ctx, e, n, dir)
 	if err != nil {
 		return nil, err
 	}
-	peers := peerSamples{profile: filepath.Join(dir, "index.pprof")}
 	var ceil, ix, cpuPer1000, kafkaMs, bulkMs []float64
 	cpuCeil, cpuIx := map[string][]float64{}, map[string][]float64{}
 	for run := 0; run <= e.runs; run++ { // run 0 is the warm-up
@@ -99,6 +95,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 			return nil, err
 		}
 		events, _ := indexerEvents(n) // before the meter: generating them is no loader's work
+		settleCluster(e)
 		meter := newCPUMeter(e.pids)
 		c, sendCPU, err := bulkCeiling(ctx, e, tenants, events)
 		if err != nil {
@@ -109,6 +106,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 		// not by the collector while the indexer's CPU is metered.
 		events = nil
 		runtime.GC()
+		settleCluster(e)
 		meter = newCPUMeter(e.pids)
 		r, err := indexerRun(ctx, e, tenants, topic, n)
 		if err != nil {
@@ -142,7 +140,7 @@ func benchIndexer(ctx context.Context, e *env) ([]result, error) {
 		Method: fmt.Sprintf("%d generated events of 10 tenants (all plans, skewed sizes), about %d bytes each, pre-produced to a %d-partition topic. "+
 			"Indexer: `indexer.Indexer` in-process with batch size %d, linger 50 ms, the collector at `indexer.GCPercent` as `auditlog index` runs it, one worker per partition (so up to %d concurrent `_bulk` requests), timed from the first message consumed until every event is acknowledged by Elasticsearch (its own counter), a new consumer group and a new index prefix per run. "+
 			"Ceiling: the same documents encoded as the same `_bulk` create bodies beforehand, sent by %d concurrent loaders in batches of %d, no Kafka, no decoding, no validation, into a new prefix. "+
-			"One warm-up pair, then %d alternating pairs.", n, size, benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
+			"Before each of the two, the benchmark waits until Elasticsearch is idle (under 0.15 of a core over a second, at most 30 s), so that neither pays for the merges the other left. One warm-up pair, then %d alternating pairs.", n, size, benchPartitions, benchBatch, benchPartitions, benchPartitions, benchBatch, e.runs),
 	}), nil
 }
 
@@ -181,18 +179,28 @@ func produceTopic(ctx context.Context, e *env, n, partitions int) (string, int, 
 	if err != nil {
 		return "", 0, nil, err
 	}
-	topic := uniq("bench-events")
-	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: partitions}); err != nil {
+	topic, err := writeTopic(ctx, e, "bench-events", partitions, msgs)
+	if err != nil {
 		return "", 0, nil, err
+	}
+	return topic, avgSize(msgs), tenants, nil
+}
+
+// writeTopic produces msgs to a new topic of the given partitions, named
+// after prefix, and returns its name.
+func writeTopic(ctx context.Context, e *env, prefix string, partitions int, msgs []kafka.Message) (string, error) {
+	topic := uniq(prefix)
+	if err := kafka.EnsureTopics(ctx, e.brokers, kafka.TopicSpec{Name: topic, Partitions: partitions}); err != nil {
+		return "", err
 	}
 	w := kafka.NewWriter(kafka.WriterConfig{Brokers: e.brokers, Topic: topic, BatchSize: 1000, BatchBytes: 8 << 20, BatchTimeout: 10 * time.Millisecond})
 	defer w.Close()
-	for i := 0; i < n; i += 5000 {
-		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, n)]...); err != nil {
-			return "", 0, nil, fmt.Errorf("producing: %w", err)
+	for i := 0; i < len(msgs); i += 5000 {
+		if err := w.WriteMessages(ctx, msgs[i:min(i+5000, len(msgs))]...); err != nil {
+			return "", fmt.Errorf("producing: %w", err)
 		}
 	}
-	return topic, avgSize(msgs), tenants, nil
+	return topic, nil
 }
 
 // indexerCPU is the row of the indexer's own CPU per 1,000 events.

@@ -59,10 +59,22 @@ func copierRun(ctx context.Context, e *env, bin, topic string, n int) (processRu
 	if err != nil {
 		return processRun{}, err
 	}
+	return copyInto(ctx, e, s, bin, topic, n, body)
+}
+
+// copyInto is copierRun into a new index of s's cluster created with body.
+func copyInto(ctx context.Context, e *env, s *elasticsearch.Store, bin, topic string, n int, body map[string]any) (processRun, error) {
 	index := uniq("bench-copier")
 	if err := s.Client().DoJSON(ctx, http.MethodPut, "/"+index, body, nil); err != nil {
 		return processRun{}, err
 	}
+	// Deleted once measured: its merges would otherwise go on taking
+	// the cluster's CPU from the runs that follow.
+	defer func() {
+		if err := s.Client().DoJSON(ctx, http.MethodDelete, "/"+index, nil, nil); err != nil {
+			log.Printf("  deleting %s: %v", index, err)
+		}
+	}()
 	cmd := exec.CommandContext(ctx, bin, "-brokers", strings.Join(e.brokers, ","), "-topic", topic, "-group", uniq("bench-copier"),
 		"-es", e.esURL, "-index", index, "-n", strconv.Itoa(n), "-workers", strconv.Itoa(benchPartitions))
 	cmd.Stderr = os.Stderr
@@ -227,20 +239,23 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// peerSamples collects, run by run, the shipped indexer's and the
-// copier's figures.
+// peerSamples collects, run by run, the shipped indexer's, the plain
+// copier's and the documents' copier's figures.
 type peerSamples struct {
-	ixRate, ixFirst, ixCPU, ixStart, cpRate, cpFirst, cpCPU []float64
+	ixRate, ixFirst, ixCPU, ixStart, cpRate, cpFirst, cpCPU, dcFirst, dpFirst []float64
+	// docTopic holds the documents the indexer writes (produceDocTopic).
+	docTopic string
 	// profile is where the last run's `auditlog index` writes its CPU
 	// profile; top is what it says.
 	profile, top string
 }
 
-// run measures `auditlog index` and the copier on the topic, one after
-// the other, the order alternating between runs; keep says whether the
-// run counts (run 0 is the warm-up).
+// run measures `auditlog index`, the plain copier and the documents'
+// copier (into the streams' settings, and into a plain index) on the
+// topic, one after the other, the order rotating between runs; run 0 is
+// the warm-up, which does not count.
 func (p *peerSamples) run(ctx context.Context, e *env, bins peerBinaries, tenants []gen.Tenant, topic string, n, run int, profiled bool) error {
-	var ix, cp processRun
+	var ix, cp, dc, dp processRun
 	var err error
 	profile := ""
 	if profiled {
@@ -249,49 +264,27 @@ func (p *peerSamples) run(ctx context.Context, e *env, bins peerBinaries, tenant
 	steps := []func() error{
 		func() error { ix, err = indexBinaryRun(ctx, e, bins.auditlog, tenants, topic, n, profile); return err },
 		func() error { cp, err = copierRun(ctx, e, bins.copier, topic, n); return err },
+		func() error { dc, err = docsCopierRun(ctx, e, bins.copier, p.docTopic, n, true); return err },
+		func() error { dp, err = docsCopierRun(ctx, e, bins.copier, p.docTopic, n, false); return err },
 	}
-	if run%2 == 1 {
-		steps[0], steps[1] = steps[1], steps[0]
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	for i := range steps {
+		settleCluster(e)
+		if err := steps[(i+run)%len(steps)](); err != nil {
 			return err
 		}
 	}
-	log.Printf("  run %d: auditlog index %.0f ev/s, %.1f ms CPU per 1,000 (start-up %.1f s); copier %.0f ev/s, %.1f ms CPU per 1,000",
-		run, ix.rate, ix.cpuPerK, ix.startup, cp.rate, cp.cpuPerK)
+	log.Printf("  run %d: auditlog index %.0f ev/s, %.1f ms CPU per 1,000 (start-up %.1f s); copier %.0f ev/s, %.1f ms CPU per 1,000; documents' copier %.0f ev/s from the first (%.0f into a plain index)",
+		run, ix.rate, ix.cpuPerK, ix.startup, cp.rate, cp.cpuPerK, dc.fromFirst, dp.fromFirst)
 	if run > 0 {
 		p.ixRate, p.ixCPU, p.ixStart = append(p.ixRate, ix.rate), append(p.ixCPU, ix.cpuPerK), append(p.ixStart, ix.startup)
 		p.cpRate, p.cpCPU = append(p.cpRate, cp.rate), append(p.cpCPU, cp.cpuPerK)
 		p.ixFirst, p.cpFirst = append(p.ixFirst, ix.fromFirst), append(p.cpFirst, cp.fromFirst)
+		p.dcFirst, p.dpFirst = append(p.dcFirst, dc.fromFirst), append(p.dpFirst, dp.fromFirst)
 	}
 	if profiled {
 		p.top = profileTop(ctx, bins.auditlog, p.profile)
 	}
 	return nil
-}
-
-// rows are the rows that put the shipped indexer beside the copier.
-func (p *peerSamples) rows(n, size int) []result {
-	method := fmt.Sprintf("The %d events (about %d bytes each) of the indexer row, produced to a topic of %d partitions (what `auditlog index` creates by default), read by two programs as users run them, each as its own process on a new consumer group, timed from the process's start: "+
-		"`auditlog index` (the shipped binary, built by `go build ./cmd/auditlog`, its default configuration: batches of up to 1,000 events, 200 ms linger, one worker per partition; it validates, masks, computes diffs and queues every event for sealing) until its log (at debug level, one line a batch) says the last event is acknowledged by Elasticsearch, its CPU read from /proc then (the whole process: the Kafka client, decoding, validation, the `_bulk` requests, the collector); "+
-		"and the plain copier (`cmd/auditbench/copier`, a module of its own: kafka-go's Reader and go-elasticsearch's `esutil.BulkIndexer` with %d workers, each message indexed as it is with `create` and the event's id, read with encoding/json, as its _id, its offset committed once acknowledged, nothing validated) until it reports every message acknowledged, its CPU read from /proc then. "+
-		"From the first event: `auditlog index` from its first batch written to its last (the events after the first batch), the copier from its first message fetched to its last acknowledged; both leave out the start-up and the consumer group's join. "+
-		"The copier writes one plain index with the events' own mapping (timestamp a date instead of an alias), the indexer its plans' data streams. One warm-up, then %d runs, the order of the two alternating.",
-		n, size, shippedPartitions, benchPartitions, len(p.ixRate))
-	profile := ""
-	if p.top != "" {
-		profile = "Where the CPU goes: `auditlog index`'s own CPU profile of the last run (`AUDITLOG_CPU_PROFILE`, the whole process from start to stop, `go tool pprof -top`; flat is the function itself, cum with what it calls):\n\n```\n" + p.top + "```"
-	}
-	return []result{
-		{Name: "Indexer as shipped (`auditlog index`) vs a plain copier: events/s from start", Unit: "events/s", Samples: p.ixRate, Ceiling: p.cpRate,
-			Target: "(peer: reported)", Method: method,
-			Notes: fmt.Sprintf("Start-up of `auditlog index` to its first batch written (in the rate), per run: %s s.", fmtSeconds(p.ixStart))},
-		{Name: "Indexer as shipped (`auditlog index`) vs a plain copier: events/s from the first event", Unit: "events/s", Samples: p.ixFirst, Ceiling: p.cpFirst,
-			Target: "≥ 0.80 of the copier's rate", MinRatio: 0.8, Method: method},
-		{Name: "Indexer as shipped (`auditlog index`) vs a plain copier: CPU per 1,000 events", Unit: "ms", Samples: p.ixCPU, Ceiling: p.cpCPU,
-			Target: "≤ 12 ms per 1,000 events (and reported against the copier's)", Max: 12, Method: method, Notes: profile},
-	}
 }
 
 // profileTop is the head of `go tool pprof -top` on the profile (the
