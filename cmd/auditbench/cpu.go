@@ -87,19 +87,17 @@ func (m *cpuMeter) used(name string) time.Duration {
 // settleCluster waits until Elasticsearch is idle (under 0.15 of a core
 // over one second), at most 30 s, so that a run does not pay for the
 // merges the run before it left behind; without the server's pid it
-// returns at once. It returns how long it waited.
-func settleCluster(e *env) time.Duration {
+// returns at once.
+func settleCluster(e *env) {
 	pid, ok := e.pids["elasticsearch"]
 	if !ok {
-		return 0
+		return
 	}
-	start := time.Now()
-	for time.Since(start) < 30*time.Second {
+	for start := time.Now(); time.Since(start) < 30*time.Second; {
 		m := newCPUMeter(map[string]int{"elasticsearch": pid})
 		time.Sleep(time.Second)
 		if m.cores()["elasticsearch"] < 0.15 {
-			break
+			return
 		}
 	}
-	return time.Since(start)
 }
